@@ -1,0 +1,164 @@
+/*
+ * Sideband record ABI: what the traced processes did, as hwt.ko's record
+ * queue hands it to the collector and as the trace bundle stores it.
+ *
+ * Libc-free and shared by hwt.ko, the Valgrind tool and user space, so the
+ * layout is fixed: little-endian, naturally aligned, every record a multiple
+ * of 8 bytes. Records only ever grow at the end: a reader uses
+ * header.size and ignores bytes it does not know, so old readers read new
+ * bundles. See docs/bundle.md.
+ */
+#ifndef HWT_RECORD_H
+#define HWT_RECORD_H
+
+#include "hwt_types.h"
+
+#define HWT_RECORD_MAGIC 0x52545748u /* "HWTR" little-endian */
+#define HWT_RECORD_ALIGN 8u
+/* Upper bound of one record, so a reader can refuse a corrupt size field. */
+#define HWT_RECORD_MAX_SIZE 65536u
+
+enum hwt_record_type {
+	HWT_RECORD_PROCESS_START = 1, /* a process image begins (first exec or fork child) */
+	HWT_RECORD_EXEC          = 2, /* the process replaced its image */
+	HWT_RECORD_MMAP          = 3, /* file-backed executable mapping */
+	HWT_RECORD_MUNMAP        = 4, /* range unmapped (or made non-executable) */
+	HWT_RECORD_THREAD_CREATE = 5,
+	HWT_RECORD_THREAD_EXIT   = 6,
+	HWT_RECORD_FORK          = 7, /* written by the parent */
+	HWT_RECORD_PROCESS_EXIT  = 8,
+	HWT_RECORD_LOST          = 9, /* trace or records were dropped */
+	HWT_RECORD_SWITCH        = 10, /* context switch (hwt.ko) */
+	HWT_RECORD_BUFFER        = 11, /* a trace buffer filled up (hwt.ko) */
+	HWT_RECORD_SIGNAL        = 12, /* signal delivered to a traced thread */
+	HWT_RECORD_UNTRACED      = 13, /* a process seen but not traced, and why */
+};
+
+/* Common header; time is the sideband clock of the bundle (see docs/bundle.md). */
+struct hwt_record_header {
+	uint32_t magic;     /* HWT_RECORD_MAGIC */
+	uint16_t type;      /* enum hwt_record_type */
+	uint16_t flags;     /* type-specific */
+	uint32_t size;      /* whole record, header included, multiple of 8 */
+	uint32_t crc32;     /* CRC-32 of the whole record with this field zero */
+	uint64_t time;
+	uint32_t pid;       /* process (thread group) id */
+	uint32_t tid;       /* thread that caused the record */
+};
+
+/* PROCESS_START and EXEC: payload is then strings: path NUL, argv[0] NUL, ... */
+struct hwt_record_process {
+	struct hwt_record_header hdr;
+	uint32_t ppid;
+	uint32_t argc;
+	uint32_t generation;  /* image number of this pid in the bundle */
+	uint32_t reserved;
+	/* char strings[]: path, then argc arguments, each NUL-terminated */
+};
+
+#define HWT_BUILD_ID_MAX 20u
+
+/* MMAP: payload ends with the path, NUL-terminated and padded. */
+struct hwt_record_mmap {
+	struct hwt_record_header hdr;
+	uint64_t addr;
+	uint64_t len;
+	uint64_t pgoff;        /* file offset in bytes */
+	uint32_t prot;         /* HWT_PROT_* */
+	uint32_t build_id_size; /* 0 when the file has none */
+	uint8_t build_id[HWT_BUILD_ID_MAX];
+	uint32_t reserved;
+	/* char path[] */
+};
+#define HWT_PROT_READ  1u
+#define HWT_PROT_WRITE 2u
+#define HWT_PROT_EXEC  4u
+/* MMAP flag: the mapping is the vDSO; the path names a copy in the bundle. */
+#define HWT_MMAP_VDSO  0x1u
+
+struct hwt_record_munmap {
+	struct hwt_record_header hdr;
+	uint64_t addr;
+	uint64_t len;
+};
+
+/* THREAD_CREATE: hdr.tid created child_tid. THREAD_EXIT: hdr.tid exited. */
+struct hwt_record_thread {
+	struct hwt_record_header hdr;
+	uint32_t child_tid;
+	uint32_t reserved;
+};
+
+struct hwt_record_fork {
+	struct hwt_record_header hdr;
+	uint32_t child_pid;
+	uint32_t reserved;
+};
+
+/* PROCESS_EXIT: status as waitpid() would see it. */
+struct hwt_record_exit {
+	struct hwt_record_header hdr;
+	int32_t status;
+	uint32_t reserved;
+};
+
+enum hwt_lost_reason {
+	HWT_LOST_TRACE_WRITE = 1,   /* trace bytes could not be written */
+	HWT_LOST_RECORD_QUEUE = 2,  /* record queue was full */
+	HWT_LOST_BUFFER_WRAP = 3,   /* trace buffer wrapped before it was read */
+	HWT_LOST_IMAGE = 4,         /* an executable mapping could not be described */
+};
+
+struct hwt_record_lost {
+	struct hwt_record_header hdr;
+	uint32_t reason;     /* enum hwt_lost_reason */
+	uint32_t records;    /* records dropped */
+	uint64_t bytes;      /* trace bytes dropped */
+};
+
+struct hwt_record_switch {
+	struct hwt_record_header hdr;
+	uint32_t cpu;
+	uint32_t in;         /* 1: hdr.tid switched in, 0: switched out */
+};
+
+struct hwt_record_buffer {
+	struct hwt_record_header hdr;
+	uint32_t buffer;     /* cpu (CPU mode) or tid (THREAD mode) */
+	uint32_t reserved;
+	uint64_t offset;     /* how far the backend has written */
+};
+
+struct hwt_record_signal {
+	struct hwt_record_header hdr;
+	int32_t signo;
+	uint32_t reserved;
+	uint64_t ip;         /* where the thread was interrupted */
+};
+
+/* UNTRACED: payload is two strings: executable path, reason. */
+struct hwt_record_untraced {
+	struct hwt_record_header hdr;
+	uint32_t ppid;
+	uint32_t reserved;
+};
+
+/* Rounds a record size up to HWT_RECORD_ALIGN. */
+static inline uint32_t hwt_record_align(uint32_t size)
+{
+	return (size + HWT_RECORD_ALIGN - 1u) & ~(HWT_RECORD_ALIGN - 1u);
+}
+
+const char *hwt_record_type_name(uint32_t type);
+
+/* Fills hdr->crc32 over the whole record (hdr->size bytes). */
+void hwt_record_seal(struct hwt_record_header *hdr);
+
+/*
+ * Checks a record at the head of len bytes: magic, size bounds, alignment and
+ * CRC. Returns the record size, 0 when len holds only part of a record (a
+ * torn tail), or -1 when the bytes are not a valid record.
+ */
+int64_t hwt_record_check(const void *bytes, size_t len);
+
+#endif /* HWT_RECORD_H */
