@@ -73,8 +73,15 @@ struct hwt_record_mmap {
 #define HWT_PROT_READ  1u
 #define HWT_PROT_WRITE 2u
 #define HWT_PROT_EXEC  4u
-/* MMAP flag: the mapping is the vDSO; the path names a copy in the bundle. */
-#define HWT_MMAP_VDSO  0x1u
+/* MMAP flags (hdr.flags). */
+#define HWT_MMAP_VDSO       0x1u /* the vDSO; the path names a copy in the bundle's images/ */
+#define HWT_MMAP_ANON       0x2u /* anonymous executable memory (JIT): no image, path empty */
+#define HWT_MMAP_TRACE_UNIT 0x4u /* code of the trace unit itself (Valgrind's sigreturn
+                                    trampoline): decode through it, report nothing for it */
+
+/* EXEC flags (hdr.flags). EXEC is written by the image that calls execve;
+   the new image starts its own file with PROCESS_START. */
+#define HWT_EXEC_FAILED     0x1u /* execve returned: the image goes on */
 
 struct hwt_record_munmap {
 	struct hwt_record_header hdr;
