@@ -1,0 +1,27 @@
+#!/bin/sh
+# Builds hwt.ko and hwt_test.ko out of tree with kbuild, in a build directory
+# of symlinks, so that no object file lands in the source tree.
+#   kbuild.sh SRCDIR BUILDDIR [KERNEL_VERSION]
+# The kernel version defaults to the one Debian's linux-image-amd64 installed
+# in /boot (the kernel the tests boot), not the running one.
+set -eu
+src=$(cd "$1" && pwd)
+out=$2
+kver=${3:-}
+if [ -z "$kver" ]; then
+	kver=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -1)
+fi
+kdir=/lib/modules/$kver/build
+[ -d "$kdir" ] || kdir=/usr/src/linux-headers-$kver
+[ -f "$kdir/Makefile" ] || { echo "kbuild.sh: no headers for $kver" >&2; exit 1; }
+mkdir -p "$out/common" "$out/include/uapi"
+for f in "$src"/*.c "$src"/*.h "$src"/Kbuild; do
+	ln -sf "$f" "$out/$(basename "$f")"
+done
+for f in "$src"/include/uapi/*.h; do
+	ln -sf "$f" "$out/include/uapi/$(basename "$f")"
+done
+for f in crc32.c crc32.h hwt_record.c hwt_record.h hwt_types.h; do
+	ln -sf "$src/../common/$f" "$out/common/$f"
+done
+exec make -s -C "$kdir" M="$(cd "$out" && pwd)" modules

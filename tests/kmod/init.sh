@@ -1,0 +1,37 @@
+#!/bin/busybox sh
+# /init of the test initramfs: load hwt.ko and the test backends, run the
+# cases, check the kernel log, power off.
+/bin/busybox --install -s /bin
+echo
+export PATH=/bin:/sbin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mkdir -p /tmp && mount -t tmpfs tmp /tmp
+echo 1 > /proc/sys/kernel/printk_devkmsg 2>/dev/null
+
+ok=1
+if insmod /hwt.ko; then echo "KTEST insmod_hwt PASS"; else echo "KTEST insmod_hwt FAIL"; ok=0; fi
+if insmod /hwt_test.ko; then echo "KTEST insmod_hwt_test PASS"; else echo "KTEST insmod_hwt_test FAIL"; ok=0; fi
+if [ $ok = 1 ]; then
+	/bin/hwt_ktest $(cat /ktest_args)
+fi
+
+# The test backend module is in use while a context exists; with none left
+# both modules must unload.
+if rmmod hwt_test && rmmod hwt; then
+	echo "KTEST rmmod PASS"
+else
+	echo "KTEST rmmod FAIL"
+fi
+
+bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|KASAN|refcount_t:|list_add corruption|list_del corruption|INFO: task .* blocked|Call Trace|RIP:|UBSAN|hwt: leak')
+if [ -z "$bad" ]; then
+	echo "KTEST dmesg_clean PASS"
+else
+	echo "KTEST dmesg_clean FAIL"
+	dmesg | tail -60 | sed 's/^/KINFO dmesg: /'
+fi
+echo "KTEST-DONE"
+poweroff -f

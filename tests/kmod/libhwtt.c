@@ -1,0 +1,2 @@
+int hwtt_value(void);
+int hwtt_value(void) { return 42; }

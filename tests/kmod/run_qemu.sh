@@ -1,0 +1,76 @@
+#!/bin/bash
+# Runs the hwt.ko tests: builds the modules and the test programs, packs them
+# with busybox into an initramfs, boots Debian's kernel under QEMU (TCG, two
+# CPUs), runs every case inside and turns the case lines the guest prints
+# ("KTEST <case> PASS|FAIL ...") into an exit status.
+#   run_qemu.sh SRC_ROOT WORK_DIR
+# Environment: HWT_KVER (kernel version; default the newest /boot/vmlinuz-*-amd64),
+# HWT_QEMU_TIMEOUT (seconds, default 300), HWT_KTEST_ARGS (cases to run).
+set -euo pipefail
+
+root=$(cd "$1" && pwd)
+work=$2
+timeout_s=${HWT_QEMU_TIMEOUT:-300}
+kver=${HWT_KVER:-$(ls /boot/vmlinuz-*-amd64 | sed 's|.*/vmlinuz-||' | sort -V | tail -1)}
+kernel=/boot/vmlinuz-$kver
+here=$root/tests/kmod
+
+t0=$(date +%s)
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+rm -rf "$work/initramfs"
+mkdir -p "$work/initramfs"/{bin,sbin,dev,proc,sys,tmp,lib,lib64,etc}
+
+echo "kmod: building modules for $kver"
+"$root/kmod/kbuild.sh" "$root/kmod" "$work/kbuild" "$kver" 2> >(grep -v 'Skipping BTF' >&2)
+
+echo "kmod: building test programs"
+cflags=(-O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -I"$root/kmod/include/uapi" -I"$root/common" -pthread)
+gcc "${cflags[@]}" -static -o "$work/initramfs/bin/hwt_ktest" "$here"/hwt_ktest.c \
+	"$root/common/hwt_record.c" "$root/common/crc32.c"
+gcc "${cflags[@]}" -fPIC -shared -o "$work/initramfs/lib/libhwtt.so" "$here/libhwtt.c"
+gcc "${cflags[@]}" -o "$work/initramfs/bin/hwt_dyn" "$here/hwt_dyn.c" -ldl
+
+# The dynamically linked program needs its interpreter and libraries.
+for lib in $(ldd "$work/initramfs/bin/hwt_dyn" | grep -o '/[^ ]*'); do
+	mkdir -p "$work/initramfs$(dirname "$lib")"
+	cp -L "$lib" "$work/initramfs$lib"
+done
+
+cp /bin/busybox "$work/initramfs/bin/busybox"
+cp "$work/kbuild/hwt.ko" "$work/kbuild/hwt_test.ko" "$work/initramfs/"
+cp "$here/init.sh" "$work/initramfs/init"
+chmod +x "$work/initramfs/init"
+echo "${HWT_KTEST_ARGS:-}" > "$work/initramfs/ktest_args"
+(cd "$work/initramfs" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
+t1=$(date +%s)
+
+echo "kmod: booting $kernel (timeout ${timeout_s}s)"
+set +e
+timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 -smp 2 -m 512 -nographic -no-reboot -net none \
+	-kernel "$kernel" -initrd "$work/initrd.gz" \
+	-append "console=ttyS0 quiet loglevel=3 panic=-1" < /dev/null > "$work/console.log" 2>&1
+qrc=$?
+set -e
+t2=$(date +%s)
+tr -d '\r' < "$work/console.log" | sed -E 's/\x1b(\[[0-9;?]*[a-zA-Z]|c)//g' > "$work/console.txt"
+
+grep -oE '(KTEST|KINFO).*' "$work/console.txt" || true
+pass=$(grep -cE 'KTEST [^ ]+ PASS' "$work/console.txt" || true)
+fail=$(grep -cE 'KTEST [^ ]+ FAIL' "$work/console.txt" || true)
+done_line=$(grep -c 'KTEST-DONE' "$work/console.txt" || true)
+echo "kmod: build+initramfs $((t1 - t0))s, boot+tests $((t2 - t1))s"
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	echo "kmod: FAIL: the guest did not power off within ${timeout_s}s (last console lines follow)"
+	tail -40 "$work/console.txt"
+	fail=$((fail + 1))
+elif [ "$done_line" -eq 0 ]; then
+	echo "kmod: FAIL: the guest stopped before the tests finished (qemu status $qrc; last console lines follow)"
+	tail -40 "$work/console.txt"
+	fail=$((fail + 1))
+fi
+if [ "$pass" -eq 0 ]; then
+	fail=$((fail + 1))
+fi
+echo "kmod: $pass passed, $fail failed (console log: $work/console.txt)"
+[ "$fail" -eq 0 ]
