@@ -1,0 +1,173 @@
+/*
+ * `hwt record [-o BUNDLE] [options] -- CMD ARGS...`
+ *
+ * Makes the bundle, runs CMD and everything it starts under the trace
+ * unit, writes the summary, reports what the bundle says is wrong, and
+ * exits with CMD's status so that it can stand in for CMD in a script.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hwt_bundle.h"
+#include "record.h"
+#include "trace_unit.h"
+
+#define DEFAULT_OUTPUT "hwt.bundle"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hwt record [options] [--] COMMAND [ARGS...]\n"
+		"\n"
+		"Records the branch trace of COMMAND and of every process it starts into\n"
+		"a trace bundle, then exits with COMMAND's exit status.\n"
+		"\n"
+		"  -o, --output DIR      the bundle to write [" DEFAULT_OUTPUT "]; must not exist\n"
+		"                        or be an empty directory\n"
+		"  -f, --force           replace DIR when it is an existing bundle\n"
+		"  -q, --quiet           print nothing but errors and warnings\n"
+		"      --unit UNIT       trace unit: valgrind (software; the default here, as\n"
+		"                        this machine has no trace hardware)\n"
+		"      --psb-period N    bytes of trace between two sync points [4096]\n"
+		"      --debug-blocks    also log every executed block (for tests)\n"
+		"  -h, --help            this text\n");
+}
+
+/* Removes an old bundle for --force; refuses anything that is not one. */
+static int remove_bundle(const char *dir)
+{
+	char header[PATH_MAX];
+	char *cmd;
+	int rc;
+
+	snprintf(header, sizeof(header), "%s/hwt-bundle", dir);
+	if (access(dir, F_OK) != 0)
+		return 0;
+	if (access(header, F_OK) != 0) {
+		fprintf(stderr, "hwt record: %s exists and is not a trace bundle: not replacing it\n",
+			dir);
+		return -1;
+	}
+	if (asprintf(&cmd, "rm -rf -- '%s'", dir) < 0 || strchr(dir, '\'')) {
+		fprintf(stderr, "hwt record: cannot replace %s\n", dir);
+		return -1;
+	}
+	rc = system(cmd);
+	free(cmd);
+	if (rc != 0) {
+		fprintf(stderr, "hwt record: cannot remove %s\n", dir);
+		return -1;
+	}
+	return 0;
+}
+
+int hwt_exit_code(int wait_status)
+{
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return 255;
+}
+
+static void print_summary(const char *dir, int quiet)
+{
+	struct hwt_bundle *bundle = hwt_bundle_alloc();
+	struct hwt_bundle_totals totals;
+	int err;
+
+	if (!bundle)
+		return;
+	err = hwt_bundle_open(bundle, dir);
+	hwt_bundle_diag_print(bundle, stderr, "hwt record");
+	if (!err && !quiet && hwt_bundle_totals(bundle, &totals) == 0)
+		fprintf(stderr,
+			"hwt record: %s: %llu process%s, %llu thread%s, %.1f KiB of trace\n", dir,
+			(unsigned long long)totals.processes, totals.processes == 1 ? "" : "es",
+			(unsigned long long)totals.threads, totals.threads == 1 ? "" : "s",
+			totals.trace_bytes / 1024.0);
+	hwt_bundle_free(bundle);
+}
+
+int hwt_record_main(int argc, char **argv)
+{
+	static const struct option long_options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "unit", required_argument, NULL, 'u' },
+		{ "psb-period", required_argument, NULL, 'p' },
+		{ "debug-blocks", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hwt_unit_options unit = { 0 };
+	const char *output = DEFAULT_OUTPUT;
+	char abs_output[PATH_MAX], *command, *end;
+	int force = 0, quiet = 0, opt, err, status;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+o:fqh", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'o': output = optarg; break;
+		case 'f': force = 1; break;
+		case 'q': quiet = 1; break;
+		case 'd': unit.debug_blocks = 1; break;
+		case 'u':
+			if (strcmp(optarg, "valgrind") != 0) {
+				fprintf(stderr, "hwt record: unknown trace unit '%s' (known: valgrind)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'p':
+			errno = 0;
+			unit.psb_period = strtol(optarg, &end, 0);
+			if (errno || *end || unit.psb_period < 256 || unit.psb_period > (1 << 20)) {
+				fprintf(stderr, "hwt record: --psb-period wants 256..1048576, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "hwt record: no command to record\n");
+		usage(stderr);
+		return 2;
+	}
+	if (force && remove_bundle(output) < 0)
+		return 2;
+	command = hwt_bundle_quote_argv(argc - optind, argv + optind);
+	err = hwt_bundle_create(output, "valgrind", "sequence", command ? command : "");
+	free(command);
+	if (err < 0) {
+		fprintf(stderr, "hwt record: cannot create the bundle %s: %s%s%s\n", output,
+			hwt_bundle_errstr(err), err == -hbe_io ? ": " : "",
+			err == -hbe_io ? strerror(errno) : "");
+		if (err == -hbe_exists)
+			fprintf(stderr, "hwt record: use -f to replace an old bundle, or -o elsewhere\n");
+		return 2;
+	}
+	if (!realpath(output, abs_output)) {
+		fprintf(stderr, "hwt record: %s: %s\n", output, strerror(errno));
+		return 2;
+	}
+	if (hwt_valgrind_unit_run(abs_output, &unit, argv + optind, &status) < 0)
+		return 2;
+	err = hwt_bundle_write_summary(abs_output, status);
+	if (err < 0)
+		fprintf(stderr, "hwt record: cannot write the summary of %s: %s\n", output,
+			hwt_bundle_errstr(err));
+	print_summary(output, quiet);
+	return hwt_exit_code(status);
+}

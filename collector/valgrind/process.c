@@ -1,0 +1,142 @@
+/*
+ * The process image being traced: its sideband file, its generation in the
+ * bundle and its sideband clock (docs/bundle.md, "Clock").
+ */
+#include "tool.h"
+#include "pub_tool_clientstate.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_xarray.h"
+
+ULong hwt_vg_process_clock;
+
+static Int sideband_fd = -1;
+static UInt generation;
+static HChar image_name[32];
+static Bool lost_write; /* a sideband write failed: said once */
+
+const HChar *hwt_vg_process_name(void)
+{
+	return image_name;
+}
+
+void hwt_vg_process_record(struct hwt_record_header *hdr, UInt type, UInt size)
+{
+	hdr->magic = HWT_RECORD_MAGIC;
+	hdr->type = (UShort)type;
+	hdr->size = hwt_record_align(size);
+	hdr->time = ++hwt_vg_process_clock;
+	hdr->pid = (UInt)VG_(getpid)();
+	hdr->tid = (UInt)VG_(gettid)();
+	hwt_record_seal(hdr);
+	if (sideband_fd < 0 || !hwt_vg_write_all(sideband_fd, hdr, hdr->size)) {
+		if (!lost_write)
+			VG_(umsg)("hwt: cannot write the sideband of %s: records lost\n", image_name);
+		lost_write = True;
+	}
+}
+
+/* Creates sideband/<pid>.<gen>.sb with the smallest free generation. */
+static void open_sideband(void)
+{
+	HChar name[48];
+	Int pid = VG_(getpid)();
+
+	for (generation = 0; generation < 100000; generation++) {
+		VG_(sprintf)(image_name, "%d.%u", pid, generation);
+		VG_(sprintf)(name, "%s.sb", image_name);
+		sideband_fd = hwt_vg_open_in_bundle("sideband", name,
+						    VKI_O_WRONLY | VKI_O_CREAT | VKI_O_EXCL | VKI_O_APPEND);
+		if (sideband_fd >= 0)
+			return;
+		/* Only an existing file is worth another try; other errors were reported. */
+		{
+			HChar path[VKI_PATH_MAX];
+			struct vg_stat st;
+
+			VG_(sprintf)(path, "%s/sideband/%s", hwt_vg_opts.bundle, name);
+			if (sr_isError(VG_(stat)(path, &st)))
+				break;
+		}
+	}
+	VG_(umsg)("hwt: cannot create a sideband file in %s/sideband: nothing will be recorded\n",
+		  hwt_vg_opts.bundle);
+}
+
+/* PROCESS_START: ppid, generation, then path and argv as NUL-terminated strings. */
+static void write_process_start(void)
+{
+	static UChar buf[HWT_RECORD_MAX_SIZE];
+	struct hwt_record_process *rec = (struct hwt_record_process *)buf;
+	SizeT room = sizeof(buf) - sizeof(*rec) - 8, used = 0;
+	HChar *strings = (HChar *)(rec + 1);
+	Word i, n = VG_(sizeXA)(VG_(args_for_client));
+	UInt argc = 0;
+
+	VG_(memset)(buf, 0, sizeof(*rec));
+	rec->ppid = (UInt)VG_(getppid)();
+	rec->generation = generation;
+
+	/* Path then arguments; what does not fit is cut, and argc says how many fit. */
+	for (i = -1; i < n; i++) {
+		const HChar *s = i < 0 ? VG_(args_the_exename)
+				       : *(HChar **)VG_(indexXA)(VG_(args_for_client), i);
+		SizeT len = VG_(strlen)(s) + 1;
+
+		if (used + len > room)
+			break;
+		VG_(memcpy)(strings + used, s, len);
+		used += len;
+		if (i >= 0)
+			argc++;
+	}
+	rec->argc = argc;
+	VG_(memset)(strings + used, 0, 8);
+	hwt_vg_process_record(&rec->hdr, HWT_RECORD_PROCESS_START, sizeof(*rec) + used);
+}
+
+void hwt_vg_process_start(void)
+{
+	open_sideband();
+	write_process_start();
+	hwt_vg_image_trace_unit();
+}
+
+void hwt_vg_process_start_forked(void)
+{
+	if (sideband_fd >= 0)
+		VG_(close)(sideband_fd);
+	sideband_fd = -1;
+	hwt_vg_process_clock = 0;
+	open_sideband();
+	write_process_start();
+	/* The child has its parent's mappings: its own file must say so. */
+	hwt_vg_image_replay();
+}
+
+void hwt_vg_process_lost(UInt reason, UInt records, ULong bytes)
+{
+	struct hwt_record_lost rec;
+
+	VG_(memset)(&rec, 0, sizeof(rec));
+	rec.reason = reason;
+	rec.records = records;
+	rec.bytes = bytes;
+	hwt_vg_process_record(&rec.hdr, HWT_RECORD_LOST, sizeof(rec));
+}
+
+void hwt_vg_process_exit(Int status)
+{
+	struct hwt_record_exit rec;
+
+	VG_(memset)(&rec, 0, sizeof(rec));
+	rec.status = status;
+	hwt_vg_process_record(&rec.hdr, HWT_RECORD_PROCESS_EXIT, sizeof(rec));
+	if (sideband_fd >= 0)
+		VG_(close)(sideband_fd);
+	sideband_fd = -1;
+}

@@ -1,0 +1,324 @@
+/*
+ * One traced thread: its Intel PT stream and the packet encoder state.
+ *
+ * The exit helper runs once per executed translated block, at the exit the
+ * block leaves by, so it must stay cheap: the common case is a TNT bit or a
+ * TIP into a buffer. Tracing is "enabled" (PacketEn) while the thread runs
+ * guest code; a system call or a signal delivery disables it (TIP.PGD) and
+ * the next block the thread runs enables it again (TIP.PGE at its start),
+ * as a user-mode-only hardware unit would.
+ */
+#include "tool.h"
+#include "x86_insn.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
+
+/* One block-log entry (docs/bundle.md, "Block log"). */
+struct block_entry {
+	ULong start;
+	UInt insns;
+	UInt flags;
+};
+#define BLOCK_LOG_ENTRIES 4096
+
+struct hwt_vg_thread {
+	Bool open;               /* stream file exists */
+	Bool enabled;            /* PacketEn: guest code runs traced */
+	Int fd;                  /* stream file */
+	Int os_tid;
+	UChar *buf;              /* hwt_vg_opts.buffer_size bytes */
+	struct hwt_pt_encoder enc;
+	ULong time;              /* last sideband clock value written as TSC */
+	ULong psb_due;           /* bytes_out + enc.pos at which the next PSB+ is due */
+	ULong bytes_out;         /* bytes already written to fd */
+	Addr next_ip;            /* where the thread goes next (last exit's target) */
+	Addr last_insn;          /* last instruction logged (REP iterations) */
+	Int blk_fd;
+	UInt nblocks;
+	struct block_entry *blocks;
+	Bool lost;               /* writes failed: the stream carries OVF next */
+};
+
+static struct hwt_vg_thread *threads;
+struct hwt_vg_thread *hwt_vg_thread_current;
+static ULong total_bytes;
+
+void hwt_vg_thread_init(void)
+{
+	UInt i;
+
+	threads = VG_(calloc)("hwt.threads", VG_N_THREADS, sizeof(*threads));
+	for (i = 0; i < VG_N_THREADS; i++) {
+		threads[i].fd = -1;
+		threads[i].blk_fd = -1;
+	}
+}
+
+void hwt_vg_thread_set_current(ThreadId tid)
+{
+	hwt_vg_thread_current = &threads[tid];
+}
+
+ULong hwt_vg_thread_bytes(void)
+{
+	return total_bytes;
+}
+
+static void drain_blocks(struct hwt_vg_thread *t)
+{
+	if (t->nblocks && t->blk_fd >= 0)
+		hwt_vg_write_all(t->blk_fd, t->blocks, t->nblocks * sizeof(*t->blocks));
+	t->nblocks = 0;
+}
+
+/* Writes the buffered packets; a failed write is recorded and marked by OVF. */
+static void drain(struct hwt_vg_thread *t)
+{
+	SizeT n = t->enc.pos;
+
+	if (n == 0)
+		return;
+	if (hwt_vg_write_all(t->fd, t->buf, n)) {
+		t->bytes_out += n;
+		total_bytes += n;
+	} else if (!t->lost) {
+		t->lost = True;
+		hwt_vg_process_lost(HWT_LOST_TRACE_WRITE, 0, n);
+	}
+	hwt_pt_encoder_reset_buffer(&t->enc);
+}
+
+/* Makes sure one more encoder call fits. */
+static inline void reserve(struct hwt_vg_thread *t)
+{
+	if (UNLIKELY(hwt_pt_encoder_space(&t->enc) < HWT_PT_MAX_WRITE))
+		drain(t);
+}
+
+static void open_stream(struct hwt_vg_thread *t)
+{
+	HChar name[64];
+
+	t->os_tid = VG_(gettid)();
+	if (!t->buf)
+		t->buf = VG_(malloc)("hwt.thread.buf", hwt_vg_opts.buffer_size);
+	hwt_pt_encoder_init(&t->enc, t->buf, hwt_vg_opts.buffer_size);
+	VG_(sprintf)(name, "%s-%d.pt", hwt_vg_process_name(), t->os_tid);
+	t->fd = hwt_vg_open_in_bundle("streams", name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC);
+	if (hwt_vg_opts.debug_blocks) {
+		VG_(sprintf)(name, "%s-%d.blk", hwt_vg_process_name(), t->os_tid);
+		t->blk_fd = hwt_vg_open_in_bundle("blocks", name,
+						  VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC);
+		if (!t->blocks)
+			t->blocks = VG_(malloc)("hwt.thread.blocks",
+						BLOCK_LOG_ENTRIES * sizeof(*t->blocks));
+	}
+	t->open = True;
+	t->enabled = False;
+	t->bytes_out = 0;
+	t->time = hwt_vg_process_clock;
+	t->lost = False;
+	t->last_insn = 0;
+	/* A stream starts with PSB+ so that a decoder can synchronise. */
+	hwt_pt_psb_plus(&t->enc, 0, 0, 1, t->time);
+	t->psb_due = hwt_vg_opts.psb_period;
+}
+
+static void log_block(struct hwt_vg_thread *t, Addr start, UInt insns, UInt flags)
+{
+	struct block_entry *b;
+
+	if (t->nblocks == BLOCK_LOG_ENTRIES)
+		drain_blocks(t);
+	b = &t->blocks[t->nblocks++];
+	b->start = start;
+	b->insns = insns;
+	b->flags = flags;
+}
+
+/* Packets that must precede anything else this thread writes now. */
+static inline void sync_state(struct hwt_vg_thread *t)
+{
+	if (UNLIKELY(t->time != hwt_vg_process_clock)) {
+		/* The sideband moved on (mmap, munmap...): place this thread in time. */
+		reserve(t);
+		t->time = hwt_vg_process_clock;
+		hwt_pt_tsc(&t->enc, t->time);
+	}
+	if (UNLIKELY(t->lost)) {
+		reserve(t);
+		hwt_pt_ovf(&t->enc);
+		t->lost = False;
+	}
+}
+
+static void enable(struct hwt_vg_thread *t, Addr ip)
+{
+	if (!t->open)
+		open_stream(t);
+	sync_state(t);
+	reserve(t);
+	hwt_pt_tip_pge(&t->enc, ip);
+	t->enabled = True;
+}
+
+static void disable(struct hwt_vg_thread *t)
+{
+	reserve(t);
+	hwt_pt_tip_pgd(&t->enc, 0, 1);
+	t->enabled = False;
+}
+
+VG_REGPARM(2) void hwt_vg_thread_exit_taken(const struct hwt_vg_exit *exit, Addr target)
+{
+	struct hwt_vg_thread *t = hwt_vg_thread_current;
+	UInt i;
+
+	if (UNLIKELY(exit->ninsns == 0))
+		return; /* a self-check exit before the first instruction: nothing ran */
+	if (UNLIKELY(!t->enabled))
+		enable(t, exit->start);
+	else
+		sync_state(t);
+
+	for (i = 0; i < exit->prefix_count; i++) {
+		reserve(t);
+		hwt_pt_tnt(&t->enc, (exit->prefix_bits >> i) & 1);
+	}
+
+	reserve(t);
+	switch (exit->branch) {
+	case HWT_X86_COND:
+		hwt_pt_tnt(&t->enc, target != exit->fallthrough);
+		break;
+	case HWT_X86_JUMP_INDIRECT:
+	case HWT_X86_CALL_INDIRECT:
+	case HWT_X86_RETURN:
+		hwt_pt_tip(&t->enc, target);
+		break;
+	case HWT_X86_FAR:
+		if (exit->leaves_user)
+			disable(t);
+		break;
+	default:
+		break;
+	}
+
+	if (UNLIKELY(t->bytes_out + t->enc.pos >= t->psb_due)) {
+		reserve(t);
+		hwt_pt_psb_plus(&t->enc, t->enabled, target, 1, t->time);
+		t->psb_due = t->bytes_out + t->enc.pos + hwt_vg_opts.psb_period;
+	}
+
+	if (UNLIKELY(t->blocks != NULL)) {
+		/* A REP string instruction runs as a block per iteration: log it once. */
+		if (!(exit->rep && exit->ninsns == 1 && exit->start == t->last_insn))
+			log_block(t, exit->start, exit->ninsns, 0);
+		t->last_insn = exit->insn;
+	}
+	t->next_ip = target;
+}
+
+/* Instructions from ip up to (not including) stop, walked with the classifier. */
+static UInt count_insns(Addr ip, Addr stop)
+{
+	UInt n = 0;
+
+	while (ip < stop && n < 1000) {
+		struct hwt_x86_insn insn;
+
+		if (hwt_x86_insn_decode((const uint8_t *)ip, 15, &insn) <= 0)
+			break;
+		ip += insn.length;
+		n++;
+	}
+	return n;
+}
+
+void hwt_vg_thread_interrupt(ThreadId tid, Addr ip)
+{
+	struct hwt_vg_thread *t = &threads[tid];
+
+	if (!t->enabled)
+		return; /* already out of user mode (a system call): nothing to mark */
+	/* A fault in the middle of a block: the instructions before ip ran. */
+	if (t->blocks && ip != t->next_ip) {
+		UInt n = count_insns(t->next_ip, ip);
+
+		if (n)
+			log_block(t, t->next_ip, n, 0);
+	}
+	sync_state(t);
+	reserve(t);
+	hwt_pt_fup(&t->enc, ip);
+	disable(t);
+}
+
+void hwt_vg_thread_interrupt_all(void)
+{
+	UInt i;
+
+	for (i = 1; i < VG_N_THREADS; i++)
+		if (threads[i].enabled)
+			hwt_vg_thread_interrupt(i, VG_(get_IP)(i));
+}
+
+void hwt_vg_thread_drain_all(void)
+{
+	UInt i;
+
+	for (i = 0; i < VG_N_THREADS; i++) {
+		if (threads[i].open) {
+			drain(&threads[i]);
+			drain_blocks(&threads[i]);
+		}
+	}
+}
+
+void hwt_vg_thread_finish(ThreadId tid)
+{
+	struct hwt_vg_thread *t = &threads[tid];
+
+	if (!t->open)
+		return;
+	hwt_pt_flush_tnt(&t->enc);
+	drain(t);
+	drain_blocks(t);
+	VG_(close)(t->fd);
+	if (t->blk_fd >= 0)
+		VG_(close)(t->blk_fd);
+	t->fd = t->blk_fd = -1;
+	t->open = t->enabled = False;
+}
+
+void hwt_vg_thread_finish_all(void)
+{
+	UInt i;
+
+	for (i = 0; i < VG_N_THREADS; i++)
+		hwt_vg_thread_finish(i);
+}
+
+void hwt_vg_thread_forget_all(void)
+{
+	UInt i;
+
+	for (i = 0; i < VG_N_THREADS; i++) {
+		struct hwt_vg_thread *t = &threads[i];
+
+		if (t->fd >= 0)
+			VG_(close)(t->fd);
+		if (t->blk_fd >= 0)
+			VG_(close)(t->blk_fd);
+		t->fd = t->blk_fd = -1;
+		t->open = t->enabled = False;
+		t->nblocks = 0;
+	}
+	total_bytes = 0;
+}

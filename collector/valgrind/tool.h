@@ -1,0 +1,106 @@
+/*
+ * hwt's Valgrind tool: a software trace unit that writes, per thread, the
+ * Intel PT packets that a user-mode-only PT unit with return compression
+ * off would write, plus the sideband (docs/bundle.md) of the process.
+ *
+ * Valgrind runs one guest thread at a time (its big lock), so the tool's
+ * state needs no locking. Nothing here may use libc: only Valgrind's
+ * VG_(...) functions and the libc-free code in common/.
+ */
+#ifndef HWT_VG_TOOL_H
+#define HWT_VG_TOOL_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "hwt_record.h"
+#include "pt_encoder.h"
+
+/* Command-line options (--hwt-...). */
+struct hwt_vg_options {
+	const HChar *bundle;     /* bundle directory, made by `hwt record` */
+	Bool debug_blocks;       /* write blocks/<image>-<tid>.blk */
+	Long psb_period;         /* bytes of packets between two PSB+ */
+	Long buffer_size;        /* per-thread packet buffer */
+};
+extern struct hwt_vg_options hwt_vg_opts;
+
+/* ---- process.c: this process image, its sideband file and clock ---- */
+
+/* Opens this image's sideband file and writes PROCESS_START. */
+void hwt_vg_process_start(void);
+/* In a fork child: a new image with its own sideband file. */
+void hwt_vg_process_start_forked(void);
+/* Appends a record; fills the header's magic, type, size, time, pid, tid. */
+void hwt_vg_process_record(struct hwt_record_header *hdr, UInt type, UInt size);
+/* Writes PROCESS_EXIT and closes the sideband file. */
+void hwt_vg_process_exit(Int status);
+/* The sideband clock: bumped by every record. */
+extern ULong hwt_vg_process_clock;
+/* "<pid>.<gen>": the prefix of this image's files in the bundle. */
+const HChar *hwt_vg_process_name(void);
+/* Counts trace bytes that could not be written, for the summary. */
+void hwt_vg_process_lost(UInt reason, UInt records, ULong bytes);
+
+/* ---- image.c: executable mappings ---- */
+
+void hwt_vg_image_mapped(Addr a, SizeT len, Bool rr, Bool ww, Bool xx);
+void hwt_vg_image_unmapped(Addr a, SizeT len);
+void hwt_vg_image_protected(Addr a, SizeT len, Bool rr, Bool ww, Bool xx);
+/* Records the code Valgrind itself runs for the guest (the sigreturn trampoline). */
+void hwt_vg_image_trace_unit(void);
+/* Records again every executable mapping (a fork child inherits them). */
+void hwt_vg_image_replay(void);
+
+/* ---- thread.c: per-thread trace stream ---- */
+
+/*
+ * Static description of one way out of a translated block, built when the
+ * block is instrumented and passed to the exit helper.
+ */
+struct hwt_vg_exit {
+	Addr start;          /* first instruction of the block */
+	Addr insn;           /* the instruction this exit leaves from */
+	Addr fallthrough;    /* insn + its length */
+	UInt ninsns;         /* instructions executed from start to insn, inclusive */
+	UChar branch;        /* enum hwt_x86_branch of insn */
+	UChar leaves_user;   /* syscall / int: tracing stops (TIP.PGD) */
+	UChar rep;           /* insn is a REP string instruction */
+	UChar prefix_count;  /* conditional branches passed before insn */
+	ULong prefix_bits;   /* their outcomes, oldest first in bit 0 */
+};
+
+struct hwt_vg_thread;
+/* The thread running guest code now. */
+extern struct hwt_vg_thread *hwt_vg_thread_current;
+
+void hwt_vg_thread_init(void);
+void hwt_vg_thread_set_current(ThreadId tid);
+VG_REGPARM(2) void hwt_vg_thread_exit_taken(const struct hwt_vg_exit *exit, Addr target);
+/* An asynchronous event (signal delivery, death) interrupts tid at ip. */
+void hwt_vg_thread_interrupt(ThreadId tid, Addr ip);
+/* The process dies: every thread still in user mode is interrupted where it is. */
+void hwt_vg_thread_interrupt_all(void);
+/* Writes out every thread's buffered packets. */
+void hwt_vg_thread_drain_all(void);
+/* The thread is gone: finish and close its stream. */
+void hwt_vg_thread_finish(ThreadId tid);
+void hwt_vg_thread_finish_all(void);
+/* In a fork child: forget the parent's streams (the parent writes them). */
+void hwt_vg_thread_forget_all(void);
+/* Totals for the PROCESS_EXIT bookkeeping. */
+ULong hwt_vg_thread_bytes(void);
+
+/* ---- instrument.c ---- */
+
+IRSB *hwt_vg_instrument(VgCallbackClosure *closure, IRSB *in,
+			const VexGuestLayout *layout, const VexGuestExtents *vge,
+			const VexArchInfo *archinfo_host, IRType gWordTy, IRType hWordTy);
+
+/* ---- small utilities (util.c) ---- */
+
+/* Opens <bundle>/<dir>/<name> for writing; flags as for open(2). Returns fd or -1. */
+Int hwt_vg_open_in_bundle(const HChar *dir, const HChar *name, Int flags);
+/* Writes all of buf; returns False when the write failed. */
+Bool hwt_vg_write_all(Int fd, const void *buf, SizeT len);
+
+#endif /* HWT_VG_TOOL_H */
