@@ -22,8 +22,8 @@ static int is_file(const char *path)
 
 const char *hwt_valgrind_unit_lib(void)
 {
-	static char lib[PATH_MAX];
-	char exe[PATH_MAX], tool[PATH_MAX + 32];
+	static char lib[PATH_MAX + 32];
+	char exe[PATH_MAX], tool[PATH_MAX + 64];
 	const char *env = getenv("HWT_VALGRIND_LIB");
 	ssize_t n;
 

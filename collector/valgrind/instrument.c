@@ -73,22 +73,63 @@ static const struct hwt_vg_exit *describe_exit(const struct insn_mark *marks, In
 	return exit;
 }
 
-static IRStmt *exit_call(const struct hwt_vg_exit *exit, IRExpr *target, IRExpr *guard)
+static IRExpr *word(HWord w)
 {
-	IRDirty *di = unsafeIRDirty_0_N(
-		2, "hwt_vg_thread_exit_taken",
-		VG_(fnptr_to_fnentry)((void *)&hwt_vg_thread_exit_taken),
-		mkIRExprVec_2(mkIRExpr_HWord((HWord)exit), target));
+	return mkIRExpr_HWord(w);
+}
 
+/* Binds e to a new temporary of out and returns the temporary. */
+static IRExpr *bind(IRSB *out, IRType ty, IRExpr *e)
+{
+	IRTemp t = newIRTemp(out->tyenv, ty);
+
+	addStmtToIRSB(out, IRStmt_WrTmp(t, e));
+	return IRExpr_RdTmp(t);
+}
+
+/*
+ * Appends {exit, target} to the exit log; with a guard, the cursor only
+ * moves when the guard holds (the entry is written either way and simply
+ * overwritten next time).
+ */
+static void log_exit(IRSB *out, const struct hwt_vg_exit *exit, IRExpr *target, IRExpr *guard)
+{
+	IRExpr *cursor = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
+							 word((HWord)&hwt_vg_log_cursor)));
+	IRExpr *next = bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cursor,
+						       word(sizeof(struct hwt_vg_log_entry))));
+	IRExpr *target_at = bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cursor,
+			word(offsetof(struct hwt_vg_log_entry, target))));
+
+	addStmtToIRSB(out, IRStmt_Store(Iend_LE, cursor, word((HWord)exit)));
+	addStmtToIRSB(out, IRStmt_Store(Iend_LE, target_at, target));
 	if (guard)
-		di->guard = guard;
-	return IRStmt_Dirty(di);
+		next = bind(out, Ity_I64, IRExpr_ITE(guard, next, cursor));
+	addStmtToIRSB(out, IRStmt_Store(Iend_LE, word((HWord)&hwt_vg_log_cursor), next));
+}
+
+/* At block entry: turn the log into packets when it is full. */
+static void flush_when_full(IRSB *out)
+{
+	IRExpr *cursor = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
+							 word((HWord)&hwt_vg_log_cursor)));
+	IRExpr *full = bind(out, Ity_I1, IRExpr_Binop(Iop_CmpLE64U,
+			word((HWord)&hwt_vg_log[HWT_VG_LOG_ENTRIES]), cursor));
+	IRDirty *di = unsafeIRDirty_0_N(0, "hwt_vg_thread_flush_log",
+					VG_(fnptr_to_fnentry)((void *)&hwt_vg_thread_flush_log),
+					mkIRExprVec_0());
+
+	di->guard = full;
+	di->mFx = Ifx_Modify;
+	di->mAddr = word((HWord)&hwt_vg_log_cursor);
+	di->mSize = sizeof(hwt_vg_log_cursor);
+	addStmtToIRSB(out, IRStmt_Dirty(di));
 }
 
 static IRExpr *const_target(const IRConst *dst)
 {
 	tl_assert(dst->tag == Ico_U64);
-	return mkIRExpr_HWord((HWord)dst->Ico.U64);
+	return word((HWord)dst->Ico.U64);
 }
 
 IRSB *hwt_vg_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
@@ -126,15 +167,15 @@ IRSB *hwt_vg_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 	for (i = 0; i < in->stmts_used; i++) {
 		IRStmt *st = in->stmts[i];
 
-		if (st->tag == Ist_IMark)
-			at++;
-		if (st->tag == Ist_Exit)
-			addStmtToIRSB(out, exit_call(describe_exit(marks, at, st->Ist.Exit.jk),
-						     const_target(st->Ist.Exit.dst),
-						     st->Ist.Exit.guard));
+		/* Exits before the first instruction (self-checks) ran nothing: not logged. */
+		if (st->tag == Ist_Exit && at >= 0)
+			log_exit(out, describe_exit(marks, at, st->Ist.Exit.jk),
+				 const_target(st->Ist.Exit.dst), st->Ist.Exit.guard);
 		addStmtToIRSB(out, st);
+		if (st->tag == Ist_IMark && ++at == 0)
+			flush_when_full(out);
 	}
-	addStmtToIRSB(out, exit_call(describe_exit(marks, nmarks - 1, in->jumpkind), in->next,
-				     NULL));
+	if (nmarks > 0)
+		log_exit(out, describe_exit(marks, nmarks - 1, in->jumpkind), in->next, NULL);
 	return out;
 }

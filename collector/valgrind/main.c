@@ -59,6 +59,13 @@ static void start_client_code(ThreadId tid, ULong blocks)
 	hwt_vg_thread_set_current(tid);
 }
 
+static void stop_client_code(ThreadId tid, ULong blocks)
+{
+	(void)tid;
+	(void)blocks;
+	hwt_vg_thread_flush_log();
+}
+
 static void new_mem_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
 {
 	(void)di;
@@ -186,6 +193,7 @@ static void pre_clo_init(void)
 	VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
 
 	VG_(track_start_client_code)(start_client_code);
+	VG_(track_stop_client_code)(stop_client_code);
 	VG_(track_new_mem_startup)(new_mem_startup);
 	VG_(track_new_mem_mmap)(new_mem_mmap);
 	VG_(track_die_mem_munmap)(hwt_vg_image_unmapped);

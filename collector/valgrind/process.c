@@ -26,6 +26,8 @@ const HChar *hwt_vg_process_name(void)
 
 void hwt_vg_process_record(struct hwt_record_header *hdr, UInt type, UInt size)
 {
+	/* Blocks that ran before this record must be in the streams before its time. */
+	hwt_vg_thread_flush_log();
 	hdr->magic = HWT_RECORD_MAGIC;
 	hdr->type = (UShort)type;
 	hdr->size = hwt_record_align(size);

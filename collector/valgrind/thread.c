@@ -1,9 +1,10 @@
 /*
  * One traced thread: its Intel PT stream and the packet encoder state.
  *
- * The exit helper runs once per executed translated block, at the exit the
- * block leaves by, so it must stay cheap: the common case is a TNT bit or a
- * TIP into a buffer. Tracing is "enabled" (PacketEn) while the thread runs
+ * Translated code does not call into the tool per block: each block appends
+ * {exit taken, target} to the exit log (a few stores, see instrument.c), and
+ * the log is turned into packets in a tight loop when it fills, when the
+ * thread stops running guest code, and before anything else is recorded. Tracing is "enabled" (PacketEn) while the thread runs
  * guest code; a system call or a signal delivery disables it (TIP.PGD) and
  * the next block the thread runs enables it again (TIP.PGE at its start),
  * as a user-mode-only hardware unit would.
@@ -49,6 +50,9 @@ static struct hwt_vg_thread *threads;
 struct hwt_vg_thread *hwt_vg_thread_current;
 static ULong total_bytes;
 
+struct hwt_vg_log_entry hwt_vg_log[HWT_VG_LOG_ENTRIES + 1];
+struct hwt_vg_log_entry *hwt_vg_log_cursor = hwt_vg_log;
+
 void hwt_vg_thread_init(void)
 {
 	UInt i;
@@ -62,6 +66,7 @@ void hwt_vg_thread_init(void)
 
 void hwt_vg_thread_set_current(ThreadId tid)
 {
+	hwt_vg_thread_flush_log();
 	hwt_vg_thread_current = &threads[tid];
 }
 
@@ -146,14 +151,22 @@ static void log_block(struct hwt_vg_thread *t, Addr start, UInt insns, UInt flag
 static inline void sync_state(struct hwt_vg_thread *t)
 {
 	if (UNLIKELY(t->time != hwt_vg_process_clock)) {
-		/* The sideband moved on (mmap, munmap...): place this thread in time. */
+		/* The sideband moved on (mmap, munmap...): place this thread in time,
+		   after the branches that came before. */
+		reserve(t);
+		hwt_pt_flush_tnt(&t->enc);
 		reserve(t);
 		t->time = hwt_vg_process_clock;
 		hwt_pt_tsc(&t->enc, t->time);
 	}
 	if (UNLIKELY(t->lost)) {
+		/* Bytes were dropped: OVF, then where the thread is (SDM: FUP when enabled). */
 		reserve(t);
 		hwt_pt_ovf(&t->enc);
+		if (t->enabled) {
+			reserve(t);
+			hwt_pt_fup(&t->enc, t->next_ip);
+		}
 		t->lost = False;
 	}
 }
@@ -175,9 +188,10 @@ static void disable(struct hwt_vg_thread *t)
 	t->enabled = False;
 }
 
-VG_REGPARM(2) void hwt_vg_thread_exit_taken(const struct hwt_vg_exit *exit, Addr target)
+/* The packets for one executed block, left by exit for target. */
+static inline void exit_taken(struct hwt_vg_thread *t, const struct hwt_vg_exit *exit,
+			      Addr target)
 {
-	struct hwt_vg_thread *t = hwt_vg_thread_current;
 	UInt i;
 
 	if (UNLIKELY(exit->ninsns == 0))
@@ -225,6 +239,18 @@ VG_REGPARM(2) void hwt_vg_thread_exit_taken(const struct hwt_vg_exit *exit, Addr
 	t->next_ip = target;
 }
 
+void hwt_vg_thread_flush_log(void)
+{
+	struct hwt_vg_thread *t = hwt_vg_thread_current;
+	struct hwt_vg_log_entry *e, *end = hwt_vg_log_cursor;
+
+	hwt_vg_log_cursor = hwt_vg_log;
+	if (!t)
+		return;
+	for (e = hwt_vg_log; e < end; e++)
+		exit_taken(t, e->exit, e->target);
+}
+
 /* Instructions from ip up to (not including) stop, walked with the classifier. */
 static UInt count_insns(Addr ip, Addr stop)
 {
@@ -245,6 +271,7 @@ void hwt_vg_thread_interrupt(ThreadId tid, Addr ip)
 {
 	struct hwt_vg_thread *t = &threads[tid];
 
+	hwt_vg_thread_flush_log();
 	if (!t->enabled)
 		return; /* already out of user mode (a system call): nothing to mark */
 	/* A fault in the middle of a block: the instructions before ip ran. */
@@ -273,6 +300,7 @@ void hwt_vg_thread_drain_all(void)
 {
 	UInt i;
 
+	hwt_vg_thread_flush_log();
 	for (i = 0; i < VG_N_THREADS; i++) {
 		if (threads[i].open) {
 			drain(&threads[i]);
@@ -285,8 +313,10 @@ void hwt_vg_thread_finish(ThreadId tid)
 {
 	struct hwt_vg_thread *t = &threads[tid];
 
+	hwt_vg_thread_flush_log();
 	if (!t->open)
 		return;
+	reserve(t);
 	hwt_pt_flush_tnt(&t->enc);
 	drain(t);
 	drain_blocks(t);
@@ -309,6 +339,7 @@ void hwt_vg_thread_forget_all(void)
 {
 	UInt i;
 
+	hwt_vg_log_cursor = hwt_vg_log; /* the parent's blocks, not ours */
 	for (i = 0; i < VG_N_THREADS; i++) {
 		struct hwt_vg_thread *t = &threads[i];
 

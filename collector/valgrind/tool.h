@@ -73,9 +73,24 @@ struct hwt_vg_thread;
 /* The thread running guest code now. */
 extern struct hwt_vg_thread *hwt_vg_thread_current;
 
+/*
+ * The exit log: translated code appends one entry per executed block.
+ * HWT_VG_LOG_ENTRIES entries fit; the one extra slot is the slack that lets
+ * the fullness check run once at block entry (a block adds one entry).
+ */
+struct hwt_vg_log_entry {
+	const struct hwt_vg_exit *exit;
+	Addr target;
+};
+#define HWT_VG_LOG_ENTRIES 8192
+extern struct hwt_vg_log_entry hwt_vg_log[HWT_VG_LOG_ENTRIES + 1];
+extern struct hwt_vg_log_entry *hwt_vg_log_cursor;
+
 void hwt_vg_thread_init(void);
+/* Turns the exit log into packets of the current thread. Called by translated
+   code when the log is full, and before anything that must follow its blocks. */
+void hwt_vg_thread_flush_log(void);
 void hwt_vg_thread_set_current(ThreadId tid);
-VG_REGPARM(2) void hwt_vg_thread_exit_taken(const struct hwt_vg_exit *exit, Addr target);
 /* An asynchronous event (signal delivery, death) interrupts tid at ip. */
 void hwt_vg_thread_interrupt(ThreadId tid, Addr ip);
 /* The process dies: every thread still in user mode is interrupted where it is. */
