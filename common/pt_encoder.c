@@ -117,7 +117,8 @@ static void write_tnt(struct hwt_pt_encoder *enc)
 	enc->tnt_count = 0;
 }
 
-int hwt_pt_tnt(struct hwt_pt_encoder *enc, int taken)
+/* The out-of-line part of hwt_pt_tnt(): the bit that may complete a packet. */
+int hwt_pt_tnt_fill(struct hwt_pt_encoder *enc, int taken)
 {
 	if (enc->tnt_count >= HWT_PT_TNT_LONG_BITS)
 		return HWT_PT_ERR_INVALID;

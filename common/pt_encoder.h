@@ -115,7 +115,17 @@ static inline void hwt_pt_encoder_reset_buffer(struct hwt_pt_encoder *enc)
  * more) is written as soon as it is full. Returns 0 or a negative
  * HWT_PT_ERR_*; on NOSPACE the bit was not added.
  */
-int hwt_pt_tnt(struct hwt_pt_encoder *enc, int taken);
+int hwt_pt_tnt_fill(struct hwt_pt_encoder *enc, int taken);
+static inline int hwt_pt_tnt(struct hwt_pt_encoder *enc, int taken)
+{
+	/* Inline while the bit does not complete a packet: tracers call this per branch. */
+	if (enc->tnt_count + 1 < HWT_PT_TNT_LONG_BITS) {
+		enc->tnt_bits = (enc->tnt_bits << 1) | (taken ? 1u : 0u);
+		enc->tnt_count++;
+		return 0;
+	}
+	return hwt_pt_tnt_fill(enc, taken);
+}
 
 /*
  * Writes pending TNT bits as a short (<= 6 bits) or long TNT packet;

@@ -230,25 +230,88 @@ static inline void exit_taken(struct hwt_vg_thread *t, const struct hwt_vg_exit 
 		t->psb_due = t->bytes_out + t->enc.pos + hwt_vg_opts.psb_period;
 	}
 
-	if (UNLIKELY(t->blocks != NULL)) {
+	t->next_ip = target;
+}
+
+/*
+ * The common case, kept tight: the thread is traced, nothing else is due
+ * and no block log is kept. Returns where it stopped: at end, or at the
+ * first entry that needs exit_taken().
+ */
+static const struct hwt_vg_log_entry *encode_fast(struct hwt_vg_thread *t,
+						  const struct hwt_vg_log_entry *e,
+						  const struct hwt_vg_log_entry *end)
+{
+	struct hwt_pt_encoder *enc = &t->enc;
+
+	for (; e < end; e++) {
+		const struct hwt_vg_exit *exit = e->exit;
+
+		if (UNLIKELY(exit->prefix_count))
+			break;
+		switch (exit->branch) {
+		case HWT_X86_COND:
+			if (UNLIKELY(hwt_pt_encoder_space(enc) < HWT_PT_MAX_WRITE))
+				return e;
+			hwt_pt_tnt(enc, e->target != exit->fallthrough);
+			break;
+		case HWT_X86_JUMP_INDIRECT:
+		case HWT_X86_CALL_INDIRECT:
+		case HWT_X86_RETURN:
+			if (UNLIKELY(hwt_pt_encoder_space(enc) < HWT_PT_MAX_WRITE ||
+				     t->bytes_out + enc->pos >= t->psb_due))
+				return e;
+			hwt_pt_tip(enc, e->target);
+			break;
+		case HWT_X86_FAR:
+			if (exit->leaves_user)
+				return e;
+			break;
+		default:
+			break;
+		}
+	}
+	return e;
+}
+
+/* The block log (tests): what ran, independent of the packets that say so. */
+static void log_blocks(struct hwt_vg_thread *t, const struct hwt_vg_log_entry *e,
+		       const struct hwt_vg_log_entry *end)
+{
+	for (; e < end; e++) {
+		const struct hwt_vg_exit *exit = e->exit;
+
 		/* A REP string instruction runs as a block per iteration: log it once. */
 		if (!(exit->rep && exit->ninsns == 1 && exit->start == t->last_insn))
 			log_block(t, exit->start, exit->ninsns, 0);
 		t->last_insn = exit->insn;
 	}
-	t->next_ip = target;
 }
 
 void hwt_vg_thread_flush_log(void)
 {
 	struct hwt_vg_thread *t = hwt_vg_thread_current;
-	struct hwt_vg_log_entry *e, *end = hwt_vg_log_cursor;
+	const struct hwt_vg_log_entry *e = hwt_vg_log, *end = hwt_vg_log_cursor, *stop;
 
 	hwt_vg_log_cursor = hwt_vg_log;
-	if (!t)
+	if (!t || e == end)
 		return;
-	for (e = hwt_vg_log; e < end; e++)
+	if (UNLIKELY(!t->open))
+		open_stream(t);
+	if (UNLIKELY(t->blocks != NULL))
+		log_blocks(t, e, end);
+	while (e < end) {
+		if (t->enabled && !t->lost && t->time == hwt_vg_process_clock) {
+			stop = encode_fast(t, e, end);
+			if (stop != e)
+				t->next_ip = stop[-1].target;
+			e = stop;
+			if (e == end)
+				break;
+		}
 		exit_taken(t, e->exit, e->target);
+		e++;
+	}
 }
 
 /* Instructions from ip up to (not including) stop, walked with the classifier. */
