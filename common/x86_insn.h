@@ -36,6 +36,9 @@ struct hwt_x86_insn {
 	int64_t displacement;  /* direct branches: target = ip + length + displacement */
 };
 
+/* The architectural limit: longer encodings raise #GP, hwt calls them invalid. */
+#define HWT_X86_MAX_LEN 15
+
 /* Error codes (negative return values). */
 #define HWT_X86_ERR_TRUNCATED  (-1)  /* fewer bytes than the instruction needs */
 #define HWT_X86_ERR_INVALID    (-2)  /* not a valid 64-bit mode instruction */
@@ -43,6 +46,8 @@ struct hwt_x86_insn {
 /*
  * Decodes the instruction at bytes[0..size) in 64-bit mode.
  * Returns its length (1..15) and fills *insn, or a negative HWT_X86_ERR_*.
+ * Reads no byte at or past bytes[size]. Follows Intel where vendors differ:
+ * 66 does not shrink the rel32 of near branches.
  */
 int hwt_x86_insn_decode(const uint8_t *bytes, size_t size, struct hwt_x86_insn *insn);
 
