@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Benchmark of the software trace unit (hwt record with the Valgrind tool):
+# slowdown against native and against `valgrind --tool=none` on the same
+# run, and trace bytes per million instructions.
+#
+# usage: bench/trace_unit.sh [BUILD_DIR]     (default: build)
+# Prints a table; medians of $RUNS runs (default 3). Not a test: no pass/fail.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+runs=${RUNS:-3}
+hwt=$build/bin/hwt
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+[ -x "$hwt" ] || { echo "no $hwt: build first (scripts/build.sh)" >&2; exit 2; }
+
+# Median wall time in seconds of running "$@" $runs times.
+median() {
+	local times=()
+	for _ in $(seq "$runs"); do
+		local start end
+		start=$(date +%s.%N)
+		"$@" >/dev/null 2>&1 || true
+		end=$(date +%s.%N)
+		times+=("$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')")
+	done
+	printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p"
+}
+
+# Instructions of a run, from callgrind (counts, not time: exact and repeatable).
+instructions() {
+	valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$work/cg.%p" "$@" \
+		>/dev/null 2>&1 || true
+	cat "$work"/cg.* | awk '/^summary:/ { s += $2 } END { print s }'
+	rm -f "$work"/cg.*
+}
+
+record() {
+	rm -rf "$work/b"
+	"$hwt" record -q -o "$work/b" -- "$@"
+}
+
+row() {
+	local name=$1
+	shift
+	local native none hwt bytes insns
+	native=$(median "$@")
+	none=$(median valgrind --tool=none -q --trace-children=yes "$@")
+	hwt=$(median record "$@")
+	record "$@" >/dev/null 2>&1 || true
+	bytes=$(du -cb "$work"/b/streams/*.pt | tail -n 1 | cut -f1)
+	insns=$(instructions "$@")
+	awk -v n="$name" -v nat="$native" -v none="$none" -v hwt="$hwt" -v b="$bytes" -v i="$insns" \
+		'BEGIN { printf "%-28s %8.3f %8.3f %8.3f %7.2fx %7.2fx %10.0f\n", n, nat, none, hwt,
+			 hwt / nat, hwt / none, b * 1000000 / i }'
+}
+
+printf '%-28s %8s %8s %8s %8s %8s %10s\n' workload native[s] none[s] hwt[s] \
+	vs-nat vs-none B/Minsn
+row "cpu_interp train (CPU)" "$build/bench/programs/cpu_interp" train
+row "cpu_interp measure (CPU)" "$build/bench/programs/cpu_interp" measure
+row "mini_suite (6 processes)" sh bench/programs/mini_suite/run-tests.sh \
+	"$build/bench/programs/mini_suite"
+row "examples/calc suite" sh examples/calc/run-tests.sh "$build/examples/calc"
