@@ -1,0 +1,87 @@
+/*
+ * The decoder: turns every PT stream of a trace bundle into counts in a
+ * profile (converters/profile/profile.h), with libipt's block decoder and
+ * the images that the sideband MMAP records name.
+ *
+ * Each stream is decoded in the address space of its process image, which
+ * changes over time as its MMAP and MUNMAP records say: a record applies
+ * once the stream has passed a TSC packet at least as large as the
+ * record's time (docs/bundle.md, "Clock").
+ *
+ * Nothing is lost silently: decode errors (the decoder resyncs at the next
+ * PSB), overflows, images that cannot be read or were replaced since the
+ * recording are added to the bundle's diagnostics, and counted in the
+ * images of the profile (hwt_profile_image.undecoded, flags).
+ */
+#ifndef HWT_DECODE_H
+#define HWT_DECODE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hwt_bundle.h"
+#include "profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What one decode did. */
+struct hwt_decode_stats {
+	uint64_t streams;        /* streams decoded */
+	uint64_t trace_bytes;    /* bytes of PT packets read */
+	uint64_t blocks;         /* blocks (pt_blk_next) decoded */
+	uint64_t insns;          /* instructions in them */
+	uint64_t errors;         /* decode errors (each followed by a resync) */
+	uint64_t error_bytes;    /* trace bytes skipped by resyncs */
+	uint64_t overflows;      /* OVF packets: the trace unit dropped trace */
+	uint64_t missing_blocks; /* trace that ran in images that could not be read */
+};
+
+/* Called now and then during a decode: bytes decoded so far, of total. */
+typedef void hwt_decode_progress_fn(uint64_t done, uint64_t total, void *context);
+
+/* Option flags. */
+#define HWT_DECODE_PROGRESS_TTY  0x1u /* print progress to stderr when it is a tty */
+#define HWT_DECODE_PROGRESS      0x2u /* print progress to stderr always */
+#define HWT_DECODE_QUIET         0x4u /* hwt_decode_bundle: do not print diagnostics */
+
+struct hwt_decode_options {
+	uint32_t flags;                   /* HWT_DECODE_* */
+	hwt_decode_progress_fn *progress; /* NULL: none (besides the flags) */
+	void *progress_context;
+	/* hwt_decode_bundle prints diagnostics here (NULL: stderr), each line
+	   prefixed with diag_prefix (NULL: "hwt"). */
+	FILE *diag_file;
+	const char *diag_prefix;
+	/* Filled when not NULL. */
+	struct hwt_decode_stats *stats;
+};
+
+/*
+ * Decodes every stream of an open bundle and adds its counts to profile.
+ * Warnings go to the bundle's diagnostics (hwt_bundle_diag_add). options
+ * may be NULL. Returns 0 when the bundle was decoded (possibly partially:
+ * see the diagnostics), or a negative enum hwt_bundle_error when nothing
+ * could be decoded (-hbe_nomem, -hbe_invalid).
+ */
+int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
+	       const struct hwt_decode_options *options);
+
+/*
+ * Opens the bundle in bundle_dir, decodes it into profile (adding to what
+ * is there) and prints its diagnostics (unless HWT_DECODE_QUIET). Returns
+ * 0, or a negative enum hwt_bundle_error when the bundle cannot be opened
+ * (a message was printed).
+ */
+int hwt_decode_bundle(const char *bundle_dir, struct hwt_profile *profile,
+		      const struct hwt_decode_options *options);
+
+/* `hwt report profile BUNDLE -o OUT`: argv[0] is "profile". Exit status. */
+int hwt_report_profile_main(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWT_DECODE_H */
