@@ -1,6 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwt.ko: the HWT tracing framework (FreeBSD hwt(4)) for Linux. Module
+ * entry points and /dev/hwt.
+ */
+#include <linux/miscdevice.h>
 #include <linux/module.h>
-static int __init hwt_init(void) { pr_info("hwt: loaded\n"); return 0; }
-static void __exit hwt_exit(void) { }
+#include <linux/workqueue.h>
+
+#include "hwt_ioctl.h"
+#include "hwt_context.h"
+#include "hwt_dev.h"
+#include "hwt_hook.h"
+#include "hwt_perm.h"
+#include "hwt_stats.h"
+
+struct hwt_stats_counters hwt_stats;
+
+static const struct file_operations hwt_dev_fops = {
+	.owner		= THIS_MODULE,
+	.unlocked_ioctl	= hwt_ioctl_dev,
+	.llseek		= noop_llseek,
+};
+
+/* Anyone may open it: permissions are checked per allocation. */
+static struct miscdevice hwt_miscdev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "hwt",
+	.fops	= &hwt_dev_fops,
+	.mode	= 0666,
+};
+
+static int __init hwt_init(void)
+{
+	int ret;
+
+	hwt_wq = alloc_workqueue("hwt", 0, 0);
+	if (!hwt_wq)
+		return -ENOMEM;
+	ret = hwt_hook_init();
+	if (ret)
+		goto err_wq;
+	hwt_perm_init();
+	ret = misc_register(&hwt_miscdev);
+	if (ret)
+		goto err_hook;
+	return 0;
+
+err_hook:
+	hwt_hook_exit();
+err_wq:
+	destroy_workqueue(hwt_wq);
+	return ret;
+}
+
+static void __exit hwt_exit(void)
+{
+	misc_deregister(&hwt_miscdev);
+	/* Waits for the last context frees (they hold module references until done). */
+	destroy_workqueue(hwt_wq);
+	hwt_hook_exit();
+	if (atomic64_read(&hwt_stats.contexts) || atomic64_read(&hwt_stats.threads) ||
+	    atomic64_read(&hwt_stats.buffers) || atomic64_read(&hwt_stats.works))
+		pr_err("hwt: leak: %lld contexts, %lld threads, %lld buffers, %lld works\n",
+		       (long long)atomic64_read(&hwt_stats.contexts),
+		       (long long)atomic64_read(&hwt_stats.threads),
+		       (long long)atomic64_read(&hwt_stats.buffers),
+		       (long long)atomic64_read(&hwt_stats.works));
+}
+
 module_init(hwt_init);
 module_exit(hwt_exit);
+MODULE_DESCRIPTION("HWT hardware trace framework (FreeBSD hwt(4) for Linux)");
 MODULE_LICENSE("GPL");

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Backend interface of hwt.ko: what a trace unit driver (Intel PT, ETM, the
+ * software single-step unit, the test backends) implements and may call.
+ */
+#ifndef HWT_BACKEND_H
+#define HWT_BACKEND_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct hwt_context;
+struct hwt_thread;
+struct module;
+struct task_struct;
+
+/*
+ * One trace buffer: per CPU (CPU mode) or per thread (THREAD mode), mapped
+ * read-only into the collector. Only the backend writes it, and only from
+ * the CPU or thread that owns it, so offset and wraps need no lock; readers
+ * use READ_ONCE.
+ */
+struct hwt_buffer {
+	void		*base;		/* const: vmalloc_user() memory */
+	size_t		size;		/* const: bytes, page multiple */
+	u32		id;		/* const: CPU number or tid */
+	u64		offset;		/* owner: bytes written in total */
+	u64		wraps;		/* owner: times the write pointer went round */
+};
+
+/*
+ * Operations. Calls marked "atomic" come from scheduler or tracepoint
+ * context with preemption (and for enable/disable/switch, interrupts) off:
+ * they must not sleep or take locks that sleep.
+ */
+struct hwt_backend_ops {
+	/* Context allocated / freed (process context). */
+	int	(*init)(struct hwt_context *ctx);
+	void	(*deinit)(struct hwt_context *ctx);
+	/* HWT_IOC_SET_CONFIG payload (process context, tracing stopped or idle). */
+	int	(*configure)(struct hwt_context *ctx, const void *cfg, size_t len);
+	/* CPU mode: start/stop the unit of @cpu, called on @cpu (atomic). */
+	void	(*enable)(struct hwt_context *ctx, int cpu);
+	void	(*disable)(struct hwt_context *ctx, int cpu);
+	/* CPU mode, optional: @next is switched in on @cpu (atomic). */
+	void	(*cpu_switch)(struct hwt_context *ctx, int cpu, struct task_struct *next);
+	/* THREAD mode: @thr is switched in / out on @cpu (atomic). */
+	void	(*thread_enable)(struct hwt_thread *thr, int cpu);
+	void	(*thread_disable)(struct hwt_thread *thr, int cpu);
+	/* Optional: how far the unit has written; default: buf->offset, buf->wraps. */
+	void	(*read)(struct hwt_buffer *buf, u64 *offset, u64 *wraps);
+	/* Tracing of @ctx stops for good (process context). */
+	void	(*stop)(struct hwt_context *ctx);
+	/* Per-thread state: after the thread's buffer exists / before it goes (process context). */
+	int	(*thread_alloc)(struct hwt_thread *thr);
+	void	(*thread_free)(struct hwt_thread *thr);
+};
+
+struct hwt_backend {
+	const char			*name;	/* const, unique */
+	const struct hwt_backend_ops	*ops;	/* const */
+	struct module			*owner;	/* const: pinned while a context uses the backend */
+
+	/* Private to hwt.ko, guarded by hwt_mtx. */
+	struct list_head		link;
+	unsigned long			*busy_cpus;	/* CPUs of its CPU-mode contexts */
+	unsigned int			nctx_cpu;	/* live CPU-mode contexts */
+	unsigned int			nctx_thread;	/* live THREAD-mode contexts */
+};
+
+/* Registers @b; -EEXIST if the name is taken. */
+int hwt_backend_register(struct hwt_backend *b);
+/* Unregisters @b. Its module cannot unload while a context holds it. */
+void hwt_backend_unregister(struct hwt_backend *b);
+
+/* Accessors for backends. */
+struct hwt_context *hwt_thread_context(struct hwt_thread *thr);
+struct hwt_buffer *hwt_thread_buffer(struct hwt_thread *thr);
+void *hwt_thread_backend_priv(struct hwt_thread *thr);
+void hwt_thread_set_backend_priv(struct hwt_thread *thr, void *priv);
+struct hwt_buffer *hwt_context_cpu_buffer(struct hwt_context *ctx, int cpu);
+void *hwt_context_backend_priv(struct hwt_context *ctx);
+void hwt_context_set_backend_priv(struct hwt_context *ctx, void *priv);
+u32 hwt_context_ident(struct hwt_context *ctx);
+
+/* Queues a BUFFER record: @buf filled up (callable from atomic context). */
+void hwt_buffer_full(struct hwt_context *ctx, struct hwt_buffer *buf);
+
+#endif /* HWT_BACKEND_H */

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Trace buffers: see hwt_buffer.h. */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "hwt_buffer.h"
+#include "hwt_stats.h"
+
+struct hwt_buffer *hwt_buffer_alloc(size_t size, u32 id)
+{
+	struct hwt_buffer *buf;
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return NULL;
+	buf->base = vmalloc_user(size);
+	if (!buf->base) {
+		kfree(buf);
+		return NULL;
+	}
+	buf->size = size;
+	buf->id = id;
+	atomic64_inc(&hwt_stats.buffers);
+	return buf;
+}
+
+void hwt_buffer_free(struct hwt_buffer *buf)
+{
+	if (!buf)
+		return;
+	/* Pages still mapped by a collector keep their own references. */
+	vfree(buf->base);
+	kfree(buf);
+	atomic64_dec(&hwt_stats.buffers);
+}
+
+int hwt_buffer_mmap(struct hwt_buffer *buf, struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (vma->vm_end - vma->vm_start > buf->size)
+		return -EINVAL;
+	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return remap_vmalloc_range(vma, buf->base, 0);
+}

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Trace contexts: see hwt_context.h. */
+#include <linux/cpu.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/workqueue.h>
+
+#include "hwt_ioctl.h"
+#include "hwt_buffer.h"
+#include "hwt_context.h"
+#include "hwt_hook.h"
+#include "hwt_record.h"
+#include "hwt_stats.h"
+#include "hwt_thread.h"
+
+DEFINE_MUTEX(hwt_mtx);
+static LIST_HEAD(hwt_contexts);		/* hwt_mtx */
+LIST_HEAD(hwt_cpu_contexts);		/* hwt_mtx + RCU */
+atomic_t hwt_nr_cpu_contexts = ATOMIC_INIT(0);
+static unsigned int hwt_nr_contexts;	/* hwt_mtx: contexts not yet freed */
+static DEFINE_IDA(hwt_idents);
+struct workqueue_struct *hwt_wq;	/* frees contexts; drained at module exit */
+
+struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags,
+				      size_t bufsize, u64 recq_size)
+{
+	struct hwt_context *ctx;
+	int ret;
+
+	lockdep_assert_held(&hwt_mtx);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return ERR_PTR(-ENOMEM);
+	ret = ida_alloc_min(&hwt_idents, 1, GFP_KERNEL);
+	if (ret < 0)
+		goto err_free;
+	ctx->ident = ret;
+	kref_init(&ctx->ref);
+	ctx->mode = mode;
+	ctx->flags = flags;
+	ctx->backend = b;
+	ctx->bufsize = bufsize;
+	ctx->state = HWT_CTX_IDLE;
+	ctx->pause_timeout_ms = 1000;
+	INIT_LIST_HEAD(&ctx->threads);
+	INIT_LIST_HEAD(&ctx->cpu_link);
+	mutex_init(&ctx->mtx);
+	spin_lock_init(&ctx->lock);
+	init_waitqueue_head(&ctx->pause_wq);
+	if (!zalloc_cpumask_var(&ctx->cpus, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto err_ida;
+	}
+	if (mode == HWT_MODE_CPU) {
+		ctx->cpu_bufs = kcalloc(nr_cpu_ids, sizeof(*ctx->cpu_bufs), GFP_KERNEL);
+		if (!ctx->cpu_bufs) {
+			ret = -ENOMEM;
+			goto err_mask;
+		}
+	}
+	ret = hwt_recq_init(&ctx->recq, recq_size);
+	if (ret)
+		goto err_bufs;
+	if (hwt_nr_contexts == 0) {
+		ret = hwt_hook_register();
+		if (ret)
+			goto err_recq;
+	}
+	if (b->ops->init) {
+		ret = b->ops->init(ctx);
+		if (ret)
+			goto err_hooks;
+	}
+	hwt_nr_contexts++;
+	__module_get(THIS_MODULE);
+	list_add_tail(&ctx->link, &hwt_contexts);
+	atomic64_inc(&hwt_stats.contexts);
+	return ctx;
+
+err_hooks:
+	if (hwt_nr_contexts == 0)
+		hwt_hook_unregister();
+err_recq:
+	hwt_recq_fini(&ctx->recq);
+err_bufs:
+	kfree(ctx->cpu_bufs);
+err_mask:
+	free_cpumask_var(ctx->cpus);
+err_ida:
+	ida_free(&hwt_idents, ctx->ident);
+err_free:
+	kfree(ctx);
+	return ERR_PTR(ret);
+}
+
+void hwt_context_get(struct hwt_context *ctx)
+{
+	kref_get(&ctx->ref);
+}
+
+static void hwt_context_free_work(struct work_struct *work)
+{
+	struct hwt_context *ctx = container_of(work, struct hwt_context, free_work);
+	struct hwt_backend *b = ctx->backend;
+	unsigned int cpu;
+
+	WARN_ON_ONCE(!list_empty(&ctx->threads));
+	if (b->ops->deinit)
+		b->ops->deinit(ctx);
+	if (ctx->cpu_bufs) {
+		for_each_possible_cpu(cpu)
+			hwt_buffer_free(ctx->cpu_bufs[cpu]);
+		kfree(ctx->cpu_bufs);
+	}
+	free_cpumask_var(ctx->cpus);
+	hwt_recq_fini(&ctx->recq);
+	put_pid(ctx->target);
+
+	mutex_lock(&hwt_mtx);
+	list_del(&ctx->link);
+	if (--hwt_nr_contexts == 0)
+		hwt_hook_unregister();
+	ida_free(&hwt_idents, ctx->ident);
+	mutex_unlock(&hwt_mtx);
+
+	module_put(b->owner);
+	kfree(ctx);
+	atomic64_dec(&hwt_stats.contexts);
+	/* The module cannot go before hwt_wq is drained in its exit. */
+	module_put(THIS_MODULE);
+}
+
+/*
+ * The last reference may go in a hook (a thread that was never used), in a
+ * task work callback of an exiting thread, or in the fd release; the free
+ * itself (hook unregistration, vfree) runs from hwt_wq, which module exit
+ * drains.
+ */
+static void hwt_context_release(struct kref *ref)
+{
+	struct hwt_context *ctx = container_of(ref, struct hwt_context, ref);
+
+	INIT_WORK(&ctx->free_work, hwt_context_free_work);
+	queue_work(hwt_wq, &ctx->free_work);
+}
+
+void hwt_context_put(struct hwt_context *ctx)
+{
+	kref_put(&ctx->ref, hwt_context_release);
+}
+
+static void hwt_context_cpu_enable(void *arg)
+{
+	struct hwt_context *ctx = arg;
+
+	ctx->backend->ops->enable(ctx, smp_processor_id());
+}
+
+static void hwt_context_cpu_disable(void *arg)
+{
+	struct hwt_context *ctx = arg;
+
+	ctx->backend->ops->disable(ctx, smp_processor_id());
+}
+
+/* CPU mode: runs @fn on every online CPU of the context. */
+static void hwt_context_on_cpus(struct hwt_context *ctx, smp_call_func_t fn, bool present)
+{
+	unsigned int cpu;
+
+	if (!present)
+		return;
+	cpus_read_lock();
+	for_each_cpu(cpu, ctx->cpus) {
+		if (cpu_online(cpu))
+			smp_call_function_single(cpu, fn, ctx, 1);
+	}
+	cpus_read_unlock();
+}
+
+int hwt_context_start(struct hwt_context *ctx)
+{
+	int old;
+
+	mutex_lock(&ctx->mtx);
+	HWT_CTX_LOCK(ctx);
+	old = ctx->state;
+	if (old == HWT_CTX_IDLE || old == HWT_CTX_STOPPED)
+		WRITE_ONCE(ctx->state, HWT_CTX_RUNNING);
+	HWT_CTX_UNLOCK(ctx);
+	if (old == HWT_CTX_RUNNING || old == HWT_CTX_DEAD) {
+		mutex_unlock(&ctx->mtx);
+		return -EBUSY;
+	}
+	if (ctx->mode == HWT_MODE_CPU)
+		hwt_context_on_cpus(ctx, hwt_context_cpu_enable, ctx->backend->ops->enable);
+	else if (old == HWT_CTX_IDLE)
+		hwt_hook_snapshot(ctx);
+	mutex_unlock(&ctx->mtx);
+	return 0;
+}
+
+/* ctx->mtx held. */
+static void hwt_context_stop_locked(struct hwt_context *ctx, int new_state)
+{
+	int old;
+
+	HWT_CTX_LOCK(ctx);
+	old = ctx->state;
+	WRITE_ONCE(ctx->state, new_state);
+	HWT_CTX_UNLOCK(ctx);
+	if (old != HWT_CTX_RUNNING)
+		return;
+	if (ctx->mode == HWT_MODE_CPU)
+		hwt_context_on_cpus(ctx, hwt_context_cpu_disable, ctx->backend->ops->disable);
+	if (ctx->backend->ops->stop)
+		ctx->backend->ops->stop(ctx);
+	/* Paused threads return: nobody reconfigures a stopped context. */
+	wake_up_all(&ctx->pause_wq);
+}
+
+int hwt_context_stop(struct hwt_context *ctx)
+{
+	int ret = 0;
+
+	mutex_lock(&ctx->mtx);
+	if (ctx->state == HWT_CTX_RUNNING)
+		hwt_context_stop_locked(ctx, HWT_CTX_STOPPED);
+	else
+		ret = -EINVAL;
+	mutex_unlock(&ctx->mtx);
+	return ret;
+}
+
+void hwt_context_teardown(struct hwt_context *ctx)
+{
+	struct hwt_backend *b = ctx->backend;
+	struct hwt_thread *thr, *tmp;
+	LIST_HEAD(threads);
+
+	mutex_lock(&ctx->mtx);
+	hwt_context_stop_locked(ctx, HWT_CTX_DEAD);
+
+	mutex_lock(&hwt_mtx);
+	if (ctx->mode == HWT_MODE_CPU) {
+		list_del_rcu(&ctx->cpu_link);
+		atomic_dec(&hwt_nr_cpu_contexts);
+		bitmap_andnot(b->busy_cpus, b->busy_cpus, cpumask_bits(ctx->cpus), nr_cpu_ids);
+		b->nctx_cpu--;
+	} else {
+		b->nctx_thread--;
+	}
+	mutex_unlock(&hwt_mtx);
+
+	HWT_CTX_LOCK(ctx);
+	list_splice_init(&ctx->threads, &threads);
+	spin_lock(&hwt_thread_lock);
+	list_for_each_entry(thr, &threads, link)
+		hwt_thread_unhash(thr);
+	spin_unlock(&hwt_thread_lock);
+	HWT_CTX_UNLOCK(ctx);
+
+	wake_up_all(&ctx->pause_wq);
+	/* Hooks that found a thread or this context before are done after this. */
+	synchronize_rcu();
+
+	list_for_each_entry_safe(thr, tmp, &threads, link) {
+		list_del_init(&thr->link);
+		hwt_thread_put(thr);
+	}
+	mutex_unlock(&ctx->mtx);
+	hwt_context_put(ctx);
+}
+
+void hwt_context_record(struct hwt_context *ctx, struct hwt_record_header *rec)
+{
+	if (READ_ONCE(ctx->state) != HWT_CTX_RUNNING)
+		return;
+	hwt_record_seal(rec);
+	hwt_recq_push(&ctx->recq, rec);
+}
+
+/* Accessors for backends. */
+struct hwt_buffer *hwt_context_cpu_buffer(struct hwt_context *ctx, int cpu)
+{
+	if (!ctx->cpu_bufs || cpu < 0 || cpu >= nr_cpu_ids)
+		return NULL;
+	return ctx->cpu_bufs[cpu];
+}
+EXPORT_SYMBOL_GPL(hwt_context_cpu_buffer);
+
+void *hwt_context_backend_priv(struct hwt_context *ctx)
+{
+	return ctx->backend_priv;
+}
+EXPORT_SYMBOL_GPL(hwt_context_backend_priv);
+
+void hwt_context_set_backend_priv(struct hwt_context *ctx, void *priv)
+{
+	ctx->backend_priv = priv;
+}
+EXPORT_SYMBOL_GPL(hwt_context_set_backend_priv);
+
+u32 hwt_context_ident(struct hwt_context *ctx)
+{
+	return ctx->ident;
+}
+EXPORT_SYMBOL_GPL(hwt_context_ident);

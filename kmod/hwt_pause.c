@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Pause for reconfiguration: see hwt_pause.h. */
+#include <linux/jiffies.h>
+#include <linux/sched/signal.h>
+#include <linux/wait.h>
+
+#include "hwt_context.h"
+#include "hwt_pause.h"
+#include "hwt_stats.h"
+#include "hwt_thread.h"
+
+static bool hwt_pause_done(struct hwt_thread *thr, s64 target)
+{
+	return atomic64_read(&thr->wake_seq) >= target ||
+	       READ_ONCE(thr->ctx->state) != HWT_CTX_RUNNING;
+}
+
+/* Waits with no lock held; returns early on a fatal signal. */
+static void hwt_pause_wait(struct hwt_thread *thr)
+{
+	struct hwt_context *ctx = thr->ctx;
+	s64 target = atomic64_read(&thr->pause_seq);
+	long timeout = msecs_to_jiffies(READ_ONCE(ctx->pause_timeout_ms));
+	long ret;
+
+	set_bit(HWT_THR_PAUSED, &thr->flags);
+	atomic64_inc(&hwt_stats.paused);
+	ret = wait_event_killable_timeout(ctx->pause_wq, hwt_pause_done(thr, target), timeout);
+	if (ret == 0)
+		atomic64_inc(&hwt_stats.pause_timeouts);
+	atomic64_dec(&hwt_stats.paused);
+	clear_bit(HWT_THR_PAUSED, &thr->flags);
+}
+
+void hwt_pause_work(struct callback_head *cb)
+{
+	struct hwt_thread *thr = container_of(cb, struct hwt_thread, work);
+	u32 what;
+
+	/* From here on a hook may queue the work again. */
+	clear_bit(HWT_THR_WORK, &thr->flags);
+	smp_mb__after_atomic();
+	what = atomic_xchg(&thr->work_flags, 0);
+
+	if (!(current->flags & PF_EXITING) && READ_ONCE(thr->ctx->state) != HWT_CTX_DEAD) {
+		if (what & HWT_WORK_ALLOC)
+			hwt_thread_buffer_ensure(thr);
+		if ((what & HWT_WORK_PAUSE) && !fatal_signal_pending(current))
+			hwt_pause_wait(thr);
+	}
+	atomic64_dec(&hwt_stats.works);
+	hwt_thread_put(thr);
+}
+
+int hwt_pause_wakeup(struct hwt_context *ctx, pid_t tid)
+{
+	struct hwt_thread *thr;
+	int ret = -ESRCH;
+
+	HWT_CTX_LOCK(ctx);
+	list_for_each_entry(thr, &ctx->threads, link) {
+		if (tid != -1 && READ_ONCE(thr->tid) != tid)
+			continue;
+		atomic64_set(&thr->wake_seq, atomic64_read(&thr->pause_seq));
+		ret = 0;
+	}
+	HWT_CTX_UNLOCK(ctx);
+	if (!ret)
+		wake_up_all(&ctx->pause_wq);
+	return ret;
+}

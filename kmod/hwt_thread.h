@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Traced threads (THREAD mode). One hwt_thread per (context, task): a task
+ * may be traced by several contexts of different backends. Hooks find a
+ * task's hwt_threads in a global hash keyed by the task_struct pointer,
+ * under RCU; writers take hwt_thread_lock.
+ */
+#ifndef HWT_THREAD_H
+#define HWT_THREAD_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/task_work.h>
+#include <linux/types.h>
+
+struct hwt_context;
+struct hwt_buffer;
+
+extern spinlock_t hwt_thread_lock;	/* guards the hash (writers only) */
+
+/* hwt_thread.flags bits */
+enum {
+	HWT_THR_HASHED,		/* in the hash: hooks see it */
+	HWT_THR_EXITED,		/* the task has exited */
+	HWT_THR_ENABLED,	/* the backend unit is on (switched in) */
+	HWT_THR_WORK,		/* task work queued and not yet run */
+	HWT_THR_PAUSED,		/* waiting in hwt_pause_wait() */
+	HWT_THR_READY,		/* buffer and backend state exist */
+};
+
+/* hwt_thread.work_flags bits: what the queued task work does */
+#define HWT_WORK_ALLOC	0x1u	/* allocate the buffer (new thread) */
+#define HWT_WORK_PAUSE	0x2u	/* pause for the collector */
+
+struct hwt_thread {
+	struct kref		ref;		/* atomic: ctx->threads list, queued task work */
+	struct hwt_context	*ctx;		/* const: holds a context reference */
+	struct task_struct	*task;		/* const: reference held (a freed task_struct
+						   is never mistaken for a new one) */
+	pid_t			tid;		/* the task itself writes (a non-leader exec
+						   takes the leader's pid); READ_ONCE */
+	pid_t			pid;		/* const */
+	struct hlist_node	hnode;		/* hwt_thread_lock + RCU */
+	struct list_head	link;		/* ctx lock: ctx->threads */
+	unsigned long		flags;		/* atomic bits HWT_THR_* */
+	struct hwt_buffer	*buf;		/* set once by cmpxchg; READ_ONCE */
+	void			*backend_priv;	/* backend */
+	atomic_t		work_flags;	/* HWT_WORK_* for the next task work run */
+	struct callback_head	work;		/* owned by the task while HWT_THR_WORK */
+	atomic64_t		pause_seq;	/* pauses requested */
+	atomic64_t		wake_seq;	/* pauses answered by WAKEUP */
+};
+
+/* Allocates an unhashed thread for @task in @ctx (takes a ctx reference). */
+struct hwt_thread *hwt_thread_alloc(struct hwt_context *ctx, struct task_struct *task, gfp_t gfp);
+void hwt_thread_get(struct hwt_thread *thr);
+/*
+ * Drops a reference; the last one frees buffer and backend state, so it
+ * must be in process context once the thread has a buffer.
+ */
+void hwt_thread_put(struct hwt_thread *thr);
+/* Adds @thr to the hash and ctx->threads. ctx lock and hwt_thread_lock held. */
+void hwt_thread_insert(struct hwt_thread *thr);
+/* Removes @thr from the hash (hooks stop seeing it after a grace period). hwt_thread_lock held. */
+void hwt_thread_unhash(struct hwt_thread *thr);
+/* The thread of @task in @ctx, or NULL. RCU or hwt_thread_lock held. */
+struct hwt_thread *hwt_thread_lookup(struct hwt_context *ctx, struct task_struct *task);
+/* Fills @out with up to @max hashed threads of @task. RCU held. */
+int hwt_thread_find(struct task_struct *task, struct hwt_thread **out, int max);
+/* True if a live context of backend @b traces @task. RCU or hwt_thread_lock held. */
+bool hwt_thread_busy(struct task_struct *task, struct hwt_backend *b);
+/* Allocates the buffer and backend state if missing; may sleep. */
+int hwt_thread_buffer_ensure(struct hwt_thread *thr);
+/* Queues the task work with @what (HWT_WORK_*). Atomic-safe. False if the task is exiting. */
+bool hwt_thread_queue_work(struct hwt_thread *thr, u32 what);
+
+/* Max contexts a hook serves for one task in one call. */
+#define HWT_HOOK_MAX_CTX	8
+
+#endif /* HWT_THREAD_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * hwt.ko user ABI: /dev/hwt allocates trace contexts; each context is a file
+ * descriptor that is read() for records (common/hwt_record.h), poll()ed for
+ * them, mmap()ed for trace buffers and driven with the ioctls below.
+ *
+ * Every argument struct starts with its size as the caller knows it, so the
+ * structs can grow at the end: the kernel accepts a smaller (older) struct
+ * down to the first published size, and a larger (newer) one when the bytes
+ * it does not know are zero (otherwise E2BIG). ioctl numbers are matched on
+ * their type and number only, not on the size encoded in them.
+ * See kmod/README.md for the errors of each call.
+ */
+#ifndef HWT_IOCTL_H
+#define HWT_IOCTL_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define HWT_DEVICE		"/dev/hwt"
+#define HWT_BACKEND_NAME_MAX	32
+
+enum hwt_mode {
+	HWT_MODE_THREAD = 1,	/* a process and its threads (and children on request) */
+	HWT_MODE_CPU = 2,	/* everything that runs on a set of CPUs */
+};
+
+/* hwt_alloc.flags */
+#define HWT_ALLOC_CHILDREN	0x1u	/* THREAD mode: also trace children forked later */
+
+/* Bounds enforced by HWT_IOC_ALLOC. */
+#define HWT_CPUSETSIZE_MAX	8192u		/* bytes of CPU set (65536 CPUs) */
+#define HWT_BUFSIZE_MIN		4096u
+#define HWT_BUFSIZE_MAX		(64u << 20)
+#define HWT_RECQ_SIZE_DEFAULT	(256u << 10)
+#define HWT_RECQ_SIZE_MAX	(16u << 20)
+
+struct hwt_alloc {
+	__u32 size;		/* sizeof(struct hwt_alloc) */
+	__u32 mode;		/* enum hwt_mode */
+	char backend_name[HWT_BACKEND_NAME_MAX];	/* NUL-terminated */
+	__u64 cpu_map;		/* CPU mode: user pointer to a CPU bitmap, as cpu_set_t */
+	__u64 cpusetsize;	/* CPU mode: bytes at cpu_map */
+	__s32 pid;		/* THREAD mode: process to trace */
+	__u32 flags;		/* HWT_ALLOC_* */
+	__u64 bufsize;		/* bytes per trace buffer, a multiple of the page size */
+	__u64 recq_size;	/* bytes of record queue (power of two), 0 = default */
+	__u32 ident;		/* out: the context's ident */
+	__u32 reserved;		/* must be zero */
+};
+#define HWT_ALLOC_SIZE_VER0	88u
+
+/* hwt_config.flags */
+#define HWT_CFG_PAUSE_EXEC	0x1u	/* pause a thread after its EXEC record */
+#define HWT_CFG_PAUSE_MMAP	0x2u	/* pause a thread after its MMAP records */
+#define HWT_CFG_SWITCH		0x4u	/* SWITCH records for traced threads */
+#define HWT_CFG_FLAGS		0x7u
+
+#define HWT_PAUSE_TIMEOUT_MAX_MS	600000u
+
+struct hwt_config {
+	__u32 size;		/* sizeof(struct hwt_config) */
+	__u32 flags;		/* HWT_CFG_* */
+	__u32 pause_timeout_ms;	/* bound of one pause, 1..HWT_PAUSE_TIMEOUT_MAX_MS */
+	__u32 backend_config_size;	/* bytes at backend_config, 0..4096 */
+	__u64 backend_config;	/* user pointer, passed to the backend's configure */
+};
+#define HWT_CONFIG_SIZE_VER0	24u
+
+struct hwt_wakeup {
+	__u32 size;		/* sizeof(struct hwt_wakeup) */
+	__s32 tid;		/* thread to wake, or -1 for every paused thread */
+};
+#define HWT_WAKEUP_SIZE_VER0	8u
+
+struct hwt_bufptr {
+	__u32 size;		/* sizeof(struct hwt_bufptr) */
+	__u32 id;		/* CPU number (CPU mode) or tid (THREAD mode) */
+	__u64 offset;		/* out: bytes the backend has written in total */
+	__u64 bufsize;		/* out: size of the buffer */
+	__u64 wraps;		/* out: times the write pointer went round */
+};
+#define HWT_BUFPTR_SIZE_VER0	32u
+
+/* Live objects of the module, for leak checks. */
+struct hwt_stats {
+	__u32 size;		/* sizeof(struct hwt_stats) */
+	__u32 reserved;
+	__u64 contexts;
+	__u64 threads;
+	__u64 buffers;
+	__u64 works;		/* task works queued and not yet run */
+	__u64 paused;		/* threads paused now */
+	__u64 pause_timeouts;	/* pauses that ended by timeout (since load) */
+	__u64 records_lost;	/* records that found their queue full (since load) */
+};
+#define HWT_STATS_SIZE_VER0	64u
+
+#define HWT_IOC_TYPE		'h'
+/* On /dev/hwt. */
+#define HWT_IOC_ALLOC		_IOWR(HWT_IOC_TYPE, 0x01, struct hwt_alloc)	/* returns a context fd */
+#define HWT_IOC_STATS		_IOWR(HWT_IOC_TYPE, 0x02, struct hwt_stats)
+/* On a context fd. */
+#define HWT_IOC_START		_IO(HWT_IOC_TYPE, 0x10)
+#define HWT_IOC_STOP		_IO(HWT_IOC_TYPE, 0x11)
+#define HWT_IOC_SET_CONFIG	_IOW(HWT_IOC_TYPE, 0x12, struct hwt_config)
+#define HWT_IOC_WAKEUP		_IOW(HWT_IOC_TYPE, 0x13, struct hwt_wakeup)
+#define HWT_IOC_BUFPTR		_IOWR(HWT_IOC_TYPE, 0x14, struct hwt_bufptr)
+
+/* mmap() offset of a trace buffer: CPU number or tid, shifted. */
+#define HWT_MMAP_SHIFT		32
+#define HWT_MMAP_OFFSET(id)	((__u64)(id) << HWT_MMAP_SHIFT)
+
+/*
+ * hdr.flags bit of EXEC, MMAP and PROCESS_START records queued by hwt.ko:
+ * the thread pauses after this record until HWT_IOC_WAKEUP, the pause
+ * timeout, a fatal signal, or the context stopping.
+ */
+#define HWT_RECORD_PAUSED	0x8000u
+
+#endif /* HWT_IOCTL_H */
