@@ -1,0 +1,253 @@
+/* Process images: the files sideband/<pid>.<gen>.sb and what they say. */
+#include "bundle_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Parses "<pid>.<gen>.sb"; 0 or -1. */
+static int parse_name(const char *name, uint32_t *pid, uint32_t *gen)
+{
+	const char *p = name;
+
+	if (hwt_parse_u32(&p, pid) || *p++ != '.' || hwt_parse_u32(&p, gen))
+		return -1;
+	return strcmp(p, ".sb") ? -1 : 0;
+}
+
+static int image_cmp(const void *a, const void *b)
+{
+	const struct hwt_bundle_image *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->generation != y->generation)
+		return x->generation < y->generation ? -1 : 1;
+	return 0;
+}
+
+int hwt_bundle_images_list(struct hwt_bundle *bundle)
+{
+	struct hwt_bundle_image *image;
+	char *dir, **names;
+	size_t count, i;
+	int err;
+
+	dir = hwt_path_join(bundle->dir, "sideband");
+	if (!dir)
+		return -hbe_nomem;
+	err = hwt_dir_list(dir, &names, &count);
+	if (err == -hbe_io)
+		err = hwt_bundle_diag_add(bundle, hwt_diag_io, dir, -1,
+					  "cannot list process images: %s", strerror(errno));
+	if (err) {
+		free(dir);
+		return err;
+	}
+
+	for (i = 0; i < count && !err; i++) {
+		uint32_t pid, gen;
+		struct stat st;
+		char *path;
+
+		path = hwt_path_join(dir, names[i]);
+		if (!path) {
+			err = -hbe_nomem;
+			break;
+		}
+		if (parse_name(names[i], &pid, &gen)) {
+			err = hwt_bundle_diag_add(bundle, hwt_diag_stray, path, -1,
+						  "stray file in sideband/, ignored "
+						  "(expected <pid>.<gen>.sb)");
+			free(path);
+			continue;
+		}
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			err = hwt_bundle_diag_add(bundle, hwt_diag_stray, path, -1,
+						  "not a regular file, ignored");
+			free(path);
+			continue;
+		}
+		err = hwt_grow((void **)&bundle->images, &bundle->cap_images,
+			       bundle->nimages + 1, sizeof(*bundle->images));
+		if (err) {
+			free(path);
+			break;
+		}
+		image = &bundle->images[bundle->nimages++];
+		memset(image, 0, sizeof(*image));
+		image->pid = pid;
+		image->generation = gen;
+		image->path = path;
+		image->size = (uint64_t)st.st_size;
+		image->name = hwt_strdup_printf("%" PRIu32 ".%" PRIu32, pid, gen);
+		if (!image->name)
+			err = -hbe_nomem;
+	}
+	hwt_dir_list_free(names, count);
+	free(dir);
+	if (bundle->nimages > 1)
+		qsort(bundle->images, bundle->nimages, sizeof(*bundle->images), image_cmp);
+	return err;
+}
+
+const struct hwt_bundle_image *hwt_bundle_image_find(const struct hwt_bundle *bundle,
+						     uint32_t pid, uint32_t generation)
+{
+	struct hwt_bundle_image key;
+
+	if (!bundle || !bundle->nimages)
+		return NULL;
+	key.pid = pid;
+	key.generation = generation;
+	return bsearch(&key, bundle->images, bundle->nimages, sizeof(*bundle->images),
+		       image_cmp);
+}
+
+size_t hwt_bundle_image_count(const struct hwt_bundle *bundle)
+{
+	return bundle ? bundle->nimages : 0;
+}
+
+const struct hwt_bundle_image *hwt_bundle_image_at(const struct hwt_bundle *bundle, size_t i)
+{
+	if (!bundle || i >= bundle->nimages)
+		return NULL;
+	return &bundle->images[i];
+}
+
+/* Reads one image's sideband through: fills the image, adds diagnostics. */
+static int image_check(struct hwt_bundle *bundle, struct hwt_sideband *sb,
+		       struct hwt_bundle_image *image)
+{
+	struct hwt_sideband_record rec;
+	uint64_t first_type = 0;
+	int status, err;
+
+	status = hwt_sideband_open(sb, image->path);
+	if (status < 0) {
+		image->end = status;
+		return hwt_bundle_diag_add(bundle, hwt_diag_io, image->path, -1,
+					   "cannot read: %s", hwt_sideband_error(sb));
+	}
+	while ((status = hwt_sideband_next(sb, &rec)) == 0) {
+		const struct hwt_record_header *hdr = rec.hdr;
+
+		if (image->records++ == 0) {
+			first_type = hdr->type;
+			if (hdr->type == HWT_RECORD_PROCESS_START) {
+				image->has_start = 1;
+				if (hdr->pid != image->pid ||
+				    rec.u.process->generation != image->generation) {
+					err = hwt_bundle_diag_add(
+						bundle, hwt_diag_mismatch, image->path, 0,
+						"process-start says pid %" PRIu32
+						" generation %" PRIu32
+						" but the file is named for %s",
+						hdr->pid, rec.u.process->generation, image->name);
+					if (err)
+						return err;
+				}
+			}
+		}
+		switch (hdr->type) {
+		case HWT_RECORD_PROCESS_EXIT:
+			image->has_exit = 1;
+			image->exit_status = rec.u.exit->status;
+			break;
+		case HWT_RECORD_EXEC:
+			/* A failed execve leaves the image going on. */
+			if (!(hdr->flags & HWT_EXEC_FAILED))
+				image->has_exec = 1;
+			break;
+		case HWT_RECORD_LOST:
+			image->lost++;
+			image->lost_records += rec.u.lost->records;
+			image->lost_bytes += rec.u.lost->bytes;
+			break;
+		case HWT_RECORD_UNTRACED:
+			image->untraced++;
+			break;
+		default:
+			break;
+		}
+	}
+	image->end = status == -hbe_eos ? 0 : status;
+	image->end_offset = hwt_sideband_offset(sb);
+
+	if (image->end) {
+		enum hwt_diag_kind kind = status == -hbe_torn ? hwt_diag_torn
+					  : status == -hbe_corrupt ? hwt_diag_corrupt
+					  : hwt_diag_io;
+
+		err = hwt_bundle_diag_add(bundle, kind, image->path, (int64_t)image->end_offset,
+					  "%s; kept the %" PRIu64 " records before it"
+					  "%s",
+					  hwt_sideband_error(sb), image->records,
+					  status == -hbe_corrupt ? ", ignored the rest" : "");
+		if (err)
+			return err;
+	}
+	if (image->records == 0 && !image->end)
+		err = hwt_bundle_diag_add(bundle, hwt_diag_no_start, image->path, -1,
+					  "no records: the image has no process-start record");
+	else if (image->records == 0)
+		err = 0;
+	else if (!image->has_start)
+		err = hwt_bundle_diag_add(bundle, hwt_diag_no_start, image->path, 0,
+					  "first record is %s, not process-start",
+					  hwt_record_type_name((uint32_t)first_type));
+	else
+		err = 0;
+	if (err)
+		return err;
+	if (!image->has_exit && !image->has_exec) {
+		err = hwt_bundle_diag_add(bundle, hwt_diag_no_exit, image->path, -1,
+					  "no exit record: killed?");
+		if (err)
+			return err;
+	}
+	if (image->lost) {
+		err = hwt_bundle_diag_add(bundle, hwt_diag_lost, image->path, -1,
+					  "data was lost: %" PRIu64 " sideband records and %"
+					  PRIu64 " trace bytes were dropped (%" PRIu64
+					  " lost record%s)", image->lost_records, image->lost_bytes,
+					  image->lost, image->lost == 1 ? "" : "s");
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int hwt_bundle_images_check(struct hwt_bundle *bundle)
+{
+	struct hwt_sideband *sb;
+	uint64_t lost = 0, lost_images = 0, records = 0, bytes = 0;
+	size_t i;
+	int err = 0;
+
+	sb = hwt_sideband_alloc();
+	if (!sb)
+		return -hbe_nomem;
+	for (i = 0; i < bundle->nimages && !err; i++) {
+		struct hwt_bundle_image *image = &bundle->images[i];
+
+		err = image_check(bundle, sb, image);
+		if (image->lost) {
+			lost += image->lost;
+			lost_images++;
+			records += image->lost_records;
+			bytes += image->lost_bytes;
+		}
+	}
+	hwt_sideband_free(sb);
+	if (!err && lost_images > 1)
+		err = hwt_bundle_diag_add(bundle, hwt_diag_lost, NULL, -1,
+					  "in all, data was lost in %" PRIu64 " images: %" PRIu64
+					  " sideband records and %" PRIu64 " trace bytes were "
+					  "dropped (%" PRIu64 " lost records)",
+					  lost_images, records, bytes, lost);
+	return err;
+}
