@@ -23,6 +23,8 @@ struct exec_map {
 
 static struct exec_map *maps;
 static UInt nmaps, capmaps;
+/* The tool's own executable: code from it is the trace unit's, not the program's. */
+static const HChar *trace_unit_path;
 
 /* ELF64 layout, little-endian (only what the build-id search needs). */
 struct elf64_ehdr {
@@ -213,7 +215,9 @@ void hwt_vg_image_mapped(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
 	seg = VG_(am_find_nsegment)(a);
 	path = seg && seg->kind == SkFileC ? VG_(am_get_filename)(seg) : NULL;
 	if (path)
-		add_mapping(a, len, path, (ULong)seg->offset + (a - seg->start), 0);
+		add_mapping(a, len, path, (ULong)seg->offset + (a - seg->start),
+			    trace_unit_path && VG_(strcmp)(path, trace_unit_path) == 0 ?
+				    HWT_MMAP_TRACE_UNIT : 0);
 	else
 		add_mapping(a, len, "", 0, HWT_MMAP_ANON);
 }
@@ -256,6 +260,7 @@ void hwt_vg_image_trace_unit(void)
 		hwt_vg_process_lost(HWT_LOST_IMAGE, 1, 0);
 		return;
 	}
+	trace_unit_path = VG_(strdup)("hwt.image.unit", path);
 	add_mapping(start, end - start, path, (ULong)seg->offset + (start - seg->start),
 		    HWT_MMAP_TRACE_UNIT);
 }

@@ -100,6 +100,23 @@ static void thread_exit(ThreadId tid)
 	hwt_vg_process_record(&rec.hdr, HWT_RECORD_THREAD_EXIT, sizeof(rec));
 }
 
+/*
+ * EXEC, written by the image that calls execve. The new image says what it
+ * runs in its own PROCESS_START; here path and arguments stay empty, as the
+ * guest's pointers are not checked yet when the tool sees the call.
+ */
+static void write_exec(UInt flags)
+{
+	struct {
+		struct hwt_record_process rec;
+		HChar empty_path[8];
+	} exec;
+
+	VG_(memset)(&exec, 0, sizeof(exec));
+	exec.rec.hdr.flags = (UShort)flags;
+	hwt_vg_process_record(&exec.rec.hdr, HWT_RECORD_EXEC, sizeof(exec));
+}
+
 /* System calls after which the process may be gone or replaced: save everything first. */
 static Bool ends_image(UInt sysno)
 {
@@ -114,12 +131,8 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 	(void)args;
 	(void)nargs;
 	if (ends_image(sysno)) {
-		if (sysno == __NR_execve || sysno == __NR_execveat) {
-			struct hwt_record_header hdr;
-
-			VG_(memset)(&hdr, 0, sizeof(hdr));
-			hwt_vg_process_record(&hdr, HWT_RECORD_EXEC, sizeof(hdr));
-		}
+		if (sysno == __NR_execve || sysno == __NR_execveat)
+			write_exec(0);
 		hwt_vg_thread_drain_all();
 	}
 }
@@ -129,12 +142,7 @@ static void post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs, SysR
 	(void)tid;
 	(void)nargs;
 	if (sysno == __NR_execve || sysno == __NR_execveat) {
-		/* Only a failed exec returns. */
-		struct hwt_record_header hdr;
-
-		VG_(memset)(&hdr, 0, sizeof(hdr));
-		hdr.flags = HWT_EXEC_FAILED;
-		hwt_vg_process_record(&hdr, HWT_RECORD_EXEC, sizeof(hdr));
+		write_exec(HWT_EXEC_FAILED); /* only a failed exec returns */
 		return;
 	}
 	if ((sysno == __NR_clone || sysno == __NR_fork || sysno == __NR_vfork ||

@@ -83,8 +83,12 @@ static void write_process_start(void)
 	rec->ppid = (UInt)VG_(getppid)();
 	rec->generation = generation;
 
-	/* Path then arguments; what does not fit is cut, and argc says how many fit. */
-	for (i = -1; i < n; i++) {
+	/*
+	 * Path, then argv: Valgrind keeps the executable's path, not the original
+	 * argv[0], so the path stands for argv[0]. What does not fit is cut, and
+	 * argc says how many arguments fit.
+	 */
+	for (i = -2; i < n; i++) {
 		const HChar *s = i < 0 ? VG_(args_the_exename)
 				       : *(HChar **)VG_(indexXA)(VG_(args_for_client), i);
 		SizeT len = VG_(strlen)(s) + 1;
@@ -93,7 +97,7 @@ static void write_process_start(void)
 			break;
 		VG_(memcpy)(strings + used, s, len);
 		used += len;
-		if (i >= 0)
+		if (i >= -1)
 			argc++;
 	}
 	rec->argc = argc;

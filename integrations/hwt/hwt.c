@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hwt_dump.h"
+#include "record.h"
 
 #ifndef HWT_VERSION
 #define HWT_VERSION "unknown"
@@ -18,6 +19,7 @@ struct hwt_command {
 };
 
 static const struct hwt_command commands[] = {
+	{ "record", hwt_record_main, "run a command and record its branch trace into a bundle" },
 	{ "dump", hwt_dump_main, "list a trace bundle: header, sideband records, streams, packets" },
 };
 
