@@ -87,7 +87,10 @@ static void print_summary(const char *dir, int quiet)
 		return;
 	err = hwt_bundle_open(bundle, dir);
 	hwt_bundle_diag_print(bundle, stderr, "hwt record");
-	if (!err && !quiet && hwt_bundle_totals(bundle, &totals) == 0)
+	if (!err && hwt_bundle_totals(bundle, &totals) == 0 && totals.processes == 0)
+		fprintf(stderr, "hwt record: warning: %s: no process was traced "
+			"(the command could not be started?)\n", dir);
+	else if (!err && !quiet && hwt_bundle_totals(bundle, &totals) == 0)
 		fprintf(stderr,
 			"hwt record: %s: %llu process%s, %llu thread%s, %.1f KiB of trace\n", dir,
 			(unsigned long long)totals.processes, totals.processes == 1 ? "" : "es",
