@@ -1,0 +1,812 @@
+/*
+ * struct hwt_coverage: lines, functions and branches per source file,
+ * merged over images. The rules that map instructions to lines are the
+ * ones docs/hwt-cov.md gives (and explains against gcov):
+ *
+ *  - a line exists when an is_stmt row of a line table names it and covers
+ *    at least one byte of code;
+ *  - within one image, a line's count is the largest count of any
+ *    instruction attributed to it (at -O0 that is the number of times the
+ *    line's most executed basic block ran, which is gcov's count for a
+ *    line that is entered once per execution, and for loop headers);
+ *    across images the counts add;
+ *  - the prologue row of a function counts for its declaration line
+ *    (DW_AT_decl_line), as gcov counts the function's entry there, not on
+ *    the opening brace;
+ *  - a row whose only instruction jumps to the next one (clang -O0 on a
+ *    loop's closing brace, or on "do {") does not make a line;
+ *  - the epilogue row on a line holding only the function's closing brace
+ *    is not a line, unless the function is void and has no explicit return
+ *    (then gcc attributes the implicit return to the brace, and gcov counts
+ *    it);
+ *  - a function's count (FNDA) is the number of times its first
+ *    instruction ran;
+ *  - every conditional branch instruction gives two BRDA branches: 0 taken,
+ *    1 not taken; the block number is its rank among the conditional
+ *    branches of its line; '-' when the instruction never ran.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwt_lcov.h"
+#include "lcov_int.h"
+#include "x86_insn.h"
+
+struct line_count {
+	uint64_t count;
+	int exists;
+};
+
+struct fn_entry {
+	char *name;
+	uint32_t line;
+	uint64_t count;
+};
+
+struct br_entry {
+	uint32_t line, block, branch;
+	int executed;
+	uint64_t taken;
+};
+
+struct source {
+	char *path;
+	struct line_count *lines;   /* indexed by line number */
+	size_t nlines;              /* entries allocated (max line + 1) */
+	struct fn_entry *fns;
+	size_t nfns, fns_cap;
+	struct br_entry *brs;
+	size_t nbrs, brs_cap;
+	/* The source text, read when a rule needs it. */
+	int text_read;
+	char *text;
+	size_t text_size;
+	const char **line_start;
+	size_t text_lines;
+};
+
+struct hwt_coverage {
+	struct source **sources;
+	size_t nsources, sources_cap;
+	/* Open addressing: indexes + 1 into sources, 0 empty. */
+	size_t *table;
+	size_t table_size;
+	char **warnings;
+	size_t nwarnings, warnings_cap;
+};
+
+static void *grow(void *array, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return array;
+	while (n < need)
+		n *= 2;
+	p = realloc(array, n * size);
+	if (p)
+		*cap = n;
+	return p;
+}
+
+struct hwt_coverage *hwt_coverage_alloc(void)
+{
+	return calloc(1, sizeof(struct hwt_coverage));
+}
+
+static void source_free(struct source *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->nfns; i++)
+		free(src->fns[i].name);
+	free(src->fns);
+	free(src->brs);
+	free(src->lines);
+	free(src->text);
+	free(src->line_start);
+	free(src->path);
+	free(src);
+}
+
+void hwt_coverage_free(struct hwt_coverage *cov)
+{
+	size_t i;
+
+	if (!cov)
+		return;
+	for (i = 0; i < cov->nsources; i++)
+		source_free(cov->sources[i]);
+	for (i = 0; i < cov->nwarnings; i++)
+		free(cov->warnings[i]);
+	free(cov->sources);
+	free(cov->table);
+	free(cov->warnings);
+	free(cov);
+}
+
+int hwt_coverage_warn(struct hwt_coverage *cov, const char *fmt, ...)
+{
+	char **w, *msg;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -hle_nomem;
+	w = grow(cov->warnings, &cov->warnings_cap, cov->nwarnings + 1, sizeof(*w));
+	if (!w) {
+		free(msg);
+		return -hle_nomem;
+	}
+	cov->warnings = w;
+	w[cov->nwarnings++] = msg;
+	return 0;
+}
+
+size_t hwt_coverage_warning_count(const struct hwt_coverage *cov)
+{
+	return cov->nwarnings;
+}
+
+const char *hwt_coverage_warning_at(const struct hwt_coverage *cov, size_t i)
+{
+	return i < cov->nwarnings ? cov->warnings[i] : NULL;
+}
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int rehash(struct hwt_coverage *cov)
+{
+	size_t size = cov->table_size ? cov->table_size * 2 : 64, i;
+	size_t *table = calloc(size, sizeof(*table));
+
+	if (!table)
+		return -hle_nomem;
+	for (i = 0; i < cov->nsources; i++) {
+		size_t h = hash_str(cov->sources[i]->path) & (size - 1);
+
+		while (table[h])
+			h = (h + 1) & (size - 1);
+		table[h] = i + 1;
+	}
+	free(cov->table);
+	cov->table = table;
+	cov->table_size = size;
+	return 0;
+}
+
+static struct source *source_get(struct hwt_coverage *cov, const char *path)
+{
+	struct source *src, **sources;
+	size_t h;
+
+	if ((cov->nsources + 1) * 2 > cov->table_size && rehash(cov) < 0)
+		return NULL;
+	h = hash_str(path) & (cov->table_size - 1);
+	while (cov->table[h]) {
+		src = cov->sources[cov->table[h] - 1];
+		if (!strcmp(src->path, path))
+			return src;
+		h = (h + 1) & (cov->table_size - 1);
+	}
+	sources = grow(cov->sources, &cov->sources_cap, cov->nsources + 1, sizeof(*sources));
+	if (!sources)
+		return NULL;
+	cov->sources = sources;
+	src = calloc(1, sizeof(*src));
+	if (!src || !(src->path = strdup(path))) {
+		free(src);
+		return NULL;
+	}
+	sources[cov->nsources++] = src;
+	cov->table[h] = cov->nsources;
+	return src;
+}
+
+static int source_line(struct source *src, uint32_t line, uint64_t count)
+{
+	if (line >= src->nlines) {
+		size_t n = src->nlines ? src->nlines : 64;
+		struct line_count *lines;
+
+		while (n <= line)
+			n *= 2;
+		lines = realloc(src->lines, n * sizeof(*lines));
+		if (!lines)
+			return -hle_nomem;
+		memset(lines + src->nlines, 0, (n - src->nlines) * sizeof(*lines));
+		src->lines = lines;
+		src->nlines = n;
+	}
+	src->lines[line].exists = 1;
+	src->lines[line].count += count;
+	return 0;
+}
+
+static int source_function(struct source *src, const char *name, uint32_t line, uint64_t count)
+{
+	struct fn_entry *fns;
+	size_t i;
+
+	/* lcov wants one start line per name: the first one seen is kept. */
+	for (i = 0; i < src->nfns; i++) {
+		if (!strcmp(src->fns[i].name, name)) {
+			src->fns[i].count += count;
+			return 0;
+		}
+	}
+	fns = grow(src->fns, &src->fns_cap, src->nfns + 1, sizeof(*fns));
+	if (!fns)
+		return -hle_nomem;
+	src->fns = fns;
+	fns[src->nfns].name = strdup(name);
+	if (!fns[src->nfns].name)
+		return -hle_nomem;
+	fns[src->nfns].line = line;
+	fns[src->nfns].count = count;
+	src->nfns++;
+	return 0;
+}
+
+static int source_branch(struct source *src, uint32_t line, uint32_t block, uint32_t branch,
+			 int executed, uint64_t taken)
+{
+	struct br_entry *brs;
+
+	/* Duplicates (the same line from several images) merge when written. */
+	brs = grow(src->brs, &src->brs_cap, src->nbrs + 1, sizeof(*brs));
+	if (!brs)
+		return -hle_nomem;
+	src->brs = brs;
+	brs[src->nbrs].line = line;
+	brs[src->nbrs].block = block;
+	brs[src->nbrs].branch = branch;
+	brs[src->nbrs].executed = executed;
+	brs[src->nbrs].taken = taken;
+	src->nbrs++;
+	return 0;
+}
+
+/* The text of line (1-based) of a source file, or NULL when unreadable. */
+static const char *source_text(struct source *src, uint32_t line, size_t *len)
+{
+	if (!src->text_read) {
+		FILE *f = fopen(src->path, "rb");
+		size_t cap = 0, n = 0, i, k;
+
+		src->text_read = 1;
+		if (!f)
+			return NULL;
+		for (;;) {
+			char *p;
+			size_t got;
+
+			if (n + 4096 > cap) {
+				cap = cap ? cap * 2 : 65536;
+				p = realloc(src->text, cap);
+				if (!p)
+					break;
+				src->text = p;
+			}
+			got = fread(src->text + n, 1, cap - n, f);
+			n += got;
+			if (got == 0)
+				break;
+		}
+		fclose(f);
+		if (!src->text)
+			return NULL;
+		src->text_size = n;
+		for (i = 0, k = 1; i < n; i++)
+			k += src->text[i] == '\n';
+		src->line_start = calloc(k + 1, sizeof(*src->line_start));
+		if (!src->line_start)
+			return NULL;
+		src->line_start[0] = src->text;
+		for (i = 0, k = 1; i < n; i++)
+			if (src->text[i] == '\n')
+				src->line_start[k++] = src->text + i + 1;
+		src->line_start[k] = src->text + n;
+		src->text_lines = k;
+	}
+	if (!src->line_start || line == 0 || line > src->text_lines)
+		return NULL;
+	*len = (size_t)(src->line_start[line] - src->line_start[line - 1]);
+	return src->line_start[line - 1];
+}
+
+/* A line that holds a closing brace and nothing else (comments aside). */
+static int only_closing_brace(const char *s, size_t len)
+{
+	size_t i = 0;
+	int braces = 0;
+
+	while (i < len) {
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+			i++;
+		} else if (s[i] == '}') {
+			braces++;
+			i++;
+		} else if (s[i] == ';' && braces) {
+			i++; /* "};" */
+		} else if (s[i] == '/' && i + 1 < len && (s[i + 1] == '/' || s[i + 1] == '*')) {
+			break;
+		} else {
+			return 0;
+		}
+	}
+	return braces == 1;
+}
+
+/* First executed instruction at or after vaddr (binary search). */
+static size_t insn_lower(const struct hwt_cov_insn *insns, size_t n, uint64_t vaddr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (insns[mid].vaddr < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct hwt_cov_insn *insn_at(const struct hwt_cov_insn *insns, size_t n,
+					  uint64_t vaddr)
+{
+	size_t i = insn_lower(insns, n, vaddr);
+
+	return i < n && insns[i].vaddr == vaddr ? &insns[i] : NULL;
+}
+
+/* One line of one image, before merging: (file, line) -> max count. */
+struct pending_line {
+	uint32_t file, line;
+	uint64_t count;
+};
+
+struct pending_branch {
+	uint32_t file, line;
+	uint64_t vaddr;
+	int executed;
+	uint64_t taken, not_taken;
+};
+
+static int cmp_pending_line(const void *a, const void *b)
+{
+	const struct pending_line *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int cmp_pending_branch(const void *a, const void *b)
+{
+	const struct pending_branch *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/*
+ * Walks the instructions of [begin, end) with the classifier; calls fn for
+ * each. Stops early at code that does not decode.
+ */
+typedef int insn_fn(uint64_t vaddr, const struct hwt_x86_insn *insn, void *ctx);
+
+static int walk_code(const struct hwt_debuginfo *info, uint64_t begin, uint64_t end,
+		     insn_fn *fn, void *ctx)
+{
+	uint64_t ip = begin;
+	size_t avail = 0;
+	const uint8_t *code = hwt_debuginfo_code(info, begin, &avail);
+
+	if (!code)
+		return 0;
+	while (ip < end) {
+		struct hwt_x86_insn insn;
+		size_t off = (size_t)(ip - begin);
+		int len, rc;
+
+		if (off >= avail)
+			break;
+		len = hwt_x86_insn_decode(code + off, avail - off, &insn);
+		if (len <= 0)
+			break;
+		rc = fn(ip, &insn, ctx);
+		if (rc)
+			return rc;
+		ip += (uint64_t)len;
+	}
+	return 0;
+}
+
+struct jump_search {
+	uint64_t target;
+	int found;
+};
+
+static int find_jump_to(uint64_t vaddr, const struct hwt_x86_insn *insn, void *ctx)
+{
+	struct jump_search *js = ctx;
+
+	if (insn->branch == HWT_X86_JUMP && (insn->flags & HWT_X86_HAS_TARGET) &&
+	    hwt_x86_insn_target(insn, vaddr) == js->target) {
+		js->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Marks (line = 0 in drop[]) the epilogue spans of function fn when they
+ * sit on a line holding only its closing brace that gcov does not count.
+ * first..last: the function's spans.
+ */
+static void drop_closing_brace(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
+			       const struct hwt_line_span *spans, size_t first, size_t last,
+			       const struct hwt_function *fn, uint32_t *line_of)
+{
+	uint32_t file = spans[last].file, brace = line_of[last];
+	size_t tail = last, i;
+	struct source *src;
+	const char *text;
+	size_t len;
+
+	while (tail > first && spans[tail - 1].file == file && line_of[tail - 1] == brace)
+		tail--;
+	if (tail == first)
+		return; /* the whole function is on one line */
+	for (i = first; i < tail; i++)
+		if (spans[i].file == file && line_of[i] >= brace)
+			return; /* the line has other code, or is not the last one */
+	src = source_get(cov, hwt_debuginfo_file(info, file));
+	if (!src)
+		return;
+	text = source_text(src, brace, &len);
+	if (!text || !only_closing_brace(text, len))
+		return;
+	if (!fn->returns_value) {
+		/* A void function: gcc puts its implicit return on the brace,
+		   unless a return statement jumps there. */
+		struct jump_search js = { spans[tail].begin, 0 };
+
+		for (i = first; i < tail && !js.found; i++)
+			if (spans[i].function == spans[last].function)
+				walk_code(info, spans[i].begin, spans[i].end, find_jump_to, &js);
+		if (!js.found)
+			return;
+	}
+	for (i = tail; i <= last; i++)
+		line_of[i] = 0;
+}
+
+struct nop_jump {
+	uint64_t end;
+	int insns, nop;
+};
+
+static int check_nop_jump(uint64_t vaddr, const struct hwt_x86_insn *insn, void *ctx)
+{
+	struct nop_jump *nj = ctx;
+
+	nj->insns++;
+	nj->nop = insn->branch == HWT_X86_JUMP && (insn->flags & HWT_X86_HAS_TARGET) &&
+		  hwt_x86_insn_target(insn, vaddr) == nj->end &&
+		  vaddr + insn->length == nj->end;
+	return 0;
+}
+
+/* A span that is one jump to the next instruction (clang -O0 ends blocks
+   so, on a loop's closing brace or a "do {"): no code of the line's own. */
+static int is_nop_jump(const struct hwt_debuginfo *info, const struct hwt_line_span *s)
+{
+	struct nop_jump nj = { s->end, 0, 0 };
+
+	if (s->end - s->begin > 5)
+		return 0;
+	walk_code(info, s->begin, s->end, check_nop_jump, &nj);
+	return nj.insns == 1 && nj.nop;
+}
+
+struct branch_collect {
+	const struct hwt_cov_insn *insns;
+	size_t n;
+	uint32_t file, line;
+	struct pending_branch *list;
+	size_t count, cap;
+	int nomem;
+};
+
+static int collect_branch(uint64_t vaddr, const struct hwt_x86_insn *insn, void *ctx)
+{
+	struct branch_collect *bc = ctx;
+	const struct hwt_cov_insn *ran;
+	struct pending_branch *list, *b;
+
+	if (insn->branch != HWT_X86_COND)
+		return 0;
+	list = grow(bc->list, &bc->cap, bc->count + 1, sizeof(*list));
+	if (!list) {
+		bc->nomem = 1;
+		return 1;
+	}
+	bc->list = list;
+	b = &list[bc->count++];
+	ran = insn_at(bc->insns, bc->n, vaddr);
+	b->file = bc->file;
+	b->line = bc->line;
+	b->vaddr = vaddr;
+	b->executed = ran && ran->count > 0;
+	b->taken = ran ? ran->taken : 0;
+	b->not_taken = ran ? ran->not_taken : 0;
+	return 0;
+}
+
+int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
+		     const struct hwt_cov_insn *insns, size_t n)
+{
+	const struct hwt_line_span *spans;
+	const struct hwt_function *funcs;
+	size_t nspans, nfuncs, i, j, npending = 0;
+	struct pending_line *pending = NULL;
+	struct branch_collect bc = { insns, n, 0, 0, NULL, 0, 0, 0 };
+	uint32_t *line_of = NULL;
+	int rc = 0;
+
+	if (!cov || !info || (n && !insns))
+		return -hle_invalid;
+	spans = hwt_debuginfo_spans(info, &nspans);
+	funcs = hwt_debuginfo_functions(info, &nfuncs);
+	if (!nspans)
+		return 0;
+	line_of = malloc(nspans * sizeof(*line_of));
+	pending = malloc(nspans * sizeof(*pending));
+	if (!line_of || !pending) {
+		rc = -hle_nomem;
+		goto out;
+	}
+	/* Lines per span: is_stmt rows name lines; others belong to the
+	   line before them (clang marks column changes within a line). */
+	for (i = 0; i < nspans; i++) {
+		const struct hwt_line_span *s = &spans[i];
+
+		line_of[i] = s->line;
+		if (is_nop_jump(info, s)) {
+			line_of[i] = 0;
+			continue;
+		}
+		if (s->function >= 0 && s->begin == funcs[s->function].entry &&
+		    funcs[s->function].decl_line)
+			line_of[i] = funcs[s->function].decl_line;
+	}
+	/* Closing braces, function by function (spans of one function are
+	   contiguous: both lists are sorted by address). */
+	for (i = 0; i < nspans; i = j) {
+		j = i + 1;
+		if (spans[i].function < 0)
+			continue;
+		while (j < nspans && spans[j].function == spans[i].function)
+			j++;
+		drop_closing_brace(cov, info, spans, i, j - 1, &funcs[spans[i].function], line_of);
+	}
+	/* Line counts: the largest instruction count of each line's spans.
+	   A span whose row is not is_stmt still counts for its line, but does
+	   not make a line exist on its own. */
+	for (i = 0; i < nspans; i++) {
+		const struct hwt_line_span *s = &spans[i];
+		uint64_t max = 0;
+		size_t k;
+
+		if (!line_of[i])
+			continue;
+		for (k = insn_lower(insns, n, s->begin); k < n && insns[k].vaddr < s->end; k++)
+			if (insns[k].count > max)
+				max = insns[k].count;
+		pending[npending].file = s->file;
+		pending[npending].line = line_of[i];
+		pending[npending].count = max | (s->is_stmt ? 0 : (1ull << 63));
+		npending++;
+	}
+	qsort(pending, npending, sizeof(*pending), cmp_pending_line);
+	for (i = 0; i < npending; i = j) {
+		uint64_t max = 0;
+		int stmt = 0;
+		struct source *src;
+
+		for (j = i; j < npending && pending[j].file == pending[i].file &&
+			    pending[j].line == pending[i].line; j++) {
+			uint64_t c = pending[j].count & ~(1ull << 63);
+
+			stmt |= !(pending[j].count >> 63);
+			if (c > max)
+				max = c;
+		}
+		if (!stmt)
+			continue;
+		src = source_get(cov, hwt_debuginfo_file(info, pending[i].file));
+		if (!src || source_line(src, pending[i].line, max) < 0) {
+			rc = -hle_nomem;
+			goto out;
+		}
+	}
+	/* Functions: entry count and the declaration line. */
+	for (i = 0, j = 0; i < nfuncs; i++) {
+		const struct hwt_function *f = &funcs[i];
+		const struct hwt_cov_insn *ran;
+		struct source *src;
+
+		while (j < nspans && spans[j].end <= f->entry)
+			j++;
+		if (j >= nspans || spans[j].begin > f->entry)
+			continue; /* no line information for it */
+		src = source_get(cov, hwt_debuginfo_file(info, spans[j].file));
+		ran = insn_at(insns, n, f->entry);
+		if (!src || source_function(src, f->name, f->decl_line ? f->decl_line : spans[j].line,
+					    ran ? ran->count : 0) < 0) {
+			rc = -hle_nomem;
+			goto out;
+		}
+	}
+	/* Conditional branches: every one in the code, executed or not. */
+	for (i = 0; i < nspans; i++) {
+		if (!line_of[i])
+			continue;
+		bc.file = spans[i].file;
+		bc.line = line_of[i];
+		walk_code(info, spans[i].begin, spans[i].end, collect_branch, &bc);
+		if (bc.nomem) {
+			rc = -hle_nomem;
+			goto out;
+		}
+	}
+	qsort(bc.list, bc.count, sizeof(*bc.list), cmp_pending_branch);
+	for (i = 0; i < bc.count; i = j) {
+		struct source *src = source_get(cov, hwt_debuginfo_file(info, bc.list[i].file));
+		uint32_t block = 0;
+
+		for (j = i; j < bc.count && bc.list[j].file == bc.list[i].file &&
+			    bc.list[j].line == bc.list[i].line; j++, block++) {
+			const struct pending_branch *b = &bc.list[j];
+
+			if (!src || source_branch(src, b->line, block, 0, b->executed, b->taken) < 0 ||
+			    source_branch(src, b->line, block, 1, b->executed, b->not_taken) < 0) {
+				rc = -hle_nomem;
+				goto out;
+			}
+		}
+	}
+out:
+	free(bc.list);
+	free(pending);
+	free(line_of);
+	return rc;
+}
+
+/* ----- Writing ----------------------------------------------------------- */
+
+static int cmp_source(const void *a, const void *b)
+{
+	const struct source *const *x = a, *const *y = b;
+
+	return strcmp((*x)->path, (*y)->path);
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+	const struct fn_entry *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_br(const void *a, const void *b)
+{
+	const struct br_entry *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	return x->branch < y->branch ? -1 : x->branch > y->branch;
+}
+
+int hwt_coverage_write_lcov(const struct hwt_coverage *cov, FILE *file, const char *test_name,
+			    const struct hwt_lcov_filter *filter,
+			    struct hwt_lcov_totals *totals)
+{
+	struct hwt_lcov_totals t = { 0 };
+	struct source **sorted;
+	size_t i, k;
+
+	sorted = malloc((cov->nsources ? cov->nsources : 1) * sizeof(*sorted));
+	if (!sorted)
+		return -hle_nomem;
+	memcpy(sorted, cov->sources, cov->nsources * sizeof(*sorted));
+	qsort(sorted, cov->nsources, sizeof(*sorted), cmp_source);
+	for (i = 0; i < cov->nsources; i++) {
+		struct source *src = sorted[i];
+		uint64_t lf = 0, lh = 0, fh = 0, bh = 0;
+		size_t nb;
+
+		if (filter && !hwt_lcov_filter_match(filter, src->path))
+			continue;
+		for (k = 0; k < src->nlines; k++)
+			lf += src->lines[k].exists;
+		if (!lf && !src->nfns)
+			continue;
+		t.files++;
+		fprintf(file, "TN:%s\nSF:%s\n", test_name ? test_name : "", src->path);
+		qsort(src->fns, src->nfns, sizeof(*src->fns), cmp_fn);
+		for (k = 0; k < src->nfns; k++)
+			fprintf(file, "FN:%u,%s\n", src->fns[k].line, src->fns[k].name);
+		for (k = 0; k < src->nfns; k++) {
+			fprintf(file, "FNDA:%llu,%s\n", (unsigned long long)src->fns[k].count,
+				src->fns[k].name);
+			fh += src->fns[k].count > 0;
+		}
+		fprintf(file, "FNF:%zu\nFNH:%llu\n", src->nfns, (unsigned long long)fh);
+		qsort(src->brs, src->nbrs, sizeof(*src->brs), cmp_br);
+		for (k = 0, nb = 0; k < src->nbrs; k++) {
+			if (nb && !cmp_br(&src->brs[nb - 1], &src->brs[k])) {
+				src->brs[nb - 1].executed |= src->brs[k].executed;
+				src->brs[nb - 1].taken += src->brs[k].taken;
+			} else {
+				src->brs[nb++] = src->brs[k];
+			}
+		}
+		src->nbrs = nb;
+		for (k = 0; k < src->nbrs; k++) {
+			const struct br_entry *b = &src->brs[k];
+
+			if (b->executed)
+				fprintf(file, "BRDA:%u,%u,%u,%llu\n", b->line, b->block, b->branch,
+					(unsigned long long)b->taken);
+			else
+				fprintf(file, "BRDA:%u,%u,%u,-\n", b->line, b->block, b->branch);
+			bh += b->executed && b->taken > 0;
+		}
+		fprintf(file, "BRF:%zu\nBRH:%llu\n", src->nbrs, (unsigned long long)bh);
+		for (k = 0; k < src->nlines; k++) {
+			if (!src->lines[k].exists)
+				continue;
+			fprintf(file, "DA:%zu,%llu\n", k, (unsigned long long)src->lines[k].count);
+			lh += src->lines[k].count > 0;
+		}
+		fprintf(file, "LF:%llu\nLH:%llu\nend_of_record\n", (unsigned long long)lf,
+			(unsigned long long)lh);
+		t.lines_found += lf;
+		t.lines_hit += lh;
+		t.functions_found += src->nfns;
+		t.functions_hit += fh;
+		t.branches_found += src->nbrs;
+		t.branches_hit += bh;
+	}
+	free(sorted);
+	if (totals)
+		*totals = t;
+	fflush(file);
+	return ferror(file) ? -hle_io : 0;
+}

@@ -1,0 +1,688 @@
+/*
+ * struct hwt_debuginfo: what one ELF file says about its code, read with
+ * libelf (segments, build-id, code bytes) and libdwarf (line tables and
+ * functions; the 20210528 API that Debian 12 ships).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
+
+#include "hwt_lcov.h"
+#include "lcov_int.h"
+
+struct segment {
+	uint64_t vaddr, filesz, offset;
+};
+
+struct hwt_debuginfo {
+	int fd;
+	Elf *elf;
+	const uint8_t *raw;        /* the whole file (elf_rawfile) */
+	size_t raw_size;
+	struct segment *segs;
+	size_t nsegs;
+	uint8_t build_id[HWT_DEBUGINFO_BUILD_ID_MAX];
+	size_t build_id_size;
+	int has_symtab;
+	char *debug_file;
+
+	struct hwt_line_span *spans;
+	size_t nspans, spans_cap;
+	char **files;
+	size_t nfiles, files_cap;
+	struct hwt_function *funcs;
+	size_t nfuncs, funcs_cap;
+};
+
+struct hwt_debuginfo *hwt_debuginfo_alloc(void)
+{
+	struct hwt_debuginfo *info = calloc(1, sizeof(*info));
+
+	if (info)
+		info->fd = -1;
+	return info;
+}
+
+void hwt_debuginfo_free(struct hwt_debuginfo *info)
+{
+	size_t i;
+
+	if (!info)
+		return;
+	if (info->elf)
+		elf_end(info->elf);
+	if (info->fd >= 0)
+		close(info->fd);
+	for (i = 0; i < info->nfiles; i++)
+		free(info->files[i]);
+	for (i = 0; i < info->nfuncs; i++)
+		free((char *)info->funcs[i].name);
+	free(info->files);
+	free(info->funcs);
+	free(info->spans);
+	free(info->segs);
+	free(info->debug_file);
+	free(info);
+}
+
+const uint8_t *hwt_debuginfo_build_id(const struct hwt_debuginfo *info, size_t *size)
+{
+	*size = info->build_id_size;
+	return info->build_id;
+}
+
+int hwt_debuginfo_has_symtab(const struct hwt_debuginfo *info)
+{
+	return info->has_symtab;
+}
+
+const char *hwt_debuginfo_debug_file(const struct hwt_debuginfo *info)
+{
+	return info->debug_file;
+}
+
+const struct hwt_line_span *hwt_debuginfo_spans(const struct hwt_debuginfo *info, size_t *count)
+{
+	*count = info->nspans;
+	return info->spans;
+}
+
+size_t hwt_debuginfo_file_count(const struct hwt_debuginfo *info)
+{
+	return info->nfiles;
+}
+
+const char *hwt_debuginfo_file(const struct hwt_debuginfo *info, size_t i)
+{
+	return i < info->nfiles ? info->files[i] : NULL;
+}
+
+const struct hwt_function *hwt_debuginfo_functions(const struct hwt_debuginfo *info,
+						   size_t *count)
+{
+	*count = info->nfuncs;
+	return info->funcs;
+}
+
+const uint8_t *hwt_debuginfo_code(const struct hwt_debuginfo *info, uint64_t vaddr,
+				  size_t *avail)
+{
+	size_t i;
+
+	for (i = 0; i < info->nsegs; i++) {
+		const struct segment *s = &info->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+			uint64_t off = s->offset + (vaddr - s->vaddr);
+
+			if (off >= info->raw_size)
+				return NULL;
+			*avail = (size_t)(s->filesz - (vaddr - s->vaddr));
+			if (*avail > info->raw_size - off)
+				*avail = info->raw_size - off;
+			return info->raw + off;
+		}
+	}
+	return NULL;
+}
+
+/* ----- ELF --------------------------------------------------------------- */
+
+static void read_build_id(struct hwt_debuginfo *info, Elf_Data *data)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nhdr;
+
+	while ((off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
+		if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
+		    !memcmp((const char *)data->d_buf + name_off, "GNU", 4) &&
+		    nhdr.n_descsz > 0 && nhdr.n_descsz <= HWT_DEBUGINFO_BUILD_ID_MAX) {
+			memcpy(info->build_id, (const char *)data->d_buf + desc_off, nhdr.n_descsz);
+			info->build_id_size = nhdr.n_descsz;
+			return;
+		}
+	}
+}
+
+static int read_elf(struct hwt_debuginfo *info)
+{
+	size_t nphdr, i, shstrndx;
+	Elf_Scn *scn = NULL;
+
+	info->elf = elf_begin(info->fd, ELF_C_READ_MMAP, NULL);
+	if (!info->elf || elf_kind(info->elf) != ELF_K_ELF)
+		return -hle_not_elf;
+	info->raw = (const uint8_t *)elf_rawfile(info->elf, &info->raw_size);
+	if (!info->raw || elf_getphdrnum(info->elf, &nphdr) != 0 ||
+	    elf_getshdrstrndx(info->elf, &shstrndx) != 0)
+		return -hle_not_elf;
+	info->segs = calloc(nphdr ? nphdr : 1, sizeof(*info->segs));
+	if (!info->segs)
+		return -hle_nomem;
+	for (i = 0; i < nphdr; i++) {
+		GElf_Phdr phdr;
+
+		if (!gelf_getphdr(info->elf, (int)i, &phdr) || phdr.p_type != PT_LOAD ||
+		    !(phdr.p_flags & PF_X))
+			continue;
+		info->segs[info->nsegs].vaddr = phdr.p_vaddr;
+		info->segs[info->nsegs].filesz = phdr.p_filesz;
+		info->segs[info->nsegs].offset = phdr.p_offset;
+		info->nsegs++;
+	}
+	while ((scn = elf_nextscn(info->elf, scn)) != NULL) {
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		if (shdr.sh_type == SHT_SYMTAB)
+			info->has_symtab = 1;
+		if (shdr.sh_type == SHT_NOTE && !info->build_id_size) {
+			Elf_Data *data = elf_getdata(scn, NULL);
+
+			if (data)
+				read_build_id(info, data);
+		}
+	}
+	return 0;
+}
+
+/* ----- DWARF ------------------------------------------------------------- */
+
+static void *grow(void *array, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return array;
+	while (n < need)
+		n *= 2;
+	p = realloc(array, n * size);
+	if (p)
+		*cap = n;
+	return p;
+}
+
+/* Index of a file name (normalised), adding it when new; -1 on ENOMEM. */
+static long file_index(struct hwt_debuginfo *info, const char *name)
+{
+	char *norm = hwt_lcov_normalize_path(name);
+	char **files;
+	size_t i;
+
+	if (!norm)
+		return -1;
+	/* Few files per image: a linear search per new (CU, file) pair. */
+	for (i = 0; i < info->nfiles; i++) {
+		if (!strcmp(info->files[i], norm)) {
+			free(norm);
+			return (long)i;
+		}
+	}
+	files = grow(info->files, &info->files_cap, info->nfiles + 1, sizeof(*files));
+	if (!files) {
+		free(norm);
+		return -1;
+	}
+	info->files = files;
+	files[info->nfiles] = norm;
+	return (long)info->nfiles++;
+}
+
+struct row {
+	Dwarf_Addr addr;
+	Dwarf_Unsigned line;
+	long file;
+	int is_stmt, end;
+};
+
+/* Reads the line table of one CU into spans. */
+static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die cu)
+{
+	Dwarf_Unsigned version = 0;
+	Dwarf_Small table_count = 0;
+	Dwarf_Line_Context ctx = NULL;
+	Dwarf_Line *lines = NULL;
+	Dwarf_Signed nlines = 0, i;
+	Dwarf_Error err = NULL;
+	long *fmap = NULL;
+	size_t fmap_size = 0;
+	struct row prev = { 0 };
+	int have_prev = 0, rc = 0, res;
+
+	res = dwarf_srclines_b(cu, &version, &table_count, &ctx, &err);
+	if (res == DW_DLV_ERROR) {
+		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return 0; /* a CU without a readable table: skipped */
+	}
+	if (res != DW_DLV_OK)
+		return 0;
+	if (dwarf_srclines_from_linecontext(ctx, &lines, &nlines, &err) != DW_DLV_OK) {
+		if (err)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		dwarf_srclines_dealloc_b(ctx);
+		return 0;
+	}
+	for (i = 0; i < nlines; i++) {
+		struct row r = { 0 };
+		Dwarf_Bool b = 0;
+		Dwarf_Unsigned fno = 0;
+
+		if (dwarf_lineaddr(lines[i], &r.addr, &err) != DW_DLV_OK ||
+		    dwarf_lineno(lines[i], &r.line, &err) != DW_DLV_OK ||
+		    dwarf_line_srcfileno(lines[i], &fno, &err) != DW_DLV_OK) {
+			if (err)
+				dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+			err = NULL;
+			have_prev = 0;
+			continue;
+		}
+		if (dwarf_lineendsequence(lines[i], &b, &err) == DW_DLV_OK)
+			r.end = b != 0;
+		b = 0;
+		if (dwarf_linebeginstatement(lines[i], &b, &err) == DW_DLV_OK)
+			r.is_stmt = b != 0;
+		/* File names: one dwarf_linesrc per file number of this CU. */
+		if (fno >= fmap_size) {
+			size_t n = fno + 16, k;
+			long *m = realloc(fmap, n * sizeof(*m));
+
+			if (!m) {
+				rc = -hle_nomem;
+				break;
+			}
+			for (k = fmap_size; k < n; k++)
+				m[k] = -2;
+			fmap = m;
+			fmap_size = n;
+		}
+		if (fmap[fno] == -2) {
+			char *src = NULL;
+
+			fmap[fno] = -1;
+			if (dwarf_linesrc(lines[i], &src, &err) == DW_DLV_OK && src) {
+				fmap[fno] = file_index(info, src);
+				dwarf_dealloc(dbg, src, DW_DLA_STRING);
+				if (fmap[fno] < 0) {
+					rc = -hle_nomem;
+					break;
+				}
+			} else if (err) {
+				dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+				err = NULL;
+			}
+		}
+		r.file = fmap[fno];
+		if (have_prev && r.addr > prev.addr && prev.line > 0 && prev.file >= 0 &&
+		    prev.line <= UINT32_MAX) {
+			struct hwt_line_span *s;
+			struct hwt_line_span *spans = grow(info->spans, &info->spans_cap,
+							   info->nspans + 1, sizeof(*spans));
+
+			if (!spans) {
+				rc = -hle_nomem;
+				break;
+			}
+			info->spans = spans;
+			s = &spans[info->nspans++];
+			s->begin = prev.addr;
+			s->end = r.addr;
+			s->file = (uint32_t)prev.file;
+			s->line = (uint32_t)prev.line;
+			s->is_stmt = (uint32_t)prev.is_stmt;
+			s->function = -1;
+		}
+		prev = r;
+		have_prev = !r.end;
+	}
+	free(fmap);
+	dwarf_srclines_dealloc_b(ctx);
+	return rc;
+}
+
+static int attr_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name, Dwarf_Unsigned *value)
+{
+	Dwarf_Attribute attr = NULL;
+	Dwarf_Error err = NULL;
+	int res = dwarf_attr(die, name, &attr, &err);
+
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return -1;
+	}
+	res = dwarf_formudata(attr, value, &err);
+	if (res == DW_DLV_ERROR)
+		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	return res == DW_DLV_OK ? 0 : -1;
+}
+
+static int attr_string(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name, char **out)
+{
+	Dwarf_Attribute attr = NULL;
+	Dwarf_Error err = NULL;
+	char *s = NULL;
+	int res = dwarf_attr(die, name, &attr, &err);
+
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return -1;
+	}
+	res = dwarf_formstring(attr, &s, &err);
+	if (res == DW_DLV_ERROR)
+		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	if (res != DW_DLV_OK || !s)
+		return -1;
+	*out = strdup(s); /* strings point into the section: not deallocated */
+	return *out ? 0 : -1;
+}
+
+static int has_attr(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name)
+{
+	Dwarf_Bool b = 0;
+	Dwarf_Error err = NULL;
+	int res = dwarf_hasattr(die, name, &b, &err);
+
+	if (res == DW_DLV_ERROR)
+		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+	return res == DW_DLV_OK && b;
+}
+
+/* The DIE an attribute (abstract_origin, specification) refers to, or NULL. */
+static Dwarf_Die attr_ref(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name)
+{
+	Dwarf_Attribute attr = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Off off = 0;
+	Dwarf_Die ref = NULL;
+	int res = dwarf_attr(die, name, &attr, &err);
+
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return NULL;
+	}
+	res = dwarf_global_formref(attr, &off, &err);
+	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return NULL;
+	}
+	res = dwarf_offdie_b(dbg, off, 1, &ref, &err);
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return NULL;
+	}
+	return ref;
+}
+
+static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die)
+{
+	Dwarf_Addr low = 0, high = 0;
+	Dwarf_Half form = 0;
+	enum Dwarf_Form_Class cls = DW_FORM_CLASS_UNKNOWN;
+	Dwarf_Error err = NULL;
+	struct hwt_function *f, *funcs;
+	Dwarf_Die cur = die, next;
+	Dwarf_Unsigned decl_line = 0;
+	char *name = NULL, *plain = NULL;
+	int hops, value = 0;
+
+	if (dwarf_lowpc(die, &low, &err) != DW_DLV_OK) {
+		if (err)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return 0; /* no code of its own (or only DW_AT_ranges): no FN */
+	}
+	if (dwarf_highpc_b(die, &high, &form, &cls, &err) != DW_DLV_OK) {
+		if (err)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return 0;
+	}
+	if (cls == DW_FORM_CLASS_CONSTANT)
+		high += low;
+	if (high <= low || low == 0)
+		return 0; /* discarded by the linker (address 0) or empty */
+	/* Name, decl_line and type may sit on the DIE this one refers to. */
+	for (hops = 0; cur && hops < 4; hops++) {
+		if (!name && attr_string(dbg, cur, DW_AT_linkage_name, &name) < 0)
+			attr_string(dbg, cur, DW_AT_MIPS_linkage_name, &name);
+		if (!plain)
+			attr_string(dbg, cur, DW_AT_name, &plain);
+		if (!decl_line)
+			attr_udata(dbg, cur, DW_AT_decl_line, &decl_line);
+		if (has_attr(dbg, cur, DW_AT_type))
+			value = 1;
+		next = attr_ref(dbg, cur, DW_AT_abstract_origin);
+		if (!next)
+			next = attr_ref(dbg, cur, DW_AT_specification);
+		if (cur != die)
+			dwarf_dealloc_die(cur);
+		cur = next;
+	}
+	if (cur && cur != die)
+		dwarf_dealloc_die(cur);
+	if (!name) {
+		name = plain;
+		plain = NULL;
+	}
+	free(plain);
+	if (!name)
+		return 0;
+	funcs = grow(info->funcs, &info->funcs_cap, info->nfuncs + 1, sizeof(*funcs));
+	if (!funcs) {
+		free(name);
+		return -hle_nomem;
+	}
+	info->funcs = funcs;
+	f = &funcs[info->nfuncs++];
+	f->name = name;
+	f->entry = low;
+	f->end = high;
+	f->decl_line = decl_line <= UINT32_MAX ? (uint32_t)decl_line : 0;
+	f->returns_value = value;
+	return 0;
+}
+
+/* Walks a DIE tree for subprograms with code (depth-limited). */
+static int walk_dies(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die, int depth)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Die child = NULL, sib;
+	Dwarf_Half tag = 0;
+	int rc = 0, res;
+
+	if (depth > 64)
+		return 0;
+	if (dwarf_tag(die, &tag, &err) == DW_DLV_OK && tag == DW_TAG_subprogram) {
+		rc = add_function(info, dbg, die);
+		if (rc < 0)
+			return rc;
+	} else if (err) {
+		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		err = NULL;
+	}
+	/* Inlined copies (DW_TAG_inlined_subroutine) are not functions of
+	   their own; nested subprograms (C++ lambdas, local classes) are. */
+	res = dwarf_child(die, &child, &err);
+	if (res == DW_DLV_ERROR)
+		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+	while (res == DW_DLV_OK && rc == 0) {
+		rc = walk_dies(info, dbg, child, depth + 1);
+		err = NULL;
+		res = dwarf_siblingof_b(dbg, child, 1, &sib, &err);
+		if (res == DW_DLV_ERROR)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		dwarf_dealloc_die(child);
+		child = sib;
+	}
+	return rc;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct hwt_line_span *x = a, *y = b;
+
+	if (x->begin != y->begin)
+		return x->begin < y->begin ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct hwt_function *x = a, *y = b;
+
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Sorts, drops overlaps and duplicate functions, links spans to functions. */
+static void finish(struct hwt_debuginfo *info)
+{
+	size_t i, j, k;
+
+	qsort(info->spans, info->nspans, sizeof(*info->spans), cmp_span);
+	for (i = 0, j = 0; i < info->nspans; i++) {
+		if (j > 0 && info->spans[i].begin < info->spans[j - 1].end) {
+			/* Overlapping rows (folded identical code, or a CU
+			   described twice): the first one wins. */
+			if (info->spans[i].end <= info->spans[j - 1].end)
+				continue;
+			info->spans[i].begin = info->spans[j - 1].end;
+		}
+		info->spans[j++] = info->spans[i];
+	}
+	info->nspans = j;
+	qsort(info->funcs, info->nfuncs, sizeof(*info->funcs), cmp_func);
+	for (i = 0, j = 0; i < info->nfuncs; i++) {
+		if (j > 0 && info->funcs[i].entry == info->funcs[j - 1].entry) {
+			free((char *)info->funcs[i].name);
+			continue;
+		}
+		info->funcs[j++] = info->funcs[i];
+	}
+	info->nfuncs = j;
+	/* Spans and functions are both sorted: one pass. */
+	for (i = 0, k = 0; i < info->nspans; i++) {
+		struct hwt_line_span *s = &info->spans[i];
+
+		while (k < info->nfuncs && info->funcs[k].end <= s->begin)
+			k++;
+		if (k < info->nfuncs && info->funcs[k].entry <= s->begin)
+			s->function = (int32_t)k;
+	}
+}
+
+static int read_dwarf(struct hwt_debuginfo *info, int fd)
+{
+	Dwarf_Debug dbg = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Unsigned next = 0;
+	int res, rc = 0, cus = 0;
+
+	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err);
+	if (res == DW_DLV_NO_ENTRY)
+		return -hle_no_debug;
+	if (res != DW_DLV_OK) {
+		/* With no dbg there is nothing to deallocate the error with. */
+		return -hle_dwarf;
+	}
+	for (;;) {
+		Dwarf_Die cu = NULL;
+		Dwarf_Half version = 0, cu_type = 0;
+
+		err = NULL;
+		res = dwarf_next_cu_header_d(dbg, 1, NULL, &version, NULL, NULL, NULL, NULL, NULL,
+					     NULL, &next, &cu_type, &err);
+		if (res == DW_DLV_ERROR) {
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+			rc = cus ? 0 : -hle_dwarf;
+			break;
+		}
+		if (res != DW_DLV_OK)
+			break;
+		res = dwarf_siblingof_b(dbg, NULL, 1, &cu, &err);
+		if (res != DW_DLV_OK) {
+			if (res == DW_DLV_ERROR)
+				dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+			continue;
+		}
+		cus++;
+		rc = read_cu_lines(info, dbg, cu);
+		if (rc == 0)
+			rc = walk_dies(info, dbg, cu, 0);
+		dwarf_dealloc_die(cu);
+		if (rc < 0)
+			break;
+	}
+	dwarf_finish(dbg, &err);
+	if (rc == 0 && info->nspans == 0)
+		return -hle_no_debug;
+	if (rc == 0)
+		finish(info);
+	return rc;
+}
+
+/* /usr/lib/debug/.build-id/xx/yyyy.debug, when it exists. */
+static char *debug_file_for(const struct hwt_debuginfo *info)
+{
+	char path[128];
+	size_t i, n;
+
+	if (info->build_id_size < 2)
+		return NULL;
+	n = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
+			     info->build_id[0]);
+	for (i = 1; i < info->build_id_size && n + 3 < sizeof(path); i++)
+		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", info->build_id[i]);
+	snprintf(path + n, sizeof(path) - n, ".debug");
+	return access(path, R_OK) == 0 ? strdup(path) : NULL;
+}
+
+int hwt_debuginfo_load(struct hwt_debuginfo *info, const char *path)
+{
+	int rc;
+
+	if (!info || !path || info->fd >= 0)
+		return -hle_invalid;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -hle_internal;
+	info->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (info->fd < 0)
+		return -hle_io;
+	rc = read_elf(info);
+	if (rc < 0)
+		return rc;
+	rc = read_dwarf(info, info->fd);
+	if (rc == -hle_no_debug) {
+		char *dbgpath = debug_file_for(info);
+		int fd;
+
+		if (!dbgpath)
+			return rc;
+		fd = open(dbgpath, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			free(dbgpath);
+			return rc;
+		}
+		info->debug_file = dbgpath;
+		rc = read_dwarf(info, fd);
+		close(fd);
+	}
+	return rc;
+}

@@ -1,0 +1,193 @@
+/*
+ * The lcov writer: line, function and branch coverage of a run, per source
+ * file, from the executed instructions of each image (the profile's
+ * per-instruction view) and the image's ELF and DWARF (docs/hwt-cov.md).
+ *
+ * Two objects, in the style of libipt:
+ *
+ *  - struct hwt_debuginfo: what one ELF file says about its code: build-id,
+ *    PT_LOAD segments, line table rows (DWARF 4 and 5 through libdwarf) and
+ *    functions (DW_TAG_subprogram);
+ *  - struct hwt_coverage: per source file, lines (DA), functions (FN/FNDA)
+ *    and conditional branches (BRDA), merged over every image added (a
+ *    source file compiled into several images, or a library run by several
+ *    processes, appears once; counts add).
+ *
+ * Functions return 0 or a negative enum hwt_lcov_error (hwt_lcov_errstr
+ * names it). Warnings about images (no debug info, replaced files) go to
+ * the coverage object's warning list, which the caller prints.
+ */
+#ifndef HWT_LCOV_H
+#define HWT_LCOV_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum hwt_lcov_error {
+	hle_ok,
+	hle_internal,
+	hle_invalid,
+	hle_nomem,
+	hle_io,        /* the file cannot be opened or read; errno says why */
+	hle_not_elf,   /* not an ELF file libelf reads */
+	hle_no_debug,  /* no DWARF line table */
+	hle_dwarf,     /* libdwarf failed reading the DWARF */
+	hle_mismatch,  /* the file's build-id is not the recorded one */
+};
+
+const char *hwt_lcov_errstr(int code);
+
+/* ----- One image's debug information ------------------------------------ */
+
+#define HWT_DEBUGINFO_BUILD_ID_MAX 20u
+
+/* One row of a line table, as a span of addresses [begin, end). */
+struct hwt_line_span {
+	uint64_t begin, end;   /* ELF virtual addresses */
+	uint32_t file;         /* index in the file names (hwt_debuginfo_file) */
+	uint32_t line;         /* 1-based; rows of line 0 are dropped */
+	uint32_t is_stmt;      /* the row starts a statement */
+	int32_t function;      /* index of the function holding begin, or -1 */
+};
+
+struct hwt_function {
+	const char *name;      /* linkage name when there is one, else the name */
+	uint64_t entry;        /* ELF virtual address of the first instruction */
+	uint64_t end;          /* end of its first address range */
+	uint32_t decl_line;    /* DW_AT_decl_line, 0 when unknown */
+	int returns_value;     /* DW_AT_type present: not a void function */
+};
+
+struct hwt_debuginfo;
+
+struct hwt_debuginfo *hwt_debuginfo_alloc(void);
+void hwt_debuginfo_free(struct hwt_debuginfo *info);
+
+/*
+ * Reads the ELF file path: build-id, segments, and DWARF when it has some;
+ * when it has none, looks for a separate debug file by build-id under
+ * /usr/lib/debug/.build-id/. Returns 0 (DWARF found), -hle_no_debug (the
+ * ELF part was read: build-id and segments are valid, no lines), or
+ * -hle_io, -hle_not_elf, -hle_dwarf, -hle_nomem.
+ */
+int hwt_debuginfo_load(struct hwt_debuginfo *info, const char *path);
+
+/* The build-id (size 0 when the file has none). */
+const uint8_t *hwt_debuginfo_build_id(const struct hwt_debuginfo *info, size_t *size);
+/* 1 when the ELF file has a .symtab (not stripped). */
+int hwt_debuginfo_has_symtab(const struct hwt_debuginfo *info);
+/* The separate debug file used, or NULL. */
+const char *hwt_debuginfo_debug_file(const struct hwt_debuginfo *info);
+
+/* Line spans sorted by begin; they do not overlap. */
+const struct hwt_line_span *hwt_debuginfo_spans(const struct hwt_debuginfo *info, size_t *count);
+/* Source file names (lexically normalised absolute paths when DWARF allows). */
+size_t hwt_debuginfo_file_count(const struct hwt_debuginfo *info);
+const char *hwt_debuginfo_file(const struct hwt_debuginfo *info, size_t i);
+/* Functions with code, sorted by entry. */
+const struct hwt_function *hwt_debuginfo_functions(const struct hwt_debuginfo *info,
+						   size_t *count);
+
+/*
+ * The code bytes at virtual address vaddr, as far as the segment holding
+ * it goes in the file (*avail bytes), or NULL.
+ */
+const uint8_t *hwt_debuginfo_code(const struct hwt_debuginfo *info, uint64_t vaddr,
+				  size_t *avail);
+
+/* ----- Coverage of a run ------------------------------------------------- */
+
+/*
+ * One executed instruction (the profile's per-instruction view reduced to
+ * what coverage needs). Sorted by vaddr.
+ */
+struct hwt_cov_insn {
+	uint64_t vaddr;
+	uint64_t count;       /* times it ran */
+	uint64_t taken;       /* conditional branches: times taken */
+	uint64_t not_taken;   /* conditional branches: times not taken */
+};
+
+struct hwt_coverage;
+
+struct hwt_coverage *hwt_coverage_alloc(void);
+void hwt_coverage_free(struct hwt_coverage *cov);
+
+/*
+ * Adds the coverage of one image: insns are its executed instructions
+ * (sorted by vaddr, n of them), info its debug information. Lines, functions
+ * and branches of every source file the image's DWARF names are added,
+ * executed or not.
+ */
+int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
+		     const struct hwt_cov_insn *insns, size_t n);
+
+/* Adds a warning (printf style) to the coverage's list. */
+int hwt_coverage_warn(struct hwt_coverage *cov, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+size_t hwt_coverage_warning_count(const struct hwt_coverage *cov);
+const char *hwt_coverage_warning_at(const struct hwt_coverage *cov, size_t i);
+
+/* ----- Writing ----------------------------------------------------------- */
+
+struct hwt_lcov_totals {
+	uint64_t files;
+	uint64_t lines_found, lines_hit;
+	uint64_t functions_found, functions_hit;
+	uint64_t branches_found, branches_hit;
+};
+
+struct hwt_lcov_filter {
+	/* Glob patterns (fnmatch, '*' crosses '/') on source paths: a file is
+	   written when it matches some include (or there are none) and no
+	   exclude. */
+	const char *const *include;
+	size_t includes;
+	const char *const *exclude;
+	size_t excludes;
+};
+
+/*
+ * Writes the lcov tracefile (test name test_name, may be NULL) for every
+ * source file that passes filter (NULL: all), sorted by path. Fills
+ * totals when not NULL. Returns 0 or -hle_io.
+ */
+int hwt_coverage_write_lcov(const struct hwt_coverage *cov, FILE *file, const char *test_name,
+			    const struct hwt_lcov_filter *filter,
+			    struct hwt_lcov_totals *totals);
+
+/* 1 when path passes the filter. */
+int hwt_lcov_filter_match(const struct hwt_lcov_filter *filter, const char *path);
+
+/* ----- Commands ----------------------------------------------------------- */
+
+struct hwt_lcov_report_options {
+	const char *output;          /* the lcov file (required) */
+	const char *html;            /* genhtml output directory, or NULL */
+	struct hwt_lcov_filter filter;
+	int verbose;                 /* also warn about system images without debug info */
+	int quiet;                   /* no summary, no progress */
+	const char *prefix;          /* message prefix ("hwt report lcov", "hwt-cov") */
+};
+
+/*
+ * Decodes the bundle in bundle_dir, writes the lcov file, runs genhtml when
+ * asked, prints the summary. Returns 0, 1 when a report was written but
+ * something could not be covered (warnings were printed), or 2 when no
+ * report could be written.
+ */
+int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options);
+
+/* `hwt report lcov BUNDLE -o cov.info [...]`: argv[0] is "lcov". Exit status. */
+int hwt_report_lcov_main(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWT_LCOV_H */
