@@ -176,7 +176,10 @@ struct hwt_profile_insn {
 	uint64_t not_taken;   /* conditional branches: times not taken */
 	uint8_t length;       /* bytes */
 	uint8_t branch;       /* enum hwt_x86_branch (common/x86_insn.h) */
-	uint8_t reserved[6];
+	uint8_t x86_flags;    /* HWT_X86_* flags: HWT_X86_REP marks a rep-prefixed
+	                         string instruction, counted once per execution
+	                         however many iterations it made */
+	uint8_t reserved[5];
 };
 
 /*

@@ -1,0 +1,132 @@
+/*
+ * Executable files: mapped bytes, build-id, PT_LOAD segments (libelf).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf_file.h"
+#include "profile.h"
+
+/* Reads the GNU build-id from the notes in data[offset .. offset + size). */
+static void read_build_id(struct hwt_elf_file *file, uint64_t offset, uint64_t size)
+{
+	uint64_t pos = offset, end;
+
+	if (offset > file->size || size > file->size - offset)
+		return;
+	end = offset + size;
+	while (end - pos >= 12) {
+		uint32_t namesz, descsz, type;
+		uint64_t name, desc;
+
+		memcpy(&namesz, file->data + pos, 4);
+		memcpy(&descsz, file->data + pos + 4, 4);
+		memcpy(&type, file->data + pos + 8, 4);
+		name = pos + 12;
+		desc = name + (((uint64_t)namesz + 3) & ~3ull);
+		if (desc > end || descsz > end - desc)
+			return;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+		    !memcmp(file->data + name, "GNU", 4) && descsz <= sizeof(file->build_id)) {
+			memcpy(file->build_id, file->data + desc, descsz);
+			file->build_id_size = descsz;
+			return;
+		}
+		pos = desc + (((uint64_t)descsz + 3) & ~3ull);
+	}
+}
+
+static void read_headers(struct hwt_elf_file *file)
+{
+	Elf *elf;
+	size_t n;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	elf = elf_memory((char *)file->data, file->size);
+	if (!elf)
+		return;
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) != 0) {
+		elf_end(elf);
+		return;
+	}
+	file->is_elf = 1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr phdr;
+
+		if (!gelf_getphdr(elf, (int)i, &phdr))
+			continue;
+		if (phdr.p_type == PT_LOAD && file->load_count < HWT_ELF_MAX_LOADS) {
+			struct hwt_elf_load *l = &file->loads[file->load_count++];
+
+			l->offset = phdr.p_offset;
+			l->filesz = phdr.p_filesz;
+			l->vaddr = phdr.p_vaddr;
+		} else if (phdr.p_type == PT_NOTE && !file->build_id_size) {
+			read_build_id(file, phdr.p_offset, phdr.p_filesz);
+		}
+	}
+	elf_end(elf);
+}
+
+int hwt_elf_file_open(struct hwt_elf_file *file, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	memset(file, 0, sizeof(*file));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -hpe_io;
+	if (fstat(fd, &st) < 0) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -hpe_io;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -hpe_io;
+	}
+	file->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	if (st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED) {
+			close(fd);
+			return -hpe_io;
+		}
+		file->data = p;
+		file->size = (size_t)st.st_size;
+	}
+	close(fd);
+	if (file->data)
+		read_headers(file);
+	return 0;
+}
+
+void hwt_elf_file_close(struct hwt_elf_file *file)
+{
+	if (file && file->data)
+		munmap((void *)file->data, file->size);
+	if (file)
+		memset(file, 0, sizeof(*file));
+}
+
+uint64_t hwt_elf_file_vaddr(const struct hwt_elf_file *file, uint64_t offset)
+{
+	for (size_t i = 0; i < file->load_count; i++) {
+		const struct hwt_elf_load *l = &file->loads[i];
+
+		if (offset >= l->offset && offset - l->offset < l->filesz)
+			return l->vaddr + (offset - l->offset);
+	}
+	return offset;
+}

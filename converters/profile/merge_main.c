@@ -1,0 +1,91 @@
+/*
+ * hwt merge -o OUT IN...: adds profiles together.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "profile.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: hwt merge -o OUT IN...\n"
+	      "\n"
+	      "Adds the counts of the profiles IN... (written by 'hwt report profile'\n"
+	      "or 'hwt merge') and writes the sum to OUT ('-': standard output).\n"
+	      "Images are matched by build-id, else by path.\n", out);
+}
+
+static void report(const char *path, int status, size_t line)
+{
+	if (status == -hpe_io)
+		fprintf(stderr, "hwt merge: %s: %s\n", path, strerror(errno));
+	else if (status == -hpe_format)
+		fprintf(stderr, "hwt merge: %s:%zu: %s\n", path, line, hwt_profile_errstr(status));
+	else
+		fprintf(stderr, "hwt merge: %s: %s\n", path, hwt_profile_errstr(status));
+}
+
+int hwt_merge_main(int argc, char **argv)
+{
+	const char *out = NULL;
+	struct hwt_profile *profile;
+	int first = 0, status, i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!strncmp(argv[i], "-o", 2) && argv[i][2]) {
+			out = argv[i] + 2;
+		} else if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "hwt merge: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		} else {
+			break;
+		}
+	}
+	first = i;
+	if (!out || first >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (i = first; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "hwt merge: options go before the inputs ('%s')\n", argv[i]);
+			return 2;
+		}
+	}
+	profile = hwt_profile_alloc();
+	if (!profile) {
+		fprintf(stderr, "hwt merge: out of memory\n");
+		return 1;
+	}
+	for (i = first; i < argc; i++) {
+		size_t line = 0;
+
+		if (!strcmp(argv[i], "-"))
+			status = hwt_profile_read(profile, stdin, &line);
+		else
+			status = hwt_profile_load(profile, argv[i], &line);
+		if (status < 0) {
+			report(argv[i], status, line);
+			hwt_profile_free(profile);
+			return 1;
+		}
+	}
+	if (!strcmp(out, "-"))
+		status = hwt_profile_write(profile, stdout);
+	else
+		status = hwt_profile_save(profile, out);
+	if (status < 0)
+		report(out, status, 0);
+	hwt_profile_free(profile);
+	return status < 0 ? 1 : 0;
+}

@@ -1,0 +1,466 @@
+/*
+ * The profile object: images, blocks and edges with their counts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_int.h"
+
+const char *hwt_profile_errstr(int code)
+{
+	if (code < 0)
+		code = -code;
+	switch (code) {
+	case hpe_ok: return "ok";
+	case hpe_internal: return "internal error";
+	case hpe_invalid: return "invalid argument";
+	case hpe_nomem: return "out of memory";
+	case hpe_io: return "input/output error";
+	case hpe_format: return "not a profile (bad format)";
+	case hpe_version: return "profile version not supported";
+	case hpe_mismatch: return "file is not the profiled image (build-id or size differ)";
+	case hpe_bad_code: return "code does not decode as the profile says";
+	case hpe_not_elf: return "not an ELF file";
+	}
+	return "unknown error";
+}
+
+static const char *const edge_kind_names[hwt_edge_kind_count] = {
+	[hwt_edge_cond_taken] = "cond-taken",
+	[hwt_edge_cond_not_taken] = "cond-not-taken",
+	[hwt_edge_jump] = "jump",
+	[hwt_edge_call] = "call",
+	[hwt_edge_return] = "return",
+	[hwt_edge_indirect_jump] = "indirect-jump",
+	[hwt_edge_indirect_call] = "indirect-call",
+	[hwt_edge_far] = "far",
+};
+
+const char *hwt_profile_edge_kind_name(enum hwt_profile_edge_kind kind)
+{
+	if ((unsigned)kind >= hwt_edge_kind_count)
+		return NULL;
+	return edge_kind_names[kind];
+}
+
+struct hwt_profile *hwt_profile_alloc(void)
+{
+	return calloc(1, sizeof(struct hwt_profile));
+}
+
+void hwt_profile_free(struct hwt_profile *profile)
+{
+	if (!profile)
+		return;
+	for (size_t i = 0; i < profile->image_count; i++) {
+		struct hwt_profile_image_int *img = profile->images[i];
+
+		free((char *)img->pub.path);
+		free(img->blocks.items);
+		free(img->blocks.table.slots);
+		free(img);
+	}
+	free(profile->images);
+	free(profile->edges.items);
+	free(profile->edges.table.slots);
+	free(profile);
+}
+
+/* ----- Images ----------------------------------------------------------- */
+
+static int image_matches(const struct hwt_profile_image *img, const char *path,
+			 const uint8_t *build_id, uint32_t build_id_size)
+{
+	if (build_id_size || img->build_id_size)
+		return build_id_size == img->build_id_size &&
+		       !memcmp(build_id, img->build_id, build_id_size);
+	return !strcmp(img->path, path);
+}
+
+int hwt_profile_image_add(struct hwt_profile *profile, const char *path,
+			  const uint8_t *build_id, uint32_t build_id_size, uint32_t flags)
+{
+	struct hwt_profile_image_int *img;
+
+	if (!profile || !path || build_id_size > HWT_PROFILE_BUILD_ID_MAX ||
+	    (build_id_size && !build_id))
+		return -hpe_invalid;
+	for (size_t i = 0; i < profile->image_count; i++) {
+		img = profile->images[i];
+		if (image_matches(&img->pub, path, build_id, build_id_size)) {
+			img->pub.flags |= flags;
+			return (int)i;
+		}
+	}
+	if (profile->image_count >= (size_t)INT32_MAX)
+		return -hpe_nomem;
+	if (profile->image_count == profile->image_capacity) {
+		size_t cap = profile->image_capacity ? profile->image_capacity * 2 : 16;
+		void *p = realloc(profile->images, cap * sizeof(*profile->images));
+
+		if (!p)
+			return -hpe_nomem;
+		profile->images = p;
+		profile->image_capacity = cap;
+	}
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return -hpe_nomem;
+	img->pub.path = strdup(path);
+	if (!img->pub.path) {
+		free(img);
+		return -hpe_nomem;
+	}
+	memcpy(img->pub.build_id, build_id ? build_id : (const uint8_t *)"", build_id_size);
+	img->pub.build_id_size = build_id_size;
+	img->pub.flags = flags;
+	img->blocks.sorted = 1;
+	profile->images[profile->image_count] = img;
+	return (int)profile->image_count++;
+}
+
+size_t hwt_profile_image_count(const struct hwt_profile *profile)
+{
+	return profile ? profile->image_count : 0;
+}
+
+const struct hwt_profile_image *hwt_profile_image_at(const struct hwt_profile *profile, size_t i)
+{
+	if (!profile || i >= profile->image_count)
+		return NULL;
+	return &profile->images[i]->pub;
+}
+
+int hwt_profile_image_add_undecoded(struct hwt_profile *profile, size_t image, uint64_t n)
+{
+	if (!profile || image >= profile->image_count)
+		return -hpe_invalid;
+	profile->images[image]->pub.undecoded += n;
+	return 0;
+}
+
+/* ----- Index tables ----------------------------------------------------- */
+
+/* Grows the table to hold count + 1 items at most half full. */
+static int table_reserve(struct hwt_index_table *t, size_t count)
+{
+	size_t need = (count + 1) * 2, size = t->mask ? t->mask + 1 : 0;
+
+	if (size >= need)
+		return 0;
+	if (!size)
+		size = 64;
+	while (size < need)
+		size *= 2;
+	free(t->slots);
+	t->slots = calloc(size, sizeof(*t->slots));
+	if (!t->slots) {
+		t->mask = 0;
+		return -hpe_nomem;
+	}
+	t->mask = size - 1;
+	return 1; /* rebuilt empty: the caller reinserts */
+}
+
+static uint64_t block_hash(uint64_t begin, uint64_t end)
+{
+	return hwt_hash_mix(begin * 0x9e3779b97f4a7c15ull ^ end);
+}
+
+static uint64_t edge_hash(const struct hwt_profile_edge *e)
+{
+	uint64_t h = hwt_hash_mix(e->from ^ ((uint64_t)e->from_image << 40) ^ ((uint64_t)e->kind << 56));
+
+	return hwt_hash_mix(h ^ e->to ^ ((uint64_t)e->to_image << 40));
+}
+
+static int edge_same(const struct hwt_profile_edge *a, const struct hwt_profile_edge *b)
+{
+	return a->from == b->from && a->to == b->to && a->from_image == b->from_image &&
+	       a->to_image == b->to_image && a->kind == b->kind;
+}
+
+static void block_table_insert(struct hwt_block_set *set, size_t index)
+{
+	const struct hwt_profile_block *b = &set->items[index];
+	size_t mask = set->table.mask, i = block_hash(b->begin, b->end) & mask;
+
+	while (set->table.slots[i])
+		i = (i + 1) & mask;
+	set->table.slots[i] = (uint32_t)(index + 1);
+}
+
+static void edge_table_insert(struct hwt_edge_set *set, size_t index)
+{
+	size_t mask = set->table.mask, i = edge_hash(&set->items[index]) & mask;
+
+	while (set->table.slots[i])
+		i = (i + 1) & mask;
+	set->table.slots[i] = (uint32_t)(index + 1);
+}
+
+static int block_table_rebuild(struct hwt_block_set *set)
+{
+	int status = table_reserve(&set->table, set->count);
+
+	if (status < 0)
+		return status;
+	if (status == 0)
+		memset(set->table.slots, 0, (set->table.mask + 1) * sizeof(*set->table.slots));
+	for (size_t i = 0; i < set->count; i++)
+		block_table_insert(set, i);
+	return 0;
+}
+
+static int edge_table_rebuild(struct hwt_edge_set *set)
+{
+	int status = table_reserve(&set->table, set->count);
+
+	if (status < 0)
+		return status;
+	if (status == 0)
+		memset(set->table.slots, 0, (set->table.mask + 1) * sizeof(*set->table.slots));
+	for (size_t i = 0; i < set->count; i++)
+		edge_table_insert(set, i);
+	return 0;
+}
+
+/* ----- Blocks ----------------------------------------------------------- */
+
+int hwt_profile_add_block(struct hwt_profile *profile, size_t image, uint64_t begin,
+			  uint64_t end, uint32_t insns, uint64_t count)
+{
+	struct hwt_block_set *set;
+	size_t mask, i;
+
+	if (!profile || image >= profile->image_count || end < begin || !insns)
+		return -hpe_invalid;
+	set = &profile->images[image]->blocks;
+	if (set->table.mask) {
+		mask = set->table.mask;
+		for (i = block_hash(begin, end) & mask; set->table.slots[i]; i = (i + 1) & mask) {
+			struct hwt_profile_block *b = &set->items[set->table.slots[i] - 1];
+
+			if (b->begin == begin && b->end == end) {
+				if (b->insns != insns)
+					return -hpe_invalid;
+				b->count += count;
+				return 0;
+			}
+		}
+	}
+	if (set->count >= UINT32_MAX - 1)
+		return -hpe_nomem;
+	if (set->count == set->capacity) {
+		size_t cap = set->capacity ? set->capacity * 2 : 64;
+		void *p = realloc(set->items, cap * sizeof(*set->items));
+
+		if (!p)
+			return -hpe_nomem;
+		set->items = p;
+		set->capacity = cap;
+	}
+	set->items[set->count] = (struct hwt_profile_block){ begin, end, insns, count };
+	set->count++;
+	if (set->count > 1 && set->items[set->count - 2].begin > begin)
+		set->sorted = 0;
+	else if (set->count > 1 && set->items[set->count - 2].begin == begin &&
+		 set->items[set->count - 2].end > end)
+		set->sorted = 0;
+	if (!set->table.mask || (set->count + 1) * 2 > set->table.mask + 1) {
+		if (block_table_rebuild(set) < 0) {
+			set->count--;
+			return -hpe_nomem;
+		}
+	} else {
+		block_table_insert(set, set->count - 1);
+	}
+	return 0;
+}
+
+static int block_cmp(const void *pa, const void *pb)
+{
+	const struct hwt_profile_block *a = pa, *b = pb;
+
+	if (a->begin != b->begin)
+		return a->begin < b->begin ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return 0;
+}
+
+int hwt_profile_sort_blocks(struct hwt_block_set *set)
+{
+	if (set->sorted)
+		return 0;
+	qsort(set->items, set->count, sizeof(*set->items), block_cmp);
+	set->sorted = 1;
+	return block_table_rebuild(set);
+}
+
+int hwt_profile_blocks(const struct hwt_profile *profile, size_t image,
+		       const struct hwt_profile_block **blocks, size_t *count)
+{
+	struct hwt_block_set *set;
+	int status;
+
+	if (!profile || image >= profile->image_count || !blocks || !count)
+		return -hpe_invalid;
+	/* Sorting is a cache refresh: the profile's counts do not change. */
+	set = &((struct hwt_profile *)profile)->images[image]->blocks;
+	status = hwt_profile_sort_blocks(set);
+	if (status < 0)
+		return status;
+	*blocks = set->items;
+	*count = set->count;
+	return 0;
+}
+
+/* ----- Edges ------------------------------------------------------------ */
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+	const struct hwt_profile_edge *a = pa, *b = pb;
+
+	if (a->from_image != b->from_image)
+		return a->from_image < b->from_image ? -1 : 1;
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->to_image != b->to_image)
+		return a->to_image < b->to_image ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	return 0;
+}
+
+int hwt_profile_add_edge(struct hwt_profile *profile, const struct hwt_profile_edge *edge)
+{
+	struct hwt_edge_set *set;
+	size_t mask, i;
+
+	if (!profile || !edge || edge->from_image >= profile->image_count ||
+	    edge->to_image >= profile->image_count || edge->kind >= hwt_edge_kind_count)
+		return -hpe_invalid;
+	set = &profile->edges;
+	if (set->table.mask) {
+		mask = set->table.mask;
+		for (i = edge_hash(edge) & mask; set->table.slots[i]; i = (i + 1) & mask) {
+			struct hwt_profile_edge *e = &set->items[set->table.slots[i] - 1];
+
+			if (edge_same(e, edge)) {
+				e->count += edge->count;
+				return 0;
+			}
+		}
+	}
+	if (set->count >= UINT32_MAX - 1)
+		return -hpe_nomem;
+	if (set->count == set->capacity) {
+		size_t cap = set->capacity ? set->capacity * 2 : 64;
+		void *p = realloc(set->items, cap * sizeof(*set->items));
+
+		if (!p)
+			return -hpe_nomem;
+		set->items = p;
+		set->capacity = cap;
+	}
+	set->items[set->count++] = *edge;
+	if (set->count > 1 && edge_cmp(&set->items[set->count - 2], edge) > 0)
+		set->sorted = 0;
+	if (!set->table.mask || (set->count + 1) * 2 > set->table.mask + 1) {
+		if (edge_table_rebuild(set) < 0) {
+			set->count--;
+			return -hpe_nomem;
+		}
+	} else {
+		edge_table_insert(set, set->count - 1);
+	}
+	return 0;
+}
+
+int hwt_profile_sort_edges(struct hwt_edge_set *set)
+{
+	if (set->sorted)
+		return 0;
+	qsort(set->items, set->count, sizeof(*set->items), edge_cmp);
+	set->sorted = 1;
+	return edge_table_rebuild(set);
+}
+
+int hwt_profile_edges(const struct hwt_profile *profile,
+		      const struct hwt_profile_edge **edges, size_t *count)
+{
+	struct hwt_edge_set *set;
+	int status;
+
+	if (!profile || !edges || !count)
+		return -hpe_invalid;
+	set = &((struct hwt_profile *)profile)->edges;
+	if (!set->count) {
+		*edges = NULL;
+		*count = 0;
+		return 0;
+	}
+	status = hwt_profile_sort_edges(set);
+	if (status < 0)
+		return status;
+	*edges = set->items;
+	*count = set->count;
+	return 0;
+}
+
+/* ----- Whole profiles --------------------------------------------------- */
+
+int hwt_profile_merge(struct hwt_profile *dst, const struct hwt_profile *src)
+{
+	int *map;
+	int status = 0;
+
+	if (!dst || !src || dst == src)
+		return -hpe_invalid;
+	map = calloc(src->image_count + 1, sizeof(*map));
+	if (!map)
+		return -hpe_nomem;
+	for (size_t i = 0; i < src->image_count && status >= 0; i++) {
+		const struct hwt_profile_image_int *img = src->images[i];
+		const struct hwt_block_set *set = &img->blocks;
+
+		status = hwt_profile_image_add(dst, img->pub.path, img->pub.build_id,
+					       img->pub.build_id_size, img->pub.flags);
+		if (status < 0)
+			break;
+		map[i] = status;
+		dst->images[map[i]]->pub.undecoded += img->pub.undecoded;
+		for (size_t k = 0; k < set->count && status >= 0; k++)
+			status = hwt_profile_add_block(dst, (size_t)map[i], set->items[k].begin,
+						       set->items[k].end, set->items[k].insns,
+						       set->items[k].count);
+	}
+	for (size_t k = 0; k < src->edges.count && status >= 0; k++) {
+		struct hwt_profile_edge e = src->edges.items[k];
+
+		e.from_image = (uint32_t)map[e.from_image];
+		e.to_image = (uint32_t)map[e.to_image];
+		status = hwt_profile_add_edge(dst, &e);
+	}
+	free(map);
+	return status < 0 ? status : 0;
+}
+
+uint64_t hwt_profile_total_insns(const struct hwt_profile *profile)
+{
+	uint64_t total = 0;
+
+	if (!profile)
+		return 0;
+	for (size_t i = 0; i < profile->image_count; i++) {
+		const struct hwt_block_set *set = &profile->images[i]->blocks;
+
+		for (size_t k = 0; k < set->count; k++)
+			total += set->items[k].count * set->items[k].insns;
+	}
+	return total;
+}

@@ -1,0 +1,173 @@
+/*
+ * The per-instruction view of an image: blocks walked instruction by
+ * instruction with the x86-64 classifier over the image's file, plus the
+ * taken/not-taken counts of conditional branches from the edges.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_file.h"
+#include "profile_int.h"
+#include "x86_insn.h"
+
+struct insn_map {
+	struct hwt_profile_insn *items;
+	size_t count, capacity;
+	uint32_t *slots;
+	size_t mask;
+};
+
+static int map_grow(struct insn_map *m)
+{
+	size_t size = m->mask ? (m->mask + 1) * 2 : 1024;
+	uint32_t *slots = calloc(size, sizeof(*slots));
+
+	if (!slots)
+		return -hpe_nomem;
+	free(m->slots);
+	m->slots = slots;
+	m->mask = size - 1;
+	for (size_t k = 0; k < m->count; k++) {
+		size_t i = hwt_hash_mix(m->items[k].offset) & m->mask;
+
+		while (m->slots[i])
+			i = (i + 1) & m->mask;
+		m->slots[i] = (uint32_t)(k + 1);
+	}
+	return 0;
+}
+
+/* The entry for offset, or NULL (when create is 0 and there is none, or out of memory). */
+static struct hwt_profile_insn *map_get(struct insn_map *m, uint64_t offset, int create)
+{
+	size_t i;
+
+	if (m->mask) {
+		for (i = hwt_hash_mix(offset) & m->mask; m->slots[i]; i = (i + 1) & m->mask)
+			if (m->items[m->slots[i] - 1].offset == offset)
+				return &m->items[m->slots[i] - 1];
+	}
+	if (!create || m->count >= UINT32_MAX - 1)
+		return NULL;
+	if (m->count == m->capacity) {
+		size_t cap = m->capacity ? m->capacity * 2 : 1024;
+		void *p = realloc(m->items, cap * sizeof(*m->items));
+
+		if (!p)
+			return NULL;
+		m->items = p;
+		m->capacity = cap;
+	}
+	if ((m->count + 1) * 2 > (m->mask ? m->mask + 1 : 0) && map_grow(m) < 0)
+		return NULL;
+	memset(&m->items[m->count], 0, sizeof(m->items[0]));
+	m->items[m->count].offset = offset;
+	for (i = hwt_hash_mix(offset) & m->mask; m->slots[i]; i = (i + 1) & m->mask)
+		;
+	m->slots[i] = (uint32_t)(m->count + 1);
+	return &m->items[m->count++];
+}
+
+static int insn_cmp(const void *pa, const void *pb)
+{
+	const struct hwt_profile_insn *a = pa, *b = pb;
+
+	return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+/* Adds one block's count to each of its instructions. */
+static int walk_block(struct insn_map *m, const struct hwt_elf_file *file,
+		      const struct hwt_profile_block *b)
+{
+	uint64_t off = b->begin;
+
+	for (uint32_t n = 0; n < b->insns; n++) {
+		struct hwt_x86_insn insn;
+		struct hwt_profile_insn *pi;
+		int len;
+
+		if (off >= file->size)
+			return -hpe_mismatch;
+		if (n + 1 == b->insns && off != b->end)
+			return -hpe_bad_code;
+		len = hwt_x86_insn_decode(file->data + off, file->size - off, &insn);
+		if (len < 0)
+			return -hpe_bad_code;
+		pi = map_get(m, off, 1);
+		if (!pi)
+			return -hpe_nomem;
+		pi->count += b->count;
+		pi->length = (uint8_t)len;
+		pi->branch = insn.branch;
+		pi->x86_flags = insn.flags;
+		off += (uint64_t)len;
+	}
+	return 0;
+}
+
+int hwt_profile_image_insns(const struct hwt_profile *profile, size_t image,
+			    const char *path, struct hwt_profile_insn **insns, size_t *count)
+{
+	const struct hwt_profile_image *img;
+	const struct hwt_profile_block *blocks;
+	const struct hwt_profile_edge *edges;
+	struct hwt_elf_file file;
+	struct insn_map m = { 0 };
+	size_t nblocks, nedges;
+	int status;
+
+	if (!profile || image >= profile->image_count || !insns || !count)
+		return -hpe_invalid;
+	img = &profile->images[image]->pub;
+	status = hwt_profile_blocks(profile, image, &blocks, &nblocks);
+	if (status < 0)
+		return status;
+	status = hwt_profile_edges(profile, &edges, &nedges);
+	if (status < 0)
+		return status;
+	status = hwt_elf_file_open(&file, path ? path : img->path);
+	if (status < 0)
+		return status;
+	if (!file.is_elf) {
+		status = -hpe_not_elf;
+		goto out;
+	}
+	if (img->build_id_size && (file.build_id_size != img->build_id_size ||
+				   memcmp(file.build_id, img->build_id, img->build_id_size))) {
+		status = -hpe_mismatch;
+		goto out;
+	}
+	for (size_t k = 0; k < nblocks; k++) {
+		status = walk_block(&m, &file, &blocks[k]);
+		if (status < 0)
+			goto out;
+	}
+	for (size_t k = 0; k < nedges; k++) {
+		const struct hwt_profile_edge *e = &edges[k];
+		struct hwt_profile_insn *pi;
+
+		if (e->from_image != image ||
+		    (e->kind != hwt_edge_cond_taken && e->kind != hwt_edge_cond_not_taken))
+			continue;
+		pi = map_get(&m, e->from, 0);
+		if (!pi)
+			continue; /* an edge from outside every block: inconsistent input */
+		if (e->kind == hwt_edge_cond_taken)
+			pi->taken += e->count;
+		else
+			pi->not_taken += e->count;
+	}
+	for (size_t k = 0; k < m.count; k++)
+		m.items[k].vaddr = hwt_elf_file_vaddr(&file, m.items[k].offset);
+	qsort(m.items, m.count, sizeof(*m.items), insn_cmp);
+	*insns = m.items;
+	*count = m.count;
+	m.items = NULL;
+	status = 0;
+out:
+	hwt_elf_file_close(&file);
+	free(m.items);
+	free(m.slots);
+	return status;
+}
