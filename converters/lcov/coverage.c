@@ -66,6 +66,7 @@ struct source {
 	size_t text_size;
 	const char **line_start;
 	size_t text_lines;
+	int dropped;                /* hwt_coverage_source_drop */
 };
 
 struct hwt_coverage {
@@ -158,6 +159,36 @@ size_t hwt_coverage_warning_count(const struct hwt_coverage *cov)
 const char *hwt_coverage_warning_at(const struct hwt_coverage *cov, size_t i)
 {
 	return i < cov->nwarnings ? cov->warnings[i] : NULL;
+}
+
+size_t hwt_coverage_source_count(const struct hwt_coverage *cov)
+{
+	return cov->nsources;
+}
+
+const char *hwt_coverage_source_path(const struct hwt_coverage *cov, size_t i)
+{
+	return i < cov->nsources ? cov->sources[i]->path : NULL;
+}
+
+int hwt_coverage_source_lines(const struct hwt_coverage *cov, size_t i, uint64_t *found)
+{
+	size_t k;
+
+	if (i >= cov->nsources)
+		return -hle_invalid;
+	*found = 0;
+	for (k = 0; k < cov->sources[i]->nlines; k++)
+		*found += cov->sources[i]->lines[k].exists;
+	return 0;
+}
+
+int hwt_coverage_source_drop(struct hwt_coverage *cov, size_t i)
+{
+	if (i >= cov->nsources)
+		return -hle_invalid;
+	cov->sources[i]->dropped = 1;
+	return 0;
 }
 
 static size_t hash_str(const char *s)
@@ -751,7 +782,7 @@ int hwt_coverage_write_lcov(const struct hwt_coverage *cov, FILE *file, const ch
 		uint64_t lf = 0, lh = 0, fh = 0, bh = 0;
 		size_t nb;
 
-		if (filter && !hwt_lcov_filter_match(filter, src->path))
+		if (src->dropped || (filter && !hwt_lcov_filter_match(filter, src->path)))
 			continue;
 		for (k = 0; k < src->nlines; k++)
 			lf += src->lines[k].exists;

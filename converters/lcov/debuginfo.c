@@ -287,8 +287,23 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 			have_prev = 0;
 			continue;
 		}
-		if (dwarf_lineendsequence(lines[i], &b, &err) == DW_DLV_OK)
-			r.end = b != 0;
+		if (dwarf_lineendsequence(lines[i], &b, &err) == DW_DLV_OK && b) {
+			/* libdwarf 20210528 also says end_sequence for rows that
+			   set epilogue_begin (clang's epilogues): a real end of
+			   sequence never carries that flag. */
+			Dwarf_Bool prologue_end = 0, epilogue_begin = 0;
+			Dwarf_Unsigned isa = 0, discriminator = 0;
+
+			r.end = 1;
+			if (dwarf_prologue_end_etc(lines[i], &prologue_end, &epilogue_begin, &isa,
+						   &discriminator, &err) == DW_DLV_OK &&
+			    epilogue_begin)
+				r.end = 0;
+		}
+		if (err) {
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+			err = NULL;
+		}
 		b = 0;
 		if (dwarf_linebeginstatement(lines[i], &b, &err) == DW_DLV_OK)
 			r.is_stmt = b != 0;

@@ -133,6 +133,14 @@ int hwt_coverage_warn(struct hwt_coverage *cov, const char *fmt, ...)
 size_t hwt_coverage_warning_count(const struct hwt_coverage *cov);
 const char *hwt_coverage_warning_at(const struct hwt_coverage *cov, size_t i);
 
+/* The source files seen so far (in no particular order). */
+size_t hwt_coverage_source_count(const struct hwt_coverage *cov);
+const char *hwt_coverage_source_path(const struct hwt_coverage *cov, size_t i);
+/* Lines (DA) of source i. */
+int hwt_coverage_source_lines(const struct hwt_coverage *cov, size_t i, uint64_t *found);
+/* Leaves source i out of what hwt_coverage_write_lcov writes. */
+int hwt_coverage_source_drop(struct hwt_coverage *cov, size_t i);
+
 /* ----- Writing ----------------------------------------------------------- */
 
 struct hwt_lcov_totals {
@@ -170,16 +178,18 @@ struct hwt_lcov_report_options {
 	const char *output;          /* the lcov file (required) */
 	const char *html;            /* genhtml output directory, or NULL */
 	struct hwt_lcov_filter filter;
-	int verbose;                 /* also warn about system images without debug info */
+	int verbose;                 /* also say which system images were left out */
+	int system;                  /* report system images (libc, ...) with debug info too */
 	int quiet;                   /* no summary, no progress */
 	const char *prefix;          /* message prefix ("hwt report lcov", "hwt-cov") */
 };
 
 /*
  * Decodes the bundle in bundle_dir, writes the lcov file, runs genhtml when
- * asked, prints the summary. Returns 0, 1 when a report was written but
- * something could not be covered (warnings were printed), or 2 when no
- * report could be written.
+ * asked, prints the summary and every warning (images without debug info,
+ * deleted or replaced since the run, damaged trace). Returns 0 when the
+ * report was written (possibly with warnings), 2 when it could not be
+ * (the bundle cannot be read, the file cannot be written, genhtml failed).
  */
 int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options);
 

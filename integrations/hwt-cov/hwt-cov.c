@@ -1,0 +1,172 @@
+/*
+ * hwt-cov [options] [--] COMMAND ARGS...
+ *
+ * Coverage of a command without rebuilding it: records the branch trace of
+ * COMMAND and every process it starts (the trace unit: hardware where
+ * present, else the Valgrind software unit), decodes it, writes lcov (and
+ * HTML with genhtml when asked), prints a summary, and exits with
+ * COMMAND's exit status. docs/hwt-cov.md has the details.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hwt_bundle.h"
+#include "hwt_lcov.h"
+#include "record.h"
+#include "trace_unit.h"
+
+#define PREFIX "hwt-cov"
+#define DEFAULT_OUTPUT "hwt-cov.info"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hwt-cov [options] [--] COMMAND [ARGS...]\n"
+		"\n"
+		"Runs COMMAND (and everything it starts) under a branch trace and writes the\n"
+		"line, function and branch coverage of every binary and shared library it\n"
+		"ran that has debug info (-g). Nothing needs rebuilding with --coverage.\n"
+		"Exits with COMMAND's exit status.\n"
+		"\n"
+		"  -o, --output FILE   the lcov tracefile to write [" DEFAULT_OUTPUT "]\n"
+		"      --html DIR      also write an HTML report (genhtml) into DIR\n"
+		"      --include GLOB  only source files matching GLOB (repeatable; '*'\n"
+		"                      matches across '/', e.g. '*/src/*')\n"
+		"      --exclude GLOB  leave out source files matching GLOB (repeatable)\n"
+		"      --keep BUNDLE   keep the trace bundle in BUNDLE (must not exist);\n"
+		"                      'hwt report lcov BUNDLE' reads it again later\n"
+		"      --system        also report system libraries (libc, ...) that have\n"
+		"                      debug info (left out by default)\n"
+		"  -v, --verbose       also say which system libraries were left out\n"
+		"  -q, --quiet         only errors and warnings\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"Trace unit: Intel PT hardware where present; here, the Valgrind software\n"
+		"unit. If COMMAND succeeds but no report can be written, the exit status is 2.\n");
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) != 0 && errno != ENOENT;
+}
+
+static void remove_tree(const char *dir)
+{
+	if (nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		fprintf(stderr, PREFIX ": warning: cannot remove the temporary bundle %s\n", dir);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option long_options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "include", required_argument, NULL, 'i' },
+		{ "exclude", required_argument, NULL, 'x' },
+		{ "keep", required_argument, NULL, 'k' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "system", no_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hwt_lcov_report_options opts = { 0 };
+	struct hwt_unit_options unit = { 0 };
+	const char **inc = calloc((size_t)argc + 1, sizeof(*inc));
+	const char **exc = calloc((size_t)argc + 1, sizeof(*exc));
+	const char *keep = NULL, *tmpdir;
+	char bundle[PATH_MAX], *command;
+	int opt, err, status = 0, code, report;
+
+	if (!inc || !exc)
+		return 2;
+	opts.output = DEFAULT_OUTPUT;
+	opts.prefix = PREFIX;
+	opts.filter.include = inc;
+	opts.filter.exclude = exc;
+	/* '+': options end at COMMAND, whose own options are left alone. */
+	while ((opt = getopt_long(argc, argv, "+o:vqh", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'o': opts.output = optarg; break;
+		case 'H': opts.html = optarg; break;
+		case 'i': inc[opts.filter.includes++] = optarg; break;
+		case 'x': exc[opts.filter.excludes++] = optarg; break;
+		case 'k': keep = optarg; break;
+		case 'v': opts.verbose = 1; break;
+		case 'S': opts.system = 1; break;
+		case 'q': opts.quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, PREFIX ": no command to run\n");
+		usage(stderr);
+		return 2;
+	}
+
+	if (keep) {
+		if (snprintf(bundle, sizeof(bundle), "%s", keep) >= (int)sizeof(bundle)) {
+			fprintf(stderr, PREFIX ": %s: path too long\n", keep);
+			return 2;
+		}
+	} else {
+		tmpdir = getenv("TMPDIR");
+		if (!tmpdir || !*tmpdir)
+			tmpdir = "/tmp";
+		snprintf(bundle, sizeof(bundle), "%s/hwt-cov.XXXXXX", tmpdir);
+		if (!mkdtemp(bundle)) {
+			fprintf(stderr, PREFIX ": cannot make a temporary directory in %s: %s\n", tmpdir,
+				strerror(errno));
+			return 2;
+		}
+	}
+	command = hwt_bundle_quote_argv(argc - optind, argv + optind);
+	err = hwt_bundle_create(bundle, "valgrind", "sequence", command ? command : "");
+	free(command);
+	if (err < 0) {
+		fprintf(stderr, PREFIX ": cannot create the trace bundle %s: %s%s%s\n", bundle,
+			hwt_bundle_errstr(err), err == -hbe_io ? ": " : "",
+			err == -hbe_io ? strerror(errno) : "");
+		if (!keep)
+			remove_tree(bundle);
+		return 2;
+	}
+	if (!keep || realpath(keep, bundle)) {
+		if (hwt_valgrind_unit_run(bundle, &unit, argv + optind, &status) < 0) {
+			if (!keep)
+				remove_tree(bundle);
+			return 2;
+		}
+	} else {
+		fprintf(stderr, PREFIX ": %s: %s\n", keep, strerror(errno));
+		return 2;
+	}
+	code = hwt_exit_code(status);
+	err = hwt_bundle_write_summary(bundle, status);
+	if (err < 0)
+		fprintf(stderr, PREFIX ": cannot write the summary of %s: %s\n", bundle,
+			hwt_bundle_errstr(err));
+
+	report = hwt_lcov_report(bundle, &opts);
+	if (!keep)
+		remove_tree(bundle);
+	else if (!opts.quiet)
+		fprintf(stderr, PREFIX ": trace bundle kept in %s\n", keep);
+	free(inc);
+	free(exc);
+	if (report != 0 && code == 0)
+		return 2;
+	return code;
+}
