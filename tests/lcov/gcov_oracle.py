@@ -42,19 +42,26 @@ CASES = {
 
 
 def parse_lcov(path):
-    """{source: {'lines': {n: count}, 'fns': {name: count}}}"""
+    """{source: {'lines': {n: count}, 'fns': {name: count},
+    'brs': {(line, block, branch): taken or None}}}"""
     out = {}
     cur = None
     for raw in open(path):
         line = raw.strip()
         if line.startswith('SF:'):
-            cur = out.setdefault(os.path.normpath(line[3:]), {'lines': {}, 'fns': {}})
+            cur = out.setdefault(os.path.normpath(line[3:]), {'lines': {}, 'fns': {}, 'brs': {}})
         elif line.startswith('DA:') and cur is not None:
             n, c = line[3:].split(',')[:2]
             cur['lines'][int(n)] = cur['lines'].get(int(n), 0) + int(c)
         elif line.startswith('FNDA:') and cur is not None:
             c, name = line[5:].split(',', 1)
             cur['fns'][name] = cur['fns'].get(name, 0) + int(c)
+        elif line.startswith('BRDA:') and cur is not None:
+            n, b, br, t = line[5:].split(',')
+            key = (int(n), int(b), int(br))
+            old = cur['brs'].get(key)
+            t = None if t == '-' else int(t)
+            cur['brs'][key] = t if old is None else (old if t is None else old + t)
     return out
 
 
@@ -272,4 +279,5 @@ def main():
     return 0 if ok else 1
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())
