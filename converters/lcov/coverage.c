@@ -624,12 +624,13 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 		const struct hwt_line_span *s = &spans[i];
 
 		line_of[i] = s->line;
-		if (is_nop_jump(info, s)) {
+		if (s->end > s->begin && is_nop_jump(info, s)) {
 			line_of[i] = 0;
 			continue;
 		}
+		/* The first row at a function's entry only. */
 		if (s->function >= 0 && s->begin == funcs[s->function].entry &&
-		    funcs[s->function].decl_line)
+		    funcs[s->function].decl_line && (i == 0 || spans[i - 1].begin != s->begin))
 			line_of[i] = funcs[s->function].decl_line;
 	}
 	/* Closing braces, function by function (spans of one function are
@@ -652,6 +653,11 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 
 		if (!line_of[i])
 			continue;
+		if (s->begin == s->end) {
+			const struct hwt_cov_insn *at = insn_at(insns, n, s->begin);
+
+			max = at ? at->count : 0;
+		}
 		for (k = insn_lower(insns, n, s->begin); k < n && insns[k].vaddr < s->end; k++)
 			if (insns[k].count > max)
 				max = insns[k].count;

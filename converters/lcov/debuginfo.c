@@ -338,9 +338,12 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 			}
 		}
 		r.file = fmap[fno];
-		if (have_prev && r.addr > prev.addr && prev.line > 0 && prev.file >= 0 &&
-		    prev.line <= UINT32_MAX) {
-			struct hwt_line_span *s;
+		if (have_prev && r.addr >= prev.addr && prev.line > 0 && prev.file >= 0 &&
+		    prev.line <= UINT32_MAX && (r.addr > prev.addr || prev.is_stmt)) {
+			/* Rows at one address (gcc's views at -O2): each
+			   statement row gives an empty span at that address, so
+			   that its line exists where a debugger would stop. */
+			struct hwt_line_span *sp;
 			struct hwt_line_span *spans = grow(info->spans, &info->spans_cap,
 							   info->nspans + 1, sizeof(*spans));
 
@@ -349,13 +352,15 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 				break;
 			}
 			info->spans = spans;
-			s = &spans[info->nspans++];
-			s->begin = prev.addr;
-			s->end = r.addr;
-			s->file = (uint32_t)prev.file;
-			s->line = (uint32_t)prev.line;
-			s->is_stmt = (uint32_t)prev.is_stmt;
-			s->function = -1;
+			sp = &spans[info->nspans];
+			sp->begin = prev.addr;
+			sp->end = r.addr;
+			sp->file = (uint32_t)prev.file;
+			sp->line = (uint32_t)prev.line;
+			sp->is_stmt = (uint32_t)prev.is_stmt;
+			sp->function = -1;
+			sp->seq = (uint32_t)info->nspans;
+			info->nspans++;
 		}
 		prev = r;
 		have_prev = !r.end;
@@ -554,7 +559,9 @@ static int cmp_span(const void *a, const void *b)
 
 	if (x->begin != y->begin)
 		return x->begin < y->begin ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static int cmp_func(const void *a, const void *b)

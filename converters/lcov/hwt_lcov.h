@@ -46,9 +46,15 @@ const char *hwt_lcov_errstr(int code);
 
 #define HWT_DEBUGINFO_BUILD_ID_MAX 20u
 
-/* One row of a line table, as a span of addresses [begin, end). */
+/*
+ * One row of a line table, as a span of addresses [begin, end). A statement
+ * row followed by another row at the same address (gcc's location views)
+ * gives an empty span (begin == end): the line starts there but has no
+ * instruction of its own.
+ */
 struct hwt_line_span {
 	uint64_t begin, end;   /* ELF virtual addresses */
+	uint32_t seq;          /* row order in the image's line tables */
 	uint32_t file;         /* index in the file names (hwt_debuginfo_file) */
 	uint32_t line;         /* 1-based; rows of line 0 are dropped */
 	uint32_t is_stmt;      /* the row starts a statement */
@@ -84,7 +90,7 @@ int hwt_debuginfo_has_symtab(const struct hwt_debuginfo *info);
 /* The separate debug file used, or NULL. */
 const char *hwt_debuginfo_debug_file(const struct hwt_debuginfo *info);
 
-/* Line spans sorted by begin; they do not overlap. */
+/* Line spans sorted by begin, end, row order; non-empty ones do not overlap. */
 const struct hwt_line_span *hwt_debuginfo_spans(const struct hwt_debuginfo *info, size_t *count);
 /* Source file names (lexically normalised absolute paths when DWARF allows). */
 size_t hwt_debuginfo_file_count(const struct hwt_debuginfo *info);
