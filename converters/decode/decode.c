@@ -35,10 +35,10 @@ static void report_files(struct hwt_decoder *d)
 		if (!f->failures)
 			continue;
 		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, f->path[0] ? f->path : NULL, -1,
-				    "%s: trace entered it %" PRIu64 " times in %" PRIu64
+				    "%strace entered it %" PRIu64 " times in %" PRIu64
 				    " streams and could not be decoded there (%" PRIu64
 				    " trace bytes skipped up to the next PSB): %s",
-				    f->path[0] ? f->path : "anonymous code", f->failures,
+				    f->path[0] ? "" : "anonymous code: ", f->failures,
 				    f->failed_streams, f->failed_bytes, f->why);
 	}
 }
@@ -81,8 +81,7 @@ int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
 		d.total_bytes += st->size;
 		if (st->image < 0)
 			hwt_bundle_diag_add(bundle, hwt_diag_stream, st->path, -1,
-					    "%s: not decoded: without sideband its code is unknown",
-					    st->path);
+					    "not decoded: without sideband its code is unknown");
 	}
 
 	for (size_t i = 0; i < hwt_bundle_image_count(bundle) && !d.nomem; i++) {
@@ -106,8 +105,7 @@ int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
 	report_files(&d);
 	if (d.nomem) {
 		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
-				    "%s: out of memory: the profile is incomplete",
-				    hwt_bundle_dir(bundle));
+				    "out of memory: the profile is incomplete");
 		status = -hbe_nomem;
 	}
 	hwt_files_free(&d);

@@ -445,16 +445,16 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 	if (err->status == -pte_eos) {
 		hwt_bundle_diag_add(s->d->bundle, hwt_diag_stream, s->stream->path,
 				    (int64_t)err->offset,
-				    "%s: the stream ends inside a packet at offset 0x%" PRIx64
+				    "the stream ends inside a packet at offset 0x%" PRIx64
 				    " (%" PRIu64 " bytes not decoded): cut while recording?",
-				    s->stream->path, err->offset, skipped);
+				    err->offset, skipped);
 		return;
 	}
 	describe_ip(s, err->ip, where, sizeof(where));
 	hwt_bundle_diag_add(s->d->bundle, hwt_diag_stream, s->stream->path, (int64_t)err->offset,
-			    "%s: decode error at offset 0x%" PRIx64 " (%s): %s; %s %" PRIu64
+			    "decode error at offset 0x%" PRIx64 " (%s): %s; %s %" PRIu64
 			    " trace bytes skipped",
-			    s->stream->path, err->offset, where,
+			    err->offset, where,
 			    pt_errstr(pt_errcode(err->status)),
 			    at_end ? "no PSB after it," : "resynced at the next PSB,", skipped);
 }
@@ -500,8 +500,7 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	if (!buf) {
 		if (stream->size)
 			hwt_bundle_diag_add(d->bundle, hwt_diag_stream, stream->path, -1,
-					    "%s: cannot read the stream: %s", stream->path,
-					    strerror(errno));
+					    "cannot read the stream: %s", strerror(errno));
 		return 0;
 	}
 	d->stats.streams++;
@@ -538,6 +537,7 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 		}
 		pt_blk_get_sync_offset(dec, &last_sync);
 		error_resolved(&s, &err, last_sync, 0);
+		enabled = !(status & pts_ip_suppressed);
 		prev = 0;
 		for (;;) {
 			struct pt_block block;
@@ -565,8 +565,8 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 					d->stats.overflows++;
 					prev = 0;
 					hwt_bundle_diag_add(d->bundle, hwt_diag_stream, stream->path, -1,
-							    "%s: trace overflow: the trace unit dropped trace, "
-							    "counts are low", stream->path);
+							    "trace overflow: the trace unit dropped trace, "
+							    "counts are low");
 					break;
 				default:
 					break;
@@ -632,8 +632,12 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 		}
 	}
 	error_resolved(&s, &err, size, 1);
+	if (enabled && !s.errors)
+		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, stream->path, (int64_t)end_offset,
+				    "the trace ends at offset 0x%" PRIx64 " while tracing was enabled: "
+				    "the stream was cut (recorder killed?) or the thread was killed",
+				    end_offset);
 	flush(&s);
-	(void)enabled;
 out:
 	if (s.nomem)
 		d->nomem = 1;
@@ -641,15 +645,15 @@ out:
 	d->stats.insns += insns;
 	if (s.error_messages > MAX_ERROR_MESSAGES)
 		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, stream->path, -1,
-				    "%s: %" PRIu64 " more decode errors not listed (%" PRIu64
+				    "%" PRIu64 " more decode errors not listed (%" PRIu64
 				    " decode errors in all, %" PRIu64 " trace bytes skipped)",
-				    stream->path, s.error_messages - MAX_ERROR_MESSAGES, s.errors,
+				    s.error_messages - MAX_ERROR_MESSAGES, s.errors,
 				    s.error_bytes);
 	if (s.bad_blocks)
 		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, stream->path, -1,
-				    "%s: %" PRIu64 " decoded blocks do not match the code in the "
+				    "%" PRIu64 " decoded blocks do not match the code in the "
 				    "image files and were not counted, e.g. %s",
-				    stream->path, s.bad_blocks, s.bad_example);
+				    s.bad_blocks, s.bad_example);
 	pt_blk_free_decoder(dec);
 	free(s.table);
 	munmap(buf, size);
