@@ -204,7 +204,8 @@ def build(cc, out_dir, name, sources, lib_sources, lib, flags):
 
 def run_case(args, name, totals):
     sources, lib_sources, lib, prog_args = CASES[name]
-    work = os.path.join(args.work, args.cc, name)
+    cc_name = os.path.basename(args.cc)
+    work = os.path.join(args.work, cc_name, name)
     shutil.rmtree(work, ignore_errors=True)
     # The oracle: gcc --coverage, run, lcov --capture.
     gdir = os.path.join(work, 'gcov')
@@ -237,7 +238,7 @@ def run_case(args, name, totals):
     check(gh.returncode == 0 and gh.stderr == '', 'genhtml: %s' % gh.stderr)
     print('%s (%s):' % (name, args.cc))
     mismatches, stats = compare(os.path.join(work, 'gcov.info'), info, sources + lib_sources,
-                                args.cc, sys.stdout)
+                                cc_name, sys.stdout)
     nexc = sum(len(v) for v in stats['exceptions'].values())
     print('  %d lines: %d in both, %d agree on executed, %d on counts; %d functions; '
           '%d exceptions; %d mismatches' %
@@ -259,8 +260,8 @@ def main():
     p.add_argument('cases', nargs='*')
     args = p.parse_args()
     if args.compare:
-        mismatches, _ = compare(args.compare[0], args.compare[1], args.compare[2:], args.cc,
-                                sys.stdout)
+        mismatches, _ = compare(args.compare[0], args.compare[1], args.compare[2:],
+                                os.path.basename(args.cc), sys.stdout)
         return 1 if mismatches else 0
     ok = True
     totals = {}
