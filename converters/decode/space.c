@@ -241,7 +241,8 @@ static int space_push(struct hwt_space *space, const struct map_list *l, uint64_
 		e->count = 0;
 		return -1;
 	}
-	memcpy(e->maps, l->maps, l->count * sizeof(*e->maps));
+	if (l->count)
+		memcpy(e->maps, l->maps, l->count * sizeof(*e->maps));
 	return 0;
 }
 

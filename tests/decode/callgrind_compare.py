@@ -22,11 +22,13 @@ the same count on both, with two principled exceptions:
     sees the instruction once), callgrind counts iterations (VEX runs one
     iteration per pass). Required: both zero or both non-zero, and
     callgrind >= hwt.
-  - the process's final basic block (the straight-line run ending in the
-    exit_group syscall): callgrind credits a block's instructions when the
-    block is left, and this one never is. Allowed once per run: hwt one
-    more than callgrind on a run of consecutive instructions ending in a
-    syscall-class ("far") instruction.
+  - blocks left abnormally: callgrind credits a block's instructions when
+    the block is left through one of its exits, so a block that ends the
+    process (exit_group), returns from a signal handler (rt_sigreturn) or
+    faults (SIGSEGV caught by a handler) is never credited. Allowed: a run
+    of consecutive instructions that hwt counts k > 0 times each and
+    callgrind never, ending in a syscall-class ("far") instruction or right
+    before an instruction that hwt never saw complete (the faulting one).
 --require PATH fails when PATH is not among the images compared.
 Prints a summary line per image and up to 20 mismatches; exits 1 on any
 mismatch, or when fewer than N instructions (--min-match, default 1) were
@@ -164,22 +166,30 @@ def attribute_unknown(cg, maps):
         cg['???'] = rest
 
 
-def final_block(a, b):
-    """The addresses of the exit block exception, or an empty set."""
-    plus_one = sorted(x for x in a if a[x][0] == b.get(x, 0) + 1)
-    by_addr = set(plus_one)
-    for x in plus_one:
-        if a[x][2] != 'far':
+def abnormal_exits(a, b, differ):
+    """Addresses whose difference is a block callgrind never credited.
+
+    A run of consecutive instructions that hwt counts k > 0 times and
+    callgrind 0 times, ending either in a syscall-class instruction
+    (exit_group, rt_sigreturn: the block is never left) or right before an
+    instruction that hwt never saw complete (a fault: the block is left by
+    a signal).
+    """
+    cand = {x for x in differ if x in a and a[x][0] > 0 and b.get(x, 0) == 0}
+    ends_at = {x + a[x][1]: x for x in cand}
+    explained = set()
+    for x in cand:
+        nxt = x + a[x][1]
+        if nxt in cand:
+            continue  # not the last of its run
+        # hwt lists executed instructions only: one it does not list did not complete.
+        if not (a[x][2] == 'far' or nxt not in a):
             continue
-        # Walk back over consecutive instructions with the same difference.
         run = [x]
-        while True:
-            prev = [y for y in by_addr if y + a[y][1] == run[-1]]
-            if not prev:
-                break
-            run.append(prev[0])
-        return set(run)
-    return set()
+        while run[-1] in ends_at and a[ends_at[run[-1]]][0] == a[x][0]:
+            run.append(ends_at[run[-1]])
+        explained.update(run)
+    return explained
 
 
 def main():
@@ -219,7 +229,6 @@ def main():
         if image not in wanted:
             print(f'FAIL {image}: not compared (hwt: {image in hwt}, callgrind: {image in cg})')
             failed = True
-    exit_block_used = False
     for image in wanted:
         if image in errors:
             print(f'FAIL {image}: hwt could not list its instructions: {errors[image]}')
@@ -233,11 +242,7 @@ def main():
         rep = [x for x in differ if x in a and a[x][3] and
                (count(x) == 0) == (b.get(x, 0) == 0) and b.get(x, 0) >= count(x)]
         differ = [x for x in differ if x not in set(rep)]
-        exit_run = set()
-        if differ and not exit_block_used:
-            exit_run = final_block({x: a[x] for x in differ if x in a}, b)
-            if exit_run:
-                exit_block_used = True
+        exit_run = abnormal_exits(a, b, set(differ))
         bad = [x for x in differ if x not in exit_run]
         total_a = sum(v[0] for v in a.values())
         total_b = sum(b.values())
@@ -246,7 +251,7 @@ def main():
         print(f'{"ok" if ok else "FAIL"} {image}: {len(addrs)} instructions compared, '
               f'{len(addrs) - len(bad) - len(rep) - len(exit_run)} equal, '
               f'{len(rep)} rep (callgrind counts iterations), '
-              f'{len(exit_run)} in the exit block, {len(bad)} differ; '
+              f'{len(exit_run)} in blocks left abnormally, {len(bad)} differ; '
               f'executed: hwt {total_a}, callgrind {total_b}')
         for x in bad[:20]:
             print(f'    0x{x:x}: hwt {count(x)}, callgrind {b.get(x, 0)}')

@@ -92,12 +92,14 @@ static int maps_main(const char *dir)
 		if (hwt_sideband_open(sb, hwt_bundle_image_at(b, i)->path) < 0)
 			continue;
 		while (hwt_sideband_next(sb, &rec) == 0) {
-			const struct hwt_record_mmap *r = rec.u.mmap;
+			const struct hwt_record_mmap *r;
 			struct hwt_elf_file f;
-			uint64_t vaddr = r->pgoff;
+			uint64_t vaddr;
 
 			if (!rec.known || rec.hdr->type != HWT_RECORD_MMAP || !rec.path || !rec.path[0])
 				continue;
+			r = rec.u.mmap;
+			vaddr = r->pgoff;
 			if (hwt_elf_file_open(&f, rec.path) == 0) {
 				vaddr = hwt_elf_file_vaddr(&f, r->pgoff);
 				hwt_elf_file_close(&f);
