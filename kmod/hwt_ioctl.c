@@ -322,7 +322,7 @@ static long hwt_ioctl_alloc(void __user *uarg)
 	ret = hwt_copy_in(&a, sizeof(a), HWT_ALLOC_SIZE_VER0, uarg, &usize);
 	if (ret)
 		return ret;
-	if (a.reserved || a.ident || (a.flags & ~HWT_ALLOC_CHILDREN))
+	if (a.reserved || (a.flags & ~HWT_ALLOC_CHILDREN))
 		return -EINVAL;
 	if (strnlen(a.backend_name, HWT_BACKEND_NAME_MAX) == HWT_BACKEND_NAME_MAX)
 		return -EINVAL;

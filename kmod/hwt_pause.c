@@ -32,6 +32,23 @@ static void hwt_pause_wait(struct hwt_thread *thr)
 	clear_bit(HWT_THR_PAUSED, &thr->flags);
 }
 
+/*
+ * A new thread runs when its buffer appears, so no switch-in will enable
+ * its unit before it reaches user mode: enable it here, as the switch hook
+ * would, with interrupts off so no switch comes in between.
+ */
+static void hwt_pause_enable_self(struct hwt_thread *thr)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (READ_ONCE(thr->ctx->state) == HWT_CTX_RUNNING &&
+	    test_bit(HWT_THR_HASHED, &thr->flags) &&
+	    !test_and_set_bit(HWT_THR_ENABLED, &thr->flags))
+		thr->ctx->backend->ops->thread_enable(thr, smp_processor_id());
+	local_irq_restore(flags);
+}
+
 void hwt_pause_work(struct callback_head *cb)
 {
 	struct hwt_thread *thr = container_of(cb, struct hwt_thread, work);
@@ -43,8 +60,8 @@ void hwt_pause_work(struct callback_head *cb)
 	what = atomic_xchg(&thr->work_flags, 0);
 
 	if (!(current->flags & PF_EXITING) && READ_ONCE(thr->ctx->state) != HWT_CTX_DEAD) {
-		if (what & HWT_WORK_ALLOC)
-			hwt_thread_buffer_ensure(thr);
+		if ((what & HWT_WORK_ALLOC) && hwt_thread_buffer_ensure(thr) == 0)
+			hwt_pause_enable_self(thr);
 		if ((what & HWT_WORK_PAUSE) && !fatal_signal_pending(current))
 			hwt_pause_wait(thr);
 	}

@@ -4,6 +4,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <asm/msr.h>
 
 #include "hwt_record.h"
 #include "hwt_recq.h"
@@ -38,6 +39,12 @@ void hwt_recq_fini(struct hwt_recq *q)
 	q->ring = NULL;
 }
 
+/* Records queued, or drops to report. */
+static bool hwt_recq_readable(struct hwt_recq *q)
+{
+	return READ_ONCE(q->head) != READ_ONCE(q->tail) || READ_ONCE(q->lost);
+}
+
 /* Copies len bytes into the ring at position pos (modulo size). */
 static void hwt_recq_put(struct hwt_recq *q, u64 pos, const void *src, u32 len)
 {
@@ -59,29 +66,35 @@ static void hwt_recq_get(struct hwt_recq *q, u64 pos, void *dst, u32 len)
 		memcpy(dst + first, q->ring, len - first);
 }
 
-bool hwt_recq_push(struct hwt_recq *q, const struct hwt_record_header *rec)
+/* Queues a LOST record for the records dropped so far if @extra more bytes fit too. Lock held. */
+static void hwt_recq_put_lost(struct hwt_recq *q, u32 extra)
 {
 	struct hwt_record_lost lost;
+
+	if (!q->lost || q->size - (q->head - q->tail) < sizeof(lost) + extra)
+		return;
+	memset(&lost, 0, sizeof(lost));
+	lost.hdr.magic = HWT_RECORD_MAGIC;
+	lost.hdr.type = HWT_RECORD_LOST;
+	lost.hdr.size = sizeof(lost);
+	lost.hdr.time = rdtsc();
+	lost.reason = HWT_LOST_RECORD_QUEUE;
+	lost.records = q->lost;
+	hwt_record_seal(&lost.hdr);
+	hwt_recq_put(q, q->head, &lost, sizeof(lost));
+	q->head += sizeof(lost);
+	q->lost = 0;
+}
+
+bool hwt_recq_push(struct hwt_recq *q, const struct hwt_record_header *rec)
+{
 	unsigned long flags;
 	u64 room;
 	bool ok = false;
 
 	HWT_RECQ_LOCK(q, flags);
+	hwt_recq_put_lost(q, rec->size);
 	room = q->size - (q->head - q->tail);
-	if (q->lost && room >= sizeof(lost) + rec->size) {
-		memset(&lost, 0, sizeof(lost));
-		lost.hdr.magic = HWT_RECORD_MAGIC;
-		lost.hdr.type = HWT_RECORD_LOST;
-		lost.hdr.size = sizeof(lost);
-		lost.hdr.time = rec->time;
-		lost.reason = HWT_LOST_RECORD_QUEUE;
-		lost.records = q->lost;
-		hwt_record_seal(&lost.hdr);
-		hwt_recq_put(q, q->head, &lost, sizeof(lost));
-		q->head += sizeof(lost);
-		room -= sizeof(lost);
-		q->lost = 0;
-	}
 	if (!q->lost && room >= rec->size) {
 		hwt_recq_put(q, q->head, rec, rec->size);
 		q->head += rec->size;
@@ -91,9 +104,8 @@ bool hwt_recq_push(struct hwt_recq *q, const struct hwt_record_header *rec)
 	}
 	HWT_RECQ_UNLOCK(q, flags);
 
-	if (ok)
-		irq_work_queue(&q->wake_work);
-	else
+	irq_work_queue(&q->wake_work);
+	if (!ok)
 		atomic64_inc(&hwt_stats.records_lost);
 	return ok;
 }
@@ -110,6 +122,8 @@ ssize_t hwt_recq_read(struct hwt_recq *q, char __user *buf, size_t len, bool non
 		return -ERESTARTSYS;
 	for (;;) {
 		HWT_RECQ_LOCK(q, flags);
+		/* The reader made room: report drops even if no record follows. */
+		hwt_recq_put_lost(q, 0);
 		head = q->head;
 		tail = q->tail;
 		HWT_RECQ_UNLOCK(q, flags);
@@ -119,7 +133,7 @@ ssize_t hwt_recq_read(struct hwt_recq *q, char __user *buf, size_t len, bool non
 			ret = -EAGAIN;
 			goto out;
 		}
-		ret = wait_event_interruptible(q->wq, READ_ONCE(q->head) != READ_ONCE(q->tail));
+		ret = wait_event_interruptible(q->wq, hwt_recq_readable(q));
 		if (ret)
 			goto out;
 	}
@@ -164,7 +178,7 @@ out:
 __poll_t hwt_recq_poll(struct hwt_recq *q, struct file *file, poll_table *pt)
 {
 	poll_wait(file, &q->wq, pt);
-	if (READ_ONCE(q->head) != READ_ONCE(q->tail))
+	if (hwt_recq_readable(q))
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;
 }

@@ -1,2 +1,1656 @@
+/*
+ * hwt.ko tests, run as root inside the QEMU guest after insmod hwt.ko and
+ * hwt_test.ko. Each case runs in its own process group with a time limit
+ * and prints "KTEST <case> PASS|FAIL <detail>"; run_qemu.sh counts them.
+ *   hwt_ktest [case...]     (no argument: every case)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
-int main(void) { printf("KTEST trivial PASS\n"); return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hwt_ioctl.h"
+#include "hwt_record.h"
+#include "hwt_test_entry.h"
+
+#define DYN "/bin/hwt_dyn"
+#define LIB "/lib/libhwtt.so"
+#define SELF "/bin/hwt_ktest"
+#define CASE_TIMEOUT_MS 60000
+
+static char failmsg[1024];
+static int nsubfail;
+
+static void failf(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void failf(int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(failmsg, sizeof(failmsg), "line %d: ", line);
+
+	va_start(ap, fmt);
+	vsnprintf(failmsg + n, sizeof(failmsg) - n, fmt, ap);
+	va_end(ap);
+}
+
+#define CHECK(c, ...)                                   \
+	do {                                            \
+		if (!(c)) {                             \
+			failf(__LINE__, __VA_ARGS__);   \
+			return 1;                       \
+		}                                       \
+	} while (0)
+
+/* State shared between a case, its targets and helper collectors. */
+struct shared {
+	volatile int step;
+	volatile pid_t a_tid, b_tid;
+	volatile int a_done, b_anon, b_done;
+	volatile uint64_t a_addr, b_addr;
+	volatile int flag;
+};
+static struct shared *shm;
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Prints one sub-case line; counts failures for the case. */
+static void sub(const char *name, int ok, const char *fmt, ...)
+{
+	char msg[256] = "";
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+	}
+	printf("KTEST %s %s %s\n", name, ok ? "PASS" : "FAIL", msg);
+	fflush(stdout);
+	if (!ok)
+		nsubfail++;
+}
+
+/* ---- ioctl helpers ---- */
+
+static int dev_open(void)
+{
+	return open(HWT_DEVICE, O_RDWR | O_CLOEXEC);
+}
+
+static void alloc_init(struct hwt_alloc *a, const char *backend, uint32_t mode)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->mode = mode;
+	snprintf(a->backend_name, sizeof(a->backend_name), "%s", backend);
+	a->bufsize = 65536;
+}
+
+/* HWT_IOC_ALLOC on a fresh /dev/hwt fd; returns the context fd or -errno. */
+static int do_alloc(struct hwt_alloc *a)
+{
+	int dev = dev_open(), fd, e;
+
+	if (dev < 0)
+		return -errno;
+	fd = ioctl(dev, HWT_IOC_ALLOC, a);
+	e = errno;
+	close(dev);
+	return fd < 0 ? -e : fd;
+}
+
+static int ctx_thread(const char *backend, pid_t pid, uint32_t flags, uint64_t bufsize)
+{
+	struct hwt_alloc a;
+
+	alloc_init(&a, backend, HWT_MODE_THREAD);
+	a.pid = pid;
+	a.flags = flags;
+	a.bufsize = bufsize;
+	return do_alloc(&a);
+}
+
+static int ctx_cpu(const char *backend, unsigned long mask, uint64_t bufsize)
+{
+	unsigned long set[2] = { mask, 0 };
+	struct hwt_alloc a;
+
+	alloc_init(&a, backend, HWT_MODE_CPU);
+	a.cpu_map = (uintptr_t)set;
+	a.cpusetsize = sizeof(set);
+	a.bufsize = bufsize;
+	return do_alloc(&a);
+}
+
+static int set_config(int fd, uint32_t flags, uint32_t timeout_ms)
+{
+	struct hwt_config c = { .size = sizeof(c), .flags = flags, .pause_timeout_ms = timeout_ms };
+
+	return ioctl(fd, HWT_IOC_SET_CONFIG, &c) ? -errno : 0;
+}
+
+static int wakeup(int fd, pid_t tid)
+{
+	struct hwt_wakeup w = { .size = sizeof(w), .tid = tid };
+
+	return ioctl(fd, HWT_IOC_WAKEUP, &w) ? -errno : 0;
+}
+
+static int bufptr(int fd, uint32_t id, struct hwt_bufptr *bp)
+{
+	memset(bp, 0, sizeof(*bp));
+	bp->size = sizeof(*bp);
+	bp->id = id;
+	return ioctl(fd, HWT_IOC_BUFPTR, bp) ? -errno : 0;
+}
+
+static int get_stats(struct hwt_stats *s)
+{
+	int dev = dev_open(), r;
+
+	memset(s, 0, sizeof(*s));
+	s->size = sizeof(*s);
+	r = ioctl(dev, HWT_IOC_STATS, s);
+	close(dev);
+	return r;
+}
+
+/* Waits until the module holds no object (frees are deferred to a workqueue). */
+static int stats_settle(struct hwt_stats *s, int timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+
+	for (;;) {
+		get_stats(s);
+		if (!s->contexts && !s->threads && !s->buffers && !s->works && !s->paused)
+			return 0;
+		if (now_ms() > end)
+			return -1;
+		sleep_ms(20);
+	}
+}
+
+/* ---- records ---- */
+
+struct recs {
+	unsigned char *buf;
+	size_t len, cap;
+	int corrupt;
+};
+
+static void recs_init(struct recs *r)
+{
+	r->cap = 8u << 20;
+	r->buf = malloc(r->cap);
+	r->len = 0;
+	r->corrupt = 0;
+}
+
+/* Reads what arrives within timeout_ms; checks every record. */
+static ssize_t recs_pump(int fd, struct recs *r, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t k;
+	size_t off;
+
+	if (poll(&p, 1, timeout_ms) <= 0)
+		return 0;
+	k = read(fd, r->buf + r->len, r->cap - r->len);
+	if (k <= 0)
+		return k;
+	for (off = r->len; off < r->len + (size_t)k;) {
+		int64_t s = hwt_record_check(r->buf + off, r->len + k - off);
+
+		if (s <= 0) {
+			r->corrupt = 1;
+			break;
+		}
+		off += s;
+	}
+	r->len += k;
+	return k;
+}
+
+/* Drains the queue until it stays empty for quiet_ms. */
+static void recs_drain(int fd, struct recs *r, int quiet_ms)
+{
+	while (recs_pump(fd, r, quiet_ms) > 0)
+		;
+}
+
+typedef int (*rec_pred)(const struct hwt_record_header *h, const void *arg);
+
+static const struct hwt_record_header *recs_find(struct recs *r, uint16_t type, rec_pred pred,
+						 const void *arg)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct hwt_record_header) <= r->len) {
+		const struct hwt_record_header *h = (const void *)(r->buf + off);
+
+		if (h->size < sizeof(*h))
+			break;
+		if (h->type == type && (!pred || pred(h, arg)))
+			return h;
+		off += h->size;
+	}
+	return NULL;
+}
+
+static int recs_count(struct recs *r, uint16_t type, rec_pred pred, const void *arg)
+{
+	size_t off = 0;
+	int n = 0;
+
+	while (off + sizeof(struct hwt_record_header) <= r->len) {
+		const struct hwt_record_header *h = (const void *)(r->buf + off);
+
+		if (h->size < sizeof(*h))
+			break;
+		if (h->type == type && (!pred || pred(h, arg)))
+			n++;
+		off += h->size;
+	}
+	return n;
+}
+
+static const struct hwt_record_header *recs_wait(int fd, struct recs *r, uint16_t type,
+						 rec_pred pred, const void *arg, int timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	const struct hwt_record_header *h;
+
+	for (;;) {
+		h = recs_find(r, type, pred, arg);
+		if (h || now_ms() > end)
+			return h;
+		recs_pump(fd, r, 20);
+	}
+}
+
+static const char *rec_path(const struct hwt_record_header *h)
+{
+	if (h->type == HWT_RECORD_MMAP)
+		return (const char *)((const struct hwt_record_mmap *)h + 1);
+	if (h->type == HWT_RECORD_EXEC || h->type == HWT_RECORD_PROCESS_START)
+		return (const char *)((const struct hwt_record_process *)h + 1);
+	return "";
+}
+
+static int pred_path(const struct hwt_record_header *h, const void *arg)
+{
+	return strcmp(rec_path(h), arg) == 0;
+}
+
+static int pred_pid(const struct hwt_record_header *h, const void *arg)
+{
+	return h->pid == (uint32_t)*(const pid_t *)arg;
+}
+
+static int pred_tid(const struct hwt_record_header *h, const void *arg)
+{
+	return h->tid == (uint32_t)*(const pid_t *)arg;
+}
+
+struct tid_path {
+	pid_t tid;
+	const char *path;
+};
+
+static int pred_tid_path(const struct hwt_record_header *h, const void *arg)
+{
+	const struct tid_path *tp = arg;
+
+	return h->tid == (uint32_t)tp->tid && strcmp(rec_path(h), tp->path) == 0;
+}
+
+/* ---- targets ---- */
+
+struct target {
+	pid_t pid;
+	int go;
+};
+
+/* Forks a child that runs fn(arg) once target_go() is called. */
+static int target_start(struct target *t, void (*fn)(void *), void *arg)
+{
+	int p[2];
+
+	if (pipe(p))
+		return -1;
+	t->pid = fork();
+	if (t->pid == 0) {
+		char c;
+
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(99);
+		close(p[0]);
+		fn(arg);
+		_exit(0);
+	}
+	close(p[0]);
+	t->go = p[1];
+	return t->pid > 0 ? 0 : -1;
+}
+
+static void target_go(struct target *t)
+{
+	if (write(t->go, "g", 1) != 1)
+		perror("target_go");
+	close(t->go);
+}
+
+/* Exit status of the target, or -1 after timeout_ms. */
+static int target_wait(struct target *t, int timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	int st;
+
+	for (;;) {
+		pid_t p = waitpid(t->pid, &st, WNOHANG);
+
+		if (p == t->pid)
+			return st;
+		if (now_ms() > end)
+			return -1;
+		sleep_ms(5);
+	}
+}
+
+static void fn_exec(void *arg)
+{
+	char **argv = arg;
+
+	execv(argv[0], argv);
+	_exit(98);
+}
+
+/* Maps two pages of hwt_dyn executable at file offset 4096, then unmaps them. */
+static void *map_exec_file(void)
+{
+	int fd = open(DYN, O_RDONLY);
+	void *p;
+
+	if (fd < 0)
+		return MAP_FAILED;
+	p = mmap(NULL, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 4096);
+	close(fd);
+	return p;
+}
+
+static void fn_mmap_exec(void *arg)
+{
+	void *p = map_exec_file();
+
+	(void)arg;
+	if (p == MAP_FAILED)
+		_exit(97);
+	shm->a_addr = (uintptr_t)p;
+	shm->a_done = 1;
+	munmap(p, 8192);
+}
+
+static void fn_wait_step(void *arg)
+{
+	(void)arg;
+	while (shm->step == 0)
+		sleep_ms(5);
+}
+
+static void *thread_body(void *arg)
+{
+	(void)arg;
+	shm->b_tid = gettid_();
+	return NULL;
+}
+
+static void fn_thread(void *arg)
+{
+	pthread_t th;
+
+	(void)arg;
+	if (pthread_create(&th, NULL, thread_body, NULL))
+		_exit(96);
+	pthread_join(th, NULL);
+}
+
+static void fn_fork(void *arg)
+{
+	pid_t c = fork();
+	int st;
+
+	(void)arg;
+	if (c == 0)
+		_exit(7);
+	shm->b_tid = c;
+	waitpid(c, &st, 0);
+}
+
+static void fn_switches(void *arg)
+{
+	int i, n = arg ? (int)(intptr_t)arg : 400;
+
+	for (i = 0; i < n; i++)
+		usleep(200);
+}
+
+/* ---- cases ---- */
+
+static int t_alloc_thread(void)
+{
+	struct target t;
+	struct hwt_bufptr bp;
+	struct hwt_test_entry *e;
+	void *m;
+	int fd;
+
+	shm->step = 0;
+	CHECK(target_start(&t, fn_wait_step, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc THREAD mode: %s", strerror(-fd));
+	CHECK(bufptr(fd, t.pid, &bp) == 0, "BUFPTR of the target: %s", strerror(errno));
+	CHECK(bp.bufsize == 65536 && bp.offset == sizeof(*e), "bufptr size %llu offset %llu",
+	      (unsigned long long)bp.bufsize, (unsigned long long)bp.offset);
+	m = mmap(NULL, 65536, PROT_READ, MAP_SHARED, fd, HWT_MMAP_OFFSET(t.pid));
+	CHECK(m != MAP_FAILED, "mmap of the thread buffer: %s", strerror(errno));
+	e = m;
+	CHECK(e->magic == HWT_TEST_MAGIC && e->id == (uint32_t)t.pid &&
+	      e->what == HWT_TEST_THREAD_ALLOC && e->seq == 0,
+	      "pattern: magic %x id %u what %u", e->magic, e->id, e->what);
+	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, HWT_MMAP_OFFSET(t.pid)) ==
+	      MAP_FAILED && errno == EPERM, "writable mapping not refused (errno %d)", errno);
+	CHECK(mprotect(m, 4096, PROT_READ | PROT_WRITE) != 0, "mprotect to writable allowed");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START: %s", strerror(errno));
+	CHECK(ioctl(fd, HWT_IOC_START) < 0 && errno == EBUSY, "second START not EBUSY");
+	target_go(&t);
+	shm->step = 1;
+	CHECK(target_wait(&t, 5000) == 0, "target did not finish");
+	CHECK(bufptr(fd, t.pid, &bp) == 0 && bp.offset > sizeof(*e),
+	      "no switch entries after the target ran (offset %llu)", (unsigned long long)bp.offset);
+	CHECK(e[1].magic == HWT_TEST_MAGIC && e[1].what == HWT_TEST_THREAD_IN,
+	      "second entry what %u", e[1].what);
+	CHECK(ioctl(fd, HWT_IOC_STOP) == 0, "STOP: %s", strerror(errno));
+	CHECK(ioctl(fd, HWT_IOC_STOP) < 0 && errno == EINVAL, "second STOP not EINVAL");
+	munmap(m, 65536);
+	close(fd);
+	return 0;
+}
+
+static int t_alloc_cpu(void)
+{
+	const struct hwt_record_header *h;
+	struct hwt_test_entry *e;
+	struct hwt_bufptr bp0, bp1;
+	struct hwt_alloc a;
+	struct recs r;
+	struct target t1, t2;
+	char *argv[] = { DYN, "exit", NULL };
+	struct target tx;
+	cpu_set_t set;
+	int fd;
+	void *m;
+
+	recs_init(&r);
+	fd = ctx_cpu("test", 3, 4096);
+	CHECK(fd >= 0, "alloc CPU mode {0,1}: %s", strerror(-fd));
+	/* The same set, passed as a cpu_set_t of glibc's size. */
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	alloc_init(&a, "test2", HWT_MODE_CPU);
+	a.cpu_map = (uintptr_t)&set;
+	a.cpusetsize = sizeof(set);
+	{
+		int fd2 = do_alloc(&a);
+
+		CHECK(fd2 >= 0, "alloc CPU mode with a cpu_set_t: %s", strerror(-fd2));
+		CHECK(a.ident != 0, "no ident");
+		close(fd2);
+	}
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START: %s", strerror(errno));
+	/* Two processes pinned to CPU 0 switch a lot. */
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	target_start(&t1, fn_switches, (void *)(intptr_t)600);
+	target_start(&t2, fn_switches, (void *)(intptr_t)600);
+	target_start(&tx, fn_exec, argv);
+	CPU_SET(1, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	target_go(&t1);
+	target_go(&t2);
+	target_go(&tx);
+	CHECK(target_wait(&t1, 20000) == 0 && target_wait(&t2, 20000) == 0 &&
+	      target_wait(&tx, 20000) == 0, "targets failed");
+	CHECK(bufptr(fd, 0, &bp0) == 0 && bufptr(fd, 1, &bp1) == 0, "BUFPTR: %s", strerror(errno));
+	CHECK(bp0.offset > 0 && bp1.offset > 0, "offsets %llu %llu",
+	      (unsigned long long)bp0.offset, (unsigned long long)bp1.offset);
+	CHECK(bp0.wraps > 0, "CPU 0 buffer never filled (offset %llu)", (unsigned long long)bp0.offset);
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, HWT_MMAP_OFFSET(0));
+	CHECK(m != MAP_FAILED, "mmap CPU 0: %s", strerror(errno));
+	e = m;
+	CHECK(e->magic == HWT_TEST_MAGIC && e->cpu == 0, "pattern magic %x cpu %u", e->magic, e->cpu);
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, HWT_MMAP_OFFSET(5)) == MAP_FAILED &&
+	      errno == ENOENT, "mmap of CPU 5 not ENOENT");
+	h = recs_wait(fd, &r, HWT_RECORD_BUFFER, NULL, NULL, 3000);
+	CHECK(h, "no BUFFER record");
+	CHECK(((const struct hwt_record_buffer *)h)->offset % 4096 == 0, "BUFFER offset");
+	h = recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, DYN, 3000);
+	CHECK(h, "CPU mode: no EXEC record of another process");
+	CHECK(h->pid == (uint32_t)tx.pid, "EXEC pid %u, want %d", h->pid, tx.pid);
+	CHECK(!r.corrupt, "corrupt record");
+	munmap(m, 4096);
+	close(fd);
+	return 0;
+}
+
+static int expect_alloc_err(const char *name, struct hwt_alloc *a, int err)
+{
+	int fd = do_alloc(a);
+
+	if (fd >= 0)
+		close(fd);
+	sub(name, fd == -err, "got %s, want %s", fd >= 0 ? "success" : strerror(-fd), strerror(err));
+	return fd == -err;
+}
+
+static int t_bad_args(void)
+{
+	struct hwt_alloc a;
+	unsigned char big[HWT_CPUSETSIZE_MAX + 8];
+	unsigned long set[2];
+	struct target t;
+	struct hwt_config c;
+	struct hwt_bufptr bp;
+	char grown[sizeof(struct hwt_alloc) + 8];
+	int dev, fd, r, ncpu = 0;
+	FILE *f;
+
+	nsubfail = 0;
+	shm->step = 0;
+	CHECK(target_start(&t, fn_wait_step, NULL) == 0, "fork");
+	dev = dev_open();
+	CHECK(dev >= 0, "open /dev/hwt");
+	r = ioctl(dev, HWT_IOC_ALLOC, NULL);
+	sub("bad_args.null_pointer", r < 0 && errno == EFAULT, "errno %d", errno);
+	r = ioctl(dev, HWT_IOC_ALLOC, (void *)16);
+	sub("bad_args.bad_pointer", r < 0 && errno == EFAULT, "errno %d", errno);
+	r = ioctl(dev, _IO('h', 0x7f), NULL);
+	sub("bad_args.unknown_ioctl", r < 0 && errno == ENOTTY, "errno %d", errno);
+
+	alloc_init(&a, "test", HWT_MODE_THREAD);
+	a.pid = t.pid;
+	a.size = 8;
+	expect_alloc_err("bad_args.size_small", &a, EINVAL);
+	a.size = 1 << 20;
+	expect_alloc_err("bad_args.size_huge", &a, E2BIG);
+	memset(grown, 0, sizeof(grown));
+	alloc_init((struct hwt_alloc *)grown, "test", HWT_MODE_THREAD);
+	((struct hwt_alloc *)grown)->pid = t.pid;
+	((struct hwt_alloc *)grown)->size = sizeof(grown);
+	grown[sizeof(struct hwt_alloc) + 3] = 1;
+	expect_alloc_err("bad_args.size_grown_nonzero_tail", (struct hwt_alloc *)grown, E2BIG);
+	grown[sizeof(struct hwt_alloc) + 3] = 0;
+	fd = do_alloc((struct hwt_alloc *)grown);
+	sub("bad_args.size_grown_zero_tail_accepted", fd >= 0, "%s", fd < 0 ? strerror(-fd) : "");
+	if (fd >= 0)
+		close(fd);
+
+	alloc_init(&a, "nope", HWT_MODE_THREAD);
+	a.pid = t.pid;
+	expect_alloc_err("bad_args.unknown_backend", &a, ENOENT);
+	alloc_init(&a, "test", HWT_MODE_THREAD);
+	memset(a.backend_name, 'x', sizeof(a.backend_name));
+	a.pid = t.pid;
+	expect_alloc_err("bad_args.backend_name_unterminated", &a, EINVAL);
+	alloc_init(&a, "test", 0);
+	a.pid = t.pid;
+	expect_alloc_err("bad_args.mode_zero", &a, EINVAL);
+	a.mode = 77;
+	expect_alloc_err("bad_args.mode_unknown", &a, EINVAL);
+	alloc_init(&a, "test", HWT_MODE_THREAD);
+	a.pid = t.pid;
+	a.bufsize = 0;
+	expect_alloc_err("bad_args.bufsize_zero", &a, EINVAL);
+	a.bufsize = 5000;
+	expect_alloc_err("bad_args.bufsize_unaligned", &a, EINVAL);
+	a.bufsize = 1ull << 40;
+	expect_alloc_err("bad_args.bufsize_huge", &a, EINVAL);
+	a.bufsize = 65536;
+	a.recq_size = 3 << 12;
+	expect_alloc_err("bad_args.recq_not_power_of_two", &a, EINVAL);
+	a.recq_size = 0;
+	a.flags = 0x80;
+	expect_alloc_err("bad_args.flags_unknown", &a, EINVAL);
+	a.flags = 0;
+	a.reserved = 1;
+	expect_alloc_err("bad_args.reserved_nonzero", &a, EINVAL);
+	a.reserved = 0;
+	a.pid = 0;
+	expect_alloc_err("bad_args.pid_zero", &a, EINVAL);
+	a.pid = -5;
+	expect_alloc_err("bad_args.pid_negative", &a, EINVAL);
+	a.pid = 4000000;
+	expect_alloc_err("bad_args.pid_absent", &a, ESRCH);
+	a.pid = t.pid;
+	a.cpusetsize = 8;
+	expect_alloc_err("bad_args.thread_with_cpuset", &a, EINVAL);
+
+	/* CPU sets. */
+	f = fopen("/sys/devices/system/cpu/possible", "r");
+	if (f) {
+		int lo = 0, hi = 0;
+
+		if (fscanf(f, "%d-%d", &lo, &hi) == 2)
+			ncpu = hi + 1;
+		else
+			ncpu = lo + 1;
+		fclose(f);
+	}
+	alloc_init(&a, "test", HWT_MODE_CPU);
+	set[0] = 1;
+	set[1] = 0;
+	a.cpu_map = (uintptr_t)set;
+	a.cpusetsize = 0;
+	expect_alloc_err("bad_args.cpusetsize_zero", &a, EINVAL);
+	a.cpusetsize = 1u << 30;
+	expect_alloc_err("bad_args.cpusetsize_huge", &a, EINVAL);
+	a.cpusetsize = HWT_CPUSETSIZE_MAX + 8;
+	memset(big, 0, sizeof(big));
+	big[0] = 1;
+	a.cpu_map = (uintptr_t)big;
+	expect_alloc_err("bad_args.cpusetsize_over_max", &a, EINVAL);
+	a.cpusetsize = HWT_CPUSETSIZE_MAX;
+	fd = do_alloc(&a);
+	sub("bad_args.cpusetsize_max_accepted", fd >= 0, "%s", fd < 0 ? strerror(-fd) : "");
+	if (fd >= 0)
+		close(fd);
+	big[ncpu / 8] |= 1u << (ncpu % 8);	/* first CPU that is not possible */
+	expect_alloc_err("bad_args.cpuset_beyond_possible", &a, EINVAL);
+	big[ncpu / 8] = 0;
+	big[1000] = 0x10;
+	expect_alloc_err("bad_args.cpuset_far_beyond_possible", &a, EINVAL);
+	memset(big, 0, sizeof(big));
+	expect_alloc_err("bad_args.cpuset_empty", &a, EINVAL);
+	a.cpu_map = 16;
+	a.cpusetsize = 8;
+	expect_alloc_err("bad_args.cpuset_bad_pointer", &a, EFAULT);
+	a.cpu_map = (uintptr_t)set;
+	a.pid = t.pid;
+	expect_alloc_err("bad_args.cpu_with_pid", &a, EINVAL);
+
+	/* Context ioctls. */
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc: %s", strerror(-fd));
+	sub("bad_args.config_flags_unknown", set_config(fd, 0x100, 100) == -EINVAL, NULL);
+	sub("bad_args.config_pause_no_timeout", set_config(fd, HWT_CFG_PAUSE_MMAP, 0) == -EINVAL, NULL);
+	sub("bad_args.config_timeout_huge", set_config(fd, HWT_CFG_PAUSE_MMAP, 1u << 30) == -EINVAL, NULL);
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.backend_config_size = 17;	/* the test backend takes at most 16 */
+	c.backend_config = (uintptr_t)big;
+	r = ioctl(fd, HWT_IOC_SET_CONFIG, &c);
+	sub("bad_args.config_backend_refuses", r < 0 && errno == EINVAL, "errno %d", errno);
+	c.backend_config_size = 8;
+	c.backend_config = 16;
+	r = ioctl(fd, HWT_IOC_SET_CONFIG, &c);
+	sub("bad_args.config_bad_pointer", r < 0 && errno == EFAULT, "errno %d", errno);
+	c.backend_config_size = 8000;
+	r = ioctl(fd, HWT_IOC_SET_CONFIG, &c);
+	sub("bad_args.config_too_big", r < 0 && errno == EINVAL, "errno %d", errno);
+	c.backend_config_size = 8;
+	c.backend_config = (uintptr_t)big;
+	r = ioctl(fd, HWT_IOC_SET_CONFIG, &c);
+	sub("bad_args.config_ok", r == 0, "errno %d", errno);
+	sub("bad_args.wakeup_bad_tid", wakeup(fd, -2) == -EINVAL, NULL);
+	sub("bad_args.wakeup_untraced_tid", wakeup(fd, 4000000) == -ESRCH, NULL);
+	sub("bad_args.bufptr_unknown", bufptr(fd, 4000000, &bp) == -ENOENT, NULL);
+	r = ioctl(fd, HWT_IOC_BUFPTR, NULL);
+	sub("bad_args.bufptr_null", r < 0 && errno == EFAULT, "errno %d", errno);
+	r = ioctl(fd, _IO('h', 0x55), NULL);
+	sub("bad_args.ctx_unknown_ioctl", r < 0 && errno == ENOTTY, "errno %d", errno);
+	sub("bad_args.mmap_unaligned_offset",
+	    mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096) == MAP_FAILED && errno == EINVAL, NULL);
+	sub("bad_args.mmap_too_long",
+	    mmap(NULL, 1 << 20, PROT_READ, MAP_SHARED, fd, HWT_MMAP_OFFSET(t.pid)) == MAP_FAILED &&
+	    errno == EINVAL, "errno %d", errno);
+	{
+		int fl = fcntl(fd, F_GETFL);
+		char small[16];
+
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+		r = read(fd, small, sizeof(small));
+		sub("bad_args.read_empty_eagain", r < 0 && errno == EAGAIN, "r %d errno %d", r, errno);
+		ioctl(fd, HWT_IOC_START);	/* PROCESS_START of the target is queued */
+		r = read(fd, small, sizeof(small));
+		sub("bad_args.read_too_small", r < 0 && errno == EINVAL, "r %d errno %d", r, errno);
+		{
+			void *volatile bad = (void *)16;
+
+			r = read(fd, bad, 4096);
+		}
+		sub("bad_args.read_bad_pointer", r < 0 && errno == EFAULT, "r %d errno %d", r, errno);
+	}
+	close(fd);
+	close(dev);
+	target_go(&t);
+	shm->step = 1;
+	target_wait(&t, 5000);
+	CHECK(nsubfail == 0, "%d sub-cases failed", nsubfail);
+	return 0;
+}
+
+/* Another user's process cannot be traced; one's own can. */
+static int t_perm(void)
+{
+	struct target a;
+	int p[2], st, res;
+	pid_t b;
+
+	shm->step = 0;
+	CHECK(target_start(&a, fn_wait_step, NULL) == 0, "fork");
+	CHECK(pipe(p) == 0, "pipe");
+	b = fork();
+	if (b == 0) {
+		/* The prober: uid 1001 tries uid 1000's process and its own. */
+		struct target own;
+		int r1, r2, r3, r4, out;
+
+		if (setgid(1001) || setuid(1001))
+			_exit(90);
+		prctl(PR_SET_DUMPABLE, 1);
+		r1 = ctx_thread("test", a.pid, 0, 65536);
+		r2 = ctx_cpu("test", 1, 4096);
+		target_start(&own, fn_wait_step, NULL);
+		r3 = ctx_thread("test", own.pid, 0, 65536);
+		r4 = ctx_thread("test", 1, 0, 65536);	/* init, root's */
+		out = (r1 == -EPERM) | (r2 == -EPERM) << 1 | (r3 >= 0) << 2 | (r4 == -EPERM) << 3;
+		if (write(p[1], &out, sizeof(out)) != sizeof(out))
+			_exit(91);
+		_exit(0);
+	}
+	/* The target: uid 1000, dumpable, so only the uid stands in the way. */
+	close(p[1]);
+	CHECK(read(p[0], &res, sizeof(res)) == sizeof(res), "prober died");
+	waitpid(b, &st, 0);
+	CHECK(res & 1, "uid 1001 traced root's/other user's process");
+	CHECK(res & 2, "uid 1001 got CPU mode without CAP_PERFMON");
+	CHECK(res & 4, "uid 1001 could not trace its own process");
+	CHECK(res & 8, "uid 1001 traced init");
+	target_go(&a);
+	shm->step = 1;
+	target_wait(&a, 5000);
+	return 0;
+}
+
+/* Two contexts at once: two targets, and two backends on one target. */
+static int t_two_contexts(void)
+{
+	struct target t1, t2;
+	struct recs r1, r2;
+	struct hwt_test_entry *e1, *e2;
+	int fa, fb, fc, fd;
+	void *m1, *m2;
+
+	recs_init(&r1);
+	recs_init(&r2);
+	CHECK(target_start(&t1, fn_mmap_exec, NULL) == 0, "fork");
+	CHECK(target_start(&t2, fn_mmap_exec, NULL) == 0, "fork");
+	fa = ctx_thread("test", t1.pid, 0, 65536);
+	fb = ctx_thread("test", t2.pid, 0, 65536);
+	CHECK(fa >= 0 && fb >= 0, "two contexts, two targets: %d %d", fa, fb);
+	fc = ctx_thread("test2", t1.pid, 0, 65536);
+	CHECK(fc >= 0, "second backend on the same target: %s", strerror(-fc));
+	fd = ctx_cpu("test2", 2, 4096);
+	CHECK(fd == -EBUSY, "test2 in CPU mode while it has a THREAD context: %d", fd);
+	CHECK(ioctl(fa, HWT_IOC_START) == 0 && ioctl(fc, HWT_IOC_START) == 0, "START");
+	target_go(&t1);
+	CHECK(target_wait(&t1, 5000) == 0, "target 1");
+	CHECK(recs_wait(fa, &r1, HWT_RECORD_MMAP, pred_path, DYN, 3000), "ctx 1: no MMAP");
+	CHECK(recs_wait(fc, &r2, HWT_RECORD_MMAP, pred_path, DYN, 3000), "ctx 2: no MMAP");
+	m1 = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fa, HWT_MMAP_OFFSET(t1.pid));
+	m2 = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fc, HWT_MMAP_OFFSET(t1.pid));
+	CHECK(m1 != MAP_FAILED && m2 != MAP_FAILED, "mmap");
+	e1 = m1;
+	e2 = m2;
+	CHECK(e1->magic == HWT_TEST_MAGIC && e2->magic == HWT_TEST2_MAGIC,
+	      "magics %x %x", e1->magic, e2->magic);
+	target_go(&t2);
+	target_wait(&t2, 5000);
+	/* A mapping keeps the context file open: unmap first. */
+	munmap(m1, 4096);
+	munmap(m2, 4096);
+	close(fa);
+	close(fb);
+	close(fc);
+	/* Two backends in CPU mode on the same CPU. */
+	fa = ctx_cpu("test", 1, 4096);
+	fb = ctx_cpu("test2", 1, 4096);
+	CHECK(fa >= 0 && fb >= 0, "two backends on CPU 0: %d %d", fa, fb);
+	close(fa);
+	close(fb);
+	return 0;
+}
+
+static int t_ebusy(void)
+{
+	struct target t;
+	int fa, fb, fc;
+
+	shm->step = 0;
+	CHECK(target_start(&t, fn_wait_step, NULL) == 0, "fork");
+	fa = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fa >= 0, "alloc");
+	fb = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fb == -EBUSY, "same backend, same thread: %d", fb);
+	fb = ctx_cpu("test", 1, 4096);
+	CHECK(fb == -EBUSY, "CPU mode while the backend traces threads: %d", fb);
+	close(fa);
+	fa = ctx_cpu("test", 1, 4096);
+	CHECK(fa >= 0, "CPU 0: %s", strerror(-fa));
+	fb = ctx_cpu("test", 3, 4096);
+	CHECK(fb == -EBUSY, "CPUs {0,1} overlap {0}: %d", fb);
+	fb = ctx_cpu("test", 2, 4096);
+	CHECK(fb >= 0, "CPU 1 beside CPU 0: %s", strerror(-fb));
+	fc = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fc == -EBUSY, "THREAD mode while the backend traces CPUs: %d", fc);
+	close(fa);
+	close(fb);
+	/* Once closed, the CPUs are free again. */
+	fa = ctx_cpu("test", 3, 4096);
+	CHECK(fa >= 0, "CPUs not released: %s", strerror(-fa));
+	close(fa);
+	target_go(&t);
+	shm->step = 1;
+	target_wait(&t, 5000);
+	return 0;
+}
+
+static int t_rec_exec(void)
+{
+	char *argv[] = { DYN, "exit", "arg two", NULL };
+	const struct hwt_record_header *h;
+	const struct hwt_record_process *p;
+	const char *s;
+	struct target t;
+	struct recs r;
+	int fd;
+
+	recs_init(&r);
+	CHECK(target_start(&t, fn_exec, argv) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	h = recs_wait(fd, &r, HWT_RECORD_PROCESS_START, pred_path, SELF, 2000);
+	CHECK(h && h->pid == (uint32_t)t.pid, "no PROCESS_START snapshot of the target at START");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, SELF, 2000), "no MMAP snapshot");
+	target_go(&t);
+	CHECK(target_wait(&t, 5000) == 0, "target");
+	h = recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, DYN, 3000);
+	CHECK(h, "no EXEC record");
+	p = (const void *)h;
+	s = rec_path(h) + strlen(rec_path(h)) + 1;
+	CHECK(p->argc == 3 && !strcmp(s, DYN) && !strcmp(s + strlen(s) + 1, "exit") &&
+	      !strcmp(s + strlen(s) + 1 + 5, "arg two"), "argv wrong (argc %u)", p->argc);
+	CHECK(h->pid == (uint32_t)t.pid && h->tid == (uint32_t)t.pid, "EXEC pid");
+	CHECK(p->ppid == (uint32_t)getpid(), "EXEC ppid %u", p->ppid);
+	h = recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, DYN, 3000);
+	CHECK(h, "no MMAP of the new image");
+	CHECK(((const struct hwt_record_mmap *)h)->prot & HWT_PROT_EXEC, "MMAP prot");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, "/lib64/ld-linux-x86-64.so.2", 3000) ||
+	      recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", 100),
+	      "no MMAP of the interpreter");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, "/lib/x86_64-linux-gnu/libc.so.6", 3000),
+	      "no MMAP of libc (mapped by ld.so)");
+	h = recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, "[vdso]", 100);
+	CHECK(h && (h->flags & HWT_MMAP_VDSO), "no vDSO MMAP");
+	h = recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid, 3000);
+	CHECK(h && ((const struct hwt_record_exit *)h)->status == 0, "no PROCESS_EXIT");
+	CHECK(!r.corrupt, "corrupt record");
+	/* Order: EXEC comes before the new image's MMAPs. */
+	CHECK((const void *)recs_find(&r, HWT_RECORD_EXEC, NULL, NULL) <
+	      (const void *)recs_find(&r, HWT_RECORD_MMAP, pred_path, DYN), "EXEC after MMAP");
+	close(fd);
+	return 0;
+}
+
+static int t_rec_dlopen(void)
+{
+	char *argv[] = { DYN, "dlopen", NULL };
+	const struct hwt_record_header *h;
+	const struct hwt_record_mmap *m;
+	const struct hwt_record_munmap *u = NULL;
+	struct target t;
+	struct recs r;
+	size_t off;
+	int fd;
+
+	recs_init(&r);
+	CHECK(target_start(&t, fn_exec, argv) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	CHECK(target_wait(&t, 5000) == 0, "target status");
+	h = recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, LIB, 3000);
+	CHECK(h, "no MMAP of the dlopen()ed library");
+	m = (const void *)h;
+	CHECK((m->prot & HWT_PROT_EXEC) && m->len > 0, "MMAP fields");
+	recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, NULL, NULL, 3000);
+	/* dlclose unmaps it: a MUNMAP covering the executable mapping. */
+	for (off = 0; off < r.len;) {
+		h = (const void *)(r.buf + off);
+		if (h->type == HWT_RECORD_MUNMAP) {
+			const struct hwt_record_munmap *x = (const void *)h;
+
+			if (x->addr <= m->addr && x->addr + x->len >= m->addr + m->len)
+				u = x;
+		}
+		off += h->size;
+	}
+	CHECK(u, "no MUNMAP of the library after dlclose");
+	close(fd);
+	return 0;
+}
+
+static int t_rec_mmap(void)
+{
+	const struct hwt_record_header *h;
+	const struct hwt_record_mmap *m;
+	const struct hwt_record_munmap *u;
+	struct target t;
+	struct recs r;
+	int fd;
+
+	recs_init(&r);
+	shm->a_done = 0;
+	CHECK(target_start(&t, fn_mmap_exec, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	CHECK(target_wait(&t, 5000) == 0, "target");
+	h = recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, DYN, 3000);
+	CHECK(h, "no MMAP record");
+	m = (const void *)h;
+	CHECK(m->addr == shm->a_addr && m->len == 8192 && m->pgoff == 4096 &&
+	      m->prot == (HWT_PROT_READ | HWT_PROT_EXEC) && h->tid == (uint32_t)t.pid,
+	      "MMAP fields addr %llx/%llx len %llu pgoff %llu prot %u",
+	      (unsigned long long)m->addr, (unsigned long long)shm->a_addr,
+	      (unsigned long long)m->len, (unsigned long long)m->pgoff, m->prot);
+	h = recs_wait(fd, &r, HWT_RECORD_MUNMAP, NULL, NULL, 3000);
+	CHECK(h, "no MUNMAP record");
+	u = (const void *)h;
+	CHECK(u->addr == m->addr && u->len == 8192, "MUNMAP fields");
+	CHECK(!r.corrupt, "corrupt record");
+	close(fd);
+	return 0;
+}
+
+static int t_rec_thread(void)
+{
+	const struct hwt_record_header *h;
+	struct hwt_test_entry *e;
+	struct hwt_bufptr bp;
+	struct target t;
+	struct recs r;
+	pid_t tid;
+	int fd;
+	void *m;
+
+	recs_init(&r);
+	shm->b_tid = 0;
+	CHECK(target_start(&t, fn_thread, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	CHECK(target_wait(&t, 5000) == 0, "target");
+	tid = shm->b_tid;
+	h = recs_wait(fd, &r, HWT_RECORD_THREAD_CREATE, NULL, NULL, 3000);
+	CHECK(h, "no THREAD_CREATE");
+	CHECK(((const struct hwt_record_thread *)h)->child_tid == (uint32_t)tid &&
+	      h->tid == (uint32_t)t.pid, "THREAD_CREATE child %u want %d",
+	      ((const struct hwt_record_thread *)h)->child_tid, tid);
+	CHECK(recs_wait(fd, &r, HWT_RECORD_THREAD_EXIT, pred_tid, &tid, 3000), "no THREAD_EXIT of the thread");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid, 3000), "no PROCESS_EXIT");
+	/* The new thread got its own buffer before it ran, and it stays readable. */
+	CHECK(bufptr(fd, tid, &bp) == 0, "no buffer for the new thread: %s", strerror(errno));
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, HWT_MMAP_OFFSET(tid));
+	CHECK(m != MAP_FAILED, "mmap of the new thread's buffer");
+	e = m;
+	CHECK(e[0].what == HWT_TEST_THREAD_ALLOC && e[0].id == (uint32_t)tid &&
+	      e[1].what == HWT_TEST_THREAD_IN, "new thread's pattern %u %u", e[0].what, e[1].what);
+	close(fd);
+	return 0;
+}
+
+static int t_rec_fork(void)
+{
+	const struct hwt_record_header *h;
+	struct target t;
+	struct recs r;
+	pid_t child;
+	int fd, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		uint32_t flags = pass ? 0 : HWT_ALLOC_CHILDREN;
+
+		recs_init(&r);
+		CHECK(target_start(&t, fn_fork, NULL) == 0, "fork");
+		fd = ctx_thread("test", t.pid, flags, 65536);
+		CHECK(fd >= 0, "alloc");
+		CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+		target_go(&t);
+		CHECK(target_wait(&t, 5000) == 0, "target");
+		child = shm->b_tid;
+		h = recs_wait(fd, &r, HWT_RECORD_FORK, NULL, NULL, 3000);
+		CHECK(h && ((const struct hwt_record_fork *)h)->child_pid == (uint32_t)child &&
+		      h->pid == (uint32_t)t.pid, "no FORK record");
+		recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid, 3000);
+		if (flags) {
+			h = recs_find(&r, HWT_RECORD_PROCESS_START, pred_pid, &child);
+			CHECK(h && !strcmp(rec_path(h), SELF) &&
+			      ((const struct hwt_record_process *)h)->ppid == (uint32_t)t.pid,
+			      "no PROCESS_START of the child");
+			h = recs_find(&r, HWT_RECORD_PROCESS_EXIT, pred_pid, &child);
+			CHECK(h && ((const struct hwt_record_exit *)h)->status == 7 << 8,
+			      "no PROCESS_EXIT of the child with status 7");
+		} else {
+			CHECK(!recs_find(&r, HWT_RECORD_PROCESS_START, pred_pid, &child) &&
+			      !recs_find(&r, HWT_RECORD_PROCESS_EXIT, pred_pid, &child),
+			      "child traced without HWT_ALLOC_CHILDREN");
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/*
+ * Thread A pauses after its MMAP; thread B of the same process mmaps
+ * anonymous memory, and then maps and unmaps an executable file (pausing
+ * itself in between), all while A stays paused.
+ */
+static void *pause_b(void *arg)
+{
+	void *p;
+	int i;
+
+	(void)arg;
+	shm->b_tid = gettid_();
+	while (shm->step < 1)
+		sleep_ms(2);
+	for (i = 0; i < 50; i++) {
+		p = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(95);
+		*(volatile char *)p = 1;
+		munmap(p, 65536);
+	}
+	shm->b_anon = 1;
+	p = map_exec_file();
+	shm->b_addr = (uintptr_t)p;
+	munmap(p, 8192);
+	shm->b_done = 1;
+	return NULL;
+}
+
+static void fn_pause(void *arg)
+{
+	pthread_t th;
+	void *p;
+
+	(void)arg;
+	if (pthread_create(&th, NULL, pause_b, NULL))
+		_exit(96);
+	while (!shm->b_tid)
+		sleep_ms(1);
+	shm->a_tid = gettid_();
+	p = map_exec_file();
+	shm->a_addr = (uintptr_t)p;
+	shm->a_done = 1;
+	pthread_join(th, NULL);
+}
+
+static int t_pause_wakeup(void)
+{
+	struct tid_path ta = { 0, DYN }, tb = { 0, DYN };
+	const struct hwt_record_header *h;
+	struct hwt_stats st;
+	struct target t;
+	struct recs r;
+	pid_t a, b;
+	uint64_t end;
+	int fd;
+
+	recs_init(&r);
+	memset((void *)shm, 0, sizeof(*shm));
+	CHECK(target_start(&t, fn_pause, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	CHECK(set_config(fd, HWT_CFG_PAUSE_MMAP, 20000) == 0, "config");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	end = now_ms() + 5000;
+	while (!shm->a_tid && now_ms() < end)
+		sleep_ms(2);
+	a = shm->a_tid;
+	b = shm->b_tid;
+	ta.tid = a;
+	tb.tid = b;
+	h = recs_wait(fd, &r, HWT_RECORD_MMAP, pred_tid_path, &ta, 5000);
+	CHECK(h, "no MMAP from thread A");
+	CHECK(h->flags & HWT_RECORD_PAUSED, "A's MMAP not flagged paused");
+	sleep_ms(300);
+	get_stats(&st);
+	CHECK(!shm->a_done && st.paused == 1, "A not paused (done %d, paused %llu)", shm->a_done,
+	      (unsigned long long)st.paused);
+	shm->step = 1;
+	end = now_ms() + 5000;
+	while (!shm->b_anon && now_ms() < end)
+		sleep_ms(2);
+	CHECK(shm->b_anon, "B could not mmap/munmap while A was paused");
+	h = recs_wait(fd, &r, HWT_RECORD_MMAP, pred_tid_path, &tb, 5000);
+	CHECK(h && (h->flags & HWT_RECORD_PAUSED), "no paused MMAP from B while A is paused");
+	CHECK(!shm->a_done, "A ran on");
+	CHECK(wakeup(fd, b) == 0, "WAKEUP B");
+	h = recs_wait(fd, &r, HWT_RECORD_MUNMAP, pred_tid, &b, 5000);
+	CHECK(h, "no MUNMAP from B");
+	end = now_ms() + 5000;
+	while (!shm->b_done && now_ms() < end)
+		sleep_ms(2);
+	CHECK(shm->b_done && !shm->a_done, "B done %d, A done %d", shm->b_done, shm->a_done);
+	get_stats(&st);
+	CHECK(st.paused == 1, "paused %llu, want 1 (A)", (unsigned long long)st.paused);
+	CHECK(wakeup(fd, a) == 0, "WAKEUP A");
+	CHECK(target_wait(&t, 5000) == 0, "target did not finish after WAKEUP");
+	CHECK(shm->a_done, "A did not run on");
+	close(fd);
+
+	/* Exec: the new image does not run before WAKEUP. */
+	{
+		char *argv[] = { DYN, "marker", "/tmp/hwt_marker", NULL };
+		struct stat sb;
+
+		unlink("/tmp/hwt_marker");
+		recs_init(&r);
+		CHECK(target_start(&t, fn_exec, argv) == 0, "fork");
+		fd = ctx_thread("test", t.pid, 0, 65536);
+		CHECK(fd >= 0, "alloc");
+		CHECK(set_config(fd, HWT_CFG_PAUSE_EXEC, 20000) == 0, "config");
+		CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+		target_go(&t);
+		h = recs_wait(fd, &r, HWT_RECORD_EXEC, NULL, NULL, 5000);
+		CHECK(h && (h->flags & HWT_RECORD_PAUSED), "no paused EXEC");
+		sleep_ms(300);
+		CHECK(stat("/tmp/hwt_marker", &sb) != 0, "the new image ran before WAKEUP");
+		CHECK(wakeup(fd, -1) == 0, "WAKEUP all");
+		CHECK(target_wait(&t, 5000) == 0, "target after WAKEUP");
+		CHECK(stat("/tmp/hwt_marker", &sb) == 0, "the new image did not run");
+		close(fd);
+	}
+	return 0;
+}
+
+static int t_pause_timeout(void)
+{
+	struct hwt_stats s0, s1;
+	struct target t;
+	struct recs r;
+	uint64_t t0, dt;
+	int fd;
+
+	recs_init(&r);
+	get_stats(&s0);
+	CHECK(target_start(&t, fn_mmap_exec, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	CHECK(set_config(fd, HWT_CFG_PAUSE_MMAP, 400) == 0, "config");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	t0 = now_ms();
+	target_go(&t);
+	CHECK(target_wait(&t, 10000) == 0, "target stuck");
+	dt = now_ms() - t0;
+	get_stats(&s1);
+	CHECK(dt >= 350 && dt < 5000, "pause lasted %llu ms, want about 400", (unsigned long long)dt);
+	CHECK(s1.pause_timeouts == s0.pause_timeouts + 1, "pause_timeouts %llu -> %llu",
+	      (unsigned long long)s0.pause_timeouts, (unsigned long long)s1.pause_timeouts);
+	close(fd);
+	return 0;
+}
+
+/* The collector dies while the target is paused: the target runs on at once. */
+static int t_pause_collector_killed(void)
+{
+	struct hwt_stats st;
+	struct target t;
+	int p[2], q[2];
+	uint64_t t0;
+	pid_t c;
+	char ch;
+
+	memset((void *)shm, 0, sizeof(*shm));
+	CHECK(target_start(&t, fn_mmap_exec, NULL) == 0, "fork");
+	CHECK(pipe(p) == 0 && pipe(q) == 0, "pipe");
+	c = fork();
+	if (c == 0) {
+		struct recs r;
+		int fd = ctx_thread("test", t.pid, 0, 65536);
+
+		recs_init(&r);
+		if (fd < 0 || set_config(fd, HWT_CFG_PAUSE_MMAP, 30000) || ioctl(fd, HWT_IOC_START))
+			_exit(1);
+		if (write(p[1], "r", 1) != 1)
+			_exit(2);
+		if (!recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, DYN, 10000))
+			_exit(3);
+		if (write(p[1], "p", 1) != 1)
+			_exit(4);
+		for (;;)
+			pause();
+	}
+	CHECK(read(p[0], &ch, 1) == 1 && ch == 'r', "collector failed to start");
+	target_go(&t);
+	CHECK(read(p[0], &ch, 1) == 1 && ch == 'p', "collector saw no MMAP");
+	sleep_ms(200);
+	get_stats(&st);
+	CHECK(!shm->a_done && st.paused == 1, "target not paused");
+	t0 = now_ms();
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	CHECK(target_wait(&t, 5000) == 0, "target stuck after its collector died");
+	CHECK(now_ms() - t0 < 3000, "target waited %llu ms", (unsigned long long)(now_ms() - t0));
+	return 0;
+}
+
+/* The target is killed while paused. */
+static int t_pause_target_killed(void)
+{
+	struct hwt_stats st;
+	struct target t;
+	struct recs r;
+	int fd, status;
+
+	recs_init(&r);
+	memset((void *)shm, 0, sizeof(*shm));
+	CHECK(target_start(&t, fn_pause, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	CHECK(set_config(fd, HWT_CFG_PAUSE_MMAP, 30000) == 0, "config");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, DYN, 5000), "no MMAP");
+	sleep_ms(100);
+	get_stats(&st);
+	CHECK(st.paused == 1, "not paused");
+	kill(t.pid, SIGKILL);
+	status = target_wait(&t, 3000);
+	CHECK(status != -1, "killed target did not die");
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %x", status);
+	CHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid, 3000), "no PROCESS_EXIT");
+	get_stats(&st);
+	CHECK(st.paused == 0, "still %llu paused", (unsigned long long)st.paused);
+	close(fd);
+	return 0;
+}
+
+static void *busy_thread(void *arg)
+{
+	uint64_t end = now_ms() + (uintptr_t)arg;
+
+	while (now_ms() < end) {
+		void *p = map_exec_file();
+
+		if (p != MAP_FAILED)
+			munmap(p, 8192);
+		sched_yield();
+	}
+	return NULL;
+}
+
+static void fn_busy(void *arg)
+{
+	pthread_t th[3];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, busy_thread, arg);
+	busy_thread(arg);
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+}
+
+static int t_close_while_running(void)
+{
+	struct target t;
+	struct hwt_stats st;
+	int fd;
+
+	CHECK(target_start(&t, fn_busy, (void *)(uintptr_t)1500) == 0, "fork");
+	fd = ctx_thread("test", t.pid, HWT_ALLOC_CHILDREN, 4096);
+	CHECK(fd >= 0, "alloc");
+	CHECK(set_config(fd, HWT_CFG_SWITCH, 1000) == 0, "config");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	sleep_ms(500);
+	close(fd);
+	CHECK(target_wait(&t, 10000) == 0, "target failed after the context was closed");
+	CHECK(stats_settle(&st, 3000) == 0, "objects left: %llu contexts %llu threads %llu buffers",
+	      (unsigned long long)st.contexts, (unsigned long long)st.threads,
+	      (unsigned long long)st.buffers);
+	return 0;
+}
+
+static void fn_short(void *arg)
+{
+	(void)arg;
+	fn_thread(NULL);
+	fn_mmap_exec(NULL);
+}
+
+/* Owner and target exit in either order, many times over; nothing leaks. */
+static int t_exit_orders(void)
+{
+	struct hwt_stats st;
+	int i, p[2];
+	char ch;
+
+	for (i = 0; i < 20; i++) {
+		struct target t;
+		pid_t c;
+
+		/* Owner first: the collector exits with the context open. */
+		CHECK(target_start(&t, fn_short, NULL) == 0, "fork");
+		CHECK(pipe(p) == 0, "pipe");
+		c = fork();
+		if (c == 0) {
+			int fd = ctx_thread("test", t.pid, HWT_ALLOC_CHILDREN, 4096);
+
+			if (fd < 0 || ioctl(fd, HWT_IOC_START))
+				_exit(1);
+			if (i % 2)
+				set_config(fd, HWT_CFG_PAUSE_MMAP, 20000);
+			_exit(write(p[1], "r", 1) == 1 ? 0 : 2);
+		}
+		close(p[1]);
+		CHECK(read(p[0], &ch, 1) == 1, "collector failed (round %d)", i);
+		close(p[0]);
+		waitpid(c, NULL, 0);
+		target_go(&t);
+		CHECK(target_wait(&t, 5000) == 0, "target after owner exit (round %d)", i);
+
+		/* Target first: the collector reads the exit, then closes. */
+		{
+			struct recs r;
+			int fd;
+
+			recs_init(&r);
+			CHECK(target_start(&t, fn_short, NULL) == 0, "fork");
+			fd = ctx_thread("test", t.pid, HWT_ALLOC_CHILDREN, 4096);
+			CHECK(fd >= 0, "alloc");
+			CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+			target_go(&t);
+			CHECK(target_wait(&t, 5000) == 0, "target (round %d)", i);
+			CHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid, 3000),
+			      "no PROCESS_EXIT (round %d)", i);
+			free(r.buf);
+			close(fd);
+		}
+	}
+	CHECK(stats_settle(&st, 5000) == 0,
+	      "leak: %llu contexts %llu threads %llu buffers %llu works %llu paused",
+	      (unsigned long long)st.contexts, (unsigned long long)st.threads,
+	      (unsigned long long)st.buffers, (unsigned long long)st.works,
+	      (unsigned long long)st.paused);
+	return 0;
+}
+
+/* A full record queue counts what it drops and says so with a LOST record. */
+static int t_lost(void)
+{
+	const struct hwt_record_header *h;
+	struct hwt_stats s0, s1;
+	struct hwt_alloc a;
+	struct target t;
+	struct recs r;
+	int fd;
+
+	recs_init(&r);
+	get_stats(&s0);
+	CHECK(target_start(&t, fn_switches, (void *)(intptr_t)400) == 0, "fork");
+	alloc_init(&a, "test", HWT_MODE_THREAD);
+	a.pid = t.pid;
+	a.recq_size = 4096;
+	fd = do_alloc(&a);
+	CHECK(fd >= 0, "alloc");
+	CHECK(set_config(fd, HWT_CFG_SWITCH, 1000) == 0, "config");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	CHECK(target_wait(&t, 10000) == 0, "target");
+	recs_drain(fd, &r, 200);
+	h = recs_find(&r, HWT_RECORD_LOST, NULL, NULL);
+	CHECK(h, "no LOST record (%zu bytes read)", r.len);
+	CHECK(((const struct hwt_record_lost *)h)->reason == HWT_LOST_RECORD_QUEUE &&
+	      ((const struct hwt_record_lost *)h)->records > 0, "LOST fields");
+	get_stats(&s1);
+	CHECK(s1.records_lost > s0.records_lost, "records_lost not counted");
+	CHECK(recs_count(&r, HWT_RECORD_SWITCH, NULL, NULL) > 0, "no SWITCH records");
+	CHECK(!r.corrupt, "corrupt record");
+	close(fd);
+	return 0;
+}
+
+/* THREAD-mode buffer fills: BUFFER records and the write pointer wrap. */
+static int t_buffer_full(void)
+{
+	const struct hwt_record_header *h;
+	struct hwt_bufptr bp;
+	struct target t;
+	struct recs r;
+	int fd;
+
+	recs_init(&r);
+	CHECK(target_start(&t, fn_switches, (void *)(intptr_t)400) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 4096);
+	CHECK(fd >= 0, "alloc");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	CHECK(target_wait(&t, 10000) == 0, "target");
+	h = recs_wait(fd, &r, HWT_RECORD_BUFFER, NULL, NULL, 3000);
+	CHECK(h && ((const struct hwt_record_buffer *)h)->buffer == (uint32_t)t.pid,
+	      "no BUFFER record for the thread");
+	CHECK(bufptr(fd, t.pid, &bp) == 0 && bp.wraps >= 1 && bp.offset >= 4096,
+	      "wraps %llu offset %llu", (unsigned long long)bp.wraps, (unsigned long long)bp.offset);
+	close(fd);
+	return 0;
+}
+
+static int t_poll(void)
+{
+	struct pollfd p;
+	struct target t;
+	int fd;
+
+	shm->step = 0;
+	CHECK(target_start(&t, fn_wait_step, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	p.fd = fd;
+	p.events = POLLIN;
+	CHECK(poll(&p, 1, 100) == 0, "poll ready on an empty queue");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	CHECK(poll(&p, 1, 1000) == 1 && (p.revents & POLLIN), "poll not ready with records queued");
+	target_go(&t);
+	shm->step = 1;
+	target_wait(&t, 5000);
+	close(fd);
+	return 0;
+}
+
+/* A backend in use cannot be unloaded, nor the framework. */
+static int t_rmmod_busy(void)
+{
+	struct target t;
+	int fd, r1, e1, r2, e2;
+
+	shm->step = 0;
+	CHECK(target_start(&t, fn_wait_step, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	r1 = syscall(SYS_delete_module, "hwt_test", O_NONBLOCK);
+	e1 = errno;
+	r2 = syscall(SYS_delete_module, "hwt", O_NONBLOCK);
+	e2 = errno;
+	CHECK(r1 < 0 && (e1 == EAGAIN || e1 == EBUSY), "hwt_test unloaded while in use (%d %d)", r1, e1);
+	CHECK(r2 < 0 && (e2 == EAGAIN || e2 == EBUSY), "hwt unloaded while in use (%d %d)", r2, e2);
+	target_go(&t);
+	shm->step = 1;
+	target_wait(&t, 5000);
+	close(fd);
+	return 0;
+}
+
+static int t_no_leak(void)
+{
+	struct hwt_stats st;
+
+	CHECK(stats_settle(&st, 5000) == 0,
+	      "leak: %llu contexts %llu threads %llu buffers %llu works %llu paused",
+	      (unsigned long long)st.contexts, (unsigned long long)st.threads,
+	      (unsigned long long)st.buffers, (unsigned long long)st.works,
+	      (unsigned long long)st.paused);
+	return 0;
+}
+
+struct ktest {
+	const char *name;
+	int (*fn)(void);
+};
+
+static const struct ktest tests[] = {
+	{ "alloc_thread", t_alloc_thread },
+	{ "alloc_cpu", t_alloc_cpu },
+	{ "bad_args", t_bad_args },
+	{ "perm_other_user", t_perm },
+	{ "two_contexts", t_two_contexts },
+	{ "ebusy", t_ebusy },
+	{ "rec_exec", t_rec_exec },
+	{ "rec_dlopen", t_rec_dlopen },
+	{ "rec_mmap_munmap", t_rec_mmap },
+	{ "rec_thread", t_rec_thread },
+	{ "rec_fork", t_rec_fork },
+	{ "poll", t_poll },
+	{ "buffer_full", t_buffer_full },
+	{ "lost", t_lost },
+	{ "pause_wakeup", t_pause_wakeup },
+	{ "pause_timeout", t_pause_timeout },
+	{ "pause_collector_killed", t_pause_collector_killed },
+	{ "pause_target_killed", t_pause_target_killed },
+	{ "close_while_running", t_close_while_running },
+	{ "exit_orders", t_exit_orders },
+	{ "rmmod_busy", t_rmmod_busy },
+	{ "no_leak", t_no_leak },
+};
+
+static void reap(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+static void run(const struct ktest *t)
+{
+	uint64_t t0 = now_ms(), end = t0 + CASE_TIMEOUT_MS;
+	int st = 0;
+	pid_t p;
+
+	p = fork();
+	if (p == 0) {
+		int r;
+
+		setpgid(0, 0);
+		failmsg[0] = '\0';
+		r = t->fn();
+		printf("KTEST %s %s %s (%llu ms)\n", t->name, r ? "FAIL" : "PASS", failmsg,
+		       (unsigned long long)(now_ms() - t0));
+		fflush(stdout);
+		_exit(r);
+	}
+	setpgid(p, p);
+	for (;;) {
+		if (waitpid(p, &st, WNOHANG) == p)
+			break;
+		if (now_ms() > end) {
+			printf("KTEST %s FAIL timeout after %d ms\n", t->name, CASE_TIMEOUT_MS);
+			fflush(stdout);
+			kill(-p, SIGKILL);
+			waitpid(p, &st, 0);
+			break;
+		}
+		sleep_ms(10);
+	}
+	if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL) {
+		printf("KTEST %s FAIL killed by signal %d\n", t->name, WTERMSIG(st));
+		fflush(stdout);
+	}
+	kill(-p, SIGKILL);	/* leftover targets and collectors */
+	sleep_ms(20);
+	reap();
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int j;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED)
+		return 1;
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		int want = argc < 2;
+
+		for (j = 1; j < argc; j++)
+			want |= strcmp(argv[j], tests[i].name) == 0;
+		if (want) {
+			memset((void *)shm, 0, sizeof(*shm));
+			run(&tests[i]);
+		}
+	}
+	return 0;
+}

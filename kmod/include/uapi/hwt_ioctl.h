@@ -45,7 +45,7 @@ struct hwt_alloc {
 	__u32 flags;		/* HWT_ALLOC_* */
 	__u64 bufsize;		/* bytes per trace buffer, a multiple of the page size */
 	__u64 recq_size;	/* bytes of record queue (power of two), 0 = default */
-	__u32 ident;		/* out: the context's ident */
+	__u32 ident;		/* out: the context's ident (ignored on input) */
 	__u32 reserved;		/* must be zero */
 };
 #define HWT_ALLOC_SIZE_VER0	88u
