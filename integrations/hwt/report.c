@@ -1,0 +1,53 @@
+/*
+ * `hwt report FORMAT BUNDLE ...`: the converters from a trace bundle, one
+ * per output format, each a function taking (argc, argv) with argv[0] the
+ * format's name.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hwt_decode.h"
+#include "report.h"
+
+struct hwt_report_format {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct hwt_report_format formats[] = {
+	{ "profile", hwt_report_profile_main,
+	  "decode a bundle into an hwt profile (counts per image and file offset)" },
+};
+
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fputs("usage: hwt report FORMAT [options] BUNDLE\n\nformats:\n", out);
+	for (i = 0; i < NFORMATS; i++)
+		fprintf(out, "  %-10s %s\n", formats[i].name, formats[i].help);
+	fputs("\n'hwt report FORMAT --help' describes a format's options.\n", out);
+}
+
+int hwt_report_main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < NFORMATS; i++)
+		if (!strcmp(formats[i].name, argv[1]))
+			return formats[i].main(argc - 1, argv + 1);
+	fprintf(stderr, "hwt report: '%s' is not a report format\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
