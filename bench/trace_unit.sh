@@ -44,14 +44,14 @@ record() {
 row() {
 	local name=$1
 	shift
-	local native none hwt bytes insns
+	local native none traced bytes insns
 	native=$(median "$@")
 	none=$(median valgrind --tool=none -q --trace-children=yes "$@")
-	hwt=$(median record "$@")
+	traced=$(median record "$@")
 	record "$@" >/dev/null 2>&1 || true
 	bytes=$(du -cb "$work"/b/streams/*.pt | tail -n 1 | cut -f1)
 	insns=$(instructions "$@")
-	awk -v n="$name" -v nat="$native" -v none="$none" -v hwt="$hwt" -v b="$bytes" -v i="$insns" \
+	awk -v n="$name" -v nat="$native" -v none="$none" -v hwt="$traced" -v b="$bytes" -v i="$insns" \
 		'BEGIN { printf "%-28s %8.3f %8.3f %8.3f %7.2fx %7.2fx %10.0f\n", n, nat, none, hwt,
 			 hwt / nat, hwt / none, b * 1000000 / i }'
 }
