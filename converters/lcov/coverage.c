@@ -666,7 +666,8 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 		pending[npending].count = max | (s->is_stmt ? 0 : (1ull << 63));
 		npending++;
 	}
-	qsort(pending, npending, sizeof(*pending), cmp_pending_line);
+	if (npending)
+		qsort(pending, npending, sizeof(*pending), cmp_pending_line);
 	for (i = 0; i < npending; i = j) {
 		uint64_t max = 0;
 		int stmt = 0;
@@ -718,7 +719,8 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 			goto out;
 		}
 	}
-	qsort(bc.list, bc.count, sizeof(*bc.list), cmp_pending_branch);
+	if (bc.count)
+		qsort(bc.list, bc.count, sizeof(*bc.list), cmp_pending_branch);
 	for (i = 0; i < bc.count; i = j) {
 		struct source *src = source_get(cov, hwt_debuginfo_file(info, bc.list[i].file));
 		uint32_t block = 0;
@@ -781,8 +783,10 @@ int hwt_coverage_write_lcov(const struct hwt_coverage *cov, FILE *file, const ch
 	sorted = malloc((cov->nsources ? cov->nsources : 1) * sizeof(*sorted));
 	if (!sorted)
 		return -hle_nomem;
-	memcpy(sorted, cov->sources, cov->nsources * sizeof(*sorted));
-	qsort(sorted, cov->nsources, sizeof(*sorted), cmp_source);
+	if (cov->nsources)
+		memcpy(sorted, cov->sources, cov->nsources * sizeof(*sorted));
+	if (cov->nsources)
+		qsort(sorted, cov->nsources, sizeof(*sorted), cmp_source);
 	for (i = 0; i < cov->nsources; i++) {
 		struct source *src = sorted[i];
 		uint64_t lf = 0, lh = 0, fh = 0, bh = 0;
@@ -796,7 +800,8 @@ int hwt_coverage_write_lcov(const struct hwt_coverage *cov, FILE *file, const ch
 			continue;
 		t.files++;
 		fprintf(file, "TN:%s\nSF:%s\n", test_name ? test_name : "", src->path);
-		qsort(src->fns, src->nfns, sizeof(*src->fns), cmp_fn);
+		if (src->nfns)
+			qsort(src->fns, src->nfns, sizeof(*src->fns), cmp_fn);
 		for (k = 0; k < src->nfns; k++)
 			fprintf(file, "FN:%u,%s\n", src->fns[k].line, src->fns[k].name);
 		for (k = 0; k < src->nfns; k++) {
@@ -805,7 +810,8 @@ int hwt_coverage_write_lcov(const struct hwt_coverage *cov, FILE *file, const ch
 			fh += src->fns[k].count > 0;
 		}
 		fprintf(file, "FNF:%zu\nFNH:%llu\n", src->nfns, (unsigned long long)fh);
-		qsort(src->brs, src->nbrs, sizeof(*src->brs), cmp_br);
+		if (src->nbrs)
+			qsort(src->brs, src->nbrs, sizeof(*src->brs), cmp_br);
 		for (k = 0, nb = 0; k < src->nbrs; k++) {
 			if (nb && !cmp_br(&src->brs[nb - 1], &src->brs[k])) {
 				src->brs[nb - 1].executed |= src->brs[k].executed;

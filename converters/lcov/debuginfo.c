@@ -578,7 +578,8 @@ static void finish(struct hwt_debuginfo *info)
 {
 	size_t i, j, k;
 
-	qsort(info->spans, info->nspans, sizeof(*info->spans), cmp_span);
+	if (info->nspans)
+		qsort(info->spans, info->nspans, sizeof(*info->spans), cmp_span);
 	for (i = 0, j = 0; i < info->nspans; i++) {
 		if (j > 0 && info->spans[i].begin < info->spans[j - 1].end) {
 			/* Overlapping rows (folded identical code, or a CU
@@ -590,7 +591,8 @@ static void finish(struct hwt_debuginfo *info)
 		info->spans[j++] = info->spans[i];
 	}
 	info->nspans = j;
-	qsort(info->funcs, info->nfuncs, sizeof(*info->funcs), cmp_func);
+	if (info->nfuncs)
+		qsort(info->funcs, info->nfuncs, sizeof(*info->funcs), cmp_func);
 	for (i = 0, j = 0; i < info->nfuncs; i++) {
 		if (j > 0 && info->funcs[i].entry == info->funcs[j - 1].entry) {
 			free((char *)info->funcs[i].name);

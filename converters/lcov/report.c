@@ -129,7 +129,16 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 	}
 	if (rc < 0)
 		goto out;
-	rc = hwt_profile_image_insns(profile, index, NULL, &pinsns, &n);
+	{
+		const struct hwt_profile_block *blocks;
+		size_t nblocks = 0;
+
+		/* Nothing ran in it (all its trace was lost): lines, functions
+		   and branches are still listed, all at zero. */
+		if (hwt_profile_blocks(profile, index, &blocks, &nblocks) < 0)
+			nblocks = 0;
+		rc = nblocks ? hwt_profile_image_insns(profile, index, NULL, &pinsns, &n) : 0;
+	}
 	if (rc < 0) {
 		hwt_coverage_warn(cov, "%s (build-id %s): executed code cannot be read: %s: not in the report",
 				  image->path, id, hwt_profile_errstr(rc));
@@ -147,7 +156,8 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 		insns[i].taken = pinsns[i].taken;
 		insns[i].not_taken = pinsns[i].not_taken;
 	}
-	qsort(insns, n, sizeof(*insns), cmp_cov_insn);
+	if (n)
+		qsort(insns, n, sizeof(*insns), cmp_cov_insn);
 	rc = hwt_coverage_add(cov, info, insns, n);
 	if (rc == 0 && image->undecoded)
 		hwt_coverage_warn(cov, "%s: %llu piece%s of trace could not be decoded: counts may be low",

@@ -67,6 +67,9 @@ static void remove_tree(const char *dir)
 		fprintf(stderr, PREFIX ": warning: cannot remove the temporary bundle %s\n", dir);
 }
 
+static int record_and_report(const char *keep, const struct hwt_lcov_report_options *optsp,
+			     char **cmd, int ncmd);
+
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -82,15 +85,16 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_lcov_report_options opts = { 0 };
-	struct hwt_unit_options unit = { 0 };
 	const char **inc = calloc((size_t)argc + 1, sizeof(*inc));
 	const char **exc = calloc((size_t)argc + 1, sizeof(*exc));
-	const char *keep = NULL, *tmpdir;
-	char bundle[PATH_MAX], *command;
-	int opt, err, status = 0, code, report;
+	const char *keep = NULL;
+	int opt, code;
 
-	if (!inc || !exc)
+	if (!inc || !exc) {
+		free(inc);
+		free(exc);
 		return 2;
+	}
 	opts.output = DEFAULT_OUTPUT;
 	opts.prefix = PREFIX;
 	opts.filter.include = inc;
@@ -106,15 +110,32 @@ int main(int argc, char **argv)
 		case 'v': opts.verbose = 1; break;
 		case 'S': opts.system = 1; break;
 		case 'q': opts.quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': usage(stdout); code = 0; goto out;
+		default: usage(stderr); code = 2; goto out;
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, PREFIX ": no command to run\n");
 		usage(stderr);
-		return 2;
+		code = 2;
+		goto out;
 	}
+	code = record_and_report(keep, &opts, argv + optind, argc - optind);
+out:
+	free(inc);
+	free(exc);
+	return code;
+}
+
+/* Records argv into a bundle, writes the report; the exit status. */
+static int record_and_report(const char *keep, const struct hwt_lcov_report_options *optsp,
+			     char **cmd, int ncmd)
+{
+	struct hwt_lcov_report_options opts = *optsp;
+	struct hwt_unit_options unit = { 0 };
+	const char *tmpdir;
+	char bundle[PATH_MAX], *command;
+	int err, status = 0, code, report;
 
 	if (keep) {
 		if (snprintf(bundle, sizeof(bundle), "%s", keep) >= (int)sizeof(bundle)) {
@@ -132,7 +153,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	command = hwt_bundle_quote_argv(argc - optind, argv + optind);
+	command = hwt_bundle_quote_argv(ncmd, cmd);
 	err = hwt_bundle_create(bundle, "valgrind", "sequence", command ? command : "");
 	free(command);
 	if (err < 0) {
@@ -144,7 +165,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!keep || realpath(keep, bundle)) {
-		if (hwt_valgrind_unit_run(bundle, &unit, argv + optind, &status) < 0) {
+		if (hwt_valgrind_unit_run(bundle, &unit, cmd, &status) < 0) {
 			if (!keep)
 				remove_tree(bundle);
 			return 2;
@@ -164,8 +185,6 @@ int main(int argc, char **argv)
 		remove_tree(bundle);
 	else if (!opts.quiet)
 		fprintf(stderr, PREFIX ": trace bundle kept in %s\n", keep);
-	free(inc);
-	free(exc);
 	if (report != 0 && code == 0)
 		return 2;
 	return code;
