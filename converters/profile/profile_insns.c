@@ -160,7 +160,8 @@ int hwt_profile_image_insns(const struct hwt_profile *profile, size_t image,
 	}
 	for (size_t k = 0; k < m.count; k++)
 		m.items[k].vaddr = hwt_elf_file_vaddr(&file, m.items[k].offset);
-	qsort(m.items, m.count, sizeof(*m.items), insn_cmp);
+	if (m.count) /* qsort of a NULL array is undefined even for no items */
+		qsort(m.items, m.count, sizeof(*m.items), insn_cmp);
 	*insns = m.items;
 	*count = m.count;
 	m.items = NULL;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hwt_decode.h"
+#include "hwt_lcov.h"
 #include "report.h"
 
 struct hwt_report_format {
@@ -16,6 +17,8 @@ struct hwt_report_format {
 };
 
 static const struct hwt_report_format formats[] = {
+	{ "lcov", hwt_report_lcov_main,
+	  "line, function and branch coverage of every image with debug info (lcov)" },
 	{ "profile", hwt_report_profile_main,
 	  "decode a bundle into an hwt profile (counts per image and file offset)" },
 };
