@@ -103,6 +103,8 @@ struct hwt_bundle_image {
 	uint64_t lost_records; /* records they say were dropped */
 	uint64_t lost_bytes;   /* trace bytes they say were dropped */
 	uint64_t untraced;     /* UNTRACED records */
+	int native;            /* first record is UNTRACED: a process that ran natively
+	                          (not selected); it has no start, exit or streams */
 
 	/* Its streams: hwt_bundle_stream_at(first_stream .. + streams - 1). */
 	size_t first_stream;
@@ -123,7 +125,7 @@ struct hwt_bundle_stream {
 
 /* Totals as the summary file states them (docs/bundle.md). */
 struct hwt_bundle_totals {
-	uint64_t processes;     /* images that did not come from an exec */
+	uint64_t processes;     /* traced images that did not come from an exec */
 	uint64_t images;        /* sideband files */
 	uint64_t untraced;      /* UNTRACED records */
 	uint64_t threads;       /* thread streams */

@@ -137,6 +137,7 @@ static int image_check(struct hwt_bundle *bundle, struct hwt_sideband *sb,
 
 		if (image->records++ == 0) {
 			first_type = hdr->type;
+			image->native = hdr->type == HWT_RECORD_UNTRACED;
 			if (hdr->type == HWT_RECORD_PROCESS_START) {
 				image->has_start = 1;
 				if (hdr->pid != image->pid ||
@@ -193,7 +194,7 @@ static int image_check(struct hwt_bundle *bundle, struct hwt_sideband *sb,
 	if (image->records == 0 && !image->end)
 		err = hwt_bundle_diag_add(bundle, hwt_diag_no_start, image->path, -1,
 					  "no records: the image has no process-start record");
-	else if (image->records == 0)
+	else if (image->records == 0 || image->native)
 		err = 0;
 	else if (!image->has_start)
 		err = hwt_bundle_diag_add(bundle, hwt_diag_no_start, image->path, 0,
@@ -203,7 +204,7 @@ static int image_check(struct hwt_bundle *bundle, struct hwt_sideband *sb,
 		err = 0;
 	if (err)
 		return err;
-	if (!image->has_exit && !image->has_exec) {
+	if (!image->has_exit && !image->has_exec && !image->native) {
 		err = hwt_bundle_diag_add(bundle, hwt_diag_no_exit, image->path, -1,
 					  "no exit record: killed?");
 		if (err)

@@ -46,7 +46,7 @@ int hwt_bundle_totals(const struct hwt_bundle *bundle, struct hwt_bundle_totals 
 		/* An image whose predecessor of the same pid exec'd continues that process. */
 		if (image->generation > 0)
 			prev = hwt_bundle_image_find(bundle, image->pid, image->generation - 1);
-		if (!prev || !prev->has_exec)
+		if ((!prev || !prev->has_exec) && !image->native)
 			totals->processes++;
 		totals->images++;
 		totals->untraced += image->untraced;

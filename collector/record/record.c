@@ -37,6 +37,7 @@ static void usage(FILE *out)
 		"                        this machine has no trace hardware)\n"
 		"      --psb-period N    bytes of trace between two sync points [4096]\n"
 		"      --debug-blocks    also log every executed block (for tests)\n"
+		HWT_UNIT_SELECT_USAGE
 		"  -h, --help            this text\n");
 }
 
@@ -92,10 +93,11 @@ static void print_summary(const char *dir, int quiet)
 			"(the command could not be started?)\n", dir);
 	else if (!err && !quiet && hwt_bundle_totals(bundle, &totals) == 0)
 		fprintf(stderr,
-			"hwt record: %s: %llu process%s, %llu thread%s, %.1f KiB of trace\n", dir,
+			"hwt record: %s: %llu process%s, %llu thread%s, %.1f KiB of trace, "
+			"%llu untraced\n", dir,
 			(unsigned long long)totals.processes, totals.processes == 1 ? "" : "es",
 			(unsigned long long)totals.threads, totals.threads == 1 ? "" : "s",
-			totals.trace_bytes / 1024.0);
+			totals.trace_bytes / 1024.0, (unsigned long long)totals.untraced);
 	hwt_bundle_free(bundle);
 }
 
@@ -109,6 +111,7 @@ int hwt_record_main(int argc, char **argv)
 		{ "psb-period", required_argument, NULL, 'p' },
 		{ "debug-blocks", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		HWT_UNIT_SELECT_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_unit_options unit = { 0 };
@@ -140,7 +143,12 @@ int hwt_record_main(int argc, char **argv)
 			}
 			break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			switch (hwt_unit_select_option(&unit, opt, optarg, "hwt record")) {
+			case 1: break;
+			case 0: usage(stderr); return 2;
+			default: return 2;
+			}
 		}
 	}
 	if (optind >= argc) {

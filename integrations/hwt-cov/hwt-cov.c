@@ -48,6 +48,9 @@ static void usage(FILE *out)
 		"  -v, --verbose       also say which system libraries were left out\n"
 		"  -q, --quiet         only errors and warnings\n"
 		"  -h, --help          this text\n"
+		"Which processes are traced (the others run natively, their children\n"
+		"are still followed), as for `hwt record`:\n"
+		HWT_UNIT_SELECT_USAGE
 		"\n"
 		"Trace unit: Intel PT hardware where present; here, the Valgrind software\n"
 		"unit. If COMMAND succeeds but no report can be written, the exit status is 2.\n");
@@ -82,6 +85,7 @@ int main(int argc, char **argv)
 		{ "system", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		HWT_UNIT_SELECT_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_lcov_report_options opts = { 0 };

@@ -1,0 +1,624 @@
+/*
+ * libhwt-preload.so: keeps a recording's process tree followed while only
+ * the selected processes run under the trace unit (docs/select.md).
+ *
+ * `hwt record` starts the command with this library in LD_PRELOAD. In every
+ * process of the tree, native or traced (there it runs as guest code under
+ * Valgrind, which runs with --trace-children=no), it intercepts the exec
+ * family and posix_spawn(p), decides per target (select.c) and either
+ * rewrites the exec into one of the trace unit with the same arguments and
+ * environment, or lets it run natively and writes an UNTRACED record for
+ * the new image into the bundle. Every exec keeps LD_PRELOAD and the
+ * HWT_SELECT_* variables, so a program that cleans its children's
+ * environment does not lose the tree.
+ *
+ * Statically linked programs do not load the library: what they start is
+ * not followed (the trace unit reports it when it traces one of them).
+ *
+ * It runs inside programs it knows nothing about, possibly between vfork
+ * and exec: no allocation on the exec path, the stack and static buffers.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <valgrind/valgrind.h>
+
+#include "hwt_record.h"
+#include "select.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_ARGS 4096
+#define ENV_MAX 8192
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			const posix_spawnattr_t *, char *const[], char *const[]);
+
+static execve_fn real_execve;
+static execveat_fn real_execveat;
+static spawn_fn real_posix_spawn, real_posix_spawnp;
+
+static int active;                      /* configured by `hwt record` */
+static struct hwt_select_config config;
+/* Our own copies of the variables that every exec must carry on. */
+static char env_bundle[ENV_MAX], env_preload[ENV_MAX], env_unit[ENV_MAX], env_unit_lib[ENV_MAX],
+	env_trace[ENV_MAX], env_no_trace[ENV_MAX];
+static const char *preload_path;        /* this library */
+static char *env_saved[7];              /* "NAME=value" strings of the above, NULL-terminated */
+
+static int save_env(char *buf, const char *name)
+{
+	const char *v = getenv(name);
+	int n;
+
+	if (!v)
+		return 0;
+	n = snprintf(buf, ENV_MAX, "%s=%s", name, v);
+	return n > 0 && n < ENV_MAX;
+}
+
+__attribute__((constructor)) static void hwt_preload_init(int argc, char **argv, char **envp)
+{
+	const char *argv0 = getenv(HWT_SELECT_ENV_ARGV0);
+	int n = 0;
+
+	(void)envp;
+	real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
+	real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
+	real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
+	real_posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
+
+	/* Under the trace unit, argv[0] is the path: give the program the one it was called by. */
+	if (argv0) {
+		static char saved[PATH_MAX];
+
+		if (RUNNING_ON_VALGRIND && argc > 0 && argv && strlen(argv0) < sizeof(saved)) {
+			const char *base;
+
+			strcpy(saved, argv0);
+			argv[0] = saved;
+			program_invocation_name = saved;
+			base = strrchr(saved, '/');
+			program_invocation_short_name = base ? (char *)base + 1 : saved;
+		}
+		unsetenv(HWT_SELECT_ENV_ARGV0);
+	}
+
+	if (!save_env(env_bundle, HWT_SELECT_ENV_BUNDLE) ||
+	    !save_env(env_preload, HWT_SELECT_ENV_PRELOAD) ||
+	    !save_env(env_unit, HWT_SELECT_ENV_UNIT) ||
+	    !save_env(env_unit_lib, HWT_SELECT_ENV_UNIT_LIB))
+		return;
+	env_saved[n++] = env_bundle;
+	env_saved[n++] = env_preload;
+	env_saved[n++] = env_unit;
+	env_saved[n++] = env_unit_lib;
+	if (save_env(env_trace, HWT_SELECT_ENV_TRACE))
+		env_saved[n++] = env_trace;
+	if (save_env(env_no_trace, HWT_SELECT_ENV_NO_TRACE))
+		env_saved[n++] = env_no_trace;
+	env_saved[n] = NULL;
+	preload_path = strchr(env_preload, '=') + 1;
+	hwt_select_config_from_env(&config);
+	/* Keep pointing at our copies: the program may change its environment. */
+	config.trace = env_trace[0] ? strchr(env_trace, '=') + 1 : NULL;
+	config.no_trace = env_no_trace[0] ? strchr(env_no_trace, '=') + 1 : NULL;
+	config.unit_lib = strchr(env_unit_lib, '=') + 1;
+	active = real_execve && real_posix_spawn && real_posix_spawnp;
+}
+
+/* ---- the UNTRACED record ---- */
+
+/*
+ * Writes sideband/<pid>.<gen>.sb holding one UNTRACED record: the image that
+ * pid is about to become runs natively. Returns the generation or -1.
+ */
+static int write_untraced(pid_t pid, pid_t ppid, const char *path, const char *reason)
+{
+	const char *bundle = strchr(env_bundle, '=') + 1;
+	char file[PATH_MAX];
+	union {
+		struct hwt_record_untraced rec;
+		unsigned char bytes[sizeof(struct hwt_record_untraced) + PATH_MAX + 256 + 16];
+	} u;
+	size_t plen = strlen(path) + 1, rlen = strlen(reason) + 1, size;
+
+	if (plen > PATH_MAX)
+		plen = PATH_MAX;
+	if (rlen > 256)
+		rlen = 256;
+	memset(&u, 0, sizeof(u));
+	memcpy(u.bytes + sizeof(u.rec), path, plen - 1);
+	memcpy(u.bytes + sizeof(u.rec) + plen, reason, rlen - 1);
+	size = hwt_record_align((uint32_t)(sizeof(u.rec) + plen + rlen));
+	u.rec.hdr.magic = HWT_RECORD_MAGIC;
+	u.rec.hdr.type = HWT_RECORD_UNTRACED;
+	u.rec.hdr.size = (uint32_t)size;
+	u.rec.hdr.time = 1;
+	u.rec.hdr.pid = (uint32_t)pid;
+	u.rec.hdr.tid = (uint32_t)pid;
+	u.rec.ppid = (uint32_t)ppid;
+	hwt_record_seal(&u.rec.hdr);
+	for (int gen = 0; gen < 100000; gen++) {
+		int fd;
+
+		snprintf(file, sizeof(file), "%s/sideband/%d.%d.sb", bundle, (int)pid, gen);
+		fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -1;
+		}
+		if (write(fd, u.bytes, size) != (ssize_t)size) {
+			close(fd);
+			unlink(file);
+			return -1;
+		}
+		close(fd);
+		return gen;
+	}
+	return -1;
+}
+
+static void forget_untraced(pid_t pid, int gen)
+{
+	char file[PATH_MAX];
+
+	if (gen < 0)
+		return;
+	snprintf(file, sizeof(file), "%s/sideband/%d.%d.sb", strchr(env_bundle, '=') + 1, (int)pid,
+		 gen);
+	unlink(file);
+}
+
+/* ---- environment and argument vectors, built on the caller's stack ---- */
+
+static size_t count(char *const v[])
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+static int has_var(char *const envp[], const char *entry)
+{
+	size_t n = strcspn(entry, "=") + 1;
+
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], entry, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Does LD_PRELOAD hold this library and nothing of Valgrind's? */
+static int preload_ok(const char *value)
+{
+	size_t n = strlen(preload_path);
+	const char *p = value;
+
+	if (strstr(value, "/vgpreload_"))
+		return 0;
+	while ((p = strstr(p, preload_path)) != NULL) {
+		if ((p == value || p[-1] == ':' || p[-1] == ' ') &&
+		    (p[n] == '\0' || p[n] == ':' || p[n] == ' '))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* LD_PRELOAD=<this library>:<the others but Valgrind's> into buf. */
+static void make_preload(char *buf, size_t size, const char *old)
+{
+	int at = snprintf(buf, size, "LD_PRELOAD=%s", preload_path);
+
+	while (old && *old && at > 0 && (size_t)at < size) {
+		size_t n = strcspn(old, ": ");
+
+		if (n > 0 && !memmem(old, n, "/vgpreload_", 11) &&
+		    !(n == strlen(preload_path) && strncmp(old, preload_path, n) == 0))
+			at += snprintf(buf + at, size - (size_t)at, ":%.*s", (int)n, old);
+		old += n;
+		if (*old)
+			old++;
+	}
+}
+
+/*
+ * The environment a child gets: envp, with LD_PRELOAD and our variables
+ * made sure of, plus extra (NULL-terminated) entries. out has room for
+ * count(envp) + 16 entries; preload_buf for the LD_PRELOAD entry.
+ */
+static char *const *fix_env(char *const envp[], char **out, char *preload_buf, size_t size,
+			    char *const extra[])
+{
+	size_t n = 0, i;
+	int changed = extra && extra[0];
+	const char *old = NULL;
+
+	for (i = 0; envp && envp[i]; i++) {
+		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0) {
+			old = envp[i] + 11;
+			if (!preload_ok(old)) {
+				changed = 1;
+				continue;
+			}
+		}
+		out[n++] = envp[i];
+	}
+	if (old == NULL || changed) {
+		if (old == NULL || !preload_ok(old)) {
+			make_preload(preload_buf, size, old);
+			out[n++] = preload_buf;
+			changed = 1;
+		}
+	}
+	for (i = 0; env_saved[i]; i++) {
+		if (!has_var(envp, env_saved[i])) {
+			out[n++] = env_saved[i];
+			changed = 1;
+		}
+	}
+	for (i = 0; extra && extra[i]; i++)
+		out[n++] = extra[i];
+	out[n] = NULL;
+	return changed ? out : envp;
+}
+
+/* The trace unit's argv: its lines, "--", the program, argv[1..]. */
+static int unit_argv(char **out, size_t room, char *lines, size_t lines_size, const char *real,
+		     char *const argv[])
+{
+	const char *unit = strchr(env_unit, '=') + 1;
+	size_t n = 0, len = strlen(unit);
+	char *p;
+
+	if (len >= lines_size)
+		return -1;
+	memcpy(lines, unit, len + 1);
+	for (p = lines; *p && n + 2 < room;) {
+		out[n++] = p;
+		p += strcspn(p, "\n");
+		if (*p)
+			*p++ = '\0';
+	}
+	if (n + 2 + count(argv) >= room)
+		return -1;
+	out[n++] = "--";
+	out[n++] = (char *)real;
+	for (size_t i = 1; argv && argv[i]; i++)
+		out[n++] = argv[i];
+	out[n] = NULL;
+	return 0;
+}
+
+/*
+ * One exec of path (what the kernel would open). Returns only when the exec
+ * failed, with errno set.
+ */
+static int exec_selected(const char *path, char *const argv[], char *const envp[],
+			 int (*native)(const void *ctx, char *const envp[]), const void *ctx)
+{
+	char real[PATH_MAX], preload_buf[ENV_MAX], argv0[PATH_MAX + 32], valgrind_lib[ENV_MAX];
+	char lines[ENV_MAX];
+	const char *reason;
+	int static_exe, gen, err;
+	size_t nenv = count(envp) + 16;
+	char *env_out[nenv];
+	enum hwt_select_verdict v;
+
+	if (!active)
+		return native(ctx, (char *const *)envp);
+	v = hwt_select_decide(&config, path, real, &reason, &static_exe);
+	if (v == HWT_SELECT_TRACE) {
+		char *unit_args[MAX_ARGS];
+		char *extra[3] = { argv0, valgrind_lib, NULL };
+		char *const *env;
+
+		snprintf(argv0, sizeof(argv0), "%s=%s", HWT_SELECT_ENV_ARGV0,
+			 argv && argv[0] ? argv[0] : path);
+		snprintf(valgrind_lib, sizeof(valgrind_lib), "VALGRIND_LIB=%s", config.unit_lib);
+		env = fix_env(envp, env_out, preload_buf, sizeof(preload_buf), extra);
+		if (unit_argv(unit_args, MAX_ARGS, lines, sizeof(lines), real, argv) == 0)
+			real_execve(unit_args[0], unit_args, env);
+		/* The trace unit cannot be started: say so, and run the program natively. */
+		reason = "the trace unit could not be started";
+	}
+	gen = -1;
+	if (v == HWT_SELECT_NATIVE || v == HWT_SELECT_TRACE)
+		gen = write_untraced(getpid(), getppid(), real, reason);
+	native(ctx, fix_env(envp, env_out, preload_buf, sizeof(preload_buf), NULL));
+	err = errno;
+	forget_untraced(getpid(), gen);
+	errno = err;
+	return -1;
+}
+
+struct execve_ctx {
+	const char *path;
+	char *const *argv;
+};
+
+static int native_execve(const void *c, char *const envp[])
+{
+	const struct execve_ctx *ctx = c;
+
+	return real_execve(ctx->path, ctx->argv, envp);
+}
+
+/* Calls inside the library go here, not through the symbol (which a dlopen'ed
+   copy would not own). */
+static int do_execve(const char *path, char *const argv[], char *const envp[])
+{
+	struct execve_ctx ctx = { path, argv };
+
+	if (!real_execve)
+		real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
+	return exec_selected(path, argv, envp, native_execve, &ctx);
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return do_execve(path, argv, envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	return do_execve(path, argv, environ);
+}
+
+struct execveat_ctx {
+	int dirfd;
+	const char *path;
+	char *const *argv;
+	int flags;
+};
+
+static int native_execveat(const void *c, char *const envp[])
+{
+	const struct execveat_ctx *ctx = c;
+
+	if (!real_execveat) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_execveat(ctx->dirfd, ctx->path, ctx->argv, envp, ctx->flags);
+}
+
+/* The file that execveat would run, as a path the trace unit can open. */
+static void execveat_path(int dirfd, const char *path, int flags, char *out, size_t size)
+{
+	if ((flags & AT_EMPTY_PATH) && path[0] == '\0')
+		snprintf(out, size, "/proc/self/fd/%d", dirfd);
+	else if (path[0] == '/' || dirfd == AT_FDCWD)
+		snprintf(out, size, "%s", path);
+	else
+		snprintf(out, size, "/proc/self/fd/%d/%s", dirfd, path);
+}
+
+static int do_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		       int flags)
+{
+	struct execveat_ctx ctx = { dirfd, path, argv, flags };
+	char file[PATH_MAX + 64];
+
+	if (!real_execveat)
+		real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
+	execveat_path(dirfd, path, flags, file, sizeof(file));
+	return exec_selected(file, argv, envp, native_execveat, &ctx);
+}
+
+EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		    int flags)
+{
+	return do_execveat(dirfd, path, argv, envp, flags);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	return do_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
+}
+
+/*
+ * PATH search as execvp does it (glibc): a name with '/' is used as is;
+ * else each PATH entry in turn, going on after ENOENT, EACCES and ENOTDIR.
+ * A file that is not a valid executable (ENOEXEC) runs with /bin/sh.
+ */
+static int exec_search(const char *file, char *const argv[], char *const envp[])
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	int seen_eacces = 0;
+
+	if (!file || !*file) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (strchr(file, '/'))
+		return do_execve(file, argv, envp);
+	if (!path)
+		path = "/bin:/usr/bin";
+	while (1) {
+		size_t n = strcspn(path, ":");
+
+		if (n == 0)
+			snprintf(buf, sizeof(buf), "%s", file);
+		else
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, file);
+		do_execve(buf, argv, envp);
+		if (errno == ENOEXEC) {
+			size_t argc = count(argv);
+			char *sh_argv[argc + 3];
+
+			sh_argv[0] = "/bin/sh";
+			sh_argv[1] = buf;
+			for (size_t i = 1; i <= argc; i++)
+				sh_argv[i + 1] = argv[i];
+			if (argc == 0)
+				sh_argv[2] = NULL;
+			do_execve("/bin/sh", sh_argv, envp);
+			return -1;
+		}
+		if (errno == EACCES)
+			seen_eacces = 1;
+		else if (errno != ENOENT && errno != ENOTDIR)
+			return -1;
+		path += n;
+		if (!*path)
+			break;
+		path++;
+	}
+	if (seen_eacces)
+		errno = EACCES;
+	return -1;
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return exec_search(file, argv, envp);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	return exec_search(file, argv, environ);
+}
+
+/* execl, execle, execlp: the arguments into a vector on the stack. */
+#define COLLECT_ARGS(arg, ap, vec, n)                                  \
+	do {                                                           \
+		va_start(ap, arg);                                     \
+		for (n = 0; n + 1 < MAX_ARGS; n++) {                   \
+			vec[n] = (char *)(n == 0 ? arg : va_arg(ap, char *)); \
+			if (!vec[n])                                   \
+				break;                                 \
+		}                                                      \
+		vec[n] = NULL;                                         \
+	} while (0)
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	char *vec[MAX_ARGS];
+	va_list ap;
+	size_t n;
+
+	COLLECT_ARGS(arg, ap, vec, n);
+	va_end(ap);
+	return do_execve(path, vec, environ);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	char *vec[MAX_ARGS];
+	va_list ap;
+	size_t n;
+
+	COLLECT_ARGS(arg, ap, vec, n);
+	va_end(ap);
+	return exec_search(file, vec, environ);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char *vec[MAX_ARGS];
+	char *const *envp;
+	va_list ap;
+	size_t n;
+
+	COLLECT_ARGS(arg, ap, vec, n);
+	envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return do_execve(path, vec, envp);
+}
+
+/* ---- posix_spawn(p) ---- */
+
+/* The executable posix_spawnp would run: the first PATH entry that is executable. */
+static const char *spawn_resolve(const char *file, char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(file, '/'))
+		return file;
+	if (!path)
+		path = "/bin:/usr/bin";
+	while (1) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, size, "%.*s%s%s", (int)n, path, n ? "/" : "", file);
+		if (access(buf, X_OK) == 0)
+			return buf;
+		path += n;
+		if (!*path)
+			return NULL;
+		path++;
+	}
+}
+
+static int spawn_selected(pid_t *pid, const char *file, int search,
+			  const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+			  char *const argv[], char *const envp[])
+{
+	char real[PATH_MAX], preload_buf[ENV_MAX], argv0[PATH_MAX + 32], valgrind_lib[ENV_MAX];
+	char lines[ENV_MAX], found[PATH_MAX];
+	const char *path, *reason = NULL;
+	int static_exe, rc;
+	pid_t child;
+	size_t nenv = count(envp) + 16;
+	char *env_out[nenv];
+	enum hwt_select_verdict v = HWT_SELECT_PASS;
+	spawn_fn spawn = search ? real_posix_spawnp : real_posix_spawn;
+
+	if (!active)
+		return spawn(pid, file, actions, attr, argv, envp);
+	path = search ? spawn_resolve(file, found, sizeof(found)) : file;
+	if (path)
+		v = hwt_select_decide(&config, path, real, &reason, &static_exe);
+	if (v == HWT_SELECT_TRACE) {
+		char *unit_args[MAX_ARGS];
+		char *extra[3] = { argv0, valgrind_lib, NULL };
+
+		snprintf(argv0, sizeof(argv0), "%s=%s", HWT_SELECT_ENV_ARGV0,
+			 argv && argv[0] ? argv[0] : path);
+		snprintf(valgrind_lib, sizeof(valgrind_lib), "VALGRIND_LIB=%s", config.unit_lib);
+		if (unit_argv(unit_args, MAX_ARGS, lines, sizeof(lines), real, argv) == 0) {
+			rc = real_posix_spawn(pid, unit_args[0], actions, attr, unit_args,
+					      fix_env(envp, env_out, preload_buf,
+						      sizeof(preload_buf), extra));
+			if (rc == 0)
+				return 0;
+		}
+		reason = "the trace unit could not be started";
+	}
+	rc = spawn(&child, file, actions, attr, argv,
+		   fix_env(envp, env_out, preload_buf, sizeof(preload_buf), NULL));
+	if (rc == 0 && v != HWT_SELECT_PASS)
+		write_untraced(child, getpid(), real, reason);
+	if (rc == 0 && pid)
+		*pid = child;
+	return rc;
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn_selected(pid, path, 0, actions, attr, argv, envp);
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn_selected(pid, file, 1, actions, attr, argv, envp);
+}

@@ -1,0 +1,57 @@
+/*
+ * Which processes a recording traces (docs/select.md).
+ *
+ * `hwt record` puts the configuration into the environment of the command
+ * (HWT_SELECT_* below); the preloaded library (preload.c) reads it in every
+ * process of the tree and decides, at each exec, whether the new image runs
+ * under the trace unit. `hwt record` uses the same code for the command
+ * itself. No allocation: the library runs inside programs it knows nothing
+ * about, also between vfork and exec.
+ */
+#ifndef HWT_SELECT_H
+#define HWT_SELECT_H
+
+#include <stddef.h>
+
+/* Environment variables (values newline-separated where they are lists). */
+#define HWT_SELECT_ENV_BUNDLE   "HWT_SELECT_BUNDLE"    /* bundle directory (absolute) */
+#define HWT_SELECT_ENV_PRELOAD  "HWT_SELECT_PRELOAD"   /* this library (absolute) */
+#define HWT_SELECT_ENV_UNIT     "HWT_SELECT_UNIT"      /* trace unit argv prefix, one per line */
+#define HWT_SELECT_ENV_UNIT_LIB "HWT_SELECT_UNIT_LIB"  /* VALGRIND_LIB of the unit */
+#define HWT_SELECT_ENV_TRACE    "HWT_SELECT_TRACE"     /* --trace globs */
+#define HWT_SELECT_ENV_NO_TRACE "HWT_SELECT_NO_TRACE"  /* --no-trace globs */
+#define HWT_SELECT_ENV_ARGV0    "HWT_SELECT_ARGV0"     /* argv[0] for the traced image */
+
+enum hwt_select_verdict {
+	HWT_SELECT_PASS,    /* not ours to judge (the trace unit itself, a missing file) */
+	HWT_SELECT_TRACE,   /* run under the trace unit */
+	HWT_SELECT_NATIVE,  /* run natively; reason says why */
+};
+
+struct hwt_select_config {
+	const char *trace;     /* newline-separated globs, or NULL */
+	const char *no_trace;
+	const char *unit_lib;  /* never traced: the trace unit's own files */
+	const char *unit_exe;  /* the trace unit's launcher (first line of UNIT) */
+};
+
+/* Reads the configuration from the environment (pointers into environ). */
+void hwt_select_config_from_env(struct hwt_select_config *cfg);
+
+/*
+ * Decides for the executable at path. real receives its canonical path
+ * (PATH_MAX bytes), reason a short text when the verdict is NATIVE (static
+ * storage). static_exe is set when the file is a statically linked ELF (its
+ * children cannot be followed by the preloaded library).
+ */
+enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, const char *path,
+					  char *real, const char **reason, int *static_exe);
+
+/* 1 when a glob of the newline-separated list matches path (or its base name
+   for globs without '/'); '*' matches across '/'. */
+int hwt_select_match(const char *globs, const char *path);
+
+/* 1 when the ELF file at fd has DWARF, or a separate debug file is installed. */
+int hwt_select_has_debug_info(int fd, const char *real);
+
+#endif /* HWT_SELECT_H */
