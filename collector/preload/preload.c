@@ -280,7 +280,7 @@ static char *const *fix_env(char *const envp[], char **out, char *preload_buf, s
 
 /* The trace unit's argv: its lines, "--", the program, argv[1..]. */
 static int unit_argv(char **out, size_t room, char *lines, size_t lines_size, const char *real,
-		     char *const argv[])
+		     char *const argv[], int static_exe)
 {
 	const char *unit = strchr(env_unit, '=') + 1;
 	size_t n = 0, len = strlen(unit);
@@ -295,8 +295,10 @@ static int unit_argv(char **out, size_t room, char *lines, size_t lines_size, co
 		if (*p)
 			*p++ = '\0';
 	}
-	if (n + 2 + count(argv) >= room)
+	if (n + 3 + count(argv) >= room)
 		return -1;
+	if (static_exe)
+		out[n++] = "--hwt-unfollowed=yes";
 	out[n++] = "--";
 	out[n++] = (char *)real;
 	for (size_t i = 1; argv && argv[i]; i++)
@@ -332,7 +334,7 @@ static int exec_selected(const char *path, char *const argv[], char *const envp[
 			 argv && argv[0] ? argv[0] : path);
 		snprintf(valgrind_lib, sizeof(valgrind_lib), "VALGRIND_LIB=%s", config.unit_lib);
 		env = fix_env(envp, env_out, preload_buf, sizeof(preload_buf), extra);
-		if (unit_argv(unit_args, MAX_ARGS, lines, sizeof(lines), real, argv) == 0)
+		if (unit_argv(unit_args, MAX_ARGS, lines, sizeof(lines), real, argv, static_exe) == 0)
 			real_execve(unit_args[0], unit_args, env);
 		/* The trace unit cannot be started: say so, and run the program natively. */
 		reason = "the trace unit could not be started";
@@ -593,7 +595,7 @@ static int spawn_selected(pid_t *pid, const char *file, int search,
 		snprintf(argv0, sizeof(argv0), "%s=%s", HWT_SELECT_ENV_ARGV0,
 			 argv && argv[0] ? argv[0] : path);
 		snprintf(valgrind_lib, sizeof(valgrind_lib), "VALGRIND_LIB=%s", config.unit_lib);
-		if (unit_argv(unit_args, MAX_ARGS, lines, sizeof(lines), real, argv) == 0) {
+		if (unit_argv(unit_args, MAX_ARGS, lines, sizeof(lines), real, argv, static_exe) == 0) {
 			rc = real_posix_spawn(pid, unit_args[0], actions, attr, unit_args,
 					      fix_env(envp, env_out, preload_buf,
 						      sizeof(preload_buf), extra));

@@ -201,6 +201,17 @@ static void add_mapping(Addr a, SizeT len, const HChar *path, ULong pgoff, UInt 
 	if (path[0])
 		m->build_id_size = read_build_id(path, m->build_id);
 	write_mmap_record(m);
+	if (!(flags & HWT_MMAP_TRACE_UNIT))
+		hwt_vg_filter_mapped(path, a, a + len, pgoff);
+}
+
+/* The tool's executable, and the library that `hwt record` preloads to follow execs. */
+static Bool is_trace_unit(const HChar *path)
+{
+	const HChar *base = VG_(strrchr)(path, '/');
+
+	return (trace_unit_path && VG_(strcmp)(path, trace_unit_path) == 0) ||
+	       (base && VG_(strcmp)(base, "/libhwt-preload.so") == 0);
 }
 
 void hwt_vg_image_mapped(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
@@ -216,14 +227,14 @@ void hwt_vg_image_mapped(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
 	path = seg && seg->kind == SkFileC ? VG_(am_get_filename)(seg) : NULL;
 	if (path)
 		add_mapping(a, len, path, (ULong)seg->offset + (a - seg->start),
-			    trace_unit_path && VG_(strcmp)(path, trace_unit_path) == 0 ?
-				    HWT_MMAP_TRACE_UNIT : 0);
+			    is_trace_unit(path) ? HWT_MMAP_TRACE_UNIT : 0);
 	else
 		add_mapping(a, len, "", 0, HWT_MMAP_ANON);
 }
 
 void hwt_vg_image_unmapped(Addr a, SizeT len)
 {
+	hwt_vg_filter_unmapped(a, len);
 	if (table_remove(a, len))
 		write_munmap_record(a, len);
 }

@@ -3,6 +3,7 @@
  * records or change a thread's tracing state.
  */
 #include "tool.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
@@ -22,10 +23,18 @@ struct hwt_vg_options hwt_vg_opts = {
 
 static Bool process_option(const HChar *arg)
 {
+	const HChar *filter;
+
 	if VG_STR_CLO(arg, "--hwt-bundle", hwt_vg_opts.bundle) {}
 	else if VG_BOOL_CLO(arg, "--hwt-debug-blocks", hwt_vg_opts.debug_blocks) {}
 	else if VG_BINT_CLO(arg, "--hwt-psb-period", hwt_vg_opts.psb_period, 256, 1 << 20) {}
 	else if VG_BINT_CLO(arg, "--hwt-buffer-size", hwt_vg_opts.buffer_size, 4096, 1 << 26) {}
+	else if VG_BOOL_CLO(arg, "--hwt-unfollowed", hwt_vg_opts.unfollowed) {}
+	else if VG_STR_CLO(arg, "--hwt-filter", filter) {
+		if (hwt_vg_opts.nfilters == sizeof(hwt_vg_opts.filters) / sizeof(hwt_vg_opts.filters[0]))
+			VG_(fmsg_bad_option)(arg, "at most 16 filters\n");
+		hwt_vg_opts.filters[hwt_vg_opts.nfilters++] = filter;
+	}
 	else
 		return False;
 	return True;
@@ -37,7 +46,10 @@ static void print_usage(void)
 		"    --hwt-bundle=DIR          trace bundle to write into (made by `hwt record`)\n"
 		"    --hwt-debug-blocks=no|yes write the executed-block log for tests [no]\n"
 		"    --hwt-psb-period=BYTES    packet bytes between two PSB+ [4096]\n"
-		"    --hwt-buffer-size=BYTES   per-thread packet buffer [65536]\n");
+		"    --hwt-buffer-size=BYTES   per-thread packet buffer [65536]\n"
+		"    --hwt-filter=IMAGE[:FUNCTION]  only trace that image or function (repeatable)\n"
+		"    --hwt-unfollowed=no|yes   the program's execs are not followed: record them\n"
+		"                              as untraced (set for static programs) [no]\n");
 }
 
 static void print_debug_usage(void)
@@ -49,6 +61,7 @@ static void post_clo_init(void)
 {
 	if (!hwt_vg_opts.bundle)
 		VG_(fmsg_bad_option)("--hwt-bundle", "hwt needs a bundle directory; use `hwt record`\n");
+	hwt_vg_filter_init();
 	hwt_vg_thread_init();
 	hwt_vg_process_start();
 }
@@ -125,14 +138,41 @@ static Bool ends_image(UInt sysno)
 	       sysno == __NR_tkill;
 }
 
+/*
+ * A static program's exec is not seen by the preloaded library (it does not
+ * load it): the new image runs natively and unrecorded, so say so here.
+ */
+static void write_unfollowed(Addr path)
+{
+	static const HChar reason[] = "started by a statically linked program: not followed";
+	struct {
+		struct hwt_record_untraced rec;
+		HChar strings[256 + sizeof(reason) + 8];
+	} u;
+	SizeT n = 0;
+
+	VG_(memset)(&u, 0, sizeof(u));
+	u.rec.ppid = (UInt)VG_(getppid)();
+	while (n < 255 && VG_(am_is_valid_for_client)(path + n, 1, VKI_PROT_READ) &&
+	       *(const HChar *)(path + n))
+		n++;
+	if (n)
+		VG_(memcpy)(u.strings, (const HChar *)path, n);
+	VG_(memcpy)(u.strings + n + 1, reason, sizeof(reason));
+	hwt_vg_process_record(&u.rec.hdr, HWT_RECORD_UNTRACED,
+			      sizeof(u.rec) + n + 1 + sizeof(reason));
+}
+
 static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 {
 	(void)tid;
-	(void)args;
 	(void)nargs;
 	if (ends_image(sysno)) {
-		if (sysno == __NR_execve || sysno == __NR_execveat)
+		if (sysno == __NR_execve || sysno == __NR_execveat) {
+			if (hwt_vg_opts.unfollowed)
+				write_unfollowed(sysno == __NR_execve ? args[0] : args[1]);
 			write_exec(0);
+		}
 		hwt_vg_thread_drain_all();
 	}
 }

@@ -234,6 +234,49 @@ static inline void exit_taken(struct hwt_vg_thread *t, const struct hwt_vg_exit 
 }
 
 /*
+ * With address filters (filter.c): a block outside every range produces
+ * nothing; the first block inside enables tracing (TIP.PGE at its start,
+ * in exit_taken); a block inside that leaves the ranges disables it with
+ * TIP.PGD carrying the target, after the TNT bits of the branches before
+ * it. The SDM suppresses that IP when a conditional branch leaves the
+ * range, but then only a decoder told the filter configuration can bind the
+ * PGD; with the target, libipt binds it to the branch with no
+ * configuration, as it does for every other kind of branch.
+ */
+static void exit_filtered(struct hwt_vg_thread *t, const struct hwt_vg_exit *exit, Addr target)
+{
+	UInt i;
+
+	if (UNLIKELY(exit->ninsns == 0))
+		return;
+	if (!hwt_vg_filter_in(exit->start)) {
+		t->next_ip = target;
+		return;
+	}
+	if (exit->leaves_user || hwt_vg_filter_in(target)) {
+		exit_taken(t, exit, target);
+		return;
+	}
+	if (!t->enabled)
+		enable(t, exit->start);
+	else
+		sync_state(t);
+	for (i = 0; i < exit->prefix_count; i++) {
+		reserve(t);
+		hwt_pt_tnt(&t->enc, (exit->prefix_bits >> i) & 1);
+	}
+	reserve(t);
+	hwt_pt_tip_pgd(&t->enc, target, 0);
+	t->enabled = False;
+	if (UNLIKELY(t->bytes_out + t->enc.pos >= t->psb_due)) {
+		reserve(t);
+		hwt_pt_psb_plus(&t->enc, 0, target, 1, t->time);
+		t->psb_due = t->bytes_out + t->enc.pos + hwt_vg_opts.psb_period;
+	}
+	t->next_ip = target;
+}
+
+/*
  * The common case, kept tight: the thread is traced, nothing else is due
  * and no block log is kept. Returns where it stopped: at end, or at the
  * first entry that needs exit_taken().
@@ -282,7 +325,8 @@ static void log_blocks(struct hwt_vg_thread *t, const struct hwt_vg_log_entry *e
 		const struct hwt_vg_exit *exit = e->exit;
 
 		/* A REP string instruction runs as a block per iteration: log it once. */
-		if (!(exit->rep && exit->ninsns == 1 && exit->start == t->last_insn))
+		if (!(exit->rep && exit->ninsns == 1 && exit->start == t->last_insn) &&
+		    (!hwt_vg_filter_active || (exit->ninsns > 0 && hwt_vg_filter_in(exit->start))))
 			log_block(t, exit->start, exit->ninsns, 0);
 		t->last_insn = exit->insn;
 	}
@@ -300,6 +344,11 @@ void hwt_vg_thread_flush_log(void)
 		open_stream(t);
 	if (UNLIKELY(t->blocks != NULL))
 		log_blocks(t, e, end);
+	if (UNLIKELY(hwt_vg_filter_active)) {
+		for (; e < end; e++)
+			exit_filtered(t, e->exit, e->target);
+		return;
+	}
 	while (e < end) {
 		if (t->enabled && !t->lost && t->time == hwt_vg_process_clock) {
 			stop = encode_fast(t, e, end);

@@ -21,6 +21,10 @@ struct hwt_vg_options {
 	Bool debug_blocks;       /* write blocks/<image>-<tid>.blk */
 	Long psb_period;         /* bytes of packets between two PSB+ */
 	Long buffer_size;        /* per-thread packet buffer */
+	const HChar *filters[16]; /* --hwt-filter=IMAGE[:FUNCTION] */
+	UInt nfilters;
+	Bool unfollowed;         /* --hwt-unfollowed: a static program, whose execs the
+	                            preloaded library cannot see (docs/select.md) */
 };
 extern struct hwt_vg_options hwt_vg_opts;
 
@@ -50,6 +54,31 @@ void hwt_vg_image_protected(Addr a, SizeT len, Bool rr, Bool ww, Bool xx);
 void hwt_vg_image_trace_unit(void);
 /* Records again every executable mapping (a fork child inherits them). */
 void hwt_vg_image_replay(void);
+
+/* ---- filter.c: address-range filtering (--hwt-filter) ---- */
+
+struct hwt_vg_range {
+	Addr start, end;         /* [start, end) */
+};
+extern struct hwt_vg_range hwt_vg_filter_ranges[];
+extern UInt hwt_vg_filter_nranges;
+/* Filters were asked for: only code inside the ranges is traced. */
+extern Bool hwt_vg_filter_active;
+
+void hwt_vg_filter_init(void);
+/* A file mapping [start, end) at file offset pgoff: adds the ranges it holds. */
+void hwt_vg_filter_mapped(const HChar *path, Addr start, Addr end, ULong pgoff);
+void hwt_vg_filter_unmapped(Addr a, SizeT len);
+
+static inline Bool hwt_vg_filter_in(Addr a)
+{
+	UInt i;
+
+	for (i = 0; i < hwt_vg_filter_nranges; i++)
+		if (a >= hwt_vg_filter_ranges[i].start && a < hwt_vg_filter_ranges[i].end)
+			return True;
+	return False;
+}
 
 /* ---- thread.c: per-thread trace stream ---- */
 

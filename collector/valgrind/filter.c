@@ -1,0 +1,201 @@
+/*
+ * Address-range filtering (--hwt-filter=IMAGE[:FUNCTION]), as Intel PT's
+ * IP filters do it: only blocks inside a range produce packets. A branch
+ * into a range enables packet generation (TIP.PGE at the first block
+ * inside), a branch out of it disables it (TIP.PGD with the branch target,
+ * thread.c). Callees outside the range run untraced.
+ *
+ * IMAGE is a glob (Valgrind's '*' and '?') matched against the path of a
+ * mapped file and against its base name. A FUNCTION is found in the
+ * image's ELF symbol table (.symtab, else .dynsym) when the image is mapped.
+ */
+#include "tool.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_seqmatch.h"
+#include "pub_tool_vki.h"
+
+#define MAX_RANGES 64
+
+struct hwt_vg_range hwt_vg_filter_ranges[MAX_RANGES];
+UInt hwt_vg_filter_nranges;
+Bool hwt_vg_filter_active;
+
+struct elf64_ehdr {
+	UChar ident[16];
+	UShort type, machine;
+	UInt version;
+	ULong entry, phoff, shoff;
+	UInt flags;
+	UShort ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+};
+struct elf64_phdr {
+	UInt type, flags;
+	ULong offset, vaddr, paddr, filesz, memsz, align;
+};
+struct elf64_shdr {
+	UInt name, type;
+	ULong flags, addr, offset, size;
+	UInt link, info;
+	ULong addralign, entsize;
+};
+struct elf64_sym {
+	UInt name;
+	UChar info, other;
+	UShort shndx;
+	ULong value, size;
+};
+#define SHT_SYMTAB 2
+#define SHT_DYNSYM 11
+#define PT_LOAD 1
+#define STT_FUNC 2
+
+static Bool read_at(Int fd, ULong off, void *buf, SizeT len)
+{
+	return VG_(lseek)(fd, (Off64T)off, VKI_SEEK_SET) == (Off64T)off &&
+	       VG_(read)(fd, buf, (Int)len) == (Int)len;
+}
+
+/* Looks name up in the symbol table of type symtab_type; *off gets its file offset. */
+static Bool find_in_symtab(Int fd, const struct elf64_ehdr *eh, UInt symtab_type,
+			   const HChar *name, ULong *off, ULong *size)
+{
+	SizeT name_len = VG_(strlen)(name);
+	Bool found = False;
+	UInt i;
+
+	for (i = 0; i < eh->shnum && !found; i++) {
+		struct elf64_shdr sh, strsh;
+		struct elf64_sym *syms;
+		HChar *strs;
+		ULong k, n;
+
+		if (!read_at(fd, eh->shoff + i * sizeof(sh), &sh, sizeof(sh)) ||
+		    sh.type != symtab_type || sh.entsize != sizeof(struct elf64_sym) ||
+		    sh.link >= eh->shnum || sh.size > (64u << 20))
+			continue;
+		if (!read_at(fd, eh->shoff + sh.link * sizeof(strsh), &strsh, sizeof(strsh)) ||
+		    strsh.size > (64u << 20))
+			continue;
+		syms = VG_(malloc)("hwt.filter.syms", sh.size + 1);
+		strs = VG_(malloc)("hwt.filter.strs", strsh.size + 1);
+		if (read_at(fd, sh.offset, syms, sh.size) && read_at(fd, strsh.offset, strs, strsh.size)) {
+			strs[strsh.size] = '\0';
+			n = sh.size / sizeof(*syms);
+			for (k = 0; k < n; k++) {
+				struct elf64_sym *s = &syms[k];
+
+				if ((s->info & 0xf) != STT_FUNC || s->shndx == 0 || s->value == 0 ||
+				    s->name + name_len >= strsh.size ||
+				    VG_(strcmp)(strs + s->name, name) != 0)
+					continue;
+				*off = s->value; /* a virtual address until converted below */
+				*size = s->size ? s->size : 1;
+				found = True;
+				break;
+			}
+		}
+		VG_(free)(syms);
+		VG_(free)(strs);
+	}
+	if (!found)
+		return False;
+	/* Virtual address -> file offset through the PT_LOAD that holds it. */
+	for (i = 0; i < eh->phnum; i++) {
+		struct elf64_phdr ph;
+
+		if (!read_at(fd, eh->phoff + i * sizeof(ph), &ph, sizeof(ph)) || ph.type != PT_LOAD)
+			continue;
+		if (*off >= ph.vaddr && *off < ph.vaddr + ph.filesz) {
+			*off = *off - ph.vaddr + ph.offset;
+			return True;
+		}
+	}
+	return False;
+}
+
+static Bool resolve_function(const HChar *path, const HChar *name, ULong *off, ULong *size)
+{
+	struct elf64_ehdr eh;
+	SysRes res = VG_(open)(path, VKI_O_RDONLY, 0);
+	Bool ok = False;
+	Int fd;
+
+	if (sr_isError(res))
+		return False;
+	fd = (Int)sr_Res(res);
+	if (read_at(fd, 0, &eh, sizeof(eh)) && VG_(memcmp)(eh.ident, "\177ELF\2\1", 6) == 0 &&
+	    eh.shentsize == sizeof(struct elf64_shdr) && eh.phentsize == sizeof(struct elf64_phdr))
+		ok = find_in_symtab(fd, &eh, SHT_SYMTAB, name, off, size) ||
+		     find_in_symtab(fd, &eh, SHT_DYNSYM, name, off, size);
+	VG_(close)(fd);
+	return ok;
+}
+
+static void add_range(Addr start, Addr end)
+{
+	if (hwt_vg_filter_nranges == MAX_RANGES) {
+		VG_(umsg)("hwt: more than %d filter ranges: the rest is not traced\n", MAX_RANGES);
+		return;
+	}
+	hwt_vg_filter_ranges[hwt_vg_filter_nranges].start = start;
+	hwt_vg_filter_ranges[hwt_vg_filter_nranges].end = end;
+	hwt_vg_filter_nranges++;
+}
+
+static Bool image_matches(const HChar *glob, SizeT glob_len, const HChar *path)
+{
+	HChar pat[VKI_PATH_MAX];
+	const HChar *base = VG_(strrchr)(path, '/');
+
+	if (glob_len >= sizeof(pat))
+		return False;
+	VG_(memcpy)(pat, glob, glob_len);
+	pat[glob_len] = '\0';
+	return VG_(string_match)(pat, path) || (base && VG_(string_match)(pat, base + 1));
+}
+
+void hwt_vg_filter_init(void)
+{
+	hwt_vg_filter_active = hwt_vg_opts.nfilters > 0;
+}
+
+void hwt_vg_filter_mapped(const HChar *path, Addr start, Addr end, ULong pgoff)
+{
+	UInt i;
+
+	if (!hwt_vg_filter_active || !path[0])
+		return;
+	for (i = 0; i < hwt_vg_opts.nfilters; i++) {
+		const HChar *spec = hwt_vg_opts.filters[i];
+		const HChar *colon = VG_(strchr)(spec, ':');
+		SizeT glob_len = colon ? (SizeT)(colon - spec) : VG_(strlen)(spec);
+		ULong off, size;
+
+		if (!image_matches(spec, glob_len, path))
+			continue;
+		if (!colon) {
+			add_range(start, end);
+		} else if (resolve_function(path, colon + 1, &off, &size)) {
+			/* The function lies in this mapping when its file offset does. */
+			if (off >= pgoff && off < pgoff + (end - start))
+				add_range(start + (off - pgoff), start + (off - pgoff) + size);
+		} else {
+			VG_(umsg)("hwt: --filter %s: no function %s in %s\n", spec, colon + 1, path);
+		}
+	}
+}
+
+void hwt_vg_filter_unmapped(Addr a, SizeT len)
+{
+	UInt i;
+
+	for (i = 0; i < hwt_vg_filter_nranges; i++) {
+		struct hwt_vg_range *r = &hwt_vg_filter_ranges[i];
+
+		if (r->start < a + len && a < r->end)
+			hwt_vg_filter_ranges[i--] = hwt_vg_filter_ranges[--hwt_vg_filter_nranges];
+	}
+}
