@@ -1,0 +1,817 @@
+/*
+ * struct hwt_afdo_debug: source positions of an ELF file's code, with the
+ * inline chains a sample profile needs, read with libdwarf (the 20210528
+ * API of Debian 12).
+ *
+ * What is kept:
+ *  - nodes: one per DW_TAG_subprogram with code (an outermost function)
+ *    and one per DW_TAG_inlined_subroutine inside it, with the callee's
+ *    name and DW_AT_decl_line (through DW_AT_abstract_origin and
+ *    DW_AT_specification), the call line and discriminator, the parent;
+ *  - the address ranges of every node (DW_AT_low_pc/high_pc, or
+ *    DW_AT_ranges from .debug_ranges or .debug_rnglists);
+ *  - the line table as spans [begin, end) with line and discriminator.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
+
+#include "hwt_afdo.h"
+
+struct node {
+	char *name;
+	uint32_t decl_line;
+	uint32_t call_line, call_disc;
+	int32_t parent;       /* node index, -1 for an outermost function */
+	int32_t top;          /* the outermost function's node */
+	uint32_t depth;       /* 0 for an outermost function */
+	uint64_t entry;       /* lowest address (functions: DW_AT_low_pc or first range) */
+	size_t ifirst, ilast; /* functions: their inline ranges in iranges */
+};
+
+struct range {
+	uint64_t lo, hi;
+	uint32_t node;
+	uint32_t depth;
+	int32_t top;
+};
+
+struct span {
+	uint64_t begin, end;
+	uint32_t line, disc;
+};
+
+struct hwt_afdo_debug {
+	struct node *nodes;
+	size_t nnodes, nodes_cap;
+	struct range *franges;   /* outermost functions, sorted by lo */
+	size_t nfranges, franges_cap;
+	struct range *iranges;   /* inlined calls, sorted by top, lo */
+	size_t niranges, iranges_cap;
+	struct span *spans;      /* sorted by begin */
+	size_t nspans, spans_cap;
+	struct range *entries;   /* function entries (lo) sorted, node */
+	size_t nentries;
+	size_t nfunctions, ninlines;
+};
+
+struct hwt_afdo_debug *hwt_afdo_debug_alloc(void)
+{
+	return calloc(1, sizeof(struct hwt_afdo_debug));
+}
+
+void hwt_afdo_debug_free(struct hwt_afdo_debug *debug)
+{
+	size_t i;
+
+	if (!debug)
+		return;
+	for (i = 0; i < debug->nnodes; i++)
+		free(debug->nodes[i].name);
+	free(debug->nodes);
+	free(debug->franges);
+	free(debug->iranges);
+	free(debug->spans);
+	free(debug->entries);
+	free(debug);
+}
+
+size_t hwt_afdo_debug_function_count(const struct hwt_afdo_debug *debug)
+{
+	return debug->nfunctions;
+}
+
+size_t hwt_afdo_debug_inline_count(const struct hwt_afdo_debug *debug)
+{
+	return debug->ninlines;
+}
+
+/* ----- LLVM's discriminator encoding -------------------------------------- */
+
+/*
+ * A discriminator holds up to three components (base discriminator,
+ * duplication factor, copy id), each in a prefix encoding: bit 0 set means
+ * the component is absent (0); else the next bits hold 5 bits of value,
+ * or, when bit 6 is set, 12 bits (low 5, then 7 more above bit 6).
+ */
+static uint32_t component(uint32_t d)
+{
+	if (d & 1)
+		return 0;
+	d >>= 1;
+	if (d & 0x20)
+		return ((d >> 1) & 0xfe0) | (d & 0x1f);
+	return d & 0x1f;
+}
+
+static uint32_t next_component(uint32_t d)
+{
+	if ((d & 1) == 0)
+		return d >> ((d & 0x40) ? 14 : 7);
+	return d >> 1;
+}
+
+uint32_t hwt_afdo_base_discriminator(uint32_t discriminator)
+{
+	return component(discriminator);
+}
+
+uint32_t hwt_afdo_duplication_factor(uint32_t discriminator)
+{
+	uint32_t f = component(next_component(discriminator));
+
+	return f ? f : 1;
+}
+
+/* ----- Building ------------------------------------------------------------ */
+
+static int grow(void **array, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*array, n * size);
+	if (!p)
+		return -hae_nomem;
+	*array = p;
+	*cap = n;
+	return 0;
+}
+
+static void drop_error(Dwarf_Debug dbg, Dwarf_Error *err)
+{
+	if (*err) {
+		dwarf_dealloc(dbg, *err, DW_DLA_ERROR);
+		*err = NULL;
+	}
+}
+
+static int attr_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name, Dwarf_Unsigned *value)
+{
+	Dwarf_Attribute attr = NULL;
+	Dwarf_Error err = NULL;
+	int res = dwarf_attr(die, name, &attr, &err);
+
+	if (res != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return -1;
+	}
+	res = dwarf_formudata(attr, value, &err);
+	drop_error(dbg, &err);
+	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	return res == DW_DLV_OK ? 0 : -1;
+}
+
+/* A copy of a string attribute, or NULL. */
+static char *attr_strdup(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name)
+{
+	Dwarf_Attribute attr = NULL;
+	Dwarf_Error err = NULL;
+	char *s = NULL, *copy = NULL;
+	int res = dwarf_attr(die, name, &attr, &err);
+
+	if (res != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return NULL;
+	}
+	if (dwarf_formstring(attr, &s, &err) == DW_DLV_OK && s)
+		copy = strdup(s);
+	drop_error(dbg, &err);
+	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	return copy;
+}
+
+/* The DIE that attribute name of die refers to, or NULL. */
+static Dwarf_Die attr_die(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name)
+{
+	Dwarf_Attribute attr = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Off off = 0;
+	Dwarf_Die ref = NULL;
+	int res = dwarf_attr(die, name, &attr, &err);
+
+	if (res != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return NULL;
+	}
+	res = dwarf_global_formref(attr, &off, &err);
+	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	if (res != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return NULL;
+	}
+	if (dwarf_offdie_b(dbg, off, 1, &ref, &err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return NULL;
+	}
+	return ref;
+}
+
+/*
+ * Name (linkage name first) and decl_line of a function DIE, following
+ * DW_AT_abstract_origin and DW_AT_specification. *name is malloc'd.
+ */
+static void function_identity(Dwarf_Debug dbg, Dwarf_Die die, char **name, uint32_t *decl_line)
+{
+	Dwarf_Die cur = die, next;
+	Dwarf_Unsigned line = 0;
+	char *linkage = NULL, *plain = NULL;
+	int hops;
+
+	for (hops = 0; cur && hops < 4; hops++) {
+		if (!linkage)
+			linkage = attr_strdup(dbg, cur, DW_AT_linkage_name);
+		if (!linkage)
+			linkage = attr_strdup(dbg, cur, DW_AT_MIPS_linkage_name);
+		if (!plain)
+			plain = attr_strdup(dbg, cur, DW_AT_name);
+		if (!line)
+			attr_udata(dbg, cur, DW_AT_decl_line, &line);
+		next = attr_die(dbg, cur, DW_AT_abstract_origin);
+		if (!next)
+			next = attr_die(dbg, cur, DW_AT_specification);
+		if (cur != die)
+			dwarf_dealloc_die(cur);
+		cur = next;
+	}
+	if (cur && cur != die)
+		dwarf_dealloc_die(cur);
+	if (linkage) {
+		free(plain);
+		*name = linkage;
+	} else {
+		*name = plain;
+	}
+	*decl_line = line <= UINT32_MAX ? (uint32_t)line : 0;
+}
+
+struct range_list {
+	struct range *r;
+	size_t n, cap;
+};
+
+static int range_add(struct range_list *list, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo || lo == 0)
+		return 0; /* empty, or discarded by the linker (address 0) */
+	if (grow((void **)&list->r, &list->cap, list->n + 1, sizeof(*list->r)) < 0)
+		return -hae_nomem;
+	list->r[list->n].lo = lo;
+	list->r[list->n].hi = hi;
+	list->n++;
+	return 0;
+}
+
+/* DWARF 5 DW_AT_ranges (.debug_rnglists). */
+static int rnglists(Dwarf_Debug dbg, Dwarf_Attribute attr, Dwarf_Half form,
+		    struct range_list *list)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Unsigned value = 0, count = 0, global = 0, i;
+	Dwarf_Rnglists_Head head = NULL;
+	int res, rc = 0;
+
+	if (form == DW_FORM_rnglistx)
+		res = dwarf_formudata(attr, &value, &err);
+	else
+		res = dwarf_global_formref(attr, &value, &err);
+	if (res != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return 0;
+	}
+	if (dwarf_rnglists_get_rle_head(attr, form, value, &head, &count, &global, &err) !=
+	    DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return 0;
+	}
+	for (i = 0; i < count && rc == 0; i++) {
+		unsigned len = 0, code = 0;
+		Dwarf_Unsigned raw1 = 0, raw2 = 0, lo = 0, hi = 0;
+		Dwarf_Bool unavailable = 0;
+
+		if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
+						      &unavailable, &lo, &hi, &err) != DW_DLV_OK) {
+			drop_error(dbg, &err);
+			break;
+		}
+		if (code == DW_RLE_end_of_list || code == DW_RLE_base_address ||
+		    code == DW_RLE_base_addressx || unavailable)
+			continue;
+		rc = range_add(list, lo, hi);
+	}
+	dwarf_dealloc_rnglists_head(head);
+	return rc;
+}
+
+/* DWARF 2-4 DW_AT_ranges (.debug_ranges), relative to the CU's base. */
+static int debug_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Attribute attr, uint64_t base,
+			struct range_list *list)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Off off = 0, real = 0;
+	Dwarf_Unsigned udata = 0, bytes = 0;
+	Dwarf_Ranges *ranges = NULL;
+	Dwarf_Signed count = 0, i;
+	int rc = 0;
+
+	if (dwarf_global_formref(attr, &off, &err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		if (dwarf_formudata(attr, &udata, &err) != DW_DLV_OK) {
+			drop_error(dbg, &err);
+			return 0;
+		}
+		off = udata;
+	}
+	if (dwarf_get_ranges_b(dbg, off, die, &real, &ranges, &count, &bytes, &err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return 0;
+	}
+	for (i = 0; i < count && rc == 0; i++) {
+		if (ranges[i].dwr_type == DW_RANGES_END)
+			break;
+		if (ranges[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
+			base = ranges[i].dwr_addr2;
+		else
+			rc = range_add(list, base + ranges[i].dwr_addr1, base + ranges[i].dwr_addr2);
+	}
+	dwarf_ranges_dealloc(dbg, ranges, count);
+	return rc;
+}
+
+/* The code ranges of a DIE (none: list->n stays 0). */
+static int die_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half version, uint64_t cu_base,
+		      struct range_list *list)
+{
+	Dwarf_Addr low = 0, high = 0;
+	Dwarf_Half form = 0;
+	enum Dwarf_Form_Class cls = DW_FORM_CLASS_UNKNOWN;
+	Dwarf_Attribute attr = NULL;
+	Dwarf_Error err = NULL;
+	int rc;
+
+	list->n = 0;
+	if (dwarf_lowpc(die, &low, &err) == DW_DLV_OK) {
+		if (dwarf_highpc_b(die, &high, &form, &cls, &err) != DW_DLV_OK) {
+			drop_error(dbg, &err);
+			return 0;
+		}
+		if (cls == DW_FORM_CLASS_CONSTANT)
+			high += low;
+		return range_add(list, low, high);
+	}
+	drop_error(dbg, &err);
+	if (dwarf_attr(die, DW_AT_ranges, &attr, &err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return 0;
+	}
+	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+		return 0;
+	}
+	if (form == DW_FORM_rnglistx || version >= 5)
+		rc = rnglists(dbg, attr, form, list);
+	else
+		rc = debug_ranges(dbg, die, attr, cu_base, list);
+	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	return rc;
+}
+
+struct walk {
+	struct hwt_afdo_debug *debug;
+	Dwarf_Debug dbg;
+	Dwarf_Half version;
+	uint64_t cu_base;
+	struct range_list list;
+};
+
+static int add_node(struct walk *w, Dwarf_Die die, int32_t parent, uint32_t depth, int32_t *index)
+{
+	struct hwt_afdo_debug *d = w->debug;
+	struct node *n;
+	Dwarf_Unsigned value = 0;
+	size_t i;
+	int rc;
+
+	*index = -1;
+	rc = die_ranges(w->dbg, die, w->version, w->cu_base, &w->list);
+	if (rc < 0 || w->list.n == 0)
+		return rc;
+	if (grow((void **)&d->nodes, &d->nodes_cap, d->nnodes + 1, sizeof(*d->nodes)) < 0)
+		return -hae_nomem;
+	n = &d->nodes[d->nnodes];
+	memset(n, 0, sizeof(*n));
+	function_identity(w->dbg, die, &n->name, &n->decl_line);
+	if (!n->name)
+		return 0; /* a function without a name cannot be in a profile */
+	n->parent = parent;
+	n->depth = depth;
+	n->top = parent < 0 ? (int32_t)d->nnodes : d->nodes[parent].top;
+	if (depth > 0) {
+		if (attr_udata(w->dbg, die, DW_AT_call_line, &value) == 0 && value <= UINT32_MAX)
+			n->call_line = (uint32_t)value;
+		value = 0;
+		if (attr_udata(w->dbg, die, DW_AT_GNU_discriminator, &value) == 0 &&
+		    value <= UINT32_MAX)
+			n->call_disc = (uint32_t)value;
+	}
+	n->entry = w->list.r[0].lo;
+	for (i = 0; i < w->list.n; i++) {
+		struct range **arr = depth ? &d->iranges : &d->franges;
+		size_t *cnt = depth ? &d->niranges : &d->nfranges;
+		size_t *cap = depth ? &d->iranges_cap : &d->franges_cap;
+		struct range *r;
+
+		if (grow((void **)arr, cap, *cnt + 1, sizeof(**arr)) < 0) {
+			free(n->name);
+			return -hae_nomem;
+		}
+		r = &(*arr)[(*cnt)++];
+		r->lo = w->list.r[i].lo;
+		r->hi = w->list.r[i].hi;
+		r->node = (uint32_t)d->nnodes;
+		r->depth = depth;
+		r->top = n->top;
+		if (r->lo < n->entry)
+			n->entry = r->lo;
+	}
+	if (depth)
+		d->ninlines++;
+	else
+		d->nfunctions++;
+	*index = (int32_t)d->nnodes++;
+	return 0;
+}
+
+/*
+ * Walks a DIE tree. parent: the node code below this DIE belongs to (-1
+ * outside functions); depth: its inline depth + 1 (0 outside functions).
+ */
+static int walk_die(struct walk *w, Dwarf_Die die, int32_t parent, uint32_t depth, int level)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Die child = NULL, sib = NULL;
+	Dwarf_Half tag = 0;
+	int32_t index = -1;
+	int rc = 0, res;
+
+	if (level > 96)
+		return 0;
+	if (dwarf_tag(die, &tag, &err) != DW_DLV_OK) {
+		drop_error(w->dbg, &err);
+		return 0;
+	}
+	switch (tag) {
+	case DW_TAG_subprogram:
+		/* A nested subprogram (a local function) is a function of its own. */
+		rc = add_node(w, die, -1, 0, &index);
+		parent = index;
+		depth = index >= 0 ? 1 : 0;
+		break;
+	case DW_TAG_inlined_subroutine:
+		if (parent < 0)
+			return 0;
+		rc = add_node(w, die, parent, depth, &index);
+		if (index < 0)
+			return rc; /* no code: neither has what it inlines */
+		parent = index;
+		depth++;
+		break;
+	case DW_TAG_compile_unit:
+	case DW_TAG_partial_unit:
+	case DW_TAG_lexical_block:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		break;
+	default:
+		return 0; /* variables, parameters, types: no code below */
+	}
+	if (rc < 0)
+		return rc;
+	res = dwarf_child(die, &child, &err);
+	if (res == DW_DLV_ERROR)
+		drop_error(w->dbg, &err);
+	while (res == DW_DLV_OK && rc == 0) {
+		rc = walk_die(w, child, parent, depth, level + 1);
+		res = dwarf_siblingof_b(w->dbg, child, 1, &sib, &err);
+		if (res == DW_DLV_ERROR)
+			drop_error(w->dbg, &err);
+		dwarf_dealloc_die(child);
+		child = sib;
+	}
+	return rc;
+}
+
+struct row {
+	uint64_t addr;
+	uint32_t line, disc;
+	int valid;
+};
+
+static int read_lines(struct hwt_afdo_debug *d, Dwarf_Debug dbg, Dwarf_Die cu)
+{
+	Dwarf_Unsigned version = 0;
+	Dwarf_Small tables = 0;
+	Dwarf_Line_Context ctx = NULL;
+	Dwarf_Line *lines = NULL;
+	Dwarf_Signed nlines = 0, i;
+	Dwarf_Error err = NULL;
+	struct row prev = { 0 };
+	int rc = 0;
+
+	if (dwarf_srclines_b(cu, &version, &tables, &ctx, &err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return 0;
+	}
+	if (dwarf_srclines_from_linecontext(ctx, &lines, &nlines, &err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		dwarf_srclines_dealloc_b(ctx);
+		return 0;
+	}
+	for (i = 0; i < nlines && rc == 0; i++) {
+		Dwarf_Addr addr = 0;
+		Dwarf_Unsigned line = 0, isa = 0, disc = 0;
+		Dwarf_Bool end = 0, prologue = 0, epilogue = 0;
+		struct row r = { 0 };
+
+		if (dwarf_lineaddr(lines[i], &addr, &err) != DW_DLV_OK ||
+		    dwarf_lineno(lines[i], &line, &err) != DW_DLV_OK) {
+			drop_error(dbg, &err);
+			prev.valid = 0;
+			continue;
+		}
+		if (dwarf_prologue_end_etc(lines[i], &prologue, &epilogue, &isa, &disc, &err) !=
+		    DW_DLV_OK) {
+			drop_error(dbg, &err);
+			disc = 0;
+		}
+		if (dwarf_lineendsequence(lines[i], &end, &err) != DW_DLV_OK) {
+			drop_error(dbg, &err);
+			end = 0;
+		}
+		/* libdwarf 20210528 also reports end_sequence on rows that set
+		   epilogue_begin; a real end of sequence never sets it. */
+		if (end && epilogue)
+			end = 0;
+		r.addr = addr;
+		r.line = line <= UINT32_MAX ? (uint32_t)line : 0;
+		r.disc = disc <= UINT32_MAX ? (uint32_t)disc : 0;
+		r.valid = !end;
+		if (prev.valid && addr > prev.addr) {
+			struct span *s;
+
+			if (grow((void **)&d->spans, &d->spans_cap, d->nspans + 1,
+				 sizeof(*d->spans)) < 0) {
+				rc = -hae_nomem;
+				break;
+			}
+			s = &d->spans[d->nspans++];
+			s->begin = prev.addr;
+			s->end = addr;
+			s->line = prev.line;
+			s->disc = prev.disc;
+		}
+		/* Rows at one address: the last one holds for the code there. */
+		prev = r;
+	}
+	dwarf_srclines_dealloc_b(ctx);
+	return rc;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	if (x->top != y->top)
+		return x->top < y->top ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int cmp_frange(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->begin != y->begin)
+		return x->begin < y->begin ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static int finish(struct hwt_afdo_debug *d)
+{
+	size_t i, j;
+
+	qsort(d->franges, d->nfranges, sizeof(*d->franges), cmp_frange);
+	/* Overlapping functions (folded code): the first one keeps the range. */
+	for (i = 0, j = 0; i < d->nfranges; i++) {
+		if (j > 0 && d->franges[i].lo < d->franges[j - 1].hi)
+			continue;
+		d->franges[j++] = d->franges[i];
+	}
+	d->nfranges = j;
+	qsort(d->iranges, d->niranges, sizeof(*d->iranges), cmp_range);
+	for (i = 0; i < d->niranges; i = j) {
+		struct node *top = &d->nodes[d->iranges[i].top];
+
+		for (j = i; j < d->niranges && d->iranges[j].top == d->iranges[i].top; j++)
+			;
+		top->ifirst = i;
+		top->ilast = j;
+	}
+	qsort(d->spans, d->nspans, sizeof(*d->spans), cmp_span);
+	for (i = 0, j = 0; i < d->nspans; i++) {
+		if (j > 0 && d->spans[i].begin < d->spans[j - 1].end)
+			continue; /* a CU described twice, or folded code */
+		d->spans[j++] = d->spans[i];
+	}
+	d->nspans = j;
+	d->entries = malloc((d->nfranges ? d->nfranges : 1) * sizeof(*d->entries));
+	if (!d->entries)
+		return -hae_nomem;
+	for (i = 0; i < d->nfranges; i++) {
+		const struct node *n = &d->nodes[d->franges[i].node];
+
+		if (d->franges[i].lo == n->entry)
+			d->entries[d->nentries++] = d->franges[i];
+	}
+	return 0;
+}
+
+static int read_dwarf(struct hwt_afdo_debug *d, int fd)
+{
+	Dwarf_Debug dbg = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Unsigned next = 0;
+	struct walk w = { 0 };
+	int res, rc = 0, cus = 0;
+
+	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err);
+	if (res == DW_DLV_NO_ENTRY)
+		return -hae_no_debug;
+	if (res != DW_DLV_OK)
+		return -hae_dwarf;
+	w.debug = d;
+	w.dbg = dbg;
+	for (;;) {
+		Dwarf_Die cu = NULL;
+		Dwarf_Half version = 0, type = 0;
+		Dwarf_Addr base = 0;
+
+		res = dwarf_next_cu_header_d(dbg, 1, NULL, &version, NULL, NULL, NULL, NULL, NULL,
+					     NULL, &next, &type, &err);
+		if (res == DW_DLV_ERROR) {
+			drop_error(dbg, &err);
+			rc = cus ? 0 : -hae_dwarf;
+			break;
+		}
+		if (res != DW_DLV_OK)
+			break;
+		if (dwarf_siblingof_b(dbg, NULL, 1, &cu, &err) != DW_DLV_OK) {
+			drop_error(dbg, &err);
+			continue;
+		}
+		cus++;
+		if (dwarf_lowpc(cu, &base, &err) != DW_DLV_OK) {
+			drop_error(dbg, &err);
+			base = 0;
+		}
+		w.version = version;
+		w.cu_base = base;
+		rc = read_lines(d, dbg, cu);
+		if (rc == 0)
+			rc = walk_die(&w, cu, -1, 0, 0);
+		dwarf_dealloc_die(cu);
+		if (rc < 0)
+			break;
+	}
+	free(w.list.r);
+	dwarf_finish(dbg, &err);
+	if (rc < 0)
+		return rc;
+	if (d->nspans == 0 || d->nfunctions == 0)
+		return -hae_no_debug;
+	return finish(d);
+}
+
+int hwt_afdo_debug_load(struct hwt_afdo_debug *debug, const char *path)
+{
+	Elf *elf;
+	int fd, rc;
+
+	if (!debug || !path || debug->nnodes)
+		return -hae_invalid;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -hae_internal;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -hae_io;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return -hae_not_elf;
+	}
+	elf_end(elf);
+	rc = read_dwarf(debug, fd);
+	close(fd);
+	return rc;
+}
+
+/* ----- Lookups ------------------------------------------------------------- */
+
+/* Index of the last element of a sorted-by-key array with key <= addr, or -1. */
+#define LAST_LE(array, count, field, addr, out)                                 \
+	do {                                                                    \
+		size_t lo_ = 0, hi_ = (count);                                  \
+		while (lo_ < hi_) {                                             \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;                    \
+			if ((array)[mid_].field <= (addr))                      \
+				lo_ = mid_ + 1;                                 \
+			else                                                    \
+				hi_ = mid_;                                     \
+		}                                                               \
+		(out) = (long)lo_ - 1;                                          \
+	} while (0)
+
+const char *hwt_afdo_debug_function_at(const struct hwt_afdo_debug *debug, uint64_t vaddr)
+{
+	long i;
+
+	LAST_LE(debug->entries, debug->nentries, lo, vaddr, i);
+	if (i < 0 || debug->entries[i].lo != vaddr)
+		return NULL;
+	return debug->nodes[debug->entries[i].node].name;
+}
+
+int hwt_afdo_debug_lookup(const struct hwt_afdo_debug *debug, uint64_t vaddr,
+			  struct hwt_afdo_location *loc)
+{
+	const struct node *top, *n;
+	int32_t chain[HWT_AFDO_MAX_FRAMES];
+	uint32_t best_depth = 0, k, count = 0;
+	int32_t best = -1, cur;
+	size_t i;
+	long f, s;
+
+	LAST_LE(debug->franges, debug->nfranges, lo, vaddr, f);
+	if (f < 0 || vaddr >= debug->franges[f].hi)
+		return 0;
+	LAST_LE(debug->spans, debug->nspans, begin, vaddr, s);
+	if (s < 0 || vaddr >= debug->spans[s].end || debug->spans[s].line == 0)
+		return 0;
+	top = &debug->nodes[debug->franges[f].node];
+	best = debug->franges[f].node;
+	for (i = top->ifirst; i < top->ilast; i++) {
+		const struct range *r = &debug->iranges[i];
+
+		if (r->lo > vaddr)
+			break; /* sorted by lo within the function */
+		if (vaddr < r->hi && r->depth > best_depth) {
+			best_depth = r->depth;
+			best = (int32_t)r->node;
+		}
+	}
+	/* Innermost to outermost; deeper chains than we follow are left out. */
+	for (cur = best; cur >= 0; cur = debug->nodes[cur].parent) {
+		if (count == HWT_AFDO_MAX_FRAMES)
+			return 0;
+		chain[count++] = cur;
+	}
+	for (k = 0; k < count; k++) {
+		n = &debug->nodes[chain[count - 1 - k]];
+		loc->frames[k].function = n->name;
+		loc->frames[k].decl_line = n->decl_line;
+		loc->frames[k].call_line = n->call_line;
+		loc->frames[k].call_discriminator = n->call_disc;
+	}
+	loc->nframes = count;
+	loc->line = debug->spans[s].line;
+	loc->discriminator = debug->spans[s].disc;
+	loc->entry = top->entry;
+	return 1;
+}

@@ -1,0 +1,557 @@
+/*
+ * hwt report afdo:      an LLVM sample profile (text, or binary and
+ *                       extbinary through llvm-profdata merge --sample);
+ * hwt report afdo-text: create_llvm_prof's --profiler=text input.
+ *
+ * Both read trace bundles (decoded here) and hwt profiles, adding them up.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hwt_afdo.h"
+#include "hwt_bundle.h"
+#include "hwt_decode.h"
+
+struct options {
+	const char *prefix;       /* "hwt report afdo" */
+	const char *output;
+	const char *format;       /* text, binary, extbinary */
+	const char *profdata;     /* llvm-profdata to run, or NULL */
+	const char **binaries;    /* --binary FILE... */
+	size_t nbinaries;
+	const char **inputs;
+	size_t ninputs;
+	int verbose, quiet;
+};
+
+static void afdo_usage(FILE *out)
+{
+	fputs("usage: hwt report afdo [options] INPUT... -o OUT\n"
+	      "\n"
+	      "Writes an LLVM sample profile (clang -fprofile-sample-use=OUT) from the\n"
+	      "exact execution counts of a traced run. INPUT is a trace bundle or an hwt\n"
+	      "profile ('hwt report profile'); several inputs are added up. Every image\n"
+	      "of the run with DWARF line tables contributes (build with -g, best with\n"
+	      "-fdebug-info-for-profiling). docs/pgo.md has the flow and the counting\n"
+	      "convention.\n"
+	      "\n"
+	      "options:\n"
+	      "  -o OUT              the profile to write ('-': standard output, text only)\n"
+	      "  --format FMT        text (default), extbinary or binary; the binary forms\n"
+	      "                      are written by 'llvm-profdata merge --sample'\n"
+	      "  --binary FILE       only the image that FILE is (matched by path or name,\n"
+	      "                      build-id checked), read from FILE; repeatable\n"
+	      "  --llvm-profdata P   the llvm-profdata to run [$HWT_LLVM_PROFDATA, else\n"
+	      "                      llvm-profdata-19, else llvm-profdata]\n"
+	      "  -v, --verbose       figures per image, and images left out\n"
+	      "  -q, --quiet         do not print the bundle's warnings\n"
+	      "  -h, --help          this text\n"
+	      "\n"
+	      "Exit status: 0 written, 1 written but an input had warnings (partial\n"
+	      "trace), 2 nothing written.\n",
+	      out);
+}
+
+static void text_usage(FILE *out)
+{
+	fputs("usage: hwt report afdo-text [options] INPUT... -o OUT\n"
+	      "\n"
+	      "Writes AutoFDO's intermediate text form (ranges, addresses, branches) of one\n"
+	      "executable or library of a traced run, for Debian's autofdo package:\n"
+	      "  create_llvm_prof --profiler=text --profile=OUT --binary=PROG --out=P.afdo\n"
+	      "(create_llvm_prof 0.19 reads DWARF 4 only: build PROG with -gdwarf-4).\n"
+	      "INPUT is a trace bundle or an hwt profile; several are added up.\n"
+	      "\n"
+	      "options:\n"
+	      "  -o OUT          the file to write ('-': standard output)\n"
+	      "  --binary FILE   the image to write (matched by path or name, build-id\n"
+	      "                  checked) [the image with debug info that ran most]\n"
+	      "  -q, --quiet     do not print the bundle's warnings\n"
+	      "  -h, --help      this text\n"
+	      "\n"
+	      "Exit status: 0 written, 1 written but an input had warnings, 2 nothing written.\n",
+	      out);
+}
+
+/* Parses the options both commands share; returns -1 (exit 2), 0, or 1 (help shown). */
+static int parse(int argc, char **argv, struct options *o, int text)
+{
+	int i;
+
+	o->binaries = calloc((size_t)argc + 1, sizeof(*o->binaries));
+	o->inputs = calloc((size_t)argc + 1, sizeof(*o->inputs));
+	if (!o->binaries || !o->inputs) {
+		fprintf(stderr, "%s: out of memory\n", o->prefix);
+		return -1;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int has_next = i + 1 < argc;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			text ? text_usage(stdout) : afdo_usage(stdout);
+			return 1;
+		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_next) {
+			o->output = argv[++i];
+		} else if (!strcmp(a, "--binary") && has_next) {
+			o->binaries[o->nbinaries++] = argv[++i];
+		} else if (!text && !strcmp(a, "--format") && has_next) {
+			o->format = argv[++i];
+		} else if (!text && !strcmp(a, "--llvm-profdata") && has_next) {
+			o->profdata = argv[++i];
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			o->verbose = 1;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			o->quiet = 1;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "%s: unknown option '%s' (or its value is missing)\n",
+				o->prefix, a);
+			text ? text_usage(stderr) : afdo_usage(stderr);
+			return -1;
+		} else {
+			o->inputs[o->ninputs++] = a;
+		}
+	}
+	if (!o->ninputs || !o->output) {
+		fprintf(stderr, "%s: %s\n", o->prefix,
+			!o->ninputs ? "no input (a trace bundle or an hwt profile)"
+				    : "no output file (-o OUT)");
+		text ? text_usage(stderr) : afdo_usage(stderr);
+		return -1;
+	}
+	if (!o->format)
+		o->format = "text";
+	if (strcmp(o->format, "text") && strcmp(o->format, "binary") &&
+	    strcmp(o->format, "extbinary")) {
+		fprintf(stderr, "%s: --format must be text, binary or extbinary, not '%s'\n",
+			o->prefix, o->format);
+		return -1;
+	}
+	if (strcmp(o->format, "text") && !strcmp(o->output, "-")) {
+		fprintf(stderr, "%s: the %s format cannot go to standard output\n", o->prefix,
+			o->format);
+		return -1;
+	}
+	if (text && o->nbinaries > 1) {
+		fprintf(stderr, "%s: one --binary at a time\n", o->prefix);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Adds every input to profile. Returns -1 when one cannot be read (a
+ * message was printed), else the number of inputs that had warnings.
+ */
+static int load_inputs(const struct options *o, struct hwt_profile *profile)
+{
+	size_t i;
+	int warned = 0;
+
+	for (i = 0; i < o->ninputs; i++) {
+		const char *in = o->inputs[i];
+		struct stat st;
+
+		if (stat(in, &st) != 0) {
+			fprintf(stderr, "%s: error: %s: %s\n", o->prefix, in, strerror(errno));
+			return -1;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			struct hwt_decode_options dopt = { 0 };
+			struct hwt_bundle *bundle = hwt_bundle_alloc();
+			int rc;
+
+			if (!bundle) {
+				fprintf(stderr, "%s: out of memory\n", o->prefix);
+				return -1;
+			}
+			rc = hwt_bundle_open(bundle, in);
+			if (rc < 0) {
+				if (hwt_bundle_diag_count(bundle))
+					fprintf(stderr, "%s: error: %s\n", o->prefix,
+						hwt_bundle_diag_at(bundle, 0)->message);
+				else
+					fprintf(stderr, "%s: error: %s: %s\n", o->prefix, in,
+						hwt_bundle_errstr(rc));
+				hwt_bundle_free(bundle);
+				return -1;
+			}
+			dopt.flags = HWT_DECODE_PROGRESS_TTY;
+			rc = hwt_decode(bundle, profile, &dopt);
+			if (!o->quiet)
+				hwt_bundle_diag_print(bundle, stderr, o->prefix);
+			if (rc < 0) {
+				fprintf(stderr, "%s: error: %s: %s\n", o->prefix, in,
+					hwt_bundle_errstr(rc));
+				hwt_bundle_free(bundle);
+				return -1;
+			}
+			if (hwt_bundle_warning_count(bundle))
+				warned++;
+			hwt_bundle_free(bundle);
+		} else {
+			size_t line = 0;
+			int rc = hwt_profile_load(profile, in, &line);
+
+			if (rc < 0) {
+				if (rc == -hpe_format)
+					fprintf(stderr,
+						"%s: error: %s:%zu: not an hwt profile or a trace "
+						"bundle (%s)\n",
+						o->prefix, in, line, hwt_profile_errstr(rc));
+				else
+					fprintf(stderr, "%s: error: %s: %s%s%s\n", o->prefix, in,
+						hwt_profile_errstr(rc), rc == -hpe_io ? ": " : "",
+						rc == -hpe_io ? strerror(errno) : "");
+				return -1;
+			}
+		}
+	}
+	return warned;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The --binary that names image (by real path, else by file name), or NULL. */
+static const char *binary_for(const struct options *o, const struct hwt_profile_image *img)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < o->nbinaries; i++) {
+		if (realpath(o->binaries[i], a) && realpath(img->path, b) && !strcmp(a, b))
+			return o->binaries[i];
+	}
+	for (i = 0; i < o->nbinaries; i++)
+		if (!strcmp(base_name(o->binaries[i]), base_name(img->path)))
+			return o->binaries[i];
+	return NULL;
+}
+
+static int special_image(const struct hwt_profile_image *img)
+{
+	return (img->flags & (HWT_PROFILE_IMAGE_TRACE_UNIT | HWT_PROFILE_IMAGE_VDSO |
+			      HWT_PROFILE_IMAGE_MISSING | HWT_PROFILE_IMAGE_REPLACED)) != 0;
+}
+
+static void print_error(const char *prefix, const char *file, int rc, int perr)
+{
+	if (rc == -hae_profile)
+		fprintf(stderr, "%s: warning: %s: %s%s%s\n", prefix, file, hwt_profile_errstr(perr),
+			perr == -hpe_io ? ": " : "", perr == -hpe_io ? strerror(errno) : "");
+	else
+		fprintf(stderr, "%s: warning: %s: %s%s%s\n", prefix, file, hwt_afdo_errstr(rc),
+			rc == -hae_io ? ": " : "", rc == -hae_io ? strerror(errno) : "");
+}
+
+/* Runs llvm-profdata merge --sample --FORMAT in -o out; 0 or -1 (message printed). */
+static int run_profdata(const struct options *o, const char *in, const char *out)
+{
+	const char *env = getenv("HWT_LLVM_PROFDATA");
+	const char *candidates[3];
+	char fmt[32];
+	size_t n = 0, i;
+
+	if (o->profdata)
+		candidates[n++] = o->profdata;
+	else if (env && *env)
+		candidates[n++] = env;
+	else {
+		candidates[n++] = "llvm-profdata-19";
+		candidates[n++] = "llvm-profdata";
+	}
+	snprintf(fmt, sizeof(fmt), "--%s", o->format);
+	for (i = 0; i < n; i++) {
+		char *argv[] = { (char *)candidates[i], "merge", "--sample", fmt, (char *)in,
+				 "-o", (char *)out, NULL };
+		int status = 0, pipefd[2];
+		char buf[1];
+		pid_t pid;
+
+		/* The pipe tells the parent whether exec worked (it closes on exec). */
+		if (pipe2(pipefd, O_CLOEXEC) != 0)
+			break;
+		pid = fork();
+		if (pid < 0) {
+			close(pipefd[0]);
+			close(pipefd[1]);
+			break;
+		}
+		if (pid == 0) {
+			close(pipefd[0]);
+			execvp(argv[0], argv);
+			buf[0] = (char)(errno == ENOENT ? 'n' : 'e');
+			if (write(pipefd[1], buf, 1) < 0)
+				_exit(127);
+			_exit(127);
+		}
+		close(pipefd[1]);
+		if (read(pipefd[0], buf, 1) == 1) {
+			close(pipefd[0]);
+			waitpid(pid, &status, 0);
+			if (buf[0] == 'n')
+				continue;
+			fprintf(stderr, "%s: error: cannot run %s\n", o->prefix, argv[0]);
+			return -1;
+		}
+		close(pipefd[0]);
+		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "%s: error: %s merge --sample %s failed\n", o->prefix,
+				argv[0], fmt);
+			return -1;
+		}
+		return 0;
+	}
+	fprintf(stderr,
+		"%s: error: no llvm-profdata found (install llvm-19, or give --llvm-profdata "
+		"or $HWT_LLVM_PROFDATA); the text format needs none\n",
+		o->prefix);
+	return -1;
+}
+
+static int write_samples(const struct options *o, const struct hwt_afdo_samples *samples)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int rc, fd;
+
+	if (!strcmp(o->format, "text")) {
+		f = strcmp(o->output, "-") ? fopen(o->output, "w") : stdout;
+		if (!f) {
+			fprintf(stderr, "%s: error: %s: %s\n", o->prefix, o->output, strerror(errno));
+			return -1;
+		}
+		rc = hwt_afdo_samples_write_text(samples, f);
+		if (f != stdout && fclose(f) != 0)
+			rc = -hae_io;
+		if (rc < 0) {
+			fprintf(stderr, "%s: error: %s: %s\n", o->prefix, o->output,
+				hwt_afdo_errstr(rc));
+			return -1;
+		}
+		return 0;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.text.XXXXXX", o->output) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "%s: error: %s: path too long\n", o->prefix, o->output);
+		return -1;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		fprintf(stderr, "%s: error: cannot make a temporary file beside %s: %s\n", o->prefix,
+			o->output, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return -1;
+	}
+	rc = hwt_afdo_samples_write_text(samples, f);
+	if (fclose(f) != 0)
+		rc = -hae_io;
+	if (rc < 0) {
+		fprintf(stderr, "%s: error: %s: %s\n", o->prefix, tmp, hwt_afdo_errstr(rc));
+		unlink(tmp);
+		return -1;
+	}
+	rc = run_profdata(o, tmp, o->output);
+	unlink(tmp);
+	return rc;
+}
+
+int hwt_report_afdo_main(int argc, char **argv)
+{
+	struct options o = { .prefix = "hwt report afdo" };
+	struct hwt_profile *profile = NULL;
+	struct hwt_afdo_samples *samples = NULL;
+	size_t i, used = 0, nodebug = 0;
+	int status = 2, warned, rc;
+
+	rc = parse(argc, argv, &o, 0);
+	if (rc != 0) {
+		status = rc > 0 ? 0 : 2;
+		goto out;
+	}
+	profile = hwt_profile_alloc();
+	samples = hwt_afdo_samples_alloc();
+	if (!profile || !samples) {
+		fprintf(stderr, "%s: out of memory\n", o.prefix);
+		goto out;
+	}
+	warned = load_inputs(&o, profile);
+	if (warned < 0)
+		goto out;
+	for (i = 0; i < hwt_profile_image_count(profile); i++) {
+		const struct hwt_profile_image *img = hwt_profile_image_at(profile, i);
+		const char *file = o.nbinaries ? binary_for(&o, img) : NULL;
+		struct hwt_afdo_image_stats st;
+		struct hwt_afdo_debug *debug;
+		int perr = 0;
+
+		if (special_image(img) || (o.nbinaries && !file))
+			continue;
+		debug = hwt_afdo_debug_alloc();
+		if (!debug) {
+			fprintf(stderr, "%s: out of memory\n", o.prefix);
+			goto out;
+		}
+		rc = hwt_afdo_debug_load(debug, file ? file : img->path);
+		if (rc == 0)
+			rc = hwt_afdo_samples_add_image(samples, profile, i, debug, file, &st, &perr);
+		hwt_afdo_debug_free(debug);
+		if (rc == -hae_nomem) {
+			fprintf(stderr, "%s: out of memory\n", o.prefix);
+			goto out;
+		}
+		if (rc == -hae_no_debug && !file) {
+			nodebug++;
+			if (o.verbose)
+				fprintf(stderr, "%s: %s: no DWARF, left out\n", o.prefix, img->path);
+			continue;
+		}
+		if (rc < 0) {
+			print_error(o.prefix, file ? file : img->path, rc, perr);
+			warned++;
+			continue;
+		}
+		used++;
+		if (o.verbose)
+			fprintf(stderr,
+				"%s: %s: %" PRIu64 " instructions executed at %" PRIu64
+				" addresses, %" PRIu64 " without a source line, %" PRIu64
+				" calls named\n",
+				o.prefix, img->path, st.executed, st.insns, st.unattributed, st.calls);
+	}
+	if (!used || !hwt_afdo_samples_function_count(samples)) {
+		fprintf(stderr,
+			"%s: error: no samples: %s (%zu image%s without DWARF left out; build with "
+			"-g)\n",
+			o.prefix, used ? "no executed code has a source line" : "no image has DWARF",
+			nodebug, nodebug == 1 ? "" : "s");
+		goto out;
+	}
+	if (write_samples(&o, samples) < 0)
+		goto out;
+	if (o.verbose)
+		fprintf(stderr, "%s: %zu functions, %" PRIu64 " samples, written to %s (%s)\n",
+			o.prefix, hwt_afdo_samples_function_count(samples),
+			hwt_afdo_samples_total(samples), o.output, o.format);
+	status = warned ? 1 : 0;
+out:
+	hwt_afdo_samples_free(samples);
+	hwt_profile_free(profile);
+	free(o.binaries);
+	free(o.inputs);
+	return status;
+}
+
+/* Instructions executed in an image (sum of block count * insns). */
+static uint64_t image_weight(const struct hwt_profile *profile, size_t image)
+{
+	const struct hwt_profile_block *blocks = NULL;
+	size_t n = 0, i;
+	uint64_t w = 0;
+
+	if (hwt_profile_blocks(profile, image, &blocks, &n) < 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		w += blocks[i].count * blocks[i].insns;
+	return w;
+}
+
+int hwt_report_afdo_text_main(int argc, char **argv)
+{
+	struct options o = { .prefix = "hwt report afdo-text" };
+	struct hwt_profile *profile = NULL;
+	const char *file = NULL;
+	size_t i, best = SIZE_MAX;
+	uint64_t best_weight = 0;
+	int status = 2, warned, rc, perr = 0;
+	FILE *f;
+
+	rc = parse(argc, argv, &o, 1);
+	if (rc != 0) {
+		status = rc > 0 ? 0 : 2;
+		goto out;
+	}
+	profile = hwt_profile_alloc();
+	if (!profile) {
+		fprintf(stderr, "%s: out of memory\n", o.prefix);
+		goto out;
+	}
+	warned = load_inputs(&o, profile);
+	if (warned < 0)
+		goto out;
+	for (i = 0; i < hwt_profile_image_count(profile); i++) {
+		const struct hwt_profile_image *img = hwt_profile_image_at(profile, i);
+		const char *bin = o.nbinaries ? binary_for(&o, img) : NULL;
+		uint64_t w;
+
+		if (special_image(img) || (o.nbinaries && !bin))
+			continue;
+		w = image_weight(profile, i);
+		if (!o.nbinaries) {
+			struct hwt_afdo_debug *debug = hwt_afdo_debug_alloc();
+
+			if (w <= best_weight || !debug || hwt_afdo_debug_load(debug, img->path) < 0) {
+				hwt_afdo_debug_free(debug);
+				continue;
+			}
+			hwt_afdo_debug_free(debug);
+		} else if (best != SIZE_MAX && w <= best_weight) {
+			continue;
+		}
+		best = i;
+		best_weight = w;
+		file = bin;
+	}
+	if (best == SIZE_MAX) {
+		if (o.nbinaries)
+			fprintf(stderr, "%s: error: %s did not run in the trace\n", o.prefix,
+				o.binaries[0]);
+		else
+			fprintf(stderr, "%s: error: no image with DWARF ran in the trace\n",
+				o.prefix);
+		goto out;
+	}
+	if (!o.quiet && !o.nbinaries)
+		fprintf(stderr, "%s: writing %s\n", o.prefix,
+			hwt_profile_image_at(profile, best)->path);
+	f = strcmp(o.output, "-") ? fopen(o.output, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "%s: error: %s: %s\n", o.prefix, o.output, strerror(errno));
+		goto out;
+	}
+	rc = hwt_afdo_write_autofdo_text(profile, best, file, f, &perr);
+	if (f != stdout && fclose(f) != 0 && rc == 0)
+		rc = -hae_io;
+	if (rc < 0) {
+		if (rc == -hae_profile)
+			fprintf(stderr, "%s: error: %s: %s\n", o.prefix,
+				file ? file : hwt_profile_image_at(profile, best)->path,
+				hwt_profile_errstr(perr));
+		else
+			fprintf(stderr, "%s: error: %s: %s\n", o.prefix, o.output,
+				hwt_afdo_errstr(rc));
+		if (f != stdout)
+			unlink(o.output);
+		goto out;
+	}
+	status = warned ? 1 : 0;
+out:
+	hwt_profile_free(profile);
+	free(o.binaries);
+	free(o.inputs);
+	return status;
+}
