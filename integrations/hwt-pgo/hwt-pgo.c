@@ -1,0 +1,455 @@
+/*
+ * hwt-pgo [options] -o PROG -- SOURCES-AND-FLAGS...
+ *
+ * Sample-profile-guided optimisation from a traced training run, in one
+ * command (docs/pgo.md):
+ *   1. build PROG.train with CC -O2 -g -fdebug-info-for-profiling;
+ *   2. run it on the training arguments under hwt record;
+ *   3. write the LLVM sample profile (hwt report afdo) of that binary;
+ *   4. rebuild PROG with -fprofile-sample-use=PROFILE;
+ *   5. with --measure, also build a plain -O2 PROG and time both, runs
+ *      interleaved, and report the speedup.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "hwt_afdo.h"
+#include "record.h"
+
+#define PREFIX "hwt-pgo"
+
+extern char **environ;
+
+static void usage(FILE *out)
+{
+	fputs("usage: hwt-pgo [options] -o PROG -- SOURCES-AND-FLAGS...\n"
+	      "\n"
+	      "Builds PROG with sample-profile-guided optimisation from a traced training\n"
+	      "run: builds PROG.train (CC -O2 -g -fdebug-info-for-profiling), runs it on the\n"
+	      "training arguments under 'hwt record', writes its LLVM sample profile and\n"
+	      "rebuilds PROG with -fprofile-sample-use. SOURCES-AND-FLAGS go to every\n"
+	      "compile (source files, -I, -D, -l ...). docs/pgo.md describes each step.\n"
+	      "\n"
+	      "  -o, --output PROG     the optimised program to build (required)\n"
+	      "      --train ARGS      arguments of the training run, split at blanks\n"
+	      "                        (no quoting) [none]\n"
+	      "      --cc CC           the compiler [clang-19, else clang]\n"
+	      "      --cflags FLAGS    optimisation flags of every build, split at blanks [-O2]\n"
+	      "      --profile FILE    where the sample profile goes [PROG.afdo]\n"
+	      "      --work DIR        where PROG.train and the trace go [PROG.hwt-pgo]\n"
+	      "      --keep            keep the trace bundle (DIR/train.hwt)\n"
+	      "      --measure ARGS    also build PROG.O2 (plain CFLAGS, no profile) and time\n"
+	      "                        PROG.O2 and PROG on ARGS, interleaved; print the medians\n"
+	      "      --runs N          timed runs of each program with --measure [11]\n"
+	      "  -q, --quiet           print only errors and the result\n"
+	      "  -h, --help            this text\n"
+	      "\n"
+	      "Exit status: 0 PROG built, 1 the training run failed (non-zero exit; the\n"
+	      "profile is still used), 2 an error (a build, the trace or the profile failed).\n",
+	      out);
+}
+
+struct argv_list {
+	char **v;
+	size_t n, cap;
+};
+
+static int push(struct argv_list *l, const char *s)
+{
+	if (l->n + 2 > l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n] = strdup(s);
+	if (!l->v[l->n])
+		return -1;
+	l->v[++l->n] = NULL;
+	return 0;
+}
+
+static int push_words(struct argv_list *l, const char *s)
+{
+	char *copy = strdup(s), *save = NULL, *w;
+	int rc = 0;
+
+	if (!copy)
+		return -1;
+	for (w = strtok_r(copy, " \t\n", &save); w && rc == 0; w = strtok_r(NULL, " \t\n", &save))
+		rc = push(l, w);
+	free(copy);
+	return rc;
+}
+
+static void clear(struct argv_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+static void print_command(char *const *argv)
+{
+	size_t i;
+
+	fputs(PREFIX ": ", stderr);
+	for (i = 0; argv[i]; i++)
+		fprintf(stderr, "%s%s", i ? " " : "", argv[i]);
+	fputc('\n', stderr);
+}
+
+/*
+ * Runs argv (stdout to /dev/null when quiet_out); returns its exit code,
+ * or -1 when it could not be started (message printed).
+ */
+static int run(char *const *argv, int quiet_out)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int status = 0, rc;
+
+	posix_spawn_file_actions_init(&fa);
+	if (quiet_out)
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		fprintf(stderr, PREFIX ": error: cannot run %s: %s\n", argv[0], strerror(rc));
+		return -1;
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return hwt_exit_code(status);
+}
+
+static int compile(const char *cc, const struct argv_list *cflags, const char *extra1,
+		   const char *extra2, const struct argv_list *inputs, const char *out,
+		   int quiet)
+{
+	struct argv_list a = { 0 };
+	size_t i;
+	int rc = 0;
+
+	rc |= push(&a, cc);
+	for (i = 0; i < cflags->n; i++)
+		rc |= push(&a, cflags->v[i]);
+	if (extra1)
+		rc |= push_words(&a, extra1);
+	if (extra2)
+		rc |= push(&a, extra2);
+	for (i = 0; i < inputs->n; i++)
+		rc |= push(&a, inputs->v[i]);
+	rc |= push(&a, "-o");
+	rc |= push(&a, out);
+	if (rc) {
+		fprintf(stderr, PREFIX ": out of memory\n");
+		clear(&a);
+		return -1;
+	}
+	if (!quiet)
+		print_command(a.v);
+	rc = run(a.v, 0);
+	if (rc != 0 && rc != -1)
+		fprintf(stderr, PREFIX ": error: the compiler failed (exit status %d) building %s\n",
+			rc, out);
+	clear(&a);
+	return rc == 0 ? 0 : -1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Times base and opt on args, interleaved; prints medians and the speedup. */
+static int measure(const char *base, const char *opt, const char *args, int runs)
+{
+	struct argv_list a = { 0 }, b = { 0 };
+	double *tb = calloc((size_t)runs, sizeof(double));
+	double *to = calloc((size_t)runs, sizeof(double));
+	int i, rc = -1;
+
+	if (!tb || !to || push(&a, base) || push_words(&a, args) || push(&b, opt) ||
+	    push_words(&b, args)) {
+		fprintf(stderr, PREFIX ": out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < runs; i++) {
+		/* Alternate which goes first, so that neither always runs warm. */
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			int which = (i + k) % 2;
+			double t0 = now();
+			int status = run(which ? b.v : a.v, 1);
+
+			if (status != 0) {
+				fprintf(stderr, PREFIX ": error: %s exited with status %d on %s\n",
+					which ? opt : base, status, args);
+				goto out;
+			}
+			(which ? to : tb)[i] = now() - t0;
+		}
+	}
+	qsort(tb, (size_t)runs, sizeof(double), cmp_double);
+	qsort(to, (size_t)runs, sizeof(double), cmp_double);
+	printf("%s: %-24s median %.4f s (min %.4f, max %.4f)\n", PREFIX, base, tb[runs / 2], tb[0],
+	       tb[runs - 1]);
+	printf("%s: %-24s median %.4f s (min %.4f, max %.4f)\n", PREFIX, opt, to[runs / 2], to[0],
+	       to[runs - 1]);
+	printf("%s: speedup of sample PGO over plain: %.3fx (%d interleaved runs each)\n", PREFIX,
+	       tb[runs / 2] / to[runs / 2], runs);
+	rc = 0;
+out:
+	clear(&a);
+	clear(&b);
+	free(tb);
+	free(to);
+	return rc;
+}
+
+static char *concat(const char *a, const char *b)
+{
+	char *s = malloc(strlen(a) + strlen(b) + 1);
+
+	if (s) {
+		strcpy(s, a);
+		strcat(s, b);
+	}
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option long_options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "train", required_argument, NULL, 't' },
+		{ "cc", required_argument, NULL, 'c' },
+		{ "cflags", required_argument, NULL, 'f' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "work", required_argument, NULL, 'w' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "measure", required_argument, NULL, 'm' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = NULL, *train = "", *cc = NULL, *cflags_s = "-O2", *profile = NULL;
+	const char *work = NULL, *measure_args = NULL;
+	char *own_output = NULL, *own_profile = NULL, *own_work = NULL, *train_bin = NULL, *bundle = NULL,
+	     *base_bin = NULL, *use_flag = NULL;
+	struct argv_list inputs = { 0 }, cflags = { 0 }, rec = { 0 };
+	int opt, runs = 11, keep = 0, quiet = 0, status = 2, train_status, i;
+	char *end;
+
+	while ((opt = getopt_long(argc, argv, "+o:qh", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'o': output = optarg; break;
+		case 't': train = optarg; break;
+		case 'c': cc = optarg; break;
+		case 'f': cflags_s = optarg; break;
+		case 'p': profile = optarg; break;
+		case 'w': work = optarg; break;
+		case 'k': keep = 1; break;
+		case 'm': measure_args = optarg; break;
+		case 'r':
+			errno = 0;
+			runs = (int)strtol(optarg, &end, 10);
+			if (errno || *end || runs < 1 || runs > 10000) {
+				fprintf(stderr, PREFIX ": --runs wants a number from 1 to 10000\n");
+				return 2;
+			}
+			break;
+		case 'q': quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!output) {
+		fprintf(stderr, PREFIX ": no program to build (-o PROG)\n");
+		usage(stderr);
+		return 2;
+	}
+	/* Programs are run by path, never looked up in $PATH. */
+	if (!strchr(output, '/'))
+		output = own_output = concat("./", output);
+	if (!output)
+		goto nomem;
+	if (optind >= argc) {
+		fprintf(stderr, PREFIX ": no sources (after --)\n");
+		usage(stderr);
+		return 2;
+	}
+	for (i = optind; i < argc; i++)
+		if (push(&inputs, argv[i]))
+			goto nomem;
+	if (push_words(&cflags, cflags_s))
+		goto nomem;
+	if (!cc) {
+		struct argv_list probe = { 0 };
+
+		cc = "clang-19";
+		if (push(&probe, "clang-19") || push(&probe, "--version"))
+			goto nomem;
+		{
+			posix_spawn_file_actions_t fa;
+			pid_t pid;
+
+			posix_spawn_file_actions_init(&fa);
+			posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+			if (posix_spawnp(&pid, "clang-19", &fa, NULL, probe.v, environ) != 0)
+				cc = "clang";
+			else
+				waitpid(pid, NULL, 0);
+			posix_spawn_file_actions_destroy(&fa);
+		}
+		clear(&probe);
+	}
+	if (!work)
+		work = own_work = concat(output, ".hwt-pgo");
+	if (!profile)
+		profile = own_profile = concat(output, ".afdo");
+	if (!work || !profile)
+		goto nomem;
+	if (mkdir(work, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, PREFIX ": error: cannot make %s: %s\n", work, strerror(errno));
+		goto out;
+	}
+	train_bin = concat(work, "/train");
+	bundle = concat(work, "/train.hwt");
+	use_flag = concat("-fprofile-sample-use=", profile);
+	if (!train_bin || !bundle || !use_flag)
+		goto nomem;
+
+	/* 1. The training build. */
+	if (!quiet)
+		fprintf(stderr, PREFIX ": 1/4 build the training binary\n");
+	if (compile(cc, &cflags, "-g -fdebug-info-for-profiling", NULL, &inputs, train_bin, quiet))
+		goto out;
+
+	/* 2. The training run under hwt record (a bundle that exists is replaced). */
+	if (!quiet)
+		fprintf(stderr, PREFIX ": 2/4 train: %s %s (traced)\n", train_bin, train);
+	if (file_exists(bundle)) {
+		struct argv_list rm = { 0 };
+
+		if (push(&rm, "rm") || push(&rm, "-rf") || push(&rm, bundle))
+			goto nomem;
+		run(rm.v, 0);
+		clear(&rm);
+	}
+	if (push(&rec, "record") || push(&rec, "-o") || push(&rec, bundle) || push(&rec, "--") ||
+	    push(&rec, train_bin) || push_words(&rec, train))
+		goto nomem;
+	{
+		/* The program's output is not ours to show: standard output to /dev/null. */
+		int saved = dup(1), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (saved >= 0 && null >= 0)
+			dup2(null, 1);
+		train_status = hwt_record_main((int)rec.n, rec.v);
+		fflush(stdout);
+		if (saved >= 0) {
+			dup2(saved, 1);
+			close(saved);
+		}
+		if (null >= 0)
+			close(null);
+	}
+	if (!file_exists(bundle)) {
+		fprintf(stderr, PREFIX ": error: the training run was not recorded\n");
+		goto out;
+	}
+	if (train_status != 0)
+		fprintf(stderr, PREFIX ": warning: the training run exited with status %d\n",
+			train_status);
+
+	/* 3. The sample profile of the training binary. */
+	if (!quiet)
+		fprintf(stderr, PREFIX ": 3/4 write the sample profile %s\n", profile);
+	{
+		char *av[] = { "afdo", bundle, "--binary", train_bin, "-o", (char *)profile,
+			       quiet ? "-q" : "-v", NULL };
+		int rc = hwt_report_afdo_main(7, av);
+
+		if (rc == 2)
+			goto out;
+	}
+	if (!keep) {
+		struct argv_list rm = { 0 };
+
+		if (push(&rm, "rm") || push(&rm, "-rf") || push(&rm, bundle))
+			goto nomem;
+		run(rm.v, 0);
+		clear(&rm);
+	}
+
+	/* 4. The optimised build. */
+	if (!quiet)
+		fprintf(stderr, PREFIX ": 4/4 build %s with the profile\n", output);
+	if (compile(cc, &cflags, "-g -fdebug-info-for-profiling", use_flag, &inputs, output, quiet))
+		goto out;
+	status = train_status != 0 ? 1 : 0;
+
+	if (measure_args) {
+		base_bin = concat(output, ".O2");
+		if (!base_bin)
+			goto nomem;
+		if (compile(cc, &cflags, NULL, NULL, &inputs, base_bin, quiet) ||
+		    measure(base_bin, output, measure_args, runs) < 0)
+			status = 2;
+	}
+	goto out;
+nomem:
+	fprintf(stderr, PREFIX ": out of memory\n");
+	status = 2;
+out:
+	clear(&inputs);
+	clear(&cflags);
+	clear(&rec);
+	free(own_profile);
+	free(own_output);
+	free(own_work);
+	free(train_bin);
+	free(bundle);
+	free(base_bin);
+	free(use_flag);
+	return status;
+}
