@@ -12,6 +12,8 @@ packages=(
   libipt-dev libopencsd-dev libopencsd-bin libelf-dev libdwarf-dev libdw-dev
   # oracles
   libzydis-dev libcapstone-dev binutils lcov gcc autofdo
+  # instrumented PGO (-fprofile-instr-generate) for the PGO benchmark
+  libclang-rt-19-dev
   # kernel framework tests
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
   # looking at pages
