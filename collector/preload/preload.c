@@ -79,11 +79,15 @@ __attribute__((constructor)) static void hwt_preload_init(int argc, char **argv,
 	real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
 	real_posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
 
-	/* Under the trace unit, argv[0] is the path: give the program the one it was called by. */
-	if (argv0) {
+	/*
+	 * Under the trace unit, argv[0] is the path: give the program the one it
+	 * was called by. (Natively, this is Valgrind's launcher, which must pass
+	 * the variable on to its client.)
+	 */
+	if (argv0 && RUNNING_ON_VALGRIND) {
 		static char saved[PATH_MAX];
 
-		if (RUNNING_ON_VALGRIND && argc > 0 && argv && strlen(argv0) < sizeof(saved)) {
+		if (argc > 0 && argv && strlen(argv0) < sizeof(saved)) {
 			const char *base;
 
 			strcpy(saved, argv0);

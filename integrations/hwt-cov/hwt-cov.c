@@ -71,7 +71,7 @@ static void remove_tree(const char *dir)
 }
 
 static int record_and_report(const char *keep, const struct hwt_lcov_report_options *optsp,
-			     char **cmd, int ncmd);
+			     const struct hwt_unit_options *unitp, char **cmd, int ncmd);
 
 int main(int argc, char **argv)
 {
@@ -89,6 +89,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_lcov_report_options opts = { 0 };
+	struct hwt_unit_options unit = { 0 };
 	const char **inc = calloc((size_t)argc + 1, sizeof(*inc));
 	const char **exc = calloc((size_t)argc + 1, sizeof(*exc));
 	const char *keep = NULL;
@@ -115,7 +116,12 @@ int main(int argc, char **argv)
 		case 'S': opts.system = 1; break;
 		case 'q': opts.quiet = 1; break;
 		case 'h': usage(stdout); code = 0; goto out;
-		default: usage(stderr); code = 2; goto out;
+		default:
+			switch (hwt_unit_select_option(&unit, opt, optarg, PREFIX)) {
+			case 1: break;
+			case 0: usage(stderr); code = 2; goto out;
+			default: code = 2; goto out;
+			}
 		}
 	}
 	if (optind >= argc) {
@@ -124,7 +130,7 @@ int main(int argc, char **argv)
 		code = 2;
 		goto out;
 	}
-	code = record_and_report(keep, &opts, argv + optind, argc - optind);
+	code = record_and_report(keep, &opts, &unit, argv + optind, argc - optind);
 out:
 	free(inc);
 	free(exc);
@@ -133,10 +139,10 @@ out:
 
 /* Records argv into a bundle, writes the report; the exit status. */
 static int record_and_report(const char *keep, const struct hwt_lcov_report_options *optsp,
-			     char **cmd, int ncmd)
+			     const struct hwt_unit_options *unitp, char **cmd, int ncmd)
 {
 	struct hwt_lcov_report_options opts = *optsp;
-	struct hwt_unit_options unit = { 0 };
+	struct hwt_unit_options unit = *unitp;
 	const char *tmpdir;
 	char bundle[PATH_MAX], *command;
 	int err, status = 0, code, report;
