@@ -5,18 +5,19 @@
 #include <linux/vmalloc.h>
 
 #include "hwt_buffer.h"
+#include "hwt_cache.h"
 #include "hwt_stats.h"
 
 struct hwt_buffer *hwt_buffer_alloc(size_t size, u32 id)
 {
 	struct hwt_buffer *buf;
 
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	buf = hwt_cache_zalloc(hwt_buffer_cache, GFP_KERNEL);
 	if (!buf)
 		return NULL;
 	buf->base = vmalloc_user(size);
 	if (!buf->base) {
-		kfree(buf);
+		kmem_cache_free(hwt_buffer_cache, buf);
 		return NULL;
 	}
 	buf->size = size;
@@ -31,7 +32,7 @@ void hwt_buffer_free(struct hwt_buffer *buf)
 		return;
 	/* Pages still mapped by a collector keep their own references. */
 	vfree(buf->base);
-	kfree(buf);
+	kmem_cache_free(hwt_buffer_cache, buf);
 	atomic64_dec(&hwt_stats.buffers);
 }
 

@@ -10,6 +10,7 @@
 
 #include "hwt_ioctl.h"
 #include "hwt_buffer.h"
+#include "hwt_cache.h"
 #include "hwt_context.h"
 #include "hwt_hook.h"
 #include "hwt_record.h"
@@ -31,7 +32,7 @@ struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags
 	int ret;
 
 	lockdep_assert_held(&hwt_mtx);
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = hwt_cache_zalloc(hwt_context_cache, GFP_KERNEL);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
 	ret = ida_alloc_min(&hwt_idents, 1, GFP_KERNEL);
@@ -50,20 +51,19 @@ struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags
 	mutex_init(&ctx->mtx);
 	spin_lock_init(&ctx->lock);
 	init_waitqueue_head(&ctx->pause_wq);
-	if (!zalloc_cpumask_var(&ctx->cpus, GFP_KERNEL)) {
-		ret = -ENOMEM;
-		goto err_ida;
-	}
 	if (mode == HWT_MODE_CPU) {
-		ctx->cpu_bufs = kcalloc(nr_cpu_ids, sizeof(*ctx->cpu_bufs), GFP_KERNEL);
-		if (!ctx->cpu_bufs) {
+		void *cpus = hwt_cache_zalloc(hwt_cpus_cache, GFP_KERNEL);
+
+		if (!cpus) {
 			ret = -ENOMEM;
-			goto err_mask;
+			goto err_ida;
 		}
+		ctx->cpu_bufs = hwt_cpus_bufs(cpus);
+		ctx->cpus = hwt_cpus_mask(cpus);
 	}
 	ret = hwt_recq_init(&ctx->recq, recq_size);
 	if (ret)
-		goto err_bufs;
+		goto err_cpus;
 	if (hwt_nr_contexts == 0) {
 		ret = hwt_hook_register();
 		if (ret)
@@ -85,14 +85,13 @@ err_hooks:
 		hwt_hook_unregister();
 err_recq:
 	hwt_recq_fini(&ctx->recq);
-err_bufs:
-	kfree(ctx->cpu_bufs);
-err_mask:
-	free_cpumask_var(ctx->cpus);
+err_cpus:
+	if (ctx->cpu_bufs)
+		kmem_cache_free(hwt_cpus_cache, ctx->cpu_bufs);
 err_ida:
 	ida_free(&hwt_idents, ctx->ident);
 err_free:
-	kfree(ctx);
+	kmem_cache_free(hwt_context_cache, ctx);
 	return ERR_PTR(ret);
 }
 
@@ -113,9 +112,8 @@ static void hwt_context_free_work(struct work_struct *work)
 	if (ctx->cpu_bufs) {
 		for_each_possible_cpu(cpu)
 			hwt_buffer_free(ctx->cpu_bufs[cpu]);
-		kfree(ctx->cpu_bufs);
+		kmem_cache_free(hwt_cpus_cache, ctx->cpu_bufs);
 	}
-	free_cpumask_var(ctx->cpus);
 	hwt_recq_fini(&ctx->recq);
 	put_pid(ctx->target);
 
@@ -127,7 +125,7 @@ static void hwt_context_free_work(struct work_struct *work)
 	mutex_unlock(&hwt_mtx);
 
 	module_put(b->owner);
-	kfree(ctx);
+	kmem_cache_free(hwt_context_cache, ctx);
 	atomic64_dec(&hwt_stats.contexts);
 	/* The module cannot go before hwt_wq is drained in its exit. */
 	module_put(THIS_MODULE);

@@ -53,7 +53,8 @@ struct hwt_context {
 	u32			cfg_flags;	/* ctx lock to write; hooks READ_ONCE: HWT_CFG_* */
 	u32			pause_timeout_ms; /* ctx lock to write; READ_ONCE */
 
-	cpumask_var_t		cpus;		/* const: CPU mode set */
+	/* CPU mode: one hwt_cpus object (hwt_cache.h) holds both; NULL in THREAD mode. */
+	struct cpumask		*cpus;		/* const: CPU mode set */
 	struct hwt_buffer	**cpu_bufs;	/* const array by CPU (CPU mode) */
 
 	struct hwt_recq		recq;		/* own lock */

@@ -8,6 +8,7 @@
 #include <linux/workqueue.h>
 
 #include "hwt_ioctl.h"
+#include "hwt_cache.h"
 #include "hwt_context.h"
 #include "hwt_dev.h"
 #include "hwt_hook.h"
@@ -34,9 +35,14 @@ static int __init hwt_init(void)
 {
 	int ret;
 
+	ret = hwt_cache_init();
+	if (ret)
+		return ret;
 	hwt_wq = alloc_workqueue("hwt", 0, 0);
-	if (!hwt_wq)
-		return -ENOMEM;
+	if (!hwt_wq) {
+		ret = -ENOMEM;
+		goto err_cache;
+	}
 	ret = hwt_hook_init();
 	if (ret)
 		goto err_wq;
@@ -50,6 +56,8 @@ err_hook:
 	hwt_hook_exit();
 err_wq:
 	destroy_workqueue(hwt_wq);
+err_cache:
+	hwt_cache_exit();
 	return ret;
 }
 
@@ -66,6 +74,7 @@ static void __exit hwt_exit(void)
 		       (long long)atomic64_read(&hwt_stats.threads),
 		       (long long)atomic64_read(&hwt_stats.buffers),
 		       (long long)atomic64_read(&hwt_stats.works));
+	hwt_cache_exit();
 }
 
 module_init(hwt_init);

@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 
 #include "hwt_buffer.h"
+#include "hwt_cache.h"
 #include "hwt_context.h"
 #include "hwt_pause.h"
 #include "hwt_stats.h"
@@ -25,7 +26,7 @@ struct hwt_thread *hwt_thread_alloc(struct hwt_context *ctx, struct task_struct 
 {
 	struct hwt_thread *thr;
 
-	thr = kzalloc(sizeof(*thr), gfp);
+	thr = hwt_cache_zalloc(hwt_thread_cache, gfp);
 	if (!thr)
 		return NULL;
 	kref_init(&thr->ref);
@@ -61,7 +62,7 @@ static void hwt_thread_release(struct kref *ref)
 		hwt_buffer_free(thr->buf);
 	}
 	put_task_struct(thr->task);
-	kfree(thr);
+	kmem_cache_free(hwt_thread_cache, thr);
 	atomic64_dec(&hwt_stats.threads);
 	hwt_context_put(ctx);
 }

@@ -204,6 +204,170 @@ static int stats_settle(struct hwt_stats *s, int timeout_ms)
 	}
 }
 
+/* ---- kernel-side object counts: hwt.ko's slab caches and vmalloc areas ---- */
+
+/* The module's caches (kmod/hwt_cache.h): every per-context and per-thread object. */
+static const char *const slab_names[] = { "hwt_context", "hwt_thread", "hwt_buffer", "hwt_cpus" };
+#define NSLAB (int)(sizeof(slab_names) / sizeof(slab_names[0]))
+
+struct kcounts {
+	long slab[NSLAB];	/* active_objs in /proc/slabinfo */
+	long vm_areas;		/* /proc/vmallocinfo areas allocated by hwt.ko: */
+	long vm_bytes;		/* record queues and trace buffers */
+};
+
+static struct kcounts kbase;	/* before the first case */
+static int kbase_ok;
+
+/*
+ * SLUB counts the objects of per-CPU slabs as active whether or not they
+ * are allocated: shrinking the cache first flushes those slabs (and frees
+ * empty ones), so active_objs is then the number of live objects.
+ */
+static void slab_shrink(void)
+{
+	char path[128];
+	int i, fd;
+
+	for (i = 0; i < NSLAB; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", slab_names[i]);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			continue;
+		if (write(fd, "1", 1) != 1)
+			perror(path);
+		close(fd);
+	}
+}
+
+/*
+ * Reads the counts; -1 with the name in @err if a cache is not listed under
+ * its own name (a cache merged into another would show only that one).
+ */
+static int kcounts_read(struct kcounts *k, char *err, size_t errlen)
+{
+	char line[512], name[64];
+	int seen[NSLAB] = { 0 };
+	long active, bytes;
+	FILE *f;
+	int i;
+
+	memset(k, 0, sizeof(*k));
+	slab_shrink();
+	f = fopen("/proc/slabinfo", "r");
+	if (!f) {
+		snprintf(err, errlen, "/proc/slabinfo: %s", strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %ld", name, &active) != 2)
+			continue;
+		for (i = 0; i < NSLAB; i++) {
+			if (strcmp(name, slab_names[i]) == 0) {
+				k->slab[i] = active;
+				seen[i] = 1;
+			}
+		}
+	}
+	fclose(f);
+	for (i = 0; i < NSLAB; i++) {
+		if (!seen[i]) {
+			snprintf(err, errlen, "cache %s not in /proc/slabinfo", slab_names[i]);
+			return -1;
+		}
+	}
+	f = fopen("/proc/vmallocinfo", "r");
+	if (!f) {
+		snprintf(err, errlen, "/proc/vmallocinfo: %s", strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " [hwt]"))
+			continue;
+		if (sscanf(line, "%*s %ld", &bytes) == 1) {
+			k->vm_areas++;
+			k->vm_bytes += bytes;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static int kcounts_equal(const struct kcounts *a, const struct kcounts *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+static void kcounts_max(struct kcounts *peak, const struct kcounts *k)
+{
+	int i;
+
+	for (i = 0; i < NSLAB; i++)
+		if (k->slab[i] > peak->slab[i])
+			peak->slab[i] = k->slab[i];
+	if (k->vm_areas > peak->vm_areas) {
+		peak->vm_areas = k->vm_areas;
+		peak->vm_bytes = k->vm_bytes;
+	}
+}
+
+/* Samples the counts while objects are live (for the peak figures). */
+static void kcounts_sample(struct kcounts *peak)
+{
+	struct kcounts k;
+	char err[128];
+
+	if (peak && kcounts_read(&k, err, sizeof(err)) == 0)
+		kcounts_max(peak, &k);
+}
+
+/* "name before/peak/after ..." (peak omitted when NULL). */
+static void kcounts_fmt(char *buf, size_t len, const struct kcounts *before,
+			const struct kcounts *peak, const struct kcounts *after)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < NSLAB && n < len; i++) {
+		if (peak)
+			n += snprintf(buf + n, len - n, "%s %ld/%ld/%ld ", slab_names[i],
+				      before->slab[i], peak->slab[i], after->slab[i]);
+		else
+			n += snprintf(buf + n, len - n, "%s %ld/%ld ", slab_names[i],
+				      before->slab[i], after->slab[i]);
+	}
+	if (n < len) {
+		if (peak)
+			snprintf(buf + n, len - n, "vmalloc %ld/%ld/%ld areas %ld/%ld/%ld bytes",
+				 before->vm_areas, peak->vm_areas, after->vm_areas,
+				 before->vm_bytes, peak->vm_bytes, after->vm_bytes);
+		else
+			snprintf(buf + n, len - n, "vmalloc %ld/%ld areas %ld/%ld bytes",
+				 before->vm_areas, after->vm_areas, before->vm_bytes, after->vm_bytes);
+	}
+}
+
+/*
+ * Waits until the module's counters are zero and the kernel's counts are
+ * back to @want (frees finish on hwt_wq and in task work); 0 when they are.
+ */
+static int kcounts_settle(const struct kcounts *want, struct kcounts *got, int timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	struct hwt_stats st;
+	char err[128];
+
+	for (;;) {
+		int idle = stats_settle(&st, 0) == 0;
+
+		if (kcounts_read(got, err, sizeof(err)) == 0 && idle && kcounts_equal(got, want))
+			return 0;
+		if (now_ms() > end)
+			return -1;
+		sleep_ms(50);
+	}
+}
+
 /* ---- records ---- */
 
 struct recs {
@@ -1254,7 +1418,7 @@ static int t_pause_timeout(void)
 }
 
 /* The collector dies while the target is paused: the target runs on at once. */
-static int t_pause_collector_killed(void)
+static int collector_killed(void)
 {
 	struct hwt_stats st;
 	struct target t;
@@ -1297,8 +1461,13 @@ static int t_pause_collector_killed(void)
 	return 0;
 }
 
+static int t_pause_collector_killed(void)
+{
+	return collector_killed();
+}
+
 /* The target is killed while paused. */
-static int t_pause_target_killed(void)
+static int target_killed(void)
 {
 	struct hwt_stats st;
 	struct target t;
@@ -1324,8 +1493,14 @@ static int t_pause_target_killed(void)
 	CHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid, 3000), "no PROCESS_EXIT");
 	get_stats(&st);
 	CHECK(st.paused == 0, "still %llu paused", (unsigned long long)st.paused);
+	free(r.buf);
 	close(fd);
 	return 0;
+}
+
+static int t_pause_target_killed(void)
+{
+	return target_killed();
 }
 
 static void *busy_thread(void *arg)
@@ -1354,21 +1529,34 @@ static void fn_busy(void *arg)
 		pthread_join(th[i], NULL);
 }
 
-static int t_close_while_running(void)
+/*
+ * The context fd is closed after @close_ms while four threads of the target
+ * map and unmap for @run_ms; @peak (if not NULL) gets the counts meanwhile.
+ */
+static int close_running(int run_ms, int close_ms, struct kcounts *peak)
 {
 	struct target t;
-	struct hwt_stats st;
 	int fd;
 
-	CHECK(target_start(&t, fn_busy, (void *)(uintptr_t)1500) == 0, "fork");
+	CHECK(target_start(&t, fn_busy, (void *)(uintptr_t)run_ms) == 0, "fork");
 	fd = ctx_thread("test", t.pid, HWT_ALLOC_CHILDREN, 4096);
 	CHECK(fd >= 0, "alloc");
 	CHECK(set_config(fd, HWT_CFG_SWITCH, 1000) == 0, "config");
 	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
 	target_go(&t);
-	sleep_ms(500);
+	sleep_ms(close_ms);
+	kcounts_sample(peak);
 	close(fd);
 	CHECK(target_wait(&t, 10000) == 0, "target failed after the context was closed");
+	return 0;
+}
+
+static int t_close_while_running(void)
+{
+	struct hwt_stats st;
+
+	if (close_running(1500, 500, NULL))
+		return 1;
 	CHECK(stats_settle(&st, 3000) == 0, "objects left: %llu contexts %llu threads %llu buffers",
 	      (unsigned long long)st.contexts, (unsigned long long)st.threads,
 	      (unsigned long long)st.buffers);
@@ -1379,17 +1567,20 @@ static void fn_short(void *arg)
 {
 	(void)arg;
 	fn_thread(NULL);
+	fn_fork(NULL);
 	fn_mmap_exec(NULL);
 }
 
-/* Owner and target exit in either order, many times over; nothing leaks. */
-static int t_exit_orders(void)
+/*
+ * Owner first, then target first. The target makes a thread, forks a child
+ * (followed) and maps an executable file. Odd rounds ask for MMAP pauses.
+ */
+static int exit_round(int i)
 {
-	struct hwt_stats st;
-	int i, p[2];
+	int p[2];
 	char ch;
 
-	for (i = 0; i < 20; i++) {
+	{
 		struct target t;
 		pid_t c;
 
@@ -1431,6 +1622,18 @@ static int t_exit_orders(void)
 			close(fd);
 		}
 	}
+	return 0;
+}
+
+/* Owner and target exit in either order, many times over; nothing leaks. */
+static int t_exit_orders(void)
+{
+	struct hwt_stats st;
+	int i;
+
+	for (i = 0; i < 20; i++)
+		if (exit_round(i))
+			return 1;
 	CHECK(stats_settle(&st, 5000) == 0,
 	      "leak: %llu contexts %llu threads %llu buffers %llu works %llu paused",
 	      (unsigned long long)st.contexts, (unsigned long long)st.threads,
@@ -1544,15 +1747,88 @@ static int t_rmmod_busy(void)
 	return 0;
 }
 
+/* The module's caches are listed under their own names (not merged into others). */
+static int t_slab_names(void)
+{
+	struct kcounts k;
+	char err[128];
+
+	CHECK(kcounts_read(&k, err, sizeof(err)) == 0, "%s", err);
+	CHECK(kbase_ok, "no baseline counts before the first case");
+	return 0;
+}
+
+/* A CPU-mode context over both CPUs while a process switches and execs. */
+static int cpu_round(struct kcounts *peak)
+{
+	char *argv[] = { DYN, "exit", NULL };
+	struct target t, tx;
+	int fd;
+
+	fd = ctx_cpu("test2", 3, 4096);
+	CHECK(fd >= 0, "alloc CPU mode: %s", strerror(-fd));
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	CHECK(target_start(&t, fn_switches, (void *)(intptr_t)50) == 0, "fork");
+	CHECK(target_start(&tx, fn_exec, argv) == 0, "fork");
+	target_go(&t);
+	target_go(&tx);
+	kcounts_sample(peak);
+	CHECK(target_wait(&t, 5000) == 0 && target_wait(&tx, 5000) == 0, "targets");
+	close(fd);
+	return 0;
+}
+
+/*
+ * Churn: owner and target exiting in either order, the context closed while
+ * its target runs, the collector killed while the target is paused, the
+ * target killed while paused, CPU-mode contexts; many times. Afterwards the
+ * module's caches hold as many objects as before (none) and no vmalloc area
+ * of hwt.ko is left, besides the module's own counters being zero.
+ */
+#define CHURN_ROUNDS 8
+
+static int t_churn(void)
+{
+	struct kcounts before, peak, after;
+	char err[128], fig[512];
+	int i;
+
+	kcounts_settle(&kbase, &before, 5000);	/* what earlier cases left is no_leak's business */
+	CHECK(kcounts_read(&before, err, sizeof(err)) == 0, "counts: %s", err);
+	peak = before;
+	for (i = 0; i < CHURN_ROUNDS; i++) {
+		if (exit_round(i) || close_running(300, 100, &peak) || collector_killed() ||
+		    target_killed() || cpu_round(&peak))
+			return 1;
+	}
+	i = kcounts_settle(&before, &after, 5000);
+	kcounts_fmt(fig, sizeof(fig), &before, &peak, &after);
+	sub("churn.counts", i == 0, "%d rounds: %s", CHURN_ROUNDS, fig);
+	CHECK(i == 0, "objects left after churn: %s", fig);
+	for (i = 0; i < NSLAB; i++)
+		CHECK(peak.slab[i] > before.slab[i], "cache %s never used during churn", slab_names[i]);
+	CHECK(peak.vm_areas > before.vm_areas, "no vmalloc area of hwt.ko seen during churn");
+	return 0;
+}
+
+/* Last: the module holds nothing more than before the first case. */
 static int t_no_leak(void)
 {
 	struct hwt_stats st;
+	struct kcounts now;
+	char fig[512];
+	int r;
 
 	CHECK(stats_settle(&st, 5000) == 0,
 	      "leak: %llu contexts %llu threads %llu buffers %llu works %llu paused",
 	      (unsigned long long)st.contexts, (unsigned long long)st.threads,
 	      (unsigned long long)st.buffers, (unsigned long long)st.works,
 	      (unsigned long long)st.paused);
+	CHECK(kbase_ok, "no baseline counts");
+	r = kcounts_settle(&kbase, &now, 5000);
+	kcounts_fmt(fig, sizeof(fig), &kbase, NULL, &now);
+	sub("no_leak.counts", r == 0, "start/end: %s", fig);
+	CHECK(r == 0, "objects left since the start: %s", fig);
 	return 0;
 }
 
@@ -1562,6 +1838,7 @@ struct ktest {
 };
 
 static const struct ktest tests[] = {
+	{ "slab_names", t_slab_names },
 	{ "alloc_thread", t_alloc_thread },
 	{ "alloc_cpu", t_alloc_cpu },
 	{ "bad_args", t_bad_args },
@@ -1582,6 +1859,7 @@ static const struct ktest tests[] = {
 	{ "pause_target_killed", t_pause_target_killed },
 	{ "close_while_running", t_close_while_running },
 	{ "exit_orders", t_exit_orders },
+	{ "churn", t_churn },
 	{ "rmmod_busy", t_rmmod_busy },
 	{ "no_leak", t_no_leak },
 };
@@ -1642,6 +1920,13 @@ int main(int argc, char **argv)
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shm == MAP_FAILED)
 		return 1;
+	{
+		char err[128];
+
+		kbase_ok = kcounts_read(&kbase, err, sizeof(err)) == 0;
+		if (!kbase_ok)
+			printf("KINFO baseline: %s\n", err);
+	}
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		int want = argc < 2;
 

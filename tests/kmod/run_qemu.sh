@@ -6,7 +6,8 @@
 #   run_qemu.sh SRC_ROOT WORK_DIR
 # Environment: HWT_KVER (kernel version; default the newest /boot/vmlinuz-*-amd64),
 # HWT_QEMU_TIMEOUT (seconds, default 300), HWT_KTEST_ARGS (cases to run),
-# HWT_QEMU_ACCEL (QEMU -accel value; empty for QEMU's default, multi-threaded TCG).
+# HWT_QEMU_ACCEL (QEMU -accel value; empty for QEMU's default, multi-threaded TCG),
+# HWT_QEMU_APPEND (more kernel parameters).
 set -euo pipefail
 
 root=$(cd "$1" && pwd)
@@ -53,7 +54,7 @@ echo "kmod: booting $kernel (timeout ${timeout_s}s)"
 set +e
 timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 ${accel:+-accel $accel} -smp 2 -m 512 -nographic -no-reboot -net none \
 	-kernel "$kernel" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 quiet loglevel=4 panic=-1 softlockup_panic=1" < /dev/null > "$work/console.log" 2>&1
+	-append "console=ttyS0 quiet loglevel=5 panic=-1 softlockup_panic=1 ${HWT_QEMU_APPEND:-}" < /dev/null > "$work/console.log" 2>&1
 qrc=$?
 set -e
 t2=$(date +%s)
