@@ -437,7 +437,10 @@ int hwt_report_afdo_main(int argc, char **argv)
 		fprintf(stderr,
 			"%s: error: no samples: %s (%zu image%s without DWARF left out; build with "
 			"-g)\n",
-			o.prefix, used ? "no executed code has a source line" : "no image has DWARF",
+			o.prefix,
+			used ? "no executed code has a source line"
+			: warned ? "no image could be read (see the warnings above)"
+				 : "no image has DWARF",
 			nodebug, nodebug == 1 ? "" : "s");
 		goto out;
 	}
