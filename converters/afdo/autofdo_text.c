@@ -29,7 +29,7 @@ static int cmp_insn_offset(const void *key, const void *elem)
 static const struct hwt_profile_insn *insn_at(const struct hwt_profile_insn *insns, size_t n,
 					      uint64_t offset)
 {
-	return bsearch(&offset, insns, n, sizeof(*insns), cmp_insn_offset);
+	return n ? bsearch(&offset, insns, n, sizeof(*insns), cmp_insn_offset) : NULL;
 }
 
 static int taken_kind(uint32_t kind)

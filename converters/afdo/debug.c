@@ -625,7 +625,8 @@ static int finish(struct hwt_afdo_debug *d)
 {
 	size_t i, j;
 
-	qsort(d->franges, d->nfranges, sizeof(*d->franges), cmp_frange);
+	if (d->nfranges > 1)
+		qsort(d->franges, d->nfranges, sizeof(*d->franges), cmp_frange);
 	/* Overlapping functions (folded code): the first one keeps the range. */
 	for (i = 0, j = 0; i < d->nfranges; i++) {
 		if (j > 0 && d->franges[i].lo < d->franges[j - 1].hi)
@@ -633,7 +634,8 @@ static int finish(struct hwt_afdo_debug *d)
 		d->franges[j++] = d->franges[i];
 	}
 	d->nfranges = j;
-	qsort(d->iranges, d->niranges, sizeof(*d->iranges), cmp_range);
+	if (d->niranges > 1)
+		qsort(d->iranges, d->niranges, sizeof(*d->iranges), cmp_range);
 	for (i = 0; i < d->niranges; i = j) {
 		struct node *top = &d->nodes[d->iranges[i].top];
 
@@ -642,7 +644,8 @@ static int finish(struct hwt_afdo_debug *d)
 		top->ifirst = i;
 		top->ilast = j;
 	}
-	qsort(d->spans, d->nspans, sizeof(*d->spans), cmp_span);
+	if (d->nspans > 1)
+		qsort(d->spans, d->nspans, sizeof(*d->spans), cmp_span);
 	for (i = 0, j = 0; i < d->nspans; i++) {
 		if (j > 0 && d->spans[i].begin < d->spans[j - 1].end)
 			continue; /* a CU described twice, or folded code */

@@ -273,7 +273,7 @@ static int cmp_insn_offset(const void *key, const void *elem)
 static const struct hwt_profile_insn *insn_at(const struct hwt_profile_insn *insns, size_t n,
 					      uint64_t offset)
 {
-	return bsearch(&offset, insns, n, sizeof(*insns), cmp_insn_offset);
+	return n ? bsearch(&offset, insns, n, sizeof(*insns), cmp_insn_offset) : NULL;
 }
 
 int hwt_afdo_samples_add_image(struct hwt_afdo_samples *samples,
@@ -427,7 +427,8 @@ static void fs_write(const struct fsamples *fs, FILE *f, int depth)
 
 		write_key(f, depth, b->offset, b->disc);
 		fprintf(f, "%" PRIu64, b->count);
-		qsort(b->targets, b->ntargets, sizeof(*b->targets), cmp_target);
+		if (b->ntargets > 1)
+			qsort(b->targets, b->ntargets, sizeof(*b->targets), cmp_target);
 		for (j = 0; j < b->ntargets; j++)
 			fprintf(f, " %s:%" PRIu64, b->targets[j].name, b->targets[j].count);
 		fputc('\n', f);
@@ -467,7 +468,8 @@ int hwt_afdo_samples_write_text(const struct hwt_afdo_samples *samples, FILE *fi
 		order[i] = samples->top[i];
 		fs_total(order[i]);
 	}
-	qsort(order, samples->ntop, sizeof(*order), cmp_top);
+	if (samples->ntop > 1)
+		qsort(order, samples->ntop, sizeof(*order), cmp_top);
 	for (i = 0; i < samples->ntop; i++) {
 		if (!order[i]->total)
 			continue;

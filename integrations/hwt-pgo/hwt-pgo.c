@@ -49,7 +49,7 @@ static void usage(FILE *out)
 	      "      --profile FILE    where the sample profile goes [PROG.afdo]\n"
 	      "      --work DIR        where PROG.train and the trace go [PROG.hwt-pgo]\n"
 	      "      --keep            keep the trace bundle (DIR/train.hwt)\n"
-	      "      --measure ARGS    also build PROG.O2 (plain CFLAGS, no profile) and time\n"
+	      "      --measure ARGS    also build PROG.O2 (the same flags, no profile) and time\n"
 	      "                        PROG.O2 and PROG on ARGS, interleaved; print the medians\n"
 	      "      --runs N          timed runs of each program with --measure [11]\n"
 	      "  -q, --quiet           print only errors and the result\n"
@@ -432,7 +432,11 @@ int main(int argc, char **argv)
 		base_bin = concat(output, ".O2");
 		if (!base_bin)
 			goto nomem;
-		if (compile(cc, &cflags, NULL, NULL, &inputs, base_bin, quiet) ||
+		/* The same flags, debug info included (clang does not always
+		   generate the same code with and without -g): only the profile
+		   differs. */
+		if (compile(cc, &cflags, "-g -fdebug-info-for-profiling", NULL, &inputs, base_bin,
+			    quiet) ||
 		    measure(base_bin, output, measure_args, runs) < 0)
 			status = 2;
 	}
