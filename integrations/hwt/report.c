@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hwt_afdo.h"
 #include "hwt_decode.h"
 #include "hwt_lcov.h"
 #include "report.h"
@@ -17,6 +18,10 @@ struct hwt_report_format {
 };
 
 static const struct hwt_report_format formats[] = {
+	{ "afdo", hwt_report_afdo_main,
+	  "LLVM sample profile for clang -fprofile-sample-use (text, extbinary, binary)" },
+	{ "afdo-text", hwt_report_afdo_text_main,
+	  "AutoFDO create_llvm_prof --profiler=text input of one binary" },
 	{ "lcov", hwt_report_lcov_main,
 	  "line, function and branch coverage of every image with debug info (lcov)" },
 	{ "profile", hwt_report_profile_main,
