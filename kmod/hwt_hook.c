@@ -18,6 +18,7 @@
 #include <asm/msr.h>
 
 #include "hwt_ioctl.h"
+#include "hwt_buildid.h"
 #include "hwt_context.h"
 #include "hwt_hook.h"
 #include "hwt_record.h"
@@ -236,21 +237,43 @@ static bool hwt_hook_is_vdso(struct vm_area_struct *vma)
 #endif
 }
 
-/* MMAP record of @vma in @s, or NULL when its path cannot be had. */
+/* What an MMAP record tells of a mapping, taken while mmap_lock is held. */
+struct hwt_map {
+	struct file	*file;		/* NULL: the vDSO */
+	unsigned long	start;
+	unsigned long	end;
+	u64		pgoff;		/* bytes */
+	unsigned long	vm_flags;
+};
+
+static void hwt_hook_map_of(struct vm_area_struct *vma, struct hwt_map *m)
+{
+	m->file = hwt_hook_is_vdso(vma) ? NULL : vma->vm_file;
+	m->start = vma->vm_start;
+	m->end = vma->vm_end;
+	m->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	m->vm_flags = vma->vm_flags;
+}
+
+/*
+ * MMAP record of @m in @s, or NULL when its path cannot be had. The
+ * build-id is read as @how says (hwt_buildid.h); none for the vDSO.
+ */
 static struct hwt_record_header *hwt_hook_build_mmap(void *s, struct task_struct *t,
-						     struct vm_area_struct *vma)
+						     const struct hwt_map *m, enum hwt_bid_how how)
 {
 	struct hwt_record_mmap *rec = s;
 	const char *path;
 	u16 flags = 0;
 	u32 size, asize;
 	size_t len;
+	int bid;
 
-	if (hwt_hook_is_vdso(vma)) {
+	if (!m->file) {
 		path = "[vdso]";
 		flags = HWT_MMAP_VDSO;
 	} else {
-		path = d_path(&vma->vm_file->f_path, (char *)s + HWT_SCRATCH_PATH, PATH_MAX);
+		path = d_path(&m->file->f_path, (char *)s + HWT_SCRATCH_PATH, PATH_MAX);
 		if (IS_ERR(path))
 			return NULL;
 	}
@@ -262,13 +285,30 @@ static struct hwt_record_header *hwt_hook_build_mmap(void *s, struct task_struct
 	memset(rec, 0, sizeof(*rec));
 	hwt_hook_hdr(&rec->hdr, HWT_RECORD_MMAP, asize, t);
 	rec->hdr.flags = flags;
-	rec->addr = vma->vm_start;
-	rec->len = vma->vm_end - vma->vm_start;
-	rec->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	rec->prot = ((vma->vm_flags & VM_READ) ? HWT_PROT_READ : 0) |
-		    ((vma->vm_flags & VM_WRITE) ? HWT_PROT_WRITE : 0) |
-		    ((vma->vm_flags & VM_EXEC) ? HWT_PROT_EXEC : 0);
+	rec->addr = m->start;
+	rec->len = m->end - m->start;
+	rec->pgoff = m->pgoff;
+	rec->prot = ((m->vm_flags & VM_READ) ? HWT_PROT_READ : 0) |
+		    ((m->vm_flags & VM_WRITE) ? HWT_PROT_WRITE : 0) |
+		    ((m->vm_flags & VM_EXEC) ? HWT_PROT_EXEC : 0);
+	bid = m->file ? hwt_buildid_get(m->file, how, rec->build_id) : 0;
+	if (bid > 0) {
+		rec->build_id_size = bid;
+	} else {
+		rec->build_id_size = 0;
+		memset(rec->build_id, 0, sizeof(rec->build_id));
+	}
 	return &rec->hdr;
+}
+
+/* In a hook: atomic, mmap_lock held; the build-id only from the page cache. */
+static struct hwt_record_header *hwt_hook_build_vma(void *s, struct task_struct *t,
+						    struct vm_area_struct *vma)
+{
+	struct hwt_map m;
+
+	hwt_hook_map_of(vma, &m);
+	return hwt_hook_build_mmap(s, t, &m, HWT_BID_CACHED);
 }
 
 static bool hwt_hook_vma_wanted(struct vm_area_struct *vma)
@@ -287,7 +327,7 @@ static void hwt_hook_image(struct hwt_dest *d, int n, struct task_struct *t,
 	for_each_vma(vmi, vma) {
 		if (!hwt_hook_vma_wanted(vma))
 			continue;
-		rec = hwt_hook_build_mmap(s, t, vma);
+		rec = hwt_hook_build_vma(s, t, vma);
 		if (rec)
 			hwt_hook_deliver(d, n, rec, 0, false);
 		else
@@ -577,7 +617,7 @@ static int hwt_hook_on_mmap(struct kprobe *kp, struct pt_regs *regs)
 	if (!n)
 		goto out;
 	s = hwt_scratch_get();
-	rec = s ? hwt_hook_build_mmap(s, t, vma) : NULL;
+	rec = s ? hwt_hook_build_vma(s, t, vma) : NULL;
 	if (rec)
 		hwt_hook_deliver(d, n, rec, HWT_CFG_PAUSE_MMAP, false);
 	else
@@ -636,11 +676,15 @@ out:
 	return 0;
 }
 
+#define HWT_SNAP_BATCH	32
+
 void hwt_hook_snapshot(struct hwt_context *ctx)
 {
 	struct hwt_record_header *rec;
 	struct vm_area_struct *vma;
 	struct task_struct *task;
+	struct hwt_map *maps;
+	unsigned long addr = 0;
 	struct mm_struct *mm;
 	char *args;
 	size_t an = 0;
@@ -666,18 +710,42 @@ void hwt_hook_snapshot(struct hwt_context *ctx)
 	rec = hwt_hook_process_end(s, HWT_RECORD_PROCESS_START, task, args, an);
 	hwt_context_record(ctx, rec);
 
-	if (mmap_read_lock_killable(mm) == 0) {
-		VMA_ITERATOR(vmi, mm, 0);
+	/*
+	 * The build-ids are read with kernel_read(), which may sleep and do
+	 * I/O: not under the target's mmap_lock. Mappings are taken in
+	 * batches (with file references) under the lock, and recorded after.
+	 */
+	maps = kmalloc_array(HWT_SNAP_BATCH, sizeof(*maps), GFP_KERNEL);
+	while (maps && mmap_read_lock_killable(mm) == 0) {
+		int i, n = 0;
 
-		for_each_vma(vmi, vma) {
-			if (!hwt_hook_vma_wanted(vma))
-				continue;
-			rec = hwt_hook_build_mmap(s, task, vma);
-			if (rec)
-				hwt_context_record(ctx, rec);
+		{
+			VMA_ITERATOR(vmi, mm, addr);
+
+			for_each_vma(vmi, vma) {
+				if (!hwt_hook_vma_wanted(vma))
+					continue;
+				if (n == HWT_SNAP_BATCH)
+					break;
+				hwt_hook_map_of(vma, &maps[n]);
+				if (maps[n].file)
+					get_file(maps[n].file);
+				n++;
+			}
 		}
 		mmap_read_unlock(mm);
+		for (i = 0; i < n; i++) {
+			rec = hwt_hook_build_mmap(s, task, &maps[i], HWT_BID_READ);
+			if (rec)
+				hwt_context_record(ctx, rec);
+			if (maps[i].file)
+				fput(maps[i].file);
+		}
+		if (n < HWT_SNAP_BATCH)
+			break;
+		addr = maps[n - 1].end;
 	}
+	kfree(maps);
 	kfree(s);
 out_mm:
 	mmput(mm);

@@ -1,7 +1,8 @@
 /*
  * Dynamically linked target for the hwt.ko tests: its exec maps ld.so and
  * libc, and "dlopen" maps and unmaps a real shared library.
- *   hwt_dyn exit | dlopen | marker PATH
+ *   hwt_dyn exit | dlopen | marker PATH | wait PATH
+ * (wait: creates PATH once its libraries are mapped, then sleeps until killed)
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -24,6 +25,15 @@ int main(int argc, char **argv)
 			return 3;
 		dlclose(h);
 		return 0;
+	}
+	if (argc > 2 && strcmp(argv[1], "wait") == 0) {
+		int fd = open(argv[2], O_CREAT | O_WRONLY, 0644);
+
+		if (fd < 0)
+			return 4;
+		close(fd);
+		for (;;)
+			pause();
 	}
 	if (argc > 2 && strcmp(argv[1], "marker") == 0) {
 		int fd = open(argv[2], O_CREAT | O_WRONLY, 0644);

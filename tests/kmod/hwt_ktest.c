@@ -1151,6 +1151,169 @@ static int t_rec_dlopen(void)
 	return 0;
 }
 
+/* Build-ids from /buildids (written by run_qemu.sh with readelf -n). */
+struct bid {
+	char path[256];
+	unsigned char id[HWT_BUILD_ID_MAX];
+	uint32_t len;
+	int seen;
+};
+
+static int bids_load(struct bid *b, int max)
+{
+	char line[512], hex[128];
+	FILE *f = fopen("/buildids", "r");
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		size_t i, l;
+
+		if (sscanf(line, "%255s %127s", b[n].path, hex) != 2)
+			continue;
+		l = strlen(hex) / 2;
+		if (l == 0 || l > HWT_BUILD_ID_MAX)
+			continue;
+		for (i = 0; i < l; i++)
+			sscanf(hex + 2 * i, "%2hhx", &b[n].id[i]);
+		b[n].len = l;
+		b[n].seen = 0;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static const char *bid_hex(const unsigned char *id, uint32_t len)
+{
+	static char buf[2 * HWT_BUILD_ID_MAX + 1];
+	uint32_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < len && i < HWT_BUILD_ID_MAX; i++)
+		sprintf(buf + 2 * i, "%02x", id[i]);
+	return buf;
+}
+
+/*
+ * Checks the build-id of every MMAP record in @r against @b (files not in
+ * @b: none expected only for the vDSO); counts the files seen in b[].seen.
+ */
+static int bids_check(struct recs *r, struct bid *b, int nb)
+{
+	size_t off = 0;
+	int i;
+
+	while (off + sizeof(struct hwt_record_header) <= r->len) {
+		const struct hwt_record_header *h = (const void *)(r->buf + off);
+		const struct hwt_record_mmap *m = (const void *)h;
+
+		if (h->size < sizeof(*h))
+			break;
+		off += h->size;
+		if (h->type != HWT_RECORD_MMAP)
+			continue;
+		if (h->flags & HWT_MMAP_VDSO) {
+			CHECK(m->build_id_size == 0, "vDSO MMAP with a build-id");
+			continue;
+		}
+		for (i = 0; i < nb; i++) {
+			if (strcmp(rec_path(h), b[i].path))
+				continue;
+			CHECK(m->build_id_size == b[i].len && !memcmp(m->build_id, b[i].id, b[i].len),
+			      "%s: build-id %s (size %u), readelf says %s", b[i].path,
+			      bid_hex(m->build_id, m->build_id_size), m->build_id_size,
+			      bid_hex(b[i].id, b[i].len));
+			b[i].seen++;
+		}
+	}
+	return 0;
+}
+
+static struct bid *bid_find(struct bid *b, int nb, const char *path)
+{
+	int i;
+
+	for (i = 0; i < nb; i++)
+		if (!strcmp(b[i].path, path))
+			return &b[i];
+	return NULL;
+}
+
+/*
+ * MMAP records carry the build-id readelf -n finds: from the hooks (exec
+ * maps the program and ld.so, ld.so maps libc, dlopen the library: page
+ * cache reads) and from the START snapshot of a running process (kernel_read).
+ */
+static int t_rec_buildid(void)
+{
+	char *argv[] = { DYN, "dlopen", NULL };
+	char *wargv[] = { DYN, "wait", "/tmp/hwt_waiting", NULL };
+	const char *want[] = { DYN, LIB, "/lib/x86_64-linux-gnu/libc.so.6",
+			       "/lib64/ld-linux-x86-64.so.2" };
+	struct bid b[16], *x;
+	struct target t;
+	struct recs r;
+	struct stat sb;
+	uint64_t end;
+	int fd, nb, i;
+
+	nb = bids_load(b, 16);
+	CHECK(nb >= 4, "/buildids lists %d files", nb);
+	for (i = 0; i < 4; i++)
+		CHECK(bid_find(b, nb, want[i]), "no build-id of %s in /buildids", want[i]);
+
+	/* Hooks. */
+	recs_init(&r);
+	CHECK(target_start(&t, fn_exec, argv) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	CHECK(target_wait(&t, 5000) == 0, "target status");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, NULL, NULL, 3000), "no PROCESS_EXIT");
+	close(fd);
+	if (bids_check(&r, b, nb))
+		return 1;
+	for (i = 0; i < 4; i++) {
+		x = bid_find(b, nb, want[i]);
+		sub("rec_buildid.hook", x->seen > 0, "%s %s", want[i], bid_hex(x->id, x->len));
+		CHECK(x->seen > 0, "no MMAP of %s", want[i]);
+	}
+	free(r.buf);
+
+	/* The snapshot at START. */
+	for (i = 0; i < nb; i++)
+		b[i].seen = 0;
+	unlink("/tmp/hwt_waiting");
+	recs_init(&r);
+	CHECK(target_start(&t, fn_exec, wargv) == 0, "fork");
+	target_go(&t);
+	end = now_ms() + 5000;
+	while (stat("/tmp/hwt_waiting", &sb) && now_ms() < end)
+		sleep_ms(5);
+	CHECK(now_ms() < end, "hwt_dyn wait did not start");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	recs_drain(fd, &r, 200);
+	kill(t.pid, SIGKILL);
+	target_wait(&t, 5000);
+	close(fd);
+	if (bids_check(&r, b, nb))
+		return 1;
+	for (i = 0; i < 4; i++) {
+		if (!strcmp(want[i], LIB))
+			continue;
+		x = bid_find(b, nb, want[i]);
+		sub("rec_buildid.snapshot", x->seen > 0, "%s %s", want[i], bid_hex(x->id, x->len));
+		CHECK(x->seen > 0, "no snapshot MMAP of %s", want[i]);
+	}
+	free(r.buf);
+	return 0;
+}
+
 static int t_rec_mmap(void)
 {
 	const struct hwt_record_header *h;
@@ -1848,6 +2011,7 @@ static const struct ktest tests[] = {
 	{ "rec_exec", t_rec_exec },
 	{ "rec_dlopen", t_rec_dlopen },
 	{ "rec_mmap_munmap", t_rec_mmap },
+	{ "rec_buildid", t_rec_buildid },
 	{ "rec_thread", t_rec_thread },
 	{ "rec_fork", t_rec_fork },
 	{ "poll", t_poll },

@@ -15,7 +15,9 @@ ok=1
 if insmod /hwt.ko; then echo "KTEST insmod_hwt PASS"; else echo "KTEST insmod_hwt FAIL"; ok=0; fi
 if insmod /hwt_test.ko; then echo "KTEST insmod_hwt_test PASS"; else echo "KTEST insmod_hwt_test FAIL"; ok=0; fi
 if [ $ok = 1 ]; then
-	/bin/hwt_ktest $(cat /ktest_args)
+	for i in $(seq 1 $(cat /ktest_repeat)); do
+		/bin/hwt_ktest $(cat /ktest_args)
+	done
 fi
 
 # The test backend module is in use while a context exists; with none left

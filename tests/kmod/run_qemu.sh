@@ -6,6 +6,7 @@
 #   run_qemu.sh SRC_ROOT WORK_DIR
 # Environment: HWT_KVER (kernel version; default the newest /boot/vmlinuz-*-amd64),
 # HWT_QEMU_TIMEOUT (seconds, default 300), HWT_KTEST_ARGS (cases to run),
+# HWT_KTEST_REPEAT (runs of the cases in one boot, default 1),
 # HWT_QEMU_ACCEL (QEMU -accel value; empty for QEMU's default, multi-threaded TCG),
 # HWT_QEMU_APPEND (more kernel parameters).
 set -euo pipefail
@@ -42,11 +43,19 @@ for lib in $(ldd "$work/initramfs/bin/hwt_dyn" | grep -o '/[^ ]*'); do
 	cp -L "$lib" "$work/initramfs$lib"
 done
 
+# Build-ids of the test's ELF files as readelf sees them: "PATH HEX" lines in
+# /buildids, to compare with those of MMAP records.
+for f in /bin/hwt_dyn /bin/hwt_ktest /lib/libhwtt.so $(ldd "$work/initramfs/bin/hwt_dyn" | grep -o '/[^ ]*'); do
+	id=$(readelf -n "$work/initramfs$f" | sed -n 's/^ *Build ID: *//p' | head -1)
+	[ -n "$id" ] && echo "$f $id"
+done > "$work/initramfs/buildids"
+
 cp /bin/busybox "$work/initramfs/bin/busybox"
 cp "$work/kbuild/hwt.ko" "$work/kbuild/hwt_test.ko" "$work/initramfs/"
 cp "$here/init.sh" "$work/initramfs/init"
 chmod +x "$work/initramfs/init"
 echo "${HWT_KTEST_ARGS:-}" > "$work/initramfs/ktest_args"
+echo "${HWT_KTEST_REPEAT:-1}" > "$work/initramfs/ktest_repeat"
 (cd "$work/initramfs" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
 t1=$(date +%s)
 
