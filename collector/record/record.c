@@ -88,10 +88,11 @@ static void print_summary(const char *dir, int quiet)
 		return;
 	err = hwt_bundle_open(bundle, dir);
 	hwt_bundle_diag_print(bundle, stderr, "hwt record");
-	if (!err && hwt_bundle_totals(bundle, &totals) == 0 && totals.processes == 0)
-		fprintf(stderr, "hwt record: warning: %s: no process was traced "
-			"(the command could not be started?)\n", dir);
-	else if (!err && !quiet && hwt_bundle_totals(bundle, &totals) == 0)
+	if (!err && hwt_bundle_totals(bundle, &totals) == 0 && totals.processes == 0) {
+		fprintf(stderr, "hwt record: warning: %s: no process was traced%s\n", dir,
+			totals.untraced ? "" : " (the command could not be started?)");
+		hwt_record_print_untraced(bundle, stderr, "hwt record");
+	} else if (!err && !quiet && hwt_bundle_totals(bundle, &totals) == 0)
 		fprintf(stderr,
 			"hwt record: %s: %llu process%s, %llu thread%s, %.1f KiB of trace, "
 			"%llu untraced\n", dir,
@@ -99,6 +100,39 @@ static void print_summary(const char *dir, int quiet)
 			(unsigned long long)totals.threads, totals.threads == 1 ? "" : "s",
 			totals.trace_bytes / 1024.0, (unsigned long long)totals.untraced);
 	hwt_bundle_free(bundle);
+}
+
+int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *const argv[],
+		   int *status, const char *prefix)
+{
+	char abs_dir[PATH_MAX], *command;
+	int argc, err;
+
+	for (argc = 0; argv[argc]; argc++)
+		;
+	command = hwt_bundle_quote_argv(argc, argv);
+	err = hwt_bundle_create(dir, "valgrind", "sequence", command ? command : "");
+	free(command);
+	if (err < 0) {
+		fprintf(stderr, "%s: cannot create the bundle %s: %s%s%s\n", prefix, dir,
+			hwt_bundle_errstr(err), err == -hbe_io ? ": " : "",
+			err == -hbe_io ? strerror(errno) : "");
+		if (err == -hbe_exists)
+			fprintf(stderr, "%s: use -f to replace an old bundle, or another directory\n",
+				prefix);
+		return -1;
+	}
+	if (!realpath(dir, abs_dir)) {
+		fprintf(stderr, "%s: %s: %s\n", prefix, dir, strerror(errno));
+		return -1;
+	}
+	if (hwt_valgrind_unit_run(abs_dir, unit, argv, status) < 0)
+		return -1;
+	err = hwt_bundle_write_summary(abs_dir, *status);
+	if (err < 0)
+		fprintf(stderr, "%s: cannot write the summary of %s: %s\n", prefix, dir,
+			hwt_bundle_errstr(err));
+	return 0;
 }
 
 int hwt_record_main(int argc, char **argv)
@@ -116,8 +150,8 @@ int hwt_record_main(int argc, char **argv)
 	};
 	struct hwt_unit_options unit = { 0 };
 	const char *output = DEFAULT_OUTPUT;
-	char abs_output[PATH_MAX], *command, *end;
-	int force = 0, quiet = 0, opt, err, status;
+	char *end;
+	int force = 0, quiet = 0, opt, status;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+o:fqh", long_options, NULL)) != -1) {
@@ -158,27 +192,8 @@ int hwt_record_main(int argc, char **argv)
 	}
 	if (force && remove_bundle(output) < 0)
 		return 2;
-	command = hwt_bundle_quote_argv(argc - optind, argv + optind);
-	err = hwt_bundle_create(output, "valgrind", "sequence", command ? command : "");
-	free(command);
-	if (err < 0) {
-		fprintf(stderr, "hwt record: cannot create the bundle %s: %s%s%s\n", output,
-			hwt_bundle_errstr(err), err == -hbe_io ? ": " : "",
-			err == -hbe_io ? strerror(errno) : "");
-		if (err == -hbe_exists)
-			fprintf(stderr, "hwt record: use -f to replace an old bundle, or -o elsewhere\n");
+	if (hwt_record_run(output, &unit, argv + optind, &status, "hwt record") < 0)
 		return 2;
-	}
-	if (!realpath(output, abs_output)) {
-		fprintf(stderr, "hwt record: %s: %s\n", output, strerror(errno));
-		return 2;
-	}
-	if (hwt_valgrind_unit_run(abs_output, &unit, argv + optind, &status) < 0)
-		return 2;
-	err = hwt_bundle_write_summary(abs_output, status);
-	if (err < 0)
-		fprintf(stderr, "hwt record: cannot write the summary of %s: %s\n", output,
-			hwt_bundle_errstr(err));
 	print_summary(output, quiet);
 	return hwt_exit_code(status);
 }

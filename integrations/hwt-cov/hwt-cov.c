@@ -71,7 +71,7 @@ static void remove_tree(const char *dir)
 }
 
 static int record_and_report(const char *keep, const struct hwt_lcov_report_options *optsp,
-			     const struct hwt_unit_options *unitp, char **cmd, int ncmd);
+			     const struct hwt_unit_options *unitp, char **cmd);
 
 int main(int argc, char **argv)
 {
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 		code = 2;
 		goto out;
 	}
-	code = record_and_report(keep, &opts, &unit, argv + optind, argc - optind);
+	code = record_and_report(keep, &opts, &unit, argv + optind);
 out:
 	free(inc);
 	free(exc);
@@ -138,14 +138,24 @@ out:
 }
 
 /* Records argv into a bundle, writes the report; the exit status. */
+/* Which processes ran natively: a user who expected their coverage learns why. */
+static void print_untraced(const char *dir)
+{
+	struct hwt_bundle *b = hwt_bundle_alloc();
+
+	if (b && hwt_bundle_open(b, dir) == 0)
+		hwt_record_print_untraced(b, stderr, PREFIX);
+	hwt_bundle_free(b);
+}
+
 static int record_and_report(const char *keep, const struct hwt_lcov_report_options *optsp,
-			     const struct hwt_unit_options *unitp, char **cmd, int ncmd)
+			     const struct hwt_unit_options *unitp, char **cmd)
 {
 	struct hwt_lcov_report_options opts = *optsp;
 	struct hwt_unit_options unit = *unitp;
 	const char *tmpdir;
-	char bundle[PATH_MAX], *command;
-	int err, status = 0, code, report;
+	char bundle[PATH_MAX];
+	int status = 0, code, report;
 
 	if (keep) {
 		if (snprintf(bundle, sizeof(bundle), "%s", keep) >= (int)sizeof(bundle)) {
@@ -163,32 +173,14 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 			return 2;
 		}
 	}
-	command = hwt_bundle_quote_argv(ncmd, cmd);
-	err = hwt_bundle_create(bundle, "valgrind", "sequence", command ? command : "");
-	free(command);
-	if (err < 0) {
-		fprintf(stderr, PREFIX ": cannot create the trace bundle %s: %s%s%s\n", bundle,
-			hwt_bundle_errstr(err), err == -hbe_io ? ": " : "",
-			err == -hbe_io ? strerror(errno) : "");
+	if (hwt_record_run(bundle, &unit, cmd, &status, PREFIX) < 0) {
 		if (!keep)
 			remove_tree(bundle);
 		return 2;
 	}
-	if (!keep || realpath(keep, bundle)) {
-		if (hwt_valgrind_unit_run(bundle, &unit, cmd, &status) < 0) {
-			if (!keep)
-				remove_tree(bundle);
-			return 2;
-		}
-	} else {
-		fprintf(stderr, PREFIX ": %s: %s\n", keep, strerror(errno));
-		return 2;
-	}
 	code = hwt_exit_code(status);
-	err = hwt_bundle_write_summary(bundle, status);
-	if (err < 0)
-		fprintf(stderr, PREFIX ": cannot write the summary of %s: %s\n", bundle,
-			hwt_bundle_errstr(err));
+	if (!opts.quiet)
+		print_untraced(bundle);
 
 	report = hwt_lcov_report(bundle, &opts);
 	if (!keep)

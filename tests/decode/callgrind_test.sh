@@ -29,7 +29,8 @@ HWT_VALGRIND_LIB=$build/lib/hwt/valgrind
 VALGRIND_LIB=$HWT_VALGRIND_LIB
 export HWT_VALGRIND_LIB VALGRIND_LIB
 
-"$hwt" record -o "$work/bundle" -- "$prog" "$@" >"$work/record.out" 2>"$work/record.err" ||
+# --trace-all: no preloaded selection library, which would change ld.so's work.
+"$hwt" record --trace-all -o "$work/bundle" -- "$prog" "$@" >"$work/record.out" 2>"$work/record.err" ||
 	fail "hwt record exited $?: $(cat "$work/record.err")"
 valgrind --tool=callgrind --dump-instr=yes --skip-plt=no \
 	--callgrind-out-file="$work/callgrind.out" "$prog" "$@" \

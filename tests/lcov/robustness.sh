@@ -37,9 +37,16 @@ build_main() { # build_main OUT [extra flags]
 }
 build_main cov_main -g || exit 1
 
-# 1. Stripped main binary: warned, the library still covered.
+# 1. Stripped main binary: by default not selected for tracing, and hwt-cov
+#    says so; traced anyway (--trace-all), warned, the library still covered.
 strip -s -o stripped cov_main
-"$hwt_cov" -o stripped.info ./stripped 3000 >/dev/null 2>stripped.err
+"$hwt_cov" -o default.info ./stripped 3000 >/dev/null 2>default.err
+if grep -q "not traced: $work/stripped (no debug info)" default.err; then
+	pass "stripped binary not selected by default, and said so"
+else
+	fail "stripped binary not selected: no note"; cat default.err
+fi
+"$hwt_cov" --trace-all -o stripped.info ./stripped 3000 >/dev/null 2>stripped.err
 rc=$?
 if [ $rc -eq 0 ] && grep -q "warning: no debug info: $work/stripped (build-id [0-9a-f]*, stripped): not in the report" stripped.err &&
    covers stripped.info cov_lib.c; then
@@ -50,7 +57,7 @@ fi
 
 # 2. Built without -g: warned, the library still covered.
 build_main nodwarf
-"$hwt_cov" -o nodwarf.info ./nodwarf 3000 >/dev/null 2>nodwarf.err
+"$hwt_cov" --trace-all -o nodwarf.info ./nodwarf 3000 >/dev/null 2>nodwarf.err
 rc=$?
 if [ $rc -eq 0 ] && grep -q "warning: no debug info: $work/nodwarf (build-id [0-9a-f]*): not in the report" nodwarf.err &&
    covers nodwarf.info cov_lib.c; then
