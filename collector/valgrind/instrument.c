@@ -23,7 +23,28 @@ struct insn_mark {
 	UInt len;
 	struct hwt_x86_insn insn;
 	Bool decoded;
+	UInt insns;      /* x86 instructions up to and including this mark */
 };
+
+/*
+ * x86 instructions in one IMark: 1, except for Valgrind's client-request
+ * preamble (four ROLs and an XCHG), which VEX marks as one 19-byte unit.
+ */
+static UInt insns_in_mark(Addr addr, UInt len)
+{
+	UInt n = 0, at = 0;
+
+	while (at < len) {
+		struct hwt_x86_insn insn;
+		int l = hwt_x86_insn_decode((const uint8_t *)(addr + at), len - at, &insn);
+
+		if (l <= 0)
+			return n + 1;
+		at += (UInt)l;
+		n++;
+	}
+	return n ? n : 1;
+}
 
 static Bool leaves_user_mode(IRJumpKind jk)
 {
@@ -55,7 +76,7 @@ static const struct hwt_vg_exit *describe_exit(const struct insn_mark *marks, In
 	exit->start = marks[0].addr;
 	exit->insn = marks[at].addr;
 	exit->fallthrough = marks[at].addr + marks[at].len;
-	exit->ninsns = (UInt)at + 1;
+	exit->ninsns = marks[at].insns;
 	if (marks[at].decoded) {
 		exit->branch = marks[at].insn.branch;
 		exit->rep = (marks[at].insn.flags & HWT_X86_REP) != 0;
@@ -158,6 +179,8 @@ IRSB *hwt_vg_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 			m->decoded = m->len > 0 &&
 				hwt_x86_insn_decode((const uint8_t *)m->addr, m->len, &m->insn) ==
 					(int)m->len;
+			m->insns = (nmarks > 1 ? marks[nmarks - 2].insns : 0) +
+				   (m->decoded ? 1 : insns_in_mark(m->addr, m->len));
 		}
 	}
 	if (nmarks == MAX_BLOCK_INSNS)
