@@ -5,6 +5,15 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_vki.h"
 
+/*
+ * Valgrind's own (core) call that moves an fd into the range it reserves
+ * for itself, out of the client's reach, close-on-exec. Not in the tool
+ * headers; Valgrind's log files use it. Without it a client that closes
+ * every fd (Python's subprocess with close_fds, daemons) would close the
+ * trace streams under the tool.
+ */
+extern Int VG_(safe_fd)(Int oldfd);
+
 Int hwt_vg_open_in_bundle(const HChar *dir, const HChar *name, Int flags)
 {
 	HChar path[VKI_PATH_MAX];
@@ -20,7 +29,7 @@ Int hwt_vg_open_in_bundle(const HChar *dir, const HChar *name, Int flags)
 			VG_(umsg)("hwt: cannot create %s (errno %lu)\n", path, sr_Err(res));
 		return -1;
 	}
-	return (Int)sr_Res(res);
+	return VG_(safe_fd)((Int)sr_Res(res));
 }
 
 Bool hwt_vg_write_all(Int fd, const void *buf, SizeT len)
