@@ -171,6 +171,16 @@ static inline void sync_state(struct hwt_vg_thread *t)
 	}
 }
 
+/* A PSB+ every psb_period bytes, so that a decoder can start anywhere; ip is where the thread is. */
+static inline void psb_if_due(struct hwt_vg_thread *t, Addr ip)
+{
+	if (UNLIKELY(t->bytes_out + t->enc.pos >= t->psb_due)) {
+		reserve(t);
+		hwt_pt_psb_plus(&t->enc, t->enabled, ip, 1, t->time);
+		t->psb_due = t->bytes_out + t->enc.pos + hwt_vg_opts.psb_period;
+	}
+}
+
 static void enable(struct hwt_vg_thread *t, Addr ip)
 {
 	if (!t->open)
@@ -224,11 +234,7 @@ static inline void exit_taken(struct hwt_vg_thread *t, const struct hwt_vg_exit 
 		break;
 	}
 
-	if (UNLIKELY(t->bytes_out + t->enc.pos >= t->psb_due)) {
-		reserve(t);
-		hwt_pt_psb_plus(&t->enc, t->enabled, target, 1, t->time);
-		t->psb_due = t->bytes_out + t->enc.pos + hwt_vg_opts.psb_period;
-	}
+	psb_if_due(t, target);
 
 	t->next_ip = target;
 }
@@ -268,11 +274,7 @@ static void exit_filtered(struct hwt_vg_thread *t, const struct hwt_vg_exit *exi
 	reserve(t);
 	hwt_pt_tip_pgd(&t->enc, target, 0);
 	t->enabled = False;
-	if (UNLIKELY(t->bytes_out + t->enc.pos >= t->psb_due)) {
-		reserve(t);
-		hwt_pt_psb_plus(&t->enc, 0, target, 1, t->time);
-		t->psb_due = t->bytes_out + t->enc.pos + hwt_vg_opts.psb_period;
-	}
+	psb_if_due(t, target);
 	t->next_ip = target;
 }
 
