@@ -14,7 +14,8 @@
 
 ULong hwt_vg_process_clock;
 
-static Int sideband_fd = -1;
+static Bool sideband_open;
+static HChar sideband_name[48];
 static UInt generation;
 static HChar image_name[32];
 static Bool lost_write; /* a sideband write failed: said once */
@@ -35,7 +36,7 @@ void hwt_vg_process_record(struct hwt_record_header *hdr, UInt type, UInt size)
 	hdr->pid = (UInt)VG_(getpid)();
 	hdr->tid = (UInt)VG_(gettid)();
 	hwt_record_seal(hdr);
-	if (sideband_fd < 0 || !hwt_vg_write_all(sideband_fd, hdr, hdr->size)) {
+	if (!sideband_open || !hwt_vg_file_append("sideband", sideband_name, hdr, hdr->size)) {
 		if (!lost_write)
 			VG_(umsg)("hwt: cannot write the sideband of %s: records lost\n", image_name);
 		lost_write = True;
@@ -45,25 +46,23 @@ void hwt_vg_process_record(struct hwt_record_header *hdr, UInt type, UInt size)
 /* Creates sideband/<pid>.<gen>.sb with the smallest free generation. */
 static void open_sideband(void)
 {
-	HChar name[48];
 	Int pid = VG_(getpid)();
 
+	sideband_open = False;
 	for (generation = 0; generation < 100000; generation++) {
-		VG_(sprintf)(image_name, "%d.%u", pid, generation);
-		VG_(sprintf)(name, "%s.sb", image_name);
-		sideband_fd = hwt_vg_open_in_bundle("sideband", name,
-						    VKI_O_WRONLY | VKI_O_CREAT | VKI_O_EXCL | VKI_O_APPEND);
-		if (sideband_fd >= 0)
-			return;
-		/* Only an existing file is worth another try; other errors were reported. */
-		{
-			HChar path[VKI_PATH_MAX];
-			struct vg_stat st;
+		HChar path[VKI_PATH_MAX];
+		struct vg_stat st;
 
-			VG_(sprintf)(path, "%s/sideband/%s", hwt_vg_opts.bundle, name);
-			if (sr_isError(VG_(stat)(path, &st)))
-				break;
+		VG_(sprintf)(image_name, "%d.%u", pid, generation);
+		VG_(sprintf)(sideband_name, "%s.sb", image_name);
+		if (hwt_vg_file_create("sideband", sideband_name, True)) {
+			sideband_open = True;
+			return;
 		}
+		/* Only an existing file is worth another try; other errors were reported. */
+		VG_(sprintf)(path, "%s/sideband/%s", hwt_vg_opts.bundle, sideband_name);
+		if (sr_isError(VG_(stat)(path, &st)))
+			break;
 	}
 	VG_(umsg)("hwt: cannot create a sideband file in %s/sideband: nothing will be recorded\n",
 		  hwt_vg_opts.bundle);
@@ -114,9 +113,6 @@ void hwt_vg_process_start(void)
 
 void hwt_vg_process_start_forked(void)
 {
-	if (sideband_fd >= 0)
-		VG_(close)(sideband_fd);
-	sideband_fd = -1;
 	hwt_vg_process_clock = 0;
 	open_sideband();
 	write_process_start();
@@ -142,7 +138,5 @@ void hwt_vg_process_exit(Int status)
 	VG_(memset)(&rec, 0, sizeof(rec));
 	rec.status = status;
 	hwt_vg_process_record(&rec.hdr, HWT_RECORD_PROCESS_EXIT, sizeof(rec));
-	if (sideband_fd >= 0)
-		VG_(close)(sideband_fd);
-	sideband_fd = -1;
+	sideband_open = False;
 }

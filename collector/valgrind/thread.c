@@ -31,16 +31,16 @@ struct block_entry {
 struct hwt_vg_thread {
 	Bool open;               /* stream file exists */
 	Bool enabled;            /* PacketEn: guest code runs traced */
-	Int fd;                  /* stream file */
+	HChar stream_name[64];   /* streams/<image>-<tid>.pt */
+	HChar blocks_name[64];   /* blocks/<image>-<tid>.blk */
 	Int os_tid;
 	UChar *buf;              /* hwt_vg_opts.buffer_size bytes */
 	struct hwt_pt_encoder enc;
 	ULong time;              /* last sideband clock value written as TSC */
 	ULong psb_due;           /* bytes_out + enc.pos at which the next PSB+ is due */
-	ULong bytes_out;         /* bytes already written to fd */
+	ULong bytes_out;         /* bytes already written to the stream file */
 	Addr next_ip;            /* where the thread goes next (last exit's target) */
 	Addr last_insn;          /* last instruction logged (REP iterations) */
-	Int blk_fd;
 	UInt nblocks;
 	struct block_entry *blocks;
 	Bool lost;               /* writes failed: the stream carries OVF next */
@@ -55,13 +55,7 @@ struct hwt_vg_log_entry *hwt_vg_log_cursor = hwt_vg_log;
 
 void hwt_vg_thread_init(void)
 {
-	UInt i;
-
 	threads = VG_(calloc)("hwt.threads", VG_N_THREADS, sizeof(*threads));
-	for (i = 0; i < VG_N_THREADS; i++) {
-		threads[i].fd = -1;
-		threads[i].blk_fd = -1;
-	}
 }
 
 void hwt_vg_thread_set_current(ThreadId tid)
@@ -77,8 +71,9 @@ ULong hwt_vg_thread_bytes(void)
 
 static void drain_blocks(struct hwt_vg_thread *t)
 {
-	if (t->nblocks && t->blk_fd >= 0)
-		hwt_vg_write_all(t->blk_fd, t->blocks, t->nblocks * sizeof(*t->blocks));
+	if (t->nblocks)
+		hwt_vg_file_append("blocks", t->blocks_name, t->blocks,
+				   t->nblocks * sizeof(*t->blocks));
 	t->nblocks = 0;
 }
 
@@ -89,7 +84,7 @@ static void drain(struct hwt_vg_thread *t)
 
 	if (n == 0)
 		return;
-	if (hwt_vg_write_all(t->fd, t->buf, n)) {
+	if (hwt_vg_file_append("streams", t->stream_name, t->buf, n)) {
 		t->bytes_out += n;
 		total_bytes += n;
 	} else if (!t->lost) {
@@ -108,18 +103,16 @@ static inline void reserve(struct hwt_vg_thread *t)
 
 static void open_stream(struct hwt_vg_thread *t)
 {
-	HChar name[64];
-
 	t->os_tid = VG_(gettid)();
 	if (!t->buf)
 		t->buf = VG_(malloc)("hwt.thread.buf", hwt_vg_opts.buffer_size);
 	hwt_pt_encoder_init(&t->enc, t->buf, hwt_vg_opts.buffer_size);
-	VG_(sprintf)(name, "%s-%d.pt", hwt_vg_process_name(), t->os_tid);
-	t->fd = hwt_vg_open_in_bundle("streams", name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC);
+	VG_(sprintf)(t->stream_name, "%s-%d.pt", hwt_vg_process_name(), t->os_tid);
+	/* A failure here shows as failed appends: LOST records and OVF. */
+	hwt_vg_file_create("streams", t->stream_name, False);
 	if (hwt_vg_opts.debug_blocks) {
-		VG_(sprintf)(name, "%s-%d.blk", hwt_vg_process_name(), t->os_tid);
-		t->blk_fd = hwt_vg_open_in_bundle("blocks", name,
-						  VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC);
+		VG_(sprintf)(t->blocks_name, "%s-%d.blk", hwt_vg_process_name(), t->os_tid);
+		hwt_vg_file_create("blocks", t->blocks_name, False);
 		if (!t->blocks)
 			t->blocks = VG_(malloc)("hwt.thread.blocks",
 						BLOCK_LOG_ENTRIES * sizeof(*t->blocks));
@@ -434,10 +427,6 @@ void hwt_vg_thread_finish(ThreadId tid)
 	hwt_pt_flush_tnt(&t->enc);
 	drain(t);
 	drain_blocks(t);
-	VG_(close)(t->fd);
-	if (t->blk_fd >= 0)
-		VG_(close)(t->blk_fd);
-	t->fd = t->blk_fd = -1;
 	t->open = t->enabled = False;
 }
 
@@ -457,11 +446,6 @@ void hwt_vg_thread_forget_all(void)
 	for (i = 0; i < VG_N_THREADS; i++) {
 		struct hwt_vg_thread *t = &threads[i];
 
-		if (t->fd >= 0)
-			VG_(close)(t->fd);
-		if (t->blk_fd >= 0)
-			VG_(close)(t->blk_fd);
-		t->fd = t->blk_fd = -1;
 		t->open = t->enabled = False;
 		t->nblocks = 0;
 	}

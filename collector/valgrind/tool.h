@@ -144,9 +144,12 @@ IRSB *hwt_vg_instrument(VgCallbackClosure *closure, IRSB *in,
 
 /* ---- small utilities (util.c) ---- */
 
-/* Opens <bundle>/<dir>/<name> for writing; flags as for open(2). Returns fd or -1. */
-Int hwt_vg_open_in_bundle(const HChar *dir, const HChar *name, Int flags);
-/* Writes all of buf; returns False when the write failed. */
-Bool hwt_vg_write_all(Int fd, const void *buf, SizeT len);
+/*
+ * Files in the bundle, <bundle>/<dir>/<name>. Create makes (or, not
+ * exclusive, empties) one; exclusive fails quietly when it exists. Append
+ * adds all of buf. No descriptor stays open (util.c says why).
+ */
+Bool hwt_vg_file_create(const HChar *dir, const HChar *name, Bool exclusive);
+Bool hwt_vg_file_append(const HChar *dir, const HChar *name, const void *buf, SizeT len);
 
 #endif /* HWT_VG_TOOL_H */

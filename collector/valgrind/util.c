@@ -6,15 +6,14 @@
 #include "pub_tool_vki.h"
 
 /*
- * Valgrind's own (core) call that moves an fd into the range it reserves
- * for itself, out of the client's reach, close-on-exec. Not in the tool
- * headers; Valgrind's log files use it. Without it a client that closes
- * every fd (Python's subprocess with close_fds, daemons) would close the
- * trace streams under the tool.
+ * The tool keeps no file descriptor open between writes: a client that
+ * closes every descriptor (daemons, Python's subprocess with close_fds)
+ * would close them under it, or worse, reuse their numbers for its own
+ * files. Valgrind's reserved descriptor range is too small for a stream per
+ * thread. So each write opens, appends and closes: a few system calls per
+ * buffer of trace.
  */
-extern Int VG_(safe_fd)(Int oldfd);
-
-Int hwt_vg_open_in_bundle(const HChar *dir, const HChar *name, Int flags)
+static Int open_in_bundle(const HChar *dir, const HChar *name, Int flags, Bool quiet_exists)
 {
 	HChar path[VKI_PATH_MAX];
 	SysRes res;
@@ -24,15 +23,14 @@ Int hwt_vg_open_in_bundle(const HChar *dir, const HChar *name, Int flags)
 	VG_(sprintf)(path, "%s/%s/%s", hwt_vg_opts.bundle, dir, name);
 	res = VG_(open)(path, flags, 0644);
 	if (sr_isError(res)) {
-		/* EEXIST is how the sideband's exclusive create asks for the next generation. */
-		if (sr_Err(res) != VKI_EEXIST)
-			VG_(umsg)("hwt: cannot create %s (errno %lu)\n", path, sr_Err(res));
+		if (!(quiet_exists && sr_Err(res) == VKI_EEXIST))
+			VG_(umsg)("hwt: cannot open %s (errno %lu)\n", path, sr_Err(res));
 		return -1;
 	}
-	return VG_(safe_fd)((Int)sr_Res(res));
+	return (Int)sr_Res(res);
 }
 
-Bool hwt_vg_write_all(Int fd, const void *buf, SizeT len)
+static Bool write_all(Int fd, const void *buf, SizeT len)
 {
 	const UChar *p = buf;
 
@@ -45,4 +43,27 @@ Bool hwt_vg_write_all(Int fd, const void *buf, SizeT len)
 		len -= (SizeT)n;
 	}
 	return True;
+}
+
+Bool hwt_vg_file_create(const HChar *dir, const HChar *name, Bool exclusive)
+{
+	Int fd = open_in_bundle(dir, name, VKI_O_WRONLY | VKI_O_CREAT |
+				(exclusive ? VKI_O_EXCL : VKI_O_TRUNC), exclusive);
+
+	if (fd < 0)
+		return False;
+	VG_(close)(fd);
+	return True;
+}
+
+Bool hwt_vg_file_append(const HChar *dir, const HChar *name, const void *buf, SizeT len)
+{
+	Int fd = open_in_bundle(dir, name, VKI_O_WRONLY | VKI_O_APPEND, False);
+	Bool ok;
+
+	if (fd < 0)
+		return False;
+	ok = write_all(fd, buf, len);
+	VG_(close)(fd);
+	return ok;
 }

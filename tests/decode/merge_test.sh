@@ -22,7 +22,7 @@ cd "$work" || exit 1
 for run in loops:loops recursion:recursion loops2:loops plt:plt_calls; do
 	name=${run%%:*}
 	prog=${run#*:}
-	"$hwt" record -o "$name.hwt" -- "$programs/$prog" >/dev/null 2>"$name.record.err" ||
+	"$hwt" record --trace-all -o "$name.hwt" -- "$programs/$prog" >/dev/null 2>"$name.record.err" ||
 		fail "hwt record $prog: $(cat "$name.record.err")"
 	"$tool" report "$name.hwt" -o "$name.prof" 2>"$name.report.err" ||
 		fail "report $name: $(cat "$name.report.err")"
