@@ -8,7 +8,8 @@
 # HWT_QEMU_TIMEOUT (seconds, default 300), HWT_KTEST_ARGS (cases to run),
 # HWT_KTEST_REPEAT (runs of the cases in one boot, default 1),
 # HWT_QEMU_ACCEL (QEMU -accel value; empty for QEMU's default, multi-threaded TCG),
-# HWT_QEMU_APPEND (more kernel parameters).
+# HWT_QEMU_APPEND (more kernel parameters), HWT_QEMU_OPTS (more QEMU options,
+# e.g. -monitor unix:PATH,server=on,wait=off to inspect a hung guest).
 set -euo pipefail
 
 root=$(cd "$1" && pwd)
@@ -61,7 +62,8 @@ t1=$(date +%s)
 
 echo "kmod: booting $kernel (timeout ${timeout_s}s)"
 set +e
-timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 ${accel:+-accel $accel} -smp 2 -m 512 -nographic -no-reboot -net none \
+timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 ${accel:+-accel $accel} ${HWT_QEMU_OPTS:-} \
+	-smp 2 -m 512 -nographic -no-reboot -net none \
 	-kernel "$kernel" -initrd "$work/initrd.gz" \
 	-append "console=ttyS0 quiet loglevel=5 panic=-1 softlockup_panic=1 ${HWT_QEMU_APPEND:-}" < /dev/null > "$work/console.log" 2>&1
 qrc=$?
