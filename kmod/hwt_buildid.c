@@ -3,6 +3,7 @@
 #include <linux/elf.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
+#include <linux/magic.h>
 #include <linux/kernel.h>
 #include <linux/pagemap.h>
 #include <linux/string.h>
@@ -116,6 +117,9 @@ int hwt_buildid_get(struct file *f, enum hwt_bid_how how, u8 *id)
 	bool is64;
 	int ret;
 
+	/* hugetlbfs (and SHM_HUGETLB) index their page cache in huge pages. */
+	if (file_inode(f)->i_sb->s_magic == HUGETLBFS_MAGIC)
+		return 0;
 	ret = hwt_bid_read(f, how, 0, &eh, sizeof(eh.e32));
 	if (ret)
 		return ret == -ENODATA ? 0 : ret;
