@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -233,9 +234,10 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	struct hwt_profile *profile;
 	struct hwt_coverage *cov;
 	char *tmp = NULL;
+	struct stat st;
 	FILE *out;
 	size_t i;
-	int rc, ret = 0;
+	int rc, ret = 0, direct;
 
 	profile = hwt_profile_alloc();
 	cov = hwt_coverage_alloc();
@@ -264,21 +266,27 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	drop_unreadable_sources(cov, &options->filter);
 	for (i = 0; i < hwt_coverage_warning_count(cov); i++)
 		fprintf(stderr, "%s: warning: %s\n", prefix, hwt_coverage_warning_at(cov, i));
-	/* Written beside the target, then renamed: no half-written report. */
-	if (asprintf(&tmp, "%s.tmp%ld", options->output, (long)getpid()) < 0) {
+	/*
+	 * Written beside the target, then renamed: no half-written report. Not
+	 * so for a device or a pipe (-o /dev/null, -o /dev/stdout): renaming
+	 * over one would replace it with a regular file.
+	 */
+	direct = stat(options->output, &st) == 0 && !S_ISREG(st.st_mode);
+	if (!direct && asprintf(&tmp, "%s.tmp%ld", options->output, (long)getpid()) < 0) {
 		ret = 2;
 		goto done;
 	}
-	out = fopen(tmp, "w");
+	out = fopen(direct ? options->output : tmp, "w");
 	if (!out) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", prefix, options->output, strerror(errno));
 		ret = 2;
 		goto done;
 	}
 	rc = hwt_coverage_write_lcov(cov, out, NULL, &options->filter, &totals);
-	if (fclose(out) != 0 || rc < 0 || rename(tmp, options->output) != 0) {
+	if (fclose(out) != 0 || rc < 0 || (!direct && rename(tmp, options->output) != 0)) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", prefix, options->output, strerror(errno));
-		unlink(tmp);
+		if (!direct)
+			unlink(tmp);
 		ret = 2;
 		goto done;
 	}

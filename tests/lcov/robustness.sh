@@ -79,6 +79,14 @@ else
 	fail "binary deleted after the run (status $rc)"; cat gone.err
 fi
 
+# -o /dev/null above must leave /dev/null a device (no temporary file and
+# rename over it).
+if [ -c /dev/null ]; then
+	pass "-o /dev/null leaves the device alone"
+else
+	fail "-o /dev/null replaced /dev/null with a regular file"
+fi
+
 # 4. Replaced after the run: another build at the same path.
 build_main changed -g
 "$hwt_cov" -q --keep changed.hwt -o /dev/null ./changed 3000 >/dev/null 2>&1
