@@ -22,6 +22,7 @@
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
 
+#include "grow.h"
 #include "hwt_afdo.h"
 
 struct node {
@@ -133,18 +134,11 @@ uint32_t hwt_afdo_duplication_factor(uint32_t discriminator)
 
 static int grow(void **array, size_t *cap, size_t need, size_t size)
 {
-	size_t n = *cap ? *cap : 64;
-	void *p;
+	void *p = hwt_grow(*array, cap, need, size);
 
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*array, n * size);
 	if (!p)
 		return -hae_nomem;
 	*array = p;
-	*cap = n;
 	return 0;
 }
 

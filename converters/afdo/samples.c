@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hwt_afdo.h"
 
 struct target {
@@ -88,18 +89,11 @@ void hwt_afdo_samples_free(struct hwt_afdo_samples *samples)
 
 static int grow(void **array, size_t *cap, size_t need, size_t size)
 {
-	size_t n = *cap ? *cap : 8;
-	void *p;
+	void *p = hwt_grow(*array, cap, need, size);
 
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*array, n * size);
 	if (!p)
 		return -hae_nomem;
 	*array = p;
-	*cap = n;
 	return 0;
 }
 

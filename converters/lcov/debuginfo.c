@@ -16,6 +16,7 @@
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
 
+#include "grow.h"
 #include "hwt_lcov.h"
 #include "lcov_int.h"
 
@@ -198,21 +199,6 @@ static int read_elf(struct hwt_debuginfo *info)
 
 /* ----- DWARF ------------------------------------------------------------- */
 
-static void *grow(void *array, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return array;
-	while (n < need)
-		n *= 2;
-	p = realloc(array, n * size);
-	if (p)
-		*cap = n;
-	return p;
-}
-
 /* Index of a file name (normalised), adding it when new; -1 on ENOMEM. */
 static long file_index(struct hwt_debuginfo *info, const char *name)
 {
@@ -229,7 +215,7 @@ static long file_index(struct hwt_debuginfo *info, const char *name)
 			return (long)i;
 		}
 	}
-	files = grow(info->files, &info->files_cap, info->nfiles + 1, sizeof(*files));
+	files = hwt_grow(info->files, &info->files_cap, info->nfiles + 1, sizeof(*files));
 	if (!files) {
 		free(norm);
 		return -1;
@@ -344,7 +330,7 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 			   statement row gives an empty span at that address, so
 			   that its line exists where a debugger would stop. */
 			struct hwt_line_span *sp;
-			struct hwt_line_span *spans = grow(info->spans, &info->spans_cap,
+			struct hwt_line_span *spans = hwt_grow(info->spans, &info->spans_cap,
 							   info->nspans + 1, sizeof(*spans));
 
 			if (!spans) {
@@ -503,7 +489,7 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	free(plain);
 	if (!name)
 		return 0;
-	funcs = grow(info->funcs, &info->funcs_cap, info->nfuncs + 1, sizeof(*funcs));
+	funcs = hwt_grow(info->funcs, &info->funcs_cap, info->nfuncs + 1, sizeof(*funcs));
 	if (!funcs) {
 		free(name);
 		return -hle_nomem;

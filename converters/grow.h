@@ -1,0 +1,30 @@
+/*
+ * Growing a dynamic array, for the converters' user-space libraries.
+ */
+#ifndef HWT_GROW_H
+#define HWT_GROW_H
+
+#include <stdlib.h>
+
+/*
+ * Makes room for need elements of size bytes in array, which has room for
+ * *cap: doubles the capacity until it fits. Returns the (maybe moved) array
+ * and updates *cap, or returns NULL when out of memory, leaving array and
+ * *cap as they were (like realloc).
+ */
+static inline void *hwt_grow(void *array, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return array;
+	while (n < need)
+		n *= 2;
+	p = realloc(array, n * size);
+	if (p)
+		*cap = n;
+	return p;
+}
+
+#endif /* HWT_GROW_H */
