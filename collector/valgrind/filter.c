@@ -10,6 +10,7 @@
  * image's ELF symbol table (.symtab, else .dynsym) when the image is mapped.
  */
 #include "tool.h"
+#include "elf64.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
@@ -22,41 +23,6 @@
 struct hwt_vg_range hwt_vg_filter_ranges[MAX_RANGES];
 UInt hwt_vg_filter_nranges;
 Bool hwt_vg_filter_active;
-
-struct elf64_ehdr {
-	UChar ident[16];
-	UShort type, machine;
-	UInt version;
-	ULong entry, phoff, shoff;
-	UInt flags;
-	UShort ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-struct elf64_phdr {
-	UInt type, flags;
-	ULong offset, vaddr, paddr, filesz, memsz, align;
-};
-struct elf64_shdr {
-	UInt name, type;
-	ULong flags, addr, offset, size;
-	UInt link, info;
-	ULong addralign, entsize;
-};
-struct elf64_sym {
-	UInt name;
-	UChar info, other;
-	UShort shndx;
-	ULong value, size;
-};
-#define SHT_SYMTAB 2
-#define SHT_DYNSYM 11
-#define PT_LOAD 1
-#define STT_FUNC 2
-
-static Bool read_at(Int fd, ULong off, void *buf, SizeT len)
-{
-	return VG_(lseek)(fd, (Off64T)off, VKI_SEEK_SET) == (Off64T)off &&
-	       VG_(read)(fd, buf, (Int)len) == (Int)len;
-}
 
 /* Looks name up in the symbol table of type symtab_type; *off gets its file offset. */
 static Bool find_in_symtab(Int fd, const struct elf64_ehdr *eh, UInt symtab_type,
@@ -72,16 +38,18 @@ static Bool find_in_symtab(Int fd, const struct elf64_ehdr *eh, UInt symtab_type
 		HChar *strs;
 		ULong k, n;
 
-		if (!read_at(fd, eh->shoff + i * sizeof(sh), &sh, sizeof(sh)) ||
+		if (!hwt_vg_elf_read_at(fd, eh->shoff + i * sizeof(sh), &sh, sizeof(sh)) ||
 		    sh.type != symtab_type || sh.entsize != sizeof(struct elf64_sym) ||
 		    sh.link >= eh->shnum || sh.size > (64u << 20))
 			continue;
-		if (!read_at(fd, eh->shoff + sh.link * sizeof(strsh), &strsh, sizeof(strsh)) ||
+		if (!hwt_vg_elf_read_at(fd, eh->shoff + sh.link * sizeof(strsh), &strsh,
+					sizeof(strsh)) ||
 		    strsh.size > (64u << 20))
 			continue;
 		syms = VG_(malloc)("hwt.filter.syms", sh.size + 1);
 		strs = VG_(malloc)("hwt.filter.strs", strsh.size + 1);
-		if (read_at(fd, sh.offset, syms, sh.size) && read_at(fd, strsh.offset, strs, strsh.size)) {
+		if (hwt_vg_elf_read_at(fd, sh.offset, syms, sh.size) &&
+		    hwt_vg_elf_read_at(fd, strsh.offset, strs, strsh.size)) {
 			strs[strsh.size] = '\0';
 			n = sh.size / sizeof(*syms);
 			for (k = 0; k < n; k++) {
@@ -106,7 +74,8 @@ static Bool find_in_symtab(Int fd, const struct elf64_ehdr *eh, UInt symtab_type
 	for (i = 0; i < eh->phnum; i++) {
 		struct elf64_phdr ph;
 
-		if (!read_at(fd, eh->phoff + i * sizeof(ph), &ph, sizeof(ph)) || ph.type != PT_LOAD)
+		if (!hwt_vg_elf_read_at(fd, eh->phoff + i * sizeof(ph), &ph, sizeof(ph)) ||
+		    ph.type != PT_LOAD)
 			continue;
 		if (*off >= ph.vaddr && *off < ph.vaddr + ph.filesz) {
 			*off = *off - ph.vaddr + ph.offset;
@@ -126,7 +95,8 @@ static Bool resolve_function(const HChar *path, const HChar *name, ULong *off, U
 	if (sr_isError(res))
 		return False;
 	fd = (Int)sr_Res(res);
-	if (read_at(fd, 0, &eh, sizeof(eh)) && VG_(memcmp)(eh.ident, "\177ELF\2\1", 6) == 0 &&
+	if (hwt_vg_elf_read_at(fd, 0, &eh, sizeof(eh)) &&
+	    VG_(memcmp)(eh.ident, "\177ELF\2\1", 6) == 0 &&
 	    eh.shentsize == sizeof(struct elf64_shdr) && eh.phentsize == sizeof(struct elf64_phdr))
 		ok = find_in_symtab(fd, &eh, SHT_SYMTAB, name, off, size) ||
 		     find_in_symtab(fd, &eh, SHT_DYNSYM, name, off, size);

@@ -5,6 +5,7 @@
  * fork child can describe what it inherited.
  */
 #include "tool.h"
+#include "elf64.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -26,23 +27,7 @@ static UInt nmaps, capmaps;
 /* The tool's own executable: code from it is the trace unit's, not the program's. */
 static const HChar *trace_unit_path;
 
-/* ELF64 layout, little-endian (only what the build-id search needs). */
-struct elf64_ehdr {
-	UChar ident[16];
-	UShort type, machine;
-	UInt version;
-	ULong entry, phoff, shoff;
-	UInt flags;
-	UShort ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-struct elf64_phdr {
-	UInt type, flags;
-	ULong offset, vaddr, paddr, filesz, memsz, align;
-};
-#define PT_NOTE 4
-#define NT_GNU_BUILD_ID 3
-
-static Bool read_at(Int fd, ULong off, void *buf, UInt len)
+Bool hwt_vg_elf_read_at(Int fd, ULong off, void *buf, SizeT len)
 {
 	return VG_(lseek)(fd, (Off64T)off, VKI_SEEK_SET) == (Off64T)off &&
 	       VG_(read)(fd, buf, (Int)len) == (Int)len;
@@ -67,7 +52,8 @@ static UInt read_build_id(const HChar *path, UChar *out)
 	if (sr_isError(res))
 		return 0;
 	fd = (Int)sr_Res(res);
-	if (!read_at(fd, 0, &eh, sizeof(eh)) || VG_(memcmp)(eh.ident, "\177ELF\2\1", 6) != 0 ||
+	if (!hwt_vg_elf_read_at(fd, 0, &eh, sizeof(eh)) ||
+	    VG_(memcmp)(eh.ident, "\177ELF\2\1", 6) != 0 ||
 	    eh.phentsize != sizeof(struct elf64_phdr) || eh.phnum > 256)
 		goto out;
 	for (i = 0; i < eh.phnum && !found; i++) {
@@ -75,10 +61,11 @@ static UInt read_build_id(const HChar *path, UChar *out)
 		UChar notes[1024];
 		UInt pos = 0, len;
 
-		if (!read_at(fd, eh.phoff + i * sizeof(ph), &ph, sizeof(ph)) || ph.type != PT_NOTE)
+		if (!hwt_vg_elf_read_at(fd, eh.phoff + i * sizeof(ph), &ph, sizeof(ph)) ||
+		    ph.type != PT_NOTE)
 			continue;
 		len = ph.filesz < sizeof(notes) ? (UInt)ph.filesz : sizeof(notes);
-		if (!read_at(fd, ph.offset, notes, len))
+		if (!hwt_vg_elf_read_at(fd, ph.offset, notes, len))
 			continue;
 		/* Each note: namesz, descsz, type, name (4-aligned), desc (4-aligned). */
 		while (pos + 12 <= len) {
