@@ -36,9 +36,11 @@ instructions() {
 	rm -f "$work"/cg.*
 }
 
+# --trace-all: the same processes as `valgrind --trace-children=yes` (the
+# default selection would leave the shells untraced; bench/select/ measures that).
 record() {
 	rm -rf "$work/b"
-	"$hwt" record -q -o "$work/b" -- "$@"
+	"$hwt" record -q --trace-all -o "$work/b" -- "$@"
 }
 
 row() {
