@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Trace contexts: see hwt_context.h. */
+#include <linux/cred.h>
 #include <linux/cpu.h>
 #include <linux/idr.h>
 #include <linux/module.h>
@@ -116,6 +117,8 @@ static void hwt_context_free_work(struct work_struct *work)
 	}
 	hwt_recq_fini(&ctx->recq);
 	put_pid(ctx->target);
+	if (ctx->owner_cred)
+		put_cred(ctx->owner_cred);
 
 	mutex_lock(&hwt_mtx);
 	list_del(&ctx->link);

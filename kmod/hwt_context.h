@@ -39,6 +39,9 @@ struct hwt_context {
 	u32			mode;		/* const: HWT_MODE_* */
 	u32			flags;		/* const: HWT_ALLOC_* */
 	struct pid		*target;	/* const: THREAD mode target process (reference held) */
+	const struct cred	*owner_cred;	/* const: THREAD mode, the allocator's credentials
+						   at HWT_IOC_ALLOC (reference held): the exec
+						   hook checks them against each new image */
 	struct hwt_backend	*backend;	/* const: module reference held */
 	void			*backend_priv;	/* backend */
 	size_t			bufsize;	/* const */

@@ -21,6 +21,7 @@
 #include "hwt_buildid.h"
 #include "hwt_context.h"
 #include "hwt_hook.h"
+#include "hwt_perm.h"
 #include "hwt_record.h"
 #include "hwt_thread.h"
 
@@ -336,6 +337,85 @@ static void hwt_hook_image(struct hwt_dest *d, int n, struct task_struct *t,
 }
 
 /*
+ * UNTRACED record of @p in @s (at least HWT_SCRATCH_SIZE bytes): the new
+ * image's path and @why.
+ */
+static struct hwt_record_header *hwt_hook_build_untraced(void *s, struct task_struct *p,
+							 const char *path, const char *why)
+{
+	struct hwt_record_untraced *rec = s;
+	struct task_struct *parent;
+	char *q = (char *)(rec + 1);
+	size_t plen = strnlen(path, PATH_MAX - 1), wlen = strlen(why);
+	u32 size, asize;
+
+	memmove(q, path, plen);		/* path may lie in the scratch area */
+	q[plen] = '\0';
+	memcpy(q + plen + 1, why, wlen + 1);
+	size = sizeof(*rec) + plen + 1 + wlen + 1;
+	asize = hwt_record_align(size);
+	memset((char *)s + size, 0, asize - size);
+	hwt_hook_hdr(&rec->hdr, HWT_RECORD_UNTRACED, asize, p);
+	rcu_read_lock();
+	parent = rcu_dereference(p->real_parent);
+	rec->ppid = parent ? task_tgid_nr(parent) : 0;
+	rcu_read_unlock();
+	rec->reserved = 0;
+	return &rec->hdr;
+}
+
+/*
+ * exec, before anything is recorded: a THREAD-mode context whose owner may
+ * no longer ptrace @p under the credentials the exec committed (a set-id or
+ * capability-gaining image, a non-dumpable one, a secure exec) stops tracing
+ * it, as perf stops a task's events at such an exec. Its unit goes off; it
+ * leaves the hash, so no hook sees it again: no record, no switch-in
+ * enabling the unit, no pause, and children it forks are not followed. It
+ * stays on ctx->threads (buffer mappable) until teardown, as exited threads
+ * do. The context gets an UNTRACED record (path, reason) instead of EXEC and
+ * the image's MMAPs. Contexts not running (IDLE, STOPPED) untrace it too,
+ * without the record. RCU held, atomic; @s is the scratch area or NULL.
+ */
+static void hwt_hook_exec_untrace(struct task_struct *p, struct linux_binprm *bprm, void *s)
+{
+	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
+	struct hwt_record_header *rec;
+	int cpu = smp_processor_id();
+	char small[sizeof(struct hwt_record_untraced) + 64];
+	const char *why, *path;
+	int i, n;
+
+	n = hwt_thread_find(p, thrs, HWT_HOOK_MAX_CTX);
+	for (i = 0; i < n; i++) {
+		struct hwt_thread *thr = thrs[i];
+		struct hwt_context *ctx = thr->ctx;
+
+		if (!ctx->owner_cred || READ_ONCE(ctx->state) == HWT_CTX_DEAD)
+			continue;
+		why = hwt_perm_exec(ctx->owner_cred, p, p->mm, bprm);
+		if (!why)
+			continue;
+		set_bit(HWT_THR_UNTRACED, &thr->flags);
+		WRITE_ONCE(thr->tid, task_pid_nr(p));	/* BUFPTR finds it by its tid */
+		if (test_and_clear_bit(HWT_THR_ENABLED, &thr->flags))
+			ctx->backend->ops->thread_disable(thr, cpu);
+		spin_lock(&hwt_thread_lock);
+		hwt_thread_unhash(thr);
+		spin_unlock(&hwt_thread_lock);
+		if (s) {
+			path = d_path(&bprm->file->f_path, (char *)s + HWT_SCRATCH_PATH, PATH_MAX);
+			if (IS_ERR(path))
+				path = bprm->filename;
+			rec = hwt_hook_build_untraced(s, p, path, why);
+		} else {
+			/* The scratch area is in use (a nested hook): no path. */
+			rec = hwt_hook_build_untraced(small, p, "", "untraceable");
+		}
+		hwt_context_record(ctx, rec);
+	}
+}
+
+/*
  * exec: generic for every binary format. The new image's mappings were
  * made during the exec (before this tracepoint, which is why the mmap hook
  * ignores tasks in execve); they are recorded here, after EXEC, from the
@@ -355,14 +435,15 @@ static void hwt_hook_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 	if (p->flags & PF_KTHREAD)
 		return;
 	rcu_read_lock();
+	s = hwt_scratch_get();
+	hwt_hook_exec_untrace(p, bprm, s);
 	n = hwt_hook_dests(p, d);
 	if (!n)
-		goto out;
+		goto out_put;
 	for (i = 0; i < n; i++) {
 		if (d[i].thr)
 			WRITE_ONCE(d[i].thr->tid, task_pid_nr(p));
 	}
-	s = hwt_scratch_get();
 	if (!s) {
 		hwt_hook_lost(d, n, HWT_LOST_IMAGE, p);
 		goto out;
@@ -379,7 +460,9 @@ static void hwt_hook_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 	} else {
 		hwt_hook_lost(d, n, HWT_LOST_IMAGE, p);
 	}
-	hwt_scratch_put();
+out_put:
+	if (s)
+		hwt_scratch_put();
 out:
 	rcu_read_unlock();
 }
@@ -697,6 +780,12 @@ void hwt_hook_snapshot(struct hwt_context *ctx)
 	mm = get_task_mm(task);
 	if (!mm)
 		goto out_task;
+	/*
+	 * An exec between ALLOC and the first START may have made the target
+	 * untraceable (its hook untraced the threads): no snapshot of it.
+	 */
+	if (ctx->owner_cred && hwt_perm_exec(ctx->owner_cred, task, mm, NULL))
+		goto out_mm;
 	s = kmalloc(HWT_SCRATCH_SIZE, GFP_KERNEL);
 	if (!s)
 		goto out_mm;

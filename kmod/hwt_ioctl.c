@@ -5,6 +5,7 @@
  */
 #include <linux/anon_inodes.h>
 #include <linux/bitmap.h>
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/log2.h>
 #include <linux/module.h>
@@ -403,6 +404,7 @@ static long hwt_ioctl_alloc(void __user *uarg)
 		b->nctx_thread++;
 		ctx->target = pid;
 		pid = NULL;
+		ctx->owner_cred = get_current_cred();
 	}
 	mutex_unlock(&hwt_mtx);
 
@@ -417,6 +419,15 @@ static long hwt_ioctl_alloc(void __user *uarg)
 		}
 	} else {
 		ret = hwt_ioctl_attach(ctx, task);
+		if (ret)
+			goto out_teardown;
+		/*
+		 * Again, now that the threads are hashed: an exec that made the
+		 * target untraceable after the first check ran its hook before
+		 * the threads were there to be untraced (the hook runs after
+		 * the new credentials are committed, so one of the two sees them).
+		 */
+		ret = hwt_perm_thread(task);
 		if (ret)
 			goto out_teardown;
 	}

@@ -12,6 +12,7 @@
 static bool hwt_pause_done(struct hwt_thread *thr, s64 target)
 {
 	return atomic64_read(&thr->wake_seq) >= target ||
+	       test_bit(HWT_THR_UNTRACED, &thr->flags) ||
 	       READ_ONCE(thr->ctx->state) != HWT_CTX_RUNNING;
 }
 
@@ -62,7 +63,8 @@ void hwt_pause_work(struct callback_head *cb)
 	if (!(current->flags & PF_EXITING) && READ_ONCE(thr->ctx->state) != HWT_CTX_DEAD) {
 		if ((what & HWT_WORK_ALLOC) && hwt_thread_buffer_ensure(thr) == 0)
 			hwt_pause_enable_self(thr);
-		if ((what & HWT_WORK_PAUSE) && !fatal_signal_pending(current))
+		if ((what & HWT_WORK_PAUSE) && !fatal_signal_pending(current) &&
+		    !test_bit(HWT_THR_UNTRACED, &thr->flags))
 			hwt_pause_wait(thr);
 	}
 	atomic64_dec(&hwt_stats.works);

@@ -27,6 +27,8 @@ enum {
 	HWT_THR_WORK,		/* task work queued and not yet run */
 	HWT_THR_PAUSED,		/* waiting in hwt_pause_wait() */
 	HWT_THR_READY,		/* buffer and backend state exist */
+	HWT_THR_UNTRACED,	/* an exec made it untraceable for the owner: unhashed,
+				   unit off, never paused or enabled again */
 };
 
 /* hwt_thread.work_flags bits: what the queued task work does */

@@ -32,6 +32,7 @@
 #define DYN "/bin/hwt_dyn"
 #define LIB "/lib/libhwtt.so"
 #define SELF "/bin/hwt_ktest"
+#define SUID "/bin/hwt_suid"
 #define CASE_TIMEOUT_MS 60000
 
 static char failmsg[1024];
@@ -63,6 +64,7 @@ struct shared {
 	volatile int a_done, b_anon, b_done;
 	volatile uint64_t a_addr, b_addr;
 	volatile int flag;
+	char msg[1024];		/* failure message of a case's helper process */
 };
 static struct shared *shm;
 
@@ -978,6 +980,172 @@ static int t_perm(void)
 	target_go(&a);
 	shm->step = 1;
 	target_wait(&a, 5000);
+	return 0;
+}
+
+/* ---- exec of a set-user-ID program ---- */
+
+static int suid_out = -1;	/* write end of the pipe hwt_suid prints to */
+
+static void fn_exec_suid(void *arg)
+{
+	char *argv[] = { SUID, "1500", "fork", NULL };
+
+	(void)arg;
+	if (dup2(suid_out, 1) != 1)
+		_exit(95);
+	execv(argv[0], argv);
+	_exit(98);
+}
+
+static int suid_installed(void)
+{
+	struct stat st;
+
+	return stat(SUID, &st) == 0 && (st.st_mode & S_ISUID) && st.st_uid == 0;
+}
+
+/* Reads what hwt_suid printed (its stdout is the pipe's write end). */
+static void suid_output(int rfd, char *buf, size_t len)
+{
+	ssize_t k, n = 0;
+
+	while ((size_t)n < len - 1 && (k = read(rfd, buf + n, len - 1 - n)) > 0)
+		n += k;
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/*
+ * The unprivileged collector: uid 1001 traces its own process with pauses on
+ * EXEC and MMAP asked for (30 s), and that process execs hwt_suid.
+ */
+static int suid_untraced_body(void)
+{
+	const struct hwt_record_header *h, *u;
+	const char *path, *why;
+	struct hwt_bufptr b0, b1, b2;
+	struct hwt_stats s;
+	struct target own;
+	struct recs r;
+	uint64_t t0, took;
+	char out[128];
+	int po[2], fd, st;
+	size_t off;
+
+	CHECK(setgid(1001) == 0 && setuid(1001) == 0, "setuid 1001");
+	prctl(PR_SET_DUMPABLE, 1);
+	recs_init(&r);
+	CHECK(pipe(po) == 0, "pipe");
+	suid_out = po[1];
+	CHECK(target_start(&own, fn_exec_suid, NULL) == 0, "fork");
+	close(po[1]);
+	fd = ctx_thread("test", own.pid, 0, 65536);
+	CHECK(fd >= 0, "uid 1001 cannot trace its own process: %d", fd);
+	CHECK(set_config(fd, HWT_CFG_PAUSE_EXEC | HWT_CFG_PAUSE_MMAP, 30000) == 0, "SET_CONFIG");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_START, pred_pid, &own.pid, 3000),
+	      "no PROCESS_START snapshot");
+	CHECK(bufptr(fd, own.pid, &b0) == 0, "BUFPTR before");
+	t0 = now_ms();
+	target_go(&own);
+	u = recs_wait(fd, &r, HWT_RECORD_UNTRACED, pred_tid, &own.pid, 5000);
+	CHECK(u, "no UNTRACED record at the exec of %s", SUID);
+	off = (const unsigned char *)u - r.buf;
+	path = (const char *)((const struct hwt_record_untraced *)u + 1);
+	why = path + strlen(path) + 1;
+	CHECK(!strcmp(path, SUID) && *why, "UNTRACED path '%s' reason '%s'", path, why);
+	CHECK(u->pid == (uint32_t)own.pid, "UNTRACED pid %u", u->pid);
+	snprintf(shm->msg, sizeof(shm->msg), "%s", why);	/* reported on success */
+	/* Traced before the exec (switched in on target_go), silent after it. */
+	CHECK(bufptr(fd, own.pid, &b1) == 0, "BUFPTR after");
+	CHECK(b1.offset > b0.offset, "buffer did not advance before the exec (%llu)",
+	      (unsigned long long)b1.offset);
+	sleep_ms(500);		/* hwt_suid sleeps 1 ms at a time for 1.5 s meanwhile */
+	CHECK(bufptr(fd, own.pid, &b2) == 0, "BUFPTR later");
+	CHECK(b2.offset == b1.offset, "buffer still advancing: %llu -> %llu",
+	      (unsigned long long)b1.offset, (unsigned long long)b2.offset);
+	CHECK(get_stats(&s) == 0 && s.paused == 0, "a thread is paused (%llu)",
+	      (unsigned long long)s.paused);
+	/* A pause honoured would hold it 30 s: it ends in about 1.5. */
+	st = target_wait(&own, 10000);
+	took = now_ms() - t0;
+	CHECK(st == 0, "hwt_suid status %#x after %llu ms", st, (unsigned long long)took);
+	CHECK(took < 10000, "hwt_suid took %llu ms", (unsigned long long)took);
+	suid_output(po[0], out, sizeof(out));
+	CHECK(!strcmp(out, "euid=0 uid=1001\n"), "hwt_suid printed '%s'", out);
+	recs_drain(fd, &r, 200);
+	CHECK(!r.corrupt, "corrupt record");
+	/* Nothing after UNTRACED: no EXEC or MMAP of the image, no FORK, no exits. */
+	h = (const void *)(r.buf + off);
+	CHECK(off + h->size == r.len, "%zu bytes of records after UNTRACED (type %u)",
+	      r.len - off - h->size,
+	      r.len > off + h->size ? ((const struct hwt_record_header *)(r.buf + off + h->size))->type : 0);
+	CHECK(!recs_find(&r, HWT_RECORD_EXEC, NULL, NULL), "EXEC record of the set-user-ID image");
+	close(fd);
+	return 0;
+}
+
+static int t_exec_setuid_untraced(void)
+{
+	pid_t b;
+	int st;
+
+	CHECK(suid_installed(), "%s is not set-user-ID root", SUID);
+	b = fork();
+	if (b == 0) {
+		int r;
+
+		failmsg[0] = '\0';
+		r = suid_untraced_body();
+		if (r)
+			snprintf(shm->msg, sizeof(shm->msg), "%s", failmsg);
+		_exit(r);
+	}
+	CHECK(b > 0, "fork");
+	CHECK(waitpid(b, &st, 0) == b, "waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "uid 1001 collector (status %#x): %s", st,
+	      shm->msg);
+	printf("KINFO exec_setuid_untraced reason: %s\n", shm->msg);
+	return 0;
+}
+
+/* Root traces a root process that execs hwt_suid: no credential change, traced on. */
+static int t_exec_setuid_root_traced(void)
+{
+	const struct hwt_record_header *h;
+	struct hwt_bufptr b1, b2;
+	struct target t;
+	struct recs r;
+	char out[128];
+	int po[2], fd;
+
+	CHECK(suid_installed(), "%s is not set-user-ID root", SUID);
+	recs_init(&r);
+	CHECK(pipe(po) == 0, "pipe");
+	suid_out = po[1];
+	CHECK(target_start(&t, fn_exec_suid, NULL) == 0, "fork");
+	close(po[1]);
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_START, pred_pid, &t.pid, 3000),
+	      "no PROCESS_START snapshot");
+	target_go(&t);
+	h = recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, SUID, 5000);
+	CHECK(h && h->tid == (uint32_t)t.pid, "no EXEC record of %s", SUID);
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, SUID, 3000), "no MMAP of the image");
+	CHECK(bufptr(fd, t.pid, &b1) == 0, "BUFPTR");
+	sleep_ms(500);
+	CHECK(bufptr(fd, t.pid, &b2) == 0, "BUFPTR later");
+	CHECK(b2.offset > b1.offset, "buffer stopped advancing after the exec (%llu)",
+	      (unsigned long long)b1.offset);
+	CHECK(target_wait(&t, 10000) == 0, "hwt_suid status");
+	suid_output(po[0], out, sizeof(out));
+	CHECK(!strcmp(out, "euid=0 uid=0\n"), "hwt_suid printed '%s'", out);
+	CHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid, 3000), "no PROCESS_EXIT");
+	CHECK(!recs_find(&r, HWT_RECORD_UNTRACED, NULL, NULL), "UNTRACED for a root exec");
+	CHECK(!r.corrupt, "corrupt record");
+	close(fd);
 	return 0;
 }
 
@@ -2006,6 +2174,8 @@ static const struct ktest tests[] = {
 	{ "alloc_cpu", t_alloc_cpu },
 	{ "bad_args", t_bad_args },
 	{ "perm_other_user", t_perm },
+	{ "exec_setuid_untraced", t_exec_setuid_untraced },
+	{ "exec_setuid_root_traced", t_exec_setuid_root_traced },
 	{ "two_contexts", t_two_contexts },
 	{ "ebusy", t_ebusy },
 	{ "rec_exec", t_rec_exec },

@@ -37,6 +37,11 @@ gcc "${cflags[@]}" -static -o "$work/initramfs/bin/hwt_ktest" "$here"/hwt_ktest.
 	"$root/common/hwt_record.c" "$root/common/crc32.c"
 gcc "${cflags[@]}" -fPIC -shared -o "$work/initramfs/lib/libhwtt.so" "$here/libhwtt.c"
 gcc "${cflags[@]}" -o "$work/initramfs/bin/hwt_dyn" "$here/hwt_dyn.c" -ldl
+# Set-user-ID root: the exec that must end THREAD-mode tracing for an
+# unprivileged owner. The archive lists every file as root's (-R 0:0), so
+# this holds when the harness does not run as root too.
+gcc "${cflags[@]}" -static -o "$work/initramfs/bin/hwt_suid" "$here/hwt_suid.c"
+chmod 4755 "$work/initramfs/bin/hwt_suid"
 
 # The dynamically linked program needs its interpreter and libraries.
 for lib in $(ldd "$work/initramfs/bin/hwt_dyn" | grep -o '/[^ ]*'); do
@@ -57,7 +62,14 @@ cp "$here/init.sh" "$work/initramfs/init"
 chmod +x "$work/initramfs/init"
 echo "${HWT_KTEST_ARGS:-}" > "$work/initramfs/ktest_args"
 echo "${HWT_KTEST_REPEAT:-1}" > "$work/initramfs/ktest_repeat"
-(cd "$work/initramfs" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
+(cd "$work/initramfs" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) > "$work/initrd.gz"
+# The kernel unpacks owner and mode as archived (chown, then chmod) onto a
+# rootfs mounted without nosuid; make sure the archive has the bit.
+if ! gzip -dc "$work/initrd.gz" | cpio -itv --quiet 2>/dev/null |
+	grep -qE '^-rws..x..x +[0-9]+ root +root .* bin/hwt_suid$'; then
+	echo "kmod: FAIL: bin/hwt_suid is not set-user-ID root in the initramfs"
+	exit 1
+fi
 t1=$(date +%s)
 
 echo "kmod: booting $kernel (timeout ${timeout_s}s)"
