@@ -619,15 +619,20 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 		    funcs[s->function].decl_line && (i == 0 || spans[i - 1].begin != s->begin))
 			line_of[i] = funcs[s->function].decl_line;
 	}
-	/* Closing braces, function by function (spans of one function are
-	   contiguous: both lists are sorted by address). */
+	/* Closing braces, function by function (spans of one part of a
+	   function are contiguous: both lists are sorted by address). Only in
+	   the range holding the entry: a cold part has no closing brace. */
 	for (i = 0; i < nspans; i = j) {
+		const struct hwt_function *f;
+
 		j = i + 1;
 		if (spans[i].function < 0)
 			continue;
 		while (j < nspans && spans[j].function == spans[i].function)
 			j++;
-		drop_closing_brace(cov, info, spans, i, j - 1, &funcs[spans[i].function], line_of);
+		f = &funcs[spans[i].function];
+		if (spans[i].begin < f->end && spans[j - 1].end > f->entry)
+			drop_closing_brace(cov, info, spans, i, j - 1, f, line_of);
 	}
 	/* Line counts: the largest instruction count of each line's spans.
 	   A span whose row is not is_stmt still counts for its line, but does

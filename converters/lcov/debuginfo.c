@@ -24,6 +24,18 @@ struct segment {
 	uint64_t vaddr, filesz, offset;
 };
 
+/* One address range of a function's code: [begin, end), and the function
+   it belongs to (by its entry address, unique once duplicates are gone). */
+struct fn_range {
+	uint64_t begin, end, entry;
+};
+
+/* A function symbol of the ELF file (.symtab, else .dynsym). */
+struct fn_symbol {
+	uint64_t addr;
+	const char *name; /* in the ELF file's string table */
+};
+
 struct hwt_debuginfo {
 	int fd;
 	Elf *elf;
@@ -42,6 +54,11 @@ struct hwt_debuginfo {
 	size_t nfiles, files_cap;
 	struct hwt_function *funcs;
 	size_t nfuncs, funcs_cap;
+	struct fn_range *ranges;   /* every function's ranges */
+	size_t nranges, ranges_cap;
+	struct fn_symbol *syms;    /* sorted by addr; read when first needed */
+	size_t nsyms;
+	int syms_read;
 };
 
 struct hwt_debuginfo *hwt_debuginfo_alloc(void)
@@ -69,6 +86,8 @@ void hwt_debuginfo_free(struct hwt_debuginfo *info)
 		free((char *)info->funcs[i].name);
 	free(info->files);
 	free(info->funcs);
+	free(info->ranges);
+	free(info->syms);
 	free(info->spans);
 	free(info->segs);
 	free(info->debug_file);
@@ -437,32 +456,319 @@ static Dwarf_Die attr_ref(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name)
 	return ref;
 }
 
-static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die)
+static int cmp_symbol(const void *a, const void *b)
 {
-	Dwarf_Addr low = 0, high = 0;
+	const struct fn_symbol *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Reads the function symbols of .symtab (or .dynsym when there is none). */
+static int read_symbols(struct hwt_debuginfo *info)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+	int pass;
+
+	info->syms_read = 1;
+	for (pass = 0; pass < 2 && !info->nsyms; pass++) {
+		Elf32_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
+
+		scn = NULL;
+		while ((scn = elf_nextscn(info->elf, scn)) != NULL) {
+			GElf_Shdr shdr;
+			Elf_Data *data;
+			size_t i, n;
+
+			if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != want || !shdr.sh_entsize)
+				continue;
+			data = elf_getdata(scn, NULL);
+			if (!data)
+				continue;
+			n = shdr.sh_size / shdr.sh_entsize;
+			for (i = 0; i < n; i++) {
+				GElf_Sym sym;
+				struct fn_symbol *syms;
+				const char *name;
+
+				if (!gelf_getsym(data, (int)i, &sym) ||
+				    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+				    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+					continue;
+				name = elf_strptr(info->elf, shdr.sh_link, sym.st_name);
+				if (!name || !*name)
+					continue;
+				syms = hwt_grow(info->syms, &cap, info->nsyms + 1, sizeof(*syms));
+				if (!syms)
+					return -hle_nomem;
+				info->syms = syms;
+				syms[info->nsyms].addr = sym.st_value;
+				syms[info->nsyms].name = name;
+				info->nsyms++;
+			}
+		}
+	}
+	if (info->nsyms)
+		qsort(info->syms, info->nsyms, sizeof(*info->syms), cmp_symbol);
+	return 0;
+}
+
+/*
+ * The address of the function symbol called name inside [begin, end), or 0.
+ * A function split in parts has a symbol of its own name at its entry only
+ * (gcc names the other part foo.cold, clang foo.__part.N).
+ */
+static uint64_t symbol_in(struct hwt_debuginfo *info, const char *name, uint64_t begin,
+			  uint64_t end)
+{
+	size_t lo = 0, hi;
+
+	if (!info->syms_read && read_symbols(info) < 0)
+		return 0;
+	hi = info->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (info->syms[mid].addr < begin)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < info->nsyms && info->syms[lo].addr < end; lo++)
+		if (!strcmp(info->syms[lo].name, name))
+			return info->syms[lo].addr;
+	return 0;
+}
+
+struct addr_range {
+	uint64_t begin, end;
+};
+
+/* Appends [begin, end) to *r (n of them, cap); empty or discarded ones are
+   left out (address 0: code the linker dropped). */
+static int push_range(struct addr_range **r, size_t *n, size_t *cap, uint64_t begin,
+		      uint64_t end)
+{
+	struct addr_range *g;
+
+	if (end <= begin || begin == 0)
+		return 0;
+	g = hwt_grow(*r, cap, *n + 1, sizeof(*g));
+	if (!g)
+		return -hle_nomem;
+	*r = g;
+	g[*n].begin = begin;
+	g[*n].end = end;
+	(*n)++;
+	return 0;
+}
+
+/* DWARF 5 .debug_rnglists: libdwarf cooks the entries (base address
+   entries, the CU's base address, .debug_addr indexes) into addresses. */
+static int rnglists_ranges(Dwarf_Debug dbg, Dwarf_Attribute attr, Dwarf_Half form,
+			   Dwarf_Unsigned value, struct addr_range **r, size_t *n, size_t *cap)
+{
+	Dwarf_Rnglists_Head head = NULL;
+	Dwarf_Unsigned count = 0, global_off = 0, i;
+	Dwarf_Error err = NULL;
+	int res, rc = 0;
+
+	res = dwarf_rnglists_get_rle_head(attr, form, value, &head, &count, &global_off, &err);
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return 0;
+	}
+	for (i = 0; i < count && rc == 0; i++) {
+		unsigned len = 0, code = 0;
+		Dwarf_Unsigned raw1 = 0, raw2 = 0, begin = 0, end = 0;
+		Dwarf_Bool unavailable = 0;
+
+		res = dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
+							&unavailable, &begin, &end, &err);
+		if (res != DW_DLV_OK) {
+			if (res == DW_DLV_ERROR)
+				dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+			break;
+		}
+		if (code == DW_RLE_end_of_list)
+			break;
+		switch (code) {
+		case DW_RLE_startx_endx:
+		case DW_RLE_startx_length:
+		case DW_RLE_offset_pair:
+		case DW_RLE_start_end:
+		case DW_RLE_start_length:
+			if (!unavailable)
+				rc = push_range(r, n, cap, begin, end);
+			break;
+		default: /* base address entries: already applied */
+			break;
+		}
+	}
+	dwarf_dealloc_rnglists_head(head);
+	return rc;
+}
+
+/* DWARF 2-4 .debug_ranges: offsets from the CU's base address (its
+   DW_AT_low_pc) until a base address selection entry changes it. */
+static int debug_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Off off, Dwarf_Addr base,
+			struct addr_range **r, size_t *n, size_t *cap)
+{
+	Dwarf_Ranges *buf = NULL;
+	Dwarf_Signed count = 0, i;
+	Dwarf_Unsigned bytes = 0;
+	Dwarf_Off real = 0;
+	Dwarf_Error err = NULL;
+	int res, rc = 0;
+
+	res = dwarf_get_ranges_b(dbg, off, die, &real, &buf, &count, &bytes, &err);
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return 0;
+	}
+	for (i = 0; i < count && rc == 0; i++) {
+		if (buf[i].dwr_type == DW_RANGES_END)
+			break;
+		if (buf[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
+			base = buf[i].dwr_addr2;
+		else
+			rc = push_range(r, n, cap, base + buf[i].dwr_addr1, base + buf[i].dwr_addr2);
+	}
+	dwarf_ranges_dealloc(dbg, buf, count);
+	return rc;
+}
+
+/* The DW_AT_ranges of die, in the order listed, into *r (n, cap). */
+static int die_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr cu_base, struct addr_range **r,
+		      size_t *n, size_t *cap)
+{
+	Dwarf_Attribute attr = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0, version = 0, offset_size = 0;
+	Dwarf_Unsigned value = 0;
+	Dwarf_Off off = 0;
+	int res, rc = 0;
+
+	res = dwarf_attr(die, DW_AT_ranges, &attr, &err);
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return 0;
+	}
+	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK ||
+	    dwarf_get_version_of_die(die, &version, &offset_size) != DW_DLV_OK)
+		goto out;
+	if (form == DW_FORM_rnglistx) {
+		/* An index into the CU's offset table (DW_AT_rnglists_base):
+		   libdwarf resolves it. */
+		res = dwarf_formudata(attr, &value, &err);
+	} else if (form == DW_FORM_sec_offset) {
+		res = dwarf_global_formref(attr, &off, &err);
+		value = off;
+	} else {
+		res = dwarf_formudata(attr, &value, &err); /* DWARF 2/3: data4/data8 */
+	}
+	if (res != DW_DLV_OK)
+		goto out;
+	if (form == DW_FORM_rnglistx || version >= 5)
+		rc = rnglists_ranges(dbg, attr, form, value, r, n, cap);
+	else
+		rc = debug_ranges(dbg, die, (Dwarf_Off)value, cu_base, r, n, cap);
+out:
+	if (err)
+		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	return rc;
+}
+
+/* DW_AT_entry_pc: an address, or (class constant) an offset from base. */
+static int attr_entry_pc(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr base, Dwarf_Addr *entry)
+{
+	Dwarf_Attribute attr = NULL;
+	Dwarf_Error err = NULL;
+	Dwarf_Half form = 0;
+	Dwarf_Unsigned off = 0;
+	int res = dwarf_attr(die, DW_AT_entry_pc, &attr, &err);
+
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		return -1;
+	}
+	res = dwarf_whatform(attr, &form, &err);
+	if (res == DW_DLV_OK) {
+		switch (form) {
+		case DW_FORM_addr:
+		case DW_FORM_addrx:
+		case DW_FORM_addrx1:
+		case DW_FORM_addrx2:
+		case DW_FORM_addrx3:
+		case DW_FORM_addrx4:
+		case DW_FORM_GNU_addr_index:
+			res = dwarf_formaddr(attr, entry, &err);
+			break;
+		default:
+			res = dwarf_formudata(attr, &off, &err);
+			*entry = base + off;
+			break;
+		}
+	}
+	if (res == DW_DLV_ERROR)
+		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	return res == DW_DLV_OK ? 0 : -1;
+}
+
+/*
+ * A DW_TAG_subprogram with code: DW_AT_low_pc/DW_AT_high_pc, or DW_AT_ranges
+ * (a function in several parts: gcc's hot/cold splitting, clang's basic
+ * block sections). Its entry is DW_AT_entry_pc when present; else low_pc;
+ * else, for ranges, the address of the ELF function symbol of its own name
+ * inside one of the ranges (clang lists the entry's range last); else the
+ * beginning of the first range listed (gcc lists the entry's range first).
+ * Subprograms without either (declarations, abstract instances of inline
+ * functions that have no out-of-line copy) have no code: no FN, as gcov.
+ */
+static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die,
+			Dwarf_Addr cu_base)
+{
+	Dwarf_Addr low = 0, high = 0, entry = 0, lowest;
 	Dwarf_Half form = 0;
 	enum Dwarf_Form_Class cls = DW_FORM_CLASS_UNKNOWN;
 	Dwarf_Error err = NULL;
 	struct hwt_function *f, *funcs;
+	struct fn_range *fr;
+	struct addr_range one, *r = &one;
+	size_t nr = 0, rcap = 0, i;
 	Dwarf_Die cur = die, next;
 	Dwarf_Unsigned decl_line = 0;
 	char *name = NULL, *plain = NULL;
-	int hops, value = 0;
+	int hops, value = 0, rc = 0, has_low = 0;
 
-	if (dwarf_lowpc(die, &low, &err) != DW_DLV_OK) {
+	if (dwarf_lowpc(die, &low, &err) == DW_DLV_OK) {
+		if (dwarf_highpc_b(die, &high, &form, &cls, &err) != DW_DLV_OK) {
+			if (err)
+				dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+			return 0;
+		}
+		if (cls == DW_FORM_CLASS_CONSTANT)
+			high += low;
+		if (high <= low || low == 0)
+			return 0; /* discarded by the linker (address 0) or empty */
+		one.begin = low;
+		one.end = high;
+		nr = 1;
+		has_low = 1;
+	} else {
 		if (err)
 			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return 0; /* no code of its own (or only DW_AT_ranges): no FN */
+		r = NULL;
+		rc = die_ranges(dbg, die, cu_base, &r, &nr, &rcap);
+		if (rc < 0 || nr == 0)
+			goto out; /* no code of its own: no FN */
 	}
-	if (dwarf_highpc_b(die, &high, &form, &cls, &err) != DW_DLV_OK) {
-		if (err)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return 0;
-	}
-	if (cls == DW_FORM_CLASS_CONSTANT)
-		high += low;
-	if (high <= low || low == 0)
-		return 0; /* discarded by the linker (address 0) or empty */
 	/* Name, decl_line and type may sit on the DIE this one refers to. */
 	for (hops = 0; cur && hops < 4; hops++) {
 		if (!name && attr_string(dbg, cur, DW_AT_linkage_name, &name) < 0)
@@ -488,24 +794,59 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	}
 	free(plain);
 	if (!name)
-		return 0;
-	funcs = hwt_grow(info->funcs, &info->funcs_cap, info->nfuncs + 1, sizeof(*funcs));
-	if (!funcs) {
-		free(name);
-		return -hle_nomem;
+		goto out;
+	/* The entry address. */
+	lowest = has_low ? low : r[0].begin;
+	for (i = 1; i < nr; i++)
+		if (r[i].begin < lowest)
+			lowest = r[i].begin;
+	if (attr_entry_pc(dbg, die, lowest, &entry) < 0) {
+		entry = has_low ? low : 0;
+		for (i = 0; i < nr && !entry; i++)
+			entry = symbol_in(info, name, r[i].begin, r[i].end);
+		if (!entry)
+			entry = r[0].begin;
 	}
-	info->funcs = funcs;
+	for (i = 0; i < nr; i++)
+		if (entry >= r[i].begin && entry < r[i].end)
+			break;
+	if (i == nr)
+		i = 0; /* DW_AT_entry_pc outside the function's code: ignored */
+	if (entry < r[i].begin || entry >= r[i].end)
+		entry = r[i].begin;
+	funcs = hwt_grow(info->funcs, &info->funcs_cap, info->nfuncs + 1, sizeof(*funcs));
+	fr = hwt_grow(info->ranges, &info->ranges_cap, info->nranges + nr, sizeof(*fr));
+	if (funcs)
+		info->funcs = funcs;
+	if (fr)
+		info->ranges = fr;
+	if (!funcs || !fr) {
+		rc = -hle_nomem;
+		goto out;
+	}
 	f = &funcs[info->nfuncs++];
 	f->name = name;
-	f->entry = low;
-	f->end = high;
+	name = NULL;
+	f->entry = entry;
+	f->end = r[i].end;
 	f->decl_line = decl_line <= UINT32_MAX ? (uint32_t)decl_line : 0;
 	f->returns_value = value;
-	return 0;
+	for (i = 0; i < nr; i++) {
+		fr[info->nranges].begin = r[i].begin;
+		fr[info->nranges].end = r[i].end;
+		fr[info->nranges].entry = entry;
+		info->nranges++;
+	}
+out:
+	free(name);
+	if (r != &one)
+		free(r);
+	return rc;
 }
 
 /* Walks a DIE tree for subprograms with code (depth-limited). */
-static int walk_dies(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die, int depth)
+static int walk_dies(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die,
+		     Dwarf_Addr cu_base, int depth)
 {
 	Dwarf_Error err = NULL;
 	Dwarf_Die child = NULL, sib;
@@ -515,7 +856,7 @@ static int walk_dies(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die,
 	if (depth > 64)
 		return 0;
 	if (dwarf_tag(die, &tag, &err) == DW_DLV_OK && tag == DW_TAG_subprogram) {
-		rc = add_function(info, dbg, die);
+		rc = add_function(info, dbg, die, cu_base);
 		if (rc < 0)
 			return rc;
 	} else if (err) {
@@ -528,7 +869,7 @@ static int walk_dies(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die,
 	if (res == DW_DLV_ERROR)
 		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
 	while (res == DW_DLV_OK && rc == 0) {
-		rc = walk_dies(info, dbg, child, depth + 1);
+		rc = walk_dies(info, dbg, child, cu_base, depth + 1);
 		err = NULL;
 		res = dwarf_siblingof_b(dbg, child, 1, &sib, &err);
 		if (res == DW_DLV_ERROR)
@@ -559,6 +900,33 @@ static int cmp_func(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+
+	if (x->begin != y->begin)
+		return x->begin < y->begin ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1; /* the longer one first */
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* The index of the function whose entry is entry (funcs sorted), or -1. */
+static int32_t function_at(const struct hwt_debuginfo *info, uint64_t entry)
+{
+	size_t lo = 0, hi = info->nfuncs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (info->funcs[mid].entry < entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < info->nfuncs && info->funcs[lo].entry == entry ? (int32_t)lo : -1;
+}
+
 /* Sorts, drops overlaps and duplicate functions, links spans to functions. */
 static void finish(struct hwt_debuginfo *info)
 {
@@ -587,14 +955,27 @@ static void finish(struct hwt_debuginfo *info)
 		info->funcs[j++] = info->funcs[i];
 	}
 	info->nfuncs = j;
-	/* Spans and functions are both sorted: one pass. */
+	/* Ranges sorted by address; where they overlap the first one wins. */
+	if (info->nranges)
+		qsort(info->ranges, info->nranges, sizeof(*info->ranges), cmp_range);
+	for (i = 0, j = 0; i < info->nranges; i++) {
+		if (j > 0 && info->ranges[i].begin < info->ranges[j - 1].end) {
+			if (info->ranges[i].end <= info->ranges[j - 1].end)
+				continue;
+			info->ranges[i].begin = info->ranges[j - 1].end;
+		}
+		info->ranges[j++] = info->ranges[i];
+	}
+	info->nranges = j;
+	/* Spans and ranges are both sorted: one pass. A span in any range of
+	   a function (the cold part too) belongs to it. */
 	for (i = 0, k = 0; i < info->nspans; i++) {
 		struct hwt_line_span *s = &info->spans[i];
 
-		while (k < info->nfuncs && info->funcs[k].end <= s->begin)
+		while (k < info->nranges && info->ranges[k].end <= s->begin)
 			k++;
-		if (k < info->nfuncs && info->funcs[k].entry <= s->begin)
-			s->function = (int32_t)k;
+		if (k < info->nranges && info->ranges[k].begin <= s->begin)
+			s->function = function_at(info, info->ranges[k].entry);
 	}
 }
 
@@ -634,8 +1015,20 @@ static int read_dwarf(struct hwt_debuginfo *info, int fd)
 		}
 		cus++;
 		rc = read_cu_lines(info, dbg, cu);
-		if (rc == 0)
-			rc = walk_dies(info, dbg, cu, 0);
+		if (rc == 0) {
+			/* The base address of the CU's range lists (0 when the
+			   CU has DW_AT_ranges of its own, as gcc and clang
+			   write it then). */
+			Dwarf_Addr cu_base = 0;
+
+			err = NULL;
+			if (dwarf_lowpc(cu, &cu_base, &err) != DW_DLV_OK) {
+				if (err)
+					dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+				cu_base = 0;
+			}
+			rc = walk_dies(info, dbg, cu, cu_base, 0);
+		}
 		dwarf_dealloc_die(cu);
 		if (rc < 0)
 			break;

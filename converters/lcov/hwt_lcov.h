@@ -63,8 +63,9 @@ struct hwt_line_span {
 
 struct hwt_function {
 	const char *name;      /* linkage name when there is one, else the name */
-	uint64_t entry;        /* ELF virtual address of the first instruction */
-	uint64_t end;          /* end of its first address range */
+	uint64_t entry;        /* ELF virtual address of its entry instruction */
+	uint64_t end;          /* end of the address range holding entry (a
+				  function may have others: DW_AT_ranges) */
 	uint32_t decl_line;    /* DW_AT_decl_line, 0 when unknown */
 	int returns_value;     /* DW_AT_type present: not a void function */
 };
