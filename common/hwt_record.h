@@ -143,7 +143,13 @@ struct hwt_record_signal {
 	uint64_t ip;         /* where the thread was interrupted */
 };
 
-/* UNTRACED: payload is two strings: executable path, reason. */
+/*
+ * UNTRACED: payload is two strings: executable path, reason. The preloaded
+ * selection library writes it as the only record of a process that runs
+ * natively; hwt.ko writes it when a traced thread execs something its owner
+ * may no longer trace (set-ID, new capabilities, secure exec): the last
+ * record of that thread and its children.
+ */
 struct hwt_record_untraced {
 	struct hwt_record_header hdr;
 	uint32_t ppid;
