@@ -319,7 +319,7 @@ int hwt_profile_blocks(const struct hwt_profile *profile, size_t image,
 
 /* ----- Edges ------------------------------------------------------------ */
 
-static int edge_cmp(const void *pa, const void *pb)
+int hwt_profile_edge_cmp(const void *pa, const void *pb)
 {
 	const struct hwt_profile_edge *a = pa, *b = pb;
 
@@ -368,7 +368,7 @@ int hwt_profile_add_edge(struct hwt_profile *profile, const struct hwt_profile_e
 		set->capacity = cap;
 	}
 	set->items[set->count++] = *edge;
-	if (set->count > 1 && edge_cmp(&set->items[set->count - 2], edge) > 0)
+	if (set->count > 1 && hwt_profile_edge_cmp(&set->items[set->count - 2], edge) > 0)
 		set->sorted = 0;
 	if (!set->table.mask || (set->count + 1) * 2 > set->table.mask + 1) {
 		if (edge_table_rebuild(set) < 0) {
@@ -385,7 +385,7 @@ int hwt_profile_sort_edges(struct hwt_edge_set *set)
 {
 	if (set->sorted)
 		return 0;
-	qsort(set->items, set->count, sizeof(*set->items), edge_cmp);
+	qsort(set->items, set->count, sizeof(*set->items), hwt_profile_edge_cmp);
 	set->sorted = 1;
 	return edge_table_rebuild(set);
 }

@@ -50,23 +50,6 @@ static int image_order_cmp(const void *pa, const void *pb)
 	return image_key_cmp(a->img, b->img);
 }
 
-static int local_edge_cmp(const void *pa, const void *pb)
-{
-	const struct hwt_profile_edge *a = pa, *b = pb;
-
-	if (a->from_image != b->from_image)
-		return a->from_image < b->from_image ? -1 : 1;
-	if (a->from != b->from)
-		return a->from < b->from ? -1 : 1;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	if (a->to_image != b->to_image)
-		return a->to_image < b->to_image ? -1 : 1;
-	if (a->to != b->to)
-		return a->to < b->to ? -1 : 1;
-	return 0;
-}
-
 static void write_escaped(FILE *file, const char *s)
 {
 	for (; *s; s++) {
@@ -149,7 +132,7 @@ int hwt_profile_write(const struct hwt_profile *profile, FILE *file)
 		edges[k].from_image = (uint32_t)local[edges[k].from_image];
 		edges[k].to_image = (uint32_t)local[edges[k].to_image];
 	}
-	qsort(edges, nedges, sizeof(*edges), local_edge_cmp);
+	qsort(edges, nedges, sizeof(*edges), hwt_profile_edge_cmp);
 	for (size_t k = 0; k < nedges; k++) {
 		const struct hwt_profile_edge *e = &edges[k];
 

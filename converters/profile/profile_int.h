@@ -52,4 +52,7 @@ static inline uint64_t hwt_hash_mix(uint64_t h)
 int hwt_profile_sort_blocks(struct hwt_block_set *set);
 int hwt_profile_sort_edges(struct hwt_edge_set *set);
 
+/* qsort order of edges: from image, from, kind, to image, to (the file order too). */
+int hwt_profile_edge_cmp(const void *a, const void *b);
+
 #endif /* HWT_PROFILE_INT_H */
