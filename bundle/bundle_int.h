@@ -91,6 +91,19 @@ int hwt_parse_u32(const char **p, uint32_t *value);
 int hwt_dir_list(const char *dir, char ***names, size_t *count);
 void hwt_dir_list_free(char **names, size_t count);
 
+/*
+ * One folder of the bundle, file by file: for each entry of DIR/sub whose
+ * name parse() accepts (returns 0; it keeps what it parsed in ctx) and that
+ * is a regular file, calls add(ctx, path, size), which takes path over.
+ * Other entries are reported as stray (expected names the pattern); a folder
+ * that cannot be listed is reported with what, e.g. "process images".
+ * Returns 0 or a negative error.
+ */
+int hwt_bundle_list_folder(struct hwt_bundle *bundle, const char *sub, const char *what,
+			   const char *expected, int (*parse)(const char *name, void *ctx),
+			   int (*add)(struct hwt_bundle *bundle, void *ctx, char *path, uint64_t size),
+			   void *ctx);
+
 /* header.c */
 int hwt_bundle_header_read(struct hwt_bundle *bundle);
 

@@ -288,3 +288,51 @@ void hwt_dir_list_free(char **names, size_t count)
 		free(names[i]);
 	free(names);
 }
+
+int hwt_bundle_list_folder(struct hwt_bundle *bundle, const char *sub, const char *what,
+			   const char *expected, int (*parse)(const char *name, void *ctx),
+			   int (*add)(struct hwt_bundle *bundle, void *ctx, char *path, uint64_t size),
+			   void *ctx)
+{
+	char *dir, **names;
+	size_t count, i;
+	int err;
+
+	dir = hwt_path_join(bundle->dir, sub);
+	if (!dir)
+		return -hbe_nomem;
+	err = hwt_dir_list(dir, &names, &count);
+	if (err == -hbe_io)
+		err = hwt_bundle_diag_add(bundle, hwt_diag_io, dir, -1, "cannot list %s: %s", what,
+					  strerror(errno));
+	if (err) {
+		free(dir);
+		return err;
+	}
+	for (i = 0; i < count && !err; i++) {
+		struct stat st;
+		char *path = hwt_path_join(dir, names[i]);
+
+		if (!path) {
+			err = -hbe_nomem;
+			break;
+		}
+		if (parse(names[i], ctx)) {
+			err = hwt_bundle_diag_add(bundle, hwt_diag_stray, path, -1,
+						  "stray file in %s/, ignored (expected %s)", sub,
+						  expected);
+			free(path);
+			continue;
+		}
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			err = hwt_bundle_diag_add(bundle, hwt_diag_stray, path, -1,
+						  "not a regular file, ignored");
+			free(path);
+			continue;
+		}
+		err = add(bundle, ctx, path, (uint64_t)st.st_size);
+	}
+	hwt_dir_list_free(names, count);
+	free(dir);
+	return err;
+}

@@ -7,14 +7,41 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Parses "<pid>.<gen>.sb"; 0 or -1. */
-static int parse_name(const char *name, uint32_t *pid, uint32_t *gen)
+/* What the name of an image's file says: "<pid>.<gen>.sb". */
+struct image_name {
+	uint32_t pid, gen;
+};
+
+static int parse_name(const char *name, void *ctx)
 {
+	struct image_name *n = ctx;
 	const char *p = name;
 
-	if (hwt_parse_u32(&p, pid) || *p++ != '.' || hwt_parse_u32(&p, gen))
+	if (hwt_parse_u32(&p, &n->pid) || *p++ != '.' || hwt_parse_u32(&p, &n->gen))
 		return -1;
 	return strcmp(p, ".sb") ? -1 : 0;
+}
+
+static int add_image(struct hwt_bundle *bundle, void *ctx, char *path, uint64_t size)
+{
+	const struct image_name *n = ctx;
+	struct hwt_bundle_image *image;
+	int err;
+
+	err = hwt_grow((void **)&bundle->images, &bundle->cap_images, bundle->nimages + 1,
+		       sizeof(*bundle->images));
+	if (err) {
+		free(path);
+		return err;
+	}
+	image = &bundle->images[bundle->nimages++];
+	memset(image, 0, sizeof(*image));
+	image->pid = n->pid;
+	image->generation = n->gen;
+	image->path = path;
+	image->size = size;
+	image->name = hwt_strdup_printf("%" PRIu32 ".%" PRIu32, n->pid, n->gen);
+	return image->name ? 0 : -hbe_nomem;
 }
 
 static int image_cmp(const void *a, const void *b)
@@ -30,64 +57,10 @@ static int image_cmp(const void *a, const void *b)
 
 int hwt_bundle_images_list(struct hwt_bundle *bundle)
 {
-	struct hwt_bundle_image *image;
-	char *dir, **names;
-	size_t count, i;
-	int err;
+	struct image_name name;
+	int err = hwt_bundle_list_folder(bundle, "sideband", "process images", "<pid>.<gen>.sb",
+					 parse_name, add_image, &name);
 
-	dir = hwt_path_join(bundle->dir, "sideband");
-	if (!dir)
-		return -hbe_nomem;
-	err = hwt_dir_list(dir, &names, &count);
-	if (err == -hbe_io)
-		err = hwt_bundle_diag_add(bundle, hwt_diag_io, dir, -1,
-					  "cannot list process images: %s", strerror(errno));
-	if (err) {
-		free(dir);
-		return err;
-	}
-
-	for (i = 0; i < count && !err; i++) {
-		uint32_t pid, gen;
-		struct stat st;
-		char *path;
-
-		path = hwt_path_join(dir, names[i]);
-		if (!path) {
-			err = -hbe_nomem;
-			break;
-		}
-		if (parse_name(names[i], &pid, &gen)) {
-			err = hwt_bundle_diag_add(bundle, hwt_diag_stray, path, -1,
-						  "stray file in sideband/, ignored "
-						  "(expected <pid>.<gen>.sb)");
-			free(path);
-			continue;
-		}
-		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
-			err = hwt_bundle_diag_add(bundle, hwt_diag_stray, path, -1,
-						  "not a regular file, ignored");
-			free(path);
-			continue;
-		}
-		err = hwt_grow((void **)&bundle->images, &bundle->cap_images,
-			       bundle->nimages + 1, sizeof(*bundle->images));
-		if (err) {
-			free(path);
-			break;
-		}
-		image = &bundle->images[bundle->nimages++];
-		memset(image, 0, sizeof(*image));
-		image->pid = pid;
-		image->generation = gen;
-		image->path = path;
-		image->size = (uint64_t)st.st_size;
-		image->name = hwt_strdup_printf("%" PRIu32 ".%" PRIu32, pid, gen);
-		if (!image->name)
-			err = -hbe_nomem;
-	}
-	hwt_dir_list_free(names, count);
-	free(dir);
 	if (bundle->nimages > 1)
 		qsort(bundle->images, bundle->nimages, sizeof(*bundle->images), image_cmp);
 	return err;

@@ -7,15 +7,45 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Parses "<pid>.<gen>-<tid>.pt"; 0 or -1. */
-static int parse_name(const char *name, uint32_t *pid, uint32_t *gen, uint32_t *tid)
+/* What the name of a stream's file says: "<pid>.<gen>-<tid>.pt". */
+struct stream_name {
+	uint32_t pid, gen, tid;
+};
+
+static int parse_name(const char *name, void *ctx)
 {
+	struct stream_name *n = ctx;
 	const char *p = name;
 
-	if (hwt_parse_u32(&p, pid) || *p++ != '.' || hwt_parse_u32(&p, gen) ||
-	    *p++ != '-' || hwt_parse_u32(&p, tid))
+	if (hwt_parse_u32(&p, &n->pid) || *p++ != '.' || hwt_parse_u32(&p, &n->gen) ||
+	    *p++ != '-' || hwt_parse_u32(&p, &n->tid))
 		return -1;
 	return strcmp(p, ".pt") ? -1 : 0;
+}
+
+static int add_stream(struct hwt_bundle *bundle, void *ctx, char *path, uint64_t size)
+{
+	const struct stream_name *n = ctx;
+	struct hwt_bundle_stream *stream;
+	int err;
+
+	err = hwt_grow((void **)&bundle->streams, &bundle->cap_streams, bundle->nstreams + 1,
+		       sizeof(*bundle->streams));
+	if (err) {
+		free(path);
+		return err;
+	}
+	stream = &bundle->streams[bundle->nstreams++];
+	memset(stream, 0, sizeof(*stream));
+	stream->pid = n->pid;
+	stream->generation = n->gen;
+	stream->tid = n->tid;
+	stream->path = path;
+	stream->size = size;
+	stream->image = -1;
+	stream->name = hwt_strdup_printf("%" PRIu32 ".%" PRIu32 "-%" PRIu32, n->pid, n->gen,
+					 n->tid);
+	return stream->name ? 0 : -hbe_nomem;
 }
 
 static int stream_cmp(const void *a, const void *b)
@@ -64,66 +94,10 @@ static int streams_link(struct hwt_bundle *bundle)
 
 int hwt_bundle_streams_list(struct hwt_bundle *bundle)
 {
-	struct hwt_bundle_stream *stream;
-	char *dir, **names;
-	size_t count, i;
-	int err;
+	struct stream_name name;
+	int err = hwt_bundle_list_folder(bundle, "streams", "thread streams",
+					 "<pid>.<gen>-<tid>.pt", parse_name, add_stream, &name);
 
-	dir = hwt_path_join(bundle->dir, "streams");
-	if (!dir)
-		return -hbe_nomem;
-	err = hwt_dir_list(dir, &names, &count);
-	if (err == -hbe_io)
-		err = hwt_bundle_diag_add(bundle, hwt_diag_io, dir, -1,
-					  "cannot list thread streams: %s", strerror(errno));
-	if (err) {
-		free(dir);
-		return err;
-	}
-
-	for (i = 0; i < count && !err; i++) {
-		uint32_t pid, gen, tid;
-		struct stat st;
-		char *path;
-
-		path = hwt_path_join(dir, names[i]);
-		if (!path) {
-			err = -hbe_nomem;
-			break;
-		}
-		if (parse_name(names[i], &pid, &gen, &tid)) {
-			err = hwt_bundle_diag_add(bundle, hwt_diag_stray, path, -1,
-						  "stray file in streams/, ignored "
-						  "(expected <pid>.<gen>-<tid>.pt)");
-			free(path);
-			continue;
-		}
-		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
-			err = hwt_bundle_diag_add(bundle, hwt_diag_stray, path, -1,
-						  "not a regular file, ignored");
-			free(path);
-			continue;
-		}
-		err = hwt_grow((void **)&bundle->streams, &bundle->cap_streams,
-			       bundle->nstreams + 1, sizeof(*bundle->streams));
-		if (err) {
-			free(path);
-			break;
-		}
-		stream = &bundle->streams[bundle->nstreams++];
-		memset(stream, 0, sizeof(*stream));
-		stream->pid = pid;
-		stream->generation = gen;
-		stream->tid = tid;
-		stream->path = path;
-		stream->size = (uint64_t)st.st_size;
-		stream->image = -1;
-		stream->name = hwt_strdup_printf("%" PRIu32 ".%" PRIu32 "-%" PRIu32, pid, gen, tid);
-		if (!stream->name)
-			err = -hbe_nomem;
-	}
-	hwt_dir_list_free(names, count);
-	free(dir);
 	if (err)
 		return err;
 	if (bundle->nstreams > 1)

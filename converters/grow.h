@@ -12,7 +12,7 @@
  * and updates *cap, or returns NULL when out of memory, leaving array and
  * *cap as they were (like realloc).
  */
-static inline void *hwt_grow(void *array, size_t *cap, size_t need, size_t size)
+static inline void *hwt_grow_array(void *array, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 16;
 	void *p;

@@ -134,7 +134,7 @@ uint32_t hwt_afdo_duplication_factor(uint32_t discriminator)
 
 static int grow(void **array, size_t *cap, size_t need, size_t size)
 {
-	void *p = hwt_grow(*array, cap, need, size);
+	void *p = hwt_grow_array(*array, cap, need, size);
 
 	if (!p)
 		return -hae_nomem;

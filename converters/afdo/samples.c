@@ -89,7 +89,7 @@ void hwt_afdo_samples_free(struct hwt_afdo_samples *samples)
 
 static int grow(void **array, size_t *cap, size_t need, size_t size)
 {
-	void *p = hwt_grow(*array, cap, need, size);
+	void *p = hwt_grow_array(*array, cap, need, size);
 
 	if (!p)
 		return -hae_nomem;

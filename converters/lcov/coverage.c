@@ -127,7 +127,7 @@ int hwt_coverage_warn(struct hwt_coverage *cov, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return -hle_nomem;
-	w = hwt_grow(cov->warnings, &cov->warnings_cap, cov->nwarnings + 1, sizeof(*w));
+	w = hwt_grow_array(cov->warnings, &cov->warnings_cap, cov->nwarnings + 1, sizeof(*w));
 	if (!w) {
 		free(msg);
 		return -hle_nomem;
@@ -220,7 +220,7 @@ static struct source *source_get(struct hwt_coverage *cov, const char *path)
 			return src;
 		h = (h + 1) & (cov->table_size - 1);
 	}
-	sources = hwt_grow(cov->sources, &cov->sources_cap, cov->nsources + 1, sizeof(*sources));
+	sources = hwt_grow_array(cov->sources, &cov->sources_cap, cov->nsources + 1, sizeof(*sources));
 	if (!sources)
 		return NULL;
 	cov->sources = sources;
@@ -266,7 +266,7 @@ static int source_function(struct source *src, const char *name, uint32_t line, 
 			return 0;
 		}
 	}
-	fns = hwt_grow(src->fns, &src->fns_cap, src->nfns + 1, sizeof(*fns));
+	fns = hwt_grow_array(src->fns, &src->fns_cap, src->nfns + 1, sizeof(*fns));
 	if (!fns)
 		return -hle_nomem;
 	src->fns = fns;
@@ -285,7 +285,7 @@ static int source_branch(struct source *src, uint32_t line, uint32_t block, uint
 	struct br_entry *brs;
 
 	/* Duplicates (the same line from several images) merge when written. */
-	brs = hwt_grow(src->brs, &src->brs_cap, src->nbrs + 1, sizeof(*brs));
+	brs = hwt_grow_array(src->brs, &src->brs_cap, src->nbrs + 1, sizeof(*brs));
 	if (!brs)
 		return -hle_nomem;
 	src->brs = brs;
@@ -564,7 +564,7 @@ static int collect_branch(uint64_t vaddr, const struct hwt_x86_insn *insn, void 
 
 	if (insn->branch != HWT_X86_COND)
 		return 0;
-	list = hwt_grow(bc->list, &bc->cap, bc->count + 1, sizeof(*list));
+	list = hwt_grow_array(bc->list, &bc->cap, bc->count + 1, sizeof(*list));
 	if (!list) {
 		bc->nomem = 1;
 		return 1;

@@ -234,7 +234,7 @@ static long file_index(struct hwt_debuginfo *info, const char *name)
 			return (long)i;
 		}
 	}
-	files = hwt_grow(info->files, &info->files_cap, info->nfiles + 1, sizeof(*files));
+	files = hwt_grow_array(info->files, &info->files_cap, info->nfiles + 1, sizeof(*files));
 	if (!files) {
 		free(norm);
 		return -1;
@@ -349,7 +349,7 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 			   statement row gives an empty span at that address, so
 			   that its line exists where a debugger would stop. */
 			struct hwt_line_span *sp;
-			struct hwt_line_span *spans = hwt_grow(info->spans, &info->spans_cap,
+			struct hwt_line_span *spans = hwt_grow_array(info->spans, &info->spans_cap,
 							   info->nspans + 1, sizeof(*spans));
 
 			if (!spans) {
@@ -498,7 +498,7 @@ static int read_symbols(struct hwt_debuginfo *info)
 				name = elf_strptr(info->elf, shdr.sh_link, sym.st_name);
 				if (!name || !*name)
 					continue;
-				syms = hwt_grow(info->syms, &cap, info->nsyms + 1, sizeof(*syms));
+				syms = hwt_grow_array(info->syms, &cap, info->nsyms + 1, sizeof(*syms));
 				if (!syms)
 					return -hle_nomem;
 				info->syms = syms;
@@ -553,7 +553,7 @@ static int push_range(struct addr_range **r, size_t *n, size_t *cap, uint64_t be
 
 	if (end <= begin || begin == 0)
 		return 0;
-	g = hwt_grow(*r, cap, *n + 1, sizeof(*g));
+	g = hwt_grow_array(*r, cap, *n + 1, sizeof(*g));
 	if (!g)
 		return -hle_nomem;
 	*r = g;
@@ -814,8 +814,8 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 		i = 0; /* DW_AT_entry_pc outside the function's code: ignored */
 	if (entry < r[i].begin || entry >= r[i].end)
 		entry = r[i].begin;
-	funcs = hwt_grow(info->funcs, &info->funcs_cap, info->nfuncs + 1, sizeof(*funcs));
-	fr = hwt_grow(info->ranges, &info->ranges_cap, info->nranges + nr, sizeof(*fr));
+	funcs = hwt_grow_array(info->funcs, &info->funcs_cap, info->nfuncs + 1, sizeof(*funcs));
+	fr = hwt_grow_array(info->ranges, &info->ranges_cap, info->nranges + nr, sizeof(*fr));
 	if (funcs)
 		info->funcs = funcs;
 	if (fr)
