@@ -23,6 +23,7 @@
 #include <libdwarf/libdwarf.h>
 
 #include "grow.h"
+#include "ranges.h"
 #include "hwt_afdo.h"
 
 struct node {
@@ -249,144 +250,11 @@ static void function_identity(Dwarf_Debug dbg, Dwarf_Die die, char **name, uint3
 	*decl_line = line <= UINT32_MAX ? (uint32_t)line : 0;
 }
 
-struct range_list {
-	struct range *r;
-	size_t n, cap;
-};
-
-static int range_add(struct range_list *list, uint64_t lo, uint64_t hi)
-{
-	if (hi <= lo || lo == 0)
-		return 0; /* empty, or discarded by the linker (address 0) */
-	if (grow((void **)&list->r, &list->cap, list->n + 1, sizeof(*list->r)) < 0)
-		return -hae_nomem;
-	list->r[list->n].lo = lo;
-	list->r[list->n].hi = hi;
-	list->n++;
-	return 0;
-}
-
-/* DWARF 5 DW_AT_ranges (.debug_rnglists). */
-static int rnglists(Dwarf_Debug dbg, Dwarf_Attribute attr, Dwarf_Half form,
-		    struct range_list *list)
-{
-	Dwarf_Error err = NULL;
-	Dwarf_Unsigned value = 0, count = 0, global = 0, i;
-	Dwarf_Rnglists_Head head = NULL;
-	int res, rc = 0;
-
-	if (form == DW_FORM_rnglistx)
-		res = dwarf_formudata(attr, &value, &err);
-	else
-		res = dwarf_global_formref(attr, &value, &err);
-	if (res != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		return 0;
-	}
-	if (dwarf_rnglists_get_rle_head(attr, form, value, &head, &count, &global, &err) !=
-	    DW_DLV_OK) {
-		drop_error(dbg, &err);
-		return 0;
-	}
-	for (i = 0; i < count && rc == 0; i++) {
-		unsigned len = 0, code = 0;
-		Dwarf_Unsigned raw1 = 0, raw2 = 0, lo = 0, hi = 0;
-		Dwarf_Bool unavailable = 0;
-
-		if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
-						      &unavailable, &lo, &hi, &err) != DW_DLV_OK) {
-			drop_error(dbg, &err);
-			break;
-		}
-		if (code == DW_RLE_end_of_list || code == DW_RLE_base_address ||
-		    code == DW_RLE_base_addressx || unavailable)
-			continue;
-		rc = range_add(list, lo, hi);
-	}
-	dwarf_dealloc_rnglists_head(head);
-	return rc;
-}
-
-/* DWARF 2-4 DW_AT_ranges (.debug_ranges), relative to the CU's base. */
-static int debug_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Attribute attr, uint64_t base,
-			struct range_list *list)
-{
-	Dwarf_Error err = NULL;
-	Dwarf_Off off = 0, real = 0;
-	Dwarf_Unsigned udata = 0, bytes = 0;
-	Dwarf_Ranges *ranges = NULL;
-	Dwarf_Signed count = 0, i;
-	int rc = 0;
-
-	if (dwarf_global_formref(attr, &off, &err) != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		if (dwarf_formudata(attr, &udata, &err) != DW_DLV_OK) {
-			drop_error(dbg, &err);
-			return 0;
-		}
-		off = udata;
-	}
-	if (dwarf_get_ranges_b(dbg, off, die, &real, &ranges, &count, &bytes, &err) != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		return 0;
-	}
-	for (i = 0; i < count && rc == 0; i++) {
-		if (ranges[i].dwr_type == DW_RANGES_END)
-			break;
-		if (ranges[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
-			base = ranges[i].dwr_addr2;
-		else
-			rc = range_add(list, base + ranges[i].dwr_addr1, base + ranges[i].dwr_addr2);
-	}
-	dwarf_ranges_dealloc(dbg, ranges, count);
-	return rc;
-}
-
-/* The code ranges of a DIE (none: list->n stays 0). */
-static int die_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half version, uint64_t cu_base,
-		      struct range_list *list)
-{
-	Dwarf_Addr low = 0, high = 0;
-	Dwarf_Half form = 0;
-	enum Dwarf_Form_Class cls = DW_FORM_CLASS_UNKNOWN;
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	int rc;
-
-	list->n = 0;
-	if (dwarf_lowpc(die, &low, &err) == DW_DLV_OK) {
-		if (dwarf_highpc_b(die, &high, &form, &cls, &err) != DW_DLV_OK) {
-			drop_error(dbg, &err);
-			return 0;
-		}
-		if (cls == DW_FORM_CLASS_CONSTANT)
-			high += low;
-		return range_add(list, low, high);
-	}
-	drop_error(dbg, &err);
-	if (dwarf_attr(die, DW_AT_ranges, &attr, &err) != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		return 0;
-	}
-	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-		return 0;
-	}
-	if (form == DW_FORM_rnglistx || version >= 5)
-		rc = rnglists(dbg, attr, form, list);
-	else
-		rc = debug_ranges(dbg, die, attr, cu_base, list);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	return rc;
-}
-
 struct walk {
 	struct hwt_afdo_debug *debug;
 	Dwarf_Debug dbg;
-	Dwarf_Half version;
 	uint64_t cu_base;
-	struct range_list list;
+	struct hwt_addr_ranges list;  /* scratch: the ranges of the DIE at hand */
 };
 
 static int add_node(struct walk *w, Dwarf_Die die, int32_t parent, uint32_t depth, int32_t *index)
@@ -395,12 +263,12 @@ static int add_node(struct walk *w, Dwarf_Die die, int32_t parent, uint32_t dept
 	struct node *n;
 	Dwarf_Unsigned value = 0;
 	size_t i;
-	int rc;
 
 	*index = -1;
-	rc = die_ranges(w->dbg, die, w->version, w->cu_base, &w->list);
-	if (rc < 0 || w->list.n == 0)
-		return rc;
+	if (hwt_dwarf_die_ranges(w->dbg, die, w->cu_base, &w->list, NULL) < 0)
+		return -hae_nomem;
+	if (w->list.n == 0)
+		return 0;
 	if (grow((void **)&d->nodes, &d->nodes_cap, d->nnodes + 1, sizeof(*d->nodes)) < 0)
 		return -hae_nomem;
 	n = &d->nodes[d->nnodes];
@@ -419,7 +287,7 @@ static int add_node(struct walk *w, Dwarf_Die die, int32_t parent, uint32_t dept
 		    value <= UINT32_MAX)
 			n->call_disc = (uint32_t)value;
 	}
-	n->entry = w->list.r[0].lo;
+	n->entry = w->list.r[0].begin;
 	for (i = 0; i < w->list.n; i++) {
 		struct range **arr = depth ? &d->iranges : &d->franges;
 		size_t *cnt = depth ? &d->niranges : &d->nfranges;
@@ -431,8 +299,8 @@ static int add_node(struct walk *w, Dwarf_Die die, int32_t parent, uint32_t dept
 			return -hae_nomem;
 		}
 		r = &(*arr)[(*cnt)++];
-		r->lo = w->list.r[i].lo;
-		r->hi = w->list.r[i].hi;
+		r->lo = w->list.r[i].begin;
+		r->hi = w->list.r[i].end;
 		r->node = (uint32_t)d->nnodes;
 		r->depth = depth;
 		r->top = n->top;
@@ -696,7 +564,6 @@ static int read_dwarf(struct hwt_afdo_debug *d, int fd)
 			drop_error(dbg, &err);
 			base = 0;
 		}
-		w.version = version;
 		w.cu_base = base;
 		rc = read_lines(d, dbg, cu);
 		if (rc == 0)

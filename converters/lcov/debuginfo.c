@@ -17,6 +17,7 @@
 #include <libdwarf/libdwarf.h>
 
 #include "grow.h"
+#include "ranges.h"
 #include "hwt_lcov.h"
 #include "lcov_int.h"
 
@@ -540,149 +541,6 @@ static uint64_t symbol_in(struct hwt_debuginfo *info, const char *name, uint64_t
 	return 0;
 }
 
-struct addr_range {
-	uint64_t begin, end;
-};
-
-/* Appends [begin, end) to *r (n of them, cap); empty or discarded ones are
-   left out (address 0: code the linker dropped). */
-static int push_range(struct addr_range **r, size_t *n, size_t *cap, uint64_t begin,
-		      uint64_t end)
-{
-	struct addr_range *g;
-
-	if (end <= begin || begin == 0)
-		return 0;
-	g = hwt_grow_array(*r, cap, *n + 1, sizeof(*g));
-	if (!g)
-		return -hle_nomem;
-	*r = g;
-	g[*n].begin = begin;
-	g[*n].end = end;
-	(*n)++;
-	return 0;
-}
-
-/* DWARF 5 .debug_rnglists: libdwarf cooks the entries (base address
-   entries, the CU's base address, .debug_addr indexes) into addresses. */
-static int rnglists_ranges(Dwarf_Debug dbg, Dwarf_Attribute attr, Dwarf_Half form,
-			   Dwarf_Unsigned value, struct addr_range **r, size_t *n, size_t *cap)
-{
-	Dwarf_Rnglists_Head head = NULL;
-	Dwarf_Unsigned count = 0, global_off = 0, i;
-	Dwarf_Error err = NULL;
-	int res, rc = 0;
-
-	res = dwarf_rnglists_get_rle_head(attr, form, value, &head, &count, &global_off, &err);
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return 0;
-	}
-	for (i = 0; i < count && rc == 0; i++) {
-		unsigned len = 0, code = 0;
-		Dwarf_Unsigned raw1 = 0, raw2 = 0, begin = 0, end = 0;
-		Dwarf_Bool unavailable = 0;
-
-		res = dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
-							&unavailable, &begin, &end, &err);
-		if (res != DW_DLV_OK) {
-			if (res == DW_DLV_ERROR)
-				dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-			break;
-		}
-		if (code == DW_RLE_end_of_list)
-			break;
-		switch (code) {
-		case DW_RLE_startx_endx:
-		case DW_RLE_startx_length:
-		case DW_RLE_offset_pair:
-		case DW_RLE_start_end:
-		case DW_RLE_start_length:
-			if (!unavailable)
-				rc = push_range(r, n, cap, begin, end);
-			break;
-		default: /* base address entries: already applied */
-			break;
-		}
-	}
-	dwarf_dealloc_rnglists_head(head);
-	return rc;
-}
-
-/* DWARF 2-4 .debug_ranges: offsets from the CU's base address (its
-   DW_AT_low_pc) until a base address selection entry changes it. */
-static int debug_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Off off, Dwarf_Addr base,
-			struct addr_range **r, size_t *n, size_t *cap)
-{
-	Dwarf_Ranges *buf = NULL;
-	Dwarf_Signed count = 0, i;
-	Dwarf_Unsigned bytes = 0;
-	Dwarf_Off real = 0;
-	Dwarf_Error err = NULL;
-	int res, rc = 0;
-
-	res = dwarf_get_ranges_b(dbg, off, die, &real, &buf, &count, &bytes, &err);
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return 0;
-	}
-	for (i = 0; i < count && rc == 0; i++) {
-		if (buf[i].dwr_type == DW_RANGES_END)
-			break;
-		if (buf[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
-			base = buf[i].dwr_addr2;
-		else
-			rc = push_range(r, n, cap, base + buf[i].dwr_addr1, base + buf[i].dwr_addr2);
-	}
-	dwarf_ranges_dealloc(dbg, buf, count);
-	return rc;
-}
-
-/* The DW_AT_ranges of die, in the order listed, into *r (n, cap). */
-static int die_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr cu_base, struct addr_range **r,
-		      size_t *n, size_t *cap)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Half form = 0, version = 0, offset_size = 0;
-	Dwarf_Unsigned value = 0;
-	Dwarf_Off off = 0;
-	int res, rc = 0;
-
-	res = dwarf_attr(die, DW_AT_ranges, &attr, &err);
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return 0;
-	}
-	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK ||
-	    dwarf_get_version_of_die(die, &version, &offset_size) != DW_DLV_OK)
-		goto out;
-	if (form == DW_FORM_rnglistx) {
-		/* An index into the CU's offset table (DW_AT_rnglists_base):
-		   libdwarf resolves it. */
-		res = dwarf_formudata(attr, &value, &err);
-	} else if (form == DW_FORM_sec_offset) {
-		res = dwarf_global_formref(attr, &off, &err);
-		value = off;
-	} else {
-		res = dwarf_formudata(attr, &value, &err); /* DWARF 2/3: data4/data8 */
-	}
-	if (res != DW_DLV_OK)
-		goto out;
-	if (form == DW_FORM_rnglistx || version >= 5)
-		rc = rnglists_ranges(dbg, attr, form, value, r, n, cap);
-	else
-		rc = debug_ranges(dbg, die, (Dwarf_Off)value, cu_base, r, n, cap);
-out:
-	if (err)
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	return rc;
-}
-
 /* DW_AT_entry_pc: an address, or (class constant) an offset from base. */
 static int attr_entry_pc(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr base, Dwarf_Addr *entry)
 {
@@ -734,41 +592,25 @@ static int attr_entry_pc(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr base, Dwarf_
 static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die,
 			Dwarf_Addr cu_base)
 {
-	Dwarf_Addr low = 0, high = 0, entry = 0, lowest;
-	Dwarf_Half form = 0;
-	enum Dwarf_Form_Class cls = DW_FORM_CLASS_UNKNOWN;
-	Dwarf_Error err = NULL;
+	Dwarf_Addr entry = 0, lowest;
 	struct hwt_function *f, *funcs;
 	struct fn_range *fr;
-	struct addr_range one, *r = &one;
-	size_t nr = 0, rcap = 0, i;
+	struct hwt_addr_ranges list = { 0 };
+	struct hwt_addr_range *r;
+	size_t nr, i;
 	Dwarf_Die cur = die, next;
 	Dwarf_Unsigned decl_line = 0;
 	char *name = NULL, *plain = NULL;
-	int hops, value = 0, rc = 0, has_low = 0;
+	int hops, value = 0, rc = 0, from_low_pc;
 
-	if (dwarf_lowpc(die, &low, &err) == DW_DLV_OK) {
-		if (dwarf_highpc_b(die, &high, &form, &cls, &err) != DW_DLV_OK) {
-			if (err)
-				dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-			return 0;
-		}
-		if (cls == DW_FORM_CLASS_CONSTANT)
-			high += low;
-		if (high <= low || low == 0)
-			return 0; /* discarded by the linker (address 0) or empty */
-		one.begin = low;
-		one.end = high;
-		nr = 1;
-		has_low = 1;
-	} else {
-		if (err)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		r = NULL;
-		rc = die_ranges(dbg, die, cu_base, &r, &nr, &rcap);
-		if (rc < 0 || nr == 0)
-			goto out; /* no code of its own: no FN */
+	if (hwt_dwarf_die_ranges(dbg, die, cu_base, &list, &from_low_pc) < 0) {
+		rc = -hle_nomem;
+		goto out;
 	}
+	r = list.r;
+	nr = list.n;
+	if (nr == 0)
+		goto out; /* no code of its own (or discarded by the linker): no FN */
 	/* Name, decl_line and type may sit on the DIE this one refers to. */
 	for (hops = 0; cur && hops < 4; hops++) {
 		if (!name && attr_string(dbg, cur, DW_AT_linkage_name, &name) < 0)
@@ -796,12 +638,12 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	if (!name)
 		goto out;
 	/* The entry address. */
-	lowest = has_low ? low : r[0].begin;
+	lowest = r[0].begin;
 	for (i = 1; i < nr; i++)
 		if (r[i].begin < lowest)
 			lowest = r[i].begin;
 	if (attr_entry_pc(dbg, die, lowest, &entry) < 0) {
-		entry = has_low ? low : 0;
+		entry = from_low_pc ? r[0].begin : 0;
 		for (i = 0; i < nr && !entry; i++)
 			entry = symbol_in(info, name, r[i].begin, r[i].end);
 		if (!entry)
@@ -839,8 +681,7 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	}
 out:
 	free(name);
-	if (r != &one)
-		free(r);
+	free(list.r);
 	return rc;
 }
 
