@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "decode_int.h"
 
 void hwt_files_free(struct hwt_decoder *d)
@@ -87,14 +88,13 @@ static struct hwt_file *file_get(struct hwt_decoder *d, const struct hwt_record_
 			goto found;
 		}
 	}
-	if (d->file_count == d->file_capacity) {
-		size_t cap = d->file_capacity ? d->file_capacity * 2 : 16;
-		void *p = realloc(d->files, cap * sizeof(*d->files));
+	{
+		void *p = hwt_grow_array(d->files, &d->file_capacity, d->file_count + 1,
+					 sizeof(*d->files));
 
 		if (!p)
 			return NULL;
 		d->files = p;
-		d->file_capacity = cap;
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -151,14 +151,13 @@ struct map_list {
 
 static int list_insert(struct map_list *l, size_t at, const struct hwt_mapping *m)
 {
-	if (l->count == l->capacity) {
-		size_t cap = l->capacity ? l->capacity * 2 : 16;
-		void *p = realloc(l->maps, cap * sizeof(*l->maps));
+	{
+		void *p = hwt_grow_array(l->maps, &l->capacity, l->count + 1,
+					 sizeof(*l->maps));
 
 		if (!p)
 			return -1;
 		l->maps = p;
-		l->capacity = cap;
 	}
 	memmove(&l->maps[at + 1], &l->maps[at], (l->count - at) * sizeof(*l->maps));
 	l->maps[at] = *m;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "profile_int.h"
 
 const char *hwt_profile_errstr(int code)
@@ -95,14 +96,13 @@ int hwt_profile_image_add(struct hwt_profile *profile, const char *path,
 	}
 	if (profile->image_count >= (size_t)INT32_MAX)
 		return -hpe_nomem;
-	if (profile->image_count == profile->image_capacity) {
-		size_t cap = profile->image_capacity ? profile->image_capacity * 2 : 16;
-		void *p = realloc(profile->images, cap * sizeof(*profile->images));
+	{
+		void *p = hwt_grow_array(profile->images, &profile->image_capacity, profile->image_count + 1,
+					 sizeof(*profile->images));
 
 		if (!p)
 			return -hpe_nomem;
 		profile->images = p;
-		profile->image_capacity = cap;
 	}
 	img = calloc(1, sizeof(*img));
 	if (!img)
@@ -252,14 +252,13 @@ int hwt_profile_add_block(struct hwt_profile *profile, size_t image, uint64_t be
 	}
 	if (set->count >= UINT32_MAX - 1)
 		return -hpe_nomem;
-	if (set->count == set->capacity) {
-		size_t cap = set->capacity ? set->capacity * 2 : 64;
-		void *p = realloc(set->items, cap * sizeof(*set->items));
+	{
+		void *p = hwt_grow_array(set->items, &set->capacity, set->count + 1,
+					 sizeof(*set->items));
 
 		if (!p)
 			return -hpe_nomem;
 		set->items = p;
-		set->capacity = cap;
 	}
 	set->items[set->count] = (struct hwt_profile_block){ begin, end, insns, count };
 	set->count++;
@@ -358,14 +357,13 @@ int hwt_profile_add_edge(struct hwt_profile *profile, const struct hwt_profile_e
 	}
 	if (set->count >= UINT32_MAX - 1)
 		return -hpe_nomem;
-	if (set->count == set->capacity) {
-		size_t cap = set->capacity ? set->capacity * 2 : 64;
-		void *p = realloc(set->items, cap * sizeof(*set->items));
+	{
+		void *p = hwt_grow_array(set->items, &set->capacity, set->count + 1,
+					 sizeof(*set->items));
 
 		if (!p)
 			return -hpe_nomem;
 		set->items = p;
-		set->capacity = cap;
 	}
 	set->items[set->count++] = *edge;
 	if (set->count > 1 && hwt_profile_edge_cmp(&set->items[set->count - 2], edge) > 0)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "elf_file.h"
 #include "profile_int.h"
 #include "x86_insn.h"
@@ -50,14 +51,13 @@ static struct hwt_profile_insn *map_get(struct insn_map *m, uint64_t offset, int
 	}
 	if (!create || m->count >= UINT32_MAX - 1)
 		return NULL;
-	if (m->count == m->capacity) {
-		size_t cap = m->capacity ? m->capacity * 2 : 1024;
-		void *p = realloc(m->items, cap * sizeof(*m->items));
+	{
+		void *p = hwt_grow_array(m->items, &m->capacity, m->count + 1,
+					 sizeof(*m->items));
 
 		if (!p)
 			return NULL;
 		m->items = p;
-		m->capacity = cap;
 	}
 	if ((m->count + 1) * 2 > (m->mask ? m->mask + 1 : 0) && map_grow(m) < 0)
 		return NULL;
