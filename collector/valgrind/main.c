@@ -30,6 +30,7 @@ static Bool process_option(const HChar *arg)
 	else if VG_BINT_CLO(arg, "--hwt-psb-period", hwt_vg_opts.psb_period, 256, 1 << 20) {}
 	else if VG_BINT_CLO(arg, "--hwt-buffer-size", hwt_vg_opts.buffer_size, 4096, 1 << 26) {}
 	else if VG_BOOL_CLO(arg, "--hwt-unfollowed", hwt_vg_opts.unfollowed) {}
+	else if VG_BOOL_CLO(arg, "--hwt-debuginfo", hwt_vg_opts.debuginfo) {}
 	else if VG_STR_CLO(arg, "--hwt-filter", filter) {
 		if (hwt_vg_opts.nfilters == sizeof(hwt_vg_opts.filters) / sizeof(hwt_vg_opts.filters[0]))
 			VG_(fmsg_bad_option)(arg, "at most 16 filters\n");

@@ -23,6 +23,7 @@ struct hwt_vg_options {
 	Long buffer_size;        /* per-thread packet buffer */
 	const HChar *filters[16]; /* --hwt-filter=IMAGE[:FUNCTION] */
 	UInt nfilters;
+	Bool debuginfo;          /* --hwt-debuginfo: let Valgrind read debug info */
 	Bool unfollowed;         /* --hwt-unfollowed: a static program, whose execs the
 	                            preloaded library cannot see (docs/select.md) */
 };
