@@ -50,7 +50,9 @@ static void print_usage(void)
 		"    --hwt-buffer-size=BYTES   per-thread packet buffer [65536]\n"
 		"    --hwt-filter=IMAGE[:FUNCTION]  only trace that image or function (repeatable)\n"
 		"    --hwt-unfollowed=no|yes   the program's execs are not followed: record them\n"
-		"                              as untraced (set for static programs) [no]\n");
+		"                              as untraced (set for static programs) [no]\n"
+		"    --hwt-debuginfo=no|yes    let Valgrind read debug info, for its own\n"
+		"                              diagnostics (slows start-up) [no]\n");
 }
 
 static void print_debug_usage(void)
