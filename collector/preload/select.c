@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hwt_select_rule.h"
 #include "select.h"
 
 void hwt_select_config_from_env(struct hwt_select_config *cfg)
@@ -42,25 +42,7 @@ void hwt_select_config_from_env(struct hwt_select_config *cfg)
 
 int hwt_select_match(const char *globs, const char *path)
 {
-	const char *base = strrchr(path, '/');
-	char glob[PATH_MAX];
-
-	base = base ? base + 1 : path;
-	while (globs && *globs) {
-		size_t n = strcspn(globs, "\n");
-
-		if (n > 0 && n < sizeof(glob)) {
-			memcpy(glob, globs, n);
-			glob[n] = '\0';
-			if (fnmatch(glob, path, 0) == 0 ||
-			    (!memchr(glob, '/', n) && fnmatch(glob, base, 0) == 0))
-				return 1;
-		}
-		globs += n;
-		if (*globs == '\n')
-			globs++;
-	}
-	return 0;
+	return globs && hwt_rule_globs(globs, strlen(globs), path);
 }
 
 static int is_file(const char *path)
@@ -77,15 +59,10 @@ static int under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
+/* The rule's system directories, and the trace unit's own installation. */
 static int is_system_path(const char *real)
 {
-	static const char *const dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
-					    "/lib64", "/libx32", "/etc", "/opt/valgrind" };
-
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (under(real, dirs[i]))
-			return 1;
-	return 0;
+	return hwt_rule_system_dir(real) || under(real, "/opt/valgrind");
 }
 
 /* A GNU build-id note among the program headers: is its debug file installed? */
