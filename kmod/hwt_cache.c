@@ -6,12 +6,14 @@
 #include "hwt_backend.h"
 #include "hwt_cache.h"
 #include "hwt_context.h"
+#include "hwt_select.h"
 #include "hwt_thread.h"
 
 struct kmem_cache *hwt_context_cache;
 struct kmem_cache *hwt_thread_cache;
 struct kmem_cache *hwt_buffer_cache;
 struct kmem_cache *hwt_cpus_cache;
+struct kmem_cache *hwt_select_cache;
 
 /*
  * SLUB merges a new cache into an existing one of the same size and flags,
@@ -36,7 +38,14 @@ int hwt_cache_init(void)
 	hwt_buffer_cache = hwt_cache_create("hwt_buffer", sizeof(struct hwt_buffer));
 	hwt_cpus_cache = hwt_cache_create("hwt_cpus", nr_cpu_ids * sizeof(struct hwt_buffer *) +
 					  cpumask_size());
-	if (!hwt_context_cache || !hwt_thread_cache || !hwt_buffer_cache || !hwt_cpus_cache) {
+	/* The glob lists are copied from user memory: hardened usercopy needs them whitelisted. */
+	hwt_select_cache = kmem_cache_create_usercopy("hwt_select", sizeof(struct hwt_select), 0,
+						      SLAB_HWCACHE_ALIGN,
+						      offsetof(struct hwt_select, globs),
+						      sizeof_field(struct hwt_select, globs),
+						      hwt_cache_ctor);
+	if (!hwt_context_cache || !hwt_thread_cache || !hwt_buffer_cache || !hwt_cpus_cache ||
+	    !hwt_select_cache) {
 		hwt_cache_exit();
 		return -ENOMEM;
 	}
@@ -46,9 +55,11 @@ int hwt_cache_init(void)
 void hwt_cache_exit(void)
 {
 	/* kmem_cache_destroy() accepts NULL, and warns about objects left. */
+	kmem_cache_destroy(hwt_select_cache);
 	kmem_cache_destroy(hwt_cpus_cache);
 	kmem_cache_destroy(hwt_buffer_cache);
 	kmem_cache_destroy(hwt_thread_cache);
 	kmem_cache_destroy(hwt_context_cache);
-	hwt_cpus_cache = hwt_buffer_cache = hwt_thread_cache = hwt_context_cache = NULL;
+	hwt_select_cache = hwt_cpus_cache = hwt_buffer_cache = NULL;
+	hwt_thread_cache = hwt_context_cache = NULL;
 }

@@ -8,6 +8,8 @@
  *                memory itself is vmalloc_user(), shown in /proc/vmallocinfo)
  *   hwt_cpus     CPU mode: the CPU set and the per-CPU buffer table, sized
  *                by nr_cpu_ids when the module loads
+ *   hwt_select   struct hwt_select, a context's selection glob lists
+ *                (HWT_CFG_SELECT)
  */
 #ifndef HWT_CACHE_H
 #define HWT_CACHE_H
@@ -22,6 +24,7 @@ extern struct kmem_cache *hwt_context_cache;
 extern struct kmem_cache *hwt_thread_cache;
 extern struct kmem_cache *hwt_buffer_cache;
 extern struct kmem_cache *hwt_cpus_cache;
+extern struct kmem_cache *hwt_select_cache;
 
 int hwt_cache_init(void);
 /* After the last object is freed (module exit, hwt_wq drained). */

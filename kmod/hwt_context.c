@@ -117,6 +117,7 @@ static void hwt_context_free_work(struct work_struct *work)
 	}
 	hwt_recq_fini(&ctx->recq);
 	put_pid(ctx->target);
+	hwt_select_free(rcu_dereference_protected(ctx->select, 1));
 	if (ctx->owner_cred)
 		put_cred(ctx->owner_cred);
 

@@ -21,6 +21,7 @@
 #include <linux/workqueue.h>
 
 #include "hwt_backend.h"
+#include "hwt_select.h"
 #include "hwt_recq.h"
 
 /* Global: context list, idents, backends and their busy maps, hook registration. */
@@ -55,6 +56,8 @@ struct hwt_context {
 	struct list_head	threads;	/* ctx lock: every hwt_thread ever traced */
 	u32			cfg_flags;	/* ctx lock to write; hooks READ_ONCE: HWT_CFG_* */
 	u32			pause_timeout_ms; /* ctx lock to write; READ_ONCE */
+	struct hwt_select __rcu	*select;	/* ctx->mtx + ctx lock to write, RCU to read:
+						   glob lists of HWT_CFG_SELECT, or NULL */
 
 	/* CPU mode: one hwt_cpus object (hwt_cache.h) holds both; NULL in THREAD mode. */
 	struct cpumask		*cpus;		/* const: CPU mode set */

@@ -23,6 +23,7 @@
 #include "hwt_hook.h"
 #include "hwt_perm.h"
 #include "hwt_record.h"
+#include "hwt_select.h"
 #include "hwt_thread.h"
 
 /*
@@ -86,7 +87,7 @@ static int hwt_hook_dests(struct task_struct *task, struct hwt_dest *d)
 
 	n = hwt_thread_find(task, thrs, HWT_HOOK_MAX_CTX);
 	for (i = 0; i < n; i++) {
-		if (READ_ONCE(thrs[i]->ctx->state) != HWT_CTX_RUNNING)
+		if (READ_ONCE(thrs[i]->ctx->state) != HWT_CTX_RUNNING || hwt_thread_quiet(thrs[i]))
 			continue;
 		d[m].ctx = thrs[i]->ctx;
 		d[m].thr = thrs[i];
@@ -416,6 +417,42 @@ static void hwt_hook_exec_untrace(struct task_struct *p, struct linux_binprm *bp
 }
 
 /*
+ * exec, for contexts that select (HWT_CFG_SELECT) and for threads a
+ * selection left untraced: the new image is judged by the thread's task
+ * work (hwt_hook_select_work) before it runs, since the judgement reads
+ * the file and looks debug files up, which sleeps, and this hook runs
+ * atomic. Until then the thread is SELECTING: unit off, no record, and the
+ * work holds a reference on the exec'd file. RCU held.
+ */
+static void hwt_hook_exec_select(struct task_struct *p, struct linux_binprm *bprm)
+{
+	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
+	int cpu = smp_processor_id();
+	struct file *old;
+	int i, n;
+
+	n = hwt_thread_find(p, thrs, HWT_HOOK_MAX_CTX);
+	for (i = 0; i < n; i++) {
+		struct hwt_thread *thr = thrs[i];
+		struct hwt_context *ctx = thr->ctx;
+
+		if (test_bit(HWT_THR_UNTRACED, &thr->flags) ||
+		    READ_ONCE(ctx->state) == HWT_CTX_DEAD ||
+		    (!(READ_ONCE(ctx->cfg_flags) & HWT_CFG_SELECT) &&
+		     !test_bit(HWT_THR_UNSELECTED, &thr->flags)))
+			continue;
+		WRITE_ONCE(thr->tid, task_pid_nr(p));
+		set_bit(HWT_THR_SELECTING, &thr->flags);
+		if (test_and_clear_bit(HWT_THR_ENABLED, &thr->flags))
+			ctx->backend->ops->thread_disable(thr, cpu);
+		old = xchg(&thr->sel_file, get_file(bprm->file));
+		if (old)
+			fput(old);
+		hwt_thread_queue_work(thr, HWT_WORK_SELECT);
+	}
+}
+
+/*
  * exec: generic for every binary format. The new image's mappings were
  * made during the exec (before this tracepoint, which is why the mmap hook
  * ignores tasks in execve); they are recorded here, after EXEC, from the
@@ -437,6 +474,7 @@ static void hwt_hook_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 	rcu_read_lock();
 	s = hwt_scratch_get();
 	hwt_hook_exec_untrace(p, bprm, s);
+	hwt_hook_exec_select(p, bprm);
 	n = hwt_hook_dests(p, d);
 	if (!n)
 		goto out_put;
@@ -467,8 +505,12 @@ out:
 	rcu_read_unlock();
 }
 
-/* Makes @ctx trace @child; returns its thread or NULL. Atomic. */
-static struct hwt_thread *hwt_hook_follow(struct hwt_context *ctx, struct task_struct *child)
+/*
+ * Makes @ctx trace @child; returns its thread or NULL. Atomic. The child
+ * of a thread not traced now starts UNSELECTED, without a buffer.
+ */
+static struct hwt_thread *hwt_hook_follow(struct hwt_context *ctx, struct task_struct *child,
+					  bool quiet)
 {
 	struct hwt_thread *cthr, *old;
 
@@ -482,6 +524,8 @@ static struct hwt_thread *hwt_hook_follow(struct hwt_context *ctx, struct task_s
 		HWT_CTX_UNLOCK(ctx);
 		return NULL;
 	}
+	if (quiet)
+		set_bit(HWT_THR_UNSELECTED, &cthr->flags);
 	spin_lock(&hwt_thread_lock);
 	old = hwt_thread_lookup(ctx, child);	/* attached while being created */
 	if (!old)
@@ -512,15 +556,16 @@ static void hwt_hook_on_fork(void *data, struct task_struct *parent, struct task
 	n = hwt_thread_find(parent, thrs, HWT_HOOK_MAX_CTX);
 	for (i = 0; i < n; i++) {
 		struct hwt_thread *cthr = NULL;
+		bool quiet = hwt_thread_quiet(thrs[i]);
 
 		ctx = thrs[i]->ctx;
 		if (thread || (ctx->flags & HWT_ALLOC_CHILDREN)) {
-			cthr = hwt_hook_follow(ctx, child);
+			cthr = hwt_hook_follow(ctx, child, quiet);
 			if (!cthr)
 				hwt_hook_lost(&(struct hwt_dest){ ctx, thrs[i], false }, 1,
 					      HWT_LOST_TRACE_WRITE, parent);
 		}
-		if (READ_ONCE(ctx->state) != HWT_CTX_RUNNING)
+		if (READ_ONCE(ctx->state) != HWT_CTX_RUNNING || quiet)
 			continue;
 		d[m].ctx = ctx;
 		d[m].thr = thrs[i];
@@ -660,7 +705,7 @@ static void hwt_hook_on_switch(void *data, bool preempt, struct task_struct *pre
 		struct hwt_thread *thr = thrs[i];
 
 		if (READ_ONCE(thr->ctx->state) != HWT_CTX_RUNNING ||
-		    !test_bit(HWT_THR_READY, &thr->flags))
+		    !test_bit(HWT_THR_READY, &thr->flags) || hwt_thread_quiet(thr))
 			continue;
 		smp_mb__after_atomic();
 		set_bit(HWT_THR_ENABLED, &thr->flags);
@@ -759,6 +804,70 @@ out:
 	return 0;
 }
 
+/*
+ * The SELECT task work of @thr (hwt_pause.c), on the thread's way back to
+ * user mode after an exec, before the new image's first instruction; no
+ * lock held, may sleep. Judges the exec'd file. Selected: the buffer is
+ * made if missing, the context gets EXEC (paused on request) and the MMAPs
+ * of the image, and the thread is traced again; true is returned (the
+ * caller turns the unit on). Not selected: UNSELECTED, one UNTRACED record
+ * (path, reason), no pause.
+ */
+bool hwt_hook_select_work(struct hwt_thread *thr)
+{
+	struct hwt_context *ctx = thr->ctx;
+	struct file *f = xchg(&thr->sel_file, NULL);
+	struct hwt_dest d = { ctx, thr, false };
+	struct task_struct *p = current;
+	struct hwt_record_header *rec;
+	struct mm_struct *mm = p->mm;
+	enum hwt_rule_verdict v;
+	const char *path, *why;
+	bool traced = false;
+	char *args;
+	void *s;
+
+	if (!f)
+		return false;
+	s = kmalloc(HWT_SCRATCH_SIZE, GFP_KERNEL);
+	if (!s) {
+		set_bit(HWT_THR_UNSELECTED, &thr->flags);
+		hwt_hook_lost(&d, 1, HWT_LOST_IMAGE, p);
+		goto out;
+	}
+	v = hwt_select_judge(ctx, f, (char *)s + HWT_SCRATCH_PATH, &path, &why);
+	if (v == HWT_RULE_TRACE && hwt_thread_buffer_ensure(thr)) {
+		v = HWT_RULE_NATIVE;
+		why = "no memory for the trace buffer";
+	}
+	if (v != HWT_RULE_TRACE) {
+		set_bit(HWT_THR_UNSELECTED, &thr->flags);
+		rec = hwt_hook_build_untraced(s, p, path, why ? why : "not selected");
+		hwt_context_record(ctx, rec);
+		goto out_free;
+	}
+	clear_bit(HWT_THR_UNSELECTED, &thr->flags);
+	traced = true;
+	if (READ_ONCE(ctx->state) != HWT_CTX_RUNNING)
+		goto out_free;	/* nothing is recorded, and no pause */
+	args = hwt_hook_process_begin(s, path);
+	rec = hwt_hook_process_end(s, HWT_RECORD_EXEC, p, args, hwt_hook_current_args(args));
+	hwt_hook_deliver(&d, 1, rec, HWT_CFG_PAUSE_EXEC, false);
+	if (mm && mmap_read_lock_killable(mm) == 0) {
+		hwt_hook_image(&d, 1, p, mm, s);
+		mmap_read_unlock(mm);
+	} else {
+		hwt_hook_lost(&d, 1, HWT_LOST_IMAGE, p);
+	}
+out_free:
+	kfree(s);
+out:
+	smp_mb__before_atomic();
+	clear_bit(HWT_THR_SELECTING, &thr->flags);
+	fput(f);
+	return traced;
+}
+
 #define HWT_SNAP_BATCH	32
 
 void hwt_hook_snapshot(struct hwt_context *ctx)
@@ -777,6 +886,17 @@ void hwt_hook_snapshot(struct hwt_context *ctx)
 	task = get_pid_task(ctx->target, PIDTYPE_TGID);
 	if (!task)
 		return;
+	/* A selection left it untraced after an exec since ALLOC: no snapshot. */
+	rcu_read_lock();
+	{
+		struct hwt_thread *thr = hwt_thread_lookup(ctx, task);
+
+		if (thr && hwt_thread_quiet(thr)) {
+			rcu_read_unlock();
+			goto out_task;
+		}
+	}
+	rcu_read_unlock();
 	mm = get_task_mm(task);
 	if (!mm)
 		goto out_task;

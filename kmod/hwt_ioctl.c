@@ -24,6 +24,7 @@
 #include "hwt_dev.h"
 #include "hwt_pause.h"
 #include "hwt_perm.h"
+#include "hwt_select.h"
 #include "hwt_stats.h"
 #include "hwt_thread.h"
 
@@ -198,6 +199,7 @@ static int hwt_ctx_mmap(struct file *file, struct vm_area_struct *vma)
 
 static long hwt_ctx_set_config(struct hwt_context *ctx, void __user *uarg)
 {
+	struct hwt_select *sel, *old = NULL;
 	struct hwt_config c;
 	void *bcfg = NULL;
 	u32 usize;
@@ -216,22 +218,36 @@ static long hwt_ctx_set_config(struct hwt_context *ctx, void __user *uarg)
 		return -EINVAL;
 	if (c.backend_config_size && !ctx->backend->ops->configure)
 		return -EINVAL;
+	if ((c.flags & HWT_CFG_SELECT) && ctx->mode != HWT_MODE_THREAD)
+		return -EINVAL;
+	sel = hwt_select_from_user(&c);
+	if (IS_ERR(sel))
+		return PTR_ERR(sel);
 	if (c.backend_config_size) {
 		bcfg = memdup_user(u64_to_user_ptr(c.backend_config), c.backend_config_size);
-		if (IS_ERR(bcfg))
+		if (IS_ERR(bcfg)) {
+			hwt_select_free(sel);
 			return PTR_ERR(bcfg);
+		}
 	}
 	mutex_lock(&ctx->mtx);
 	if (ctx->backend->ops->configure)
 		ret = ctx->backend->ops->configure(ctx, bcfg, c.backend_config_size);
 	if (!ret) {
 		HWT_CTX_LOCK(ctx);
+		old = rcu_replace_pointer(ctx->select, sel, lockdep_is_held(&ctx->lock));
+		sel = NULL;
 		WRITE_ONCE(ctx->cfg_flags, c.flags);
 		if (c.pause_timeout_ms)
 			WRITE_ONCE(ctx->pause_timeout_ms, c.pause_timeout_ms);
 		HWT_CTX_UNLOCK(ctx);
 	}
 	mutex_unlock(&ctx->mtx);
+	if (old) {
+		synchronize_rcu();	/* a judgement may be reading the lists */
+		hwt_select_free(old);
+	}
+	hwt_select_free(sel);
 	kfree(bcfg);
 	return ret;
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Pause for reconfiguration: see hwt_pause.h. */
+#include <linux/file.h>
 #include <linux/jiffies.h>
 #include <linux/sched/signal.h>
 #include <linux/wait.h>
 
 #include "hwt_context.h"
+#include "hwt_hook.h"
 #include "hwt_pause.h"
 #include "hwt_stats.h"
 #include "hwt_thread.h"
@@ -44,8 +46,8 @@ static void hwt_pause_enable_self(struct hwt_thread *thr)
 
 	local_irq_save(flags);
 	if (READ_ONCE(thr->ctx->state) == HWT_CTX_RUNNING &&
-	    test_bit(HWT_THR_HASHED, &thr->flags) &&
-	    !test_and_set_bit(HWT_THR_ENABLED, &thr->flags))
+	    test_bit(HWT_THR_HASHED, &thr->flags) && test_bit(HWT_THR_READY, &thr->flags) &&
+	    !hwt_thread_quiet(thr) && !test_and_set_bit(HWT_THR_ENABLED, &thr->flags))
 		thr->ctx->backend->ops->thread_enable(thr, smp_processor_id());
 	local_irq_restore(flags);
 }
@@ -61,11 +63,22 @@ void hwt_pause_work(struct callback_head *cb)
 	what = atomic_xchg(&thr->work_flags, 0);
 
 	if (!(current->flags & PF_EXITING) && READ_ONCE(thr->ctx->state) != HWT_CTX_DEAD) {
-		if ((what & HWT_WORK_ALLOC) && hwt_thread_buffer_ensure(thr) == 0)
+		/* A child of an untraced (unselected) thread gets its buffer when selected. */
+		if ((what & HWT_WORK_ALLOC) && !test_bit(HWT_THR_UNSELECTED, &thr->flags) &&
+		    hwt_thread_buffer_ensure(thr) == 0)
+			hwt_pause_enable_self(thr);
+		if ((what & HWT_WORK_SELECT) && hwt_hook_select_work(thr))
 			hwt_pause_enable_self(thr);
 		if ((what & HWT_WORK_PAUSE) && !fatal_signal_pending(current) &&
 		    !test_bit(HWT_THR_UNTRACED, &thr->flags))
 			hwt_pause_wait(thr);
+	}
+	/* Exiting, or the context is gone: a SELECT left undone drops its file. */
+	if (what & HWT_WORK_SELECT) {
+		struct file *f = xchg(&thr->sel_file, NULL);
+
+		if (f)
+			fput(f);
 	}
 	atomic64_dec(&hwt_stats.works);
 	hwt_thread_put(thr);

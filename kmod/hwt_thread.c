@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Traced threads: see hwt_thread.h. */
+#include <linux/file.h>
 #include <linux/hashtable.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -56,6 +57,8 @@ static void hwt_thread_release(struct kref *ref)
 	struct hwt_context *ctx = thr->ctx;
 
 	WARN_ON_ONCE(test_bit(HWT_THR_HASHED, &thr->flags));
+	if (thr->sel_file)
+		fput(thr->sel_file);	/* a SELECT work that never ran */
 	if (thr->buf) {
 		if (ctx->backend->ops->thread_free)
 			ctx->backend->ops->thread_free(thr);

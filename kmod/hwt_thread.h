@@ -29,11 +29,17 @@ enum {
 	HWT_THR_READY,		/* buffer and backend state exist */
 	HWT_THR_UNTRACED,	/* an exec made it untraceable for the owner: unhashed,
 				   unit off, never paused or enabled again */
+	HWT_THR_SELECTING,	/* exec'd, the new image not yet judged (HWT_CFG_SELECT):
+				   hashed, unit off, no record */
+	HWT_THR_UNSELECTED,	/* its image was not selected: hashed and followed (forks,
+				   threads, execs), unit off, no record, no pause; its
+				   children start so */
 };
 
 /* hwt_thread.work_flags bits: what the queued task work does */
 #define HWT_WORK_ALLOC	0x1u	/* allocate the buffer (new thread) */
 #define HWT_WORK_PAUSE	0x2u	/* pause for the collector */
+#define HWT_WORK_SELECT	0x4u	/* judge the exec'd image (sel_file) */
 
 struct hwt_thread {
 	struct kref		ref;		/* atomic: ctx->threads list, queued task work */
@@ -52,7 +58,16 @@ struct hwt_thread {
 	struct callback_head	work;		/* owned by the task while HWT_THR_WORK */
 	atomic64_t		pause_seq;	/* pauses requested */
 	atomic64_t		wake_seq;	/* pauses answered by WAKEUP */
+	struct file		*sel_file;	/* xchg: the exec'd file, from the exec hook
+						   to the SELECT work (reference held) */
 };
+
+/* Not traced now: hooks neither record nor enable the unit (RCU or the task itself). */
+static inline bool hwt_thread_quiet(const struct hwt_thread *thr)
+{
+	return test_bit(HWT_THR_SELECTING, &thr->flags) ||
+	       test_bit(HWT_THR_UNSELECTED, &thr->flags);
+}
 
 /* Allocates an unhashed thread for @task in @ctx (takes a ctx reference). */
 struct hwt_thread *hwt_thread_alloc(struct hwt_context *ctx, struct task_struct *task, gfp_t gfp);

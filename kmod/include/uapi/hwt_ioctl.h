@@ -54,18 +54,36 @@ struct hwt_alloc {
 #define HWT_CFG_PAUSE_EXEC	0x1u	/* pause a thread after its EXEC record */
 #define HWT_CFG_PAUSE_MMAP	0x2u	/* pause a thread after its MMAP records */
 #define HWT_CFG_SWITCH		0x4u	/* SWITCH records for traced threads */
-#define HWT_CFG_FLAGS		0x7u
+#define HWT_CFG_SELECT		0x8u	/* THREAD mode: the selection rule at each exec */
+#define HWT_CFG_FLAGS		0xfu
 
 #define HWT_PAUSE_TIMEOUT_MAX_MS	600000u
+#define HWT_SELECT_GLOBS_MAX		4096u	/* bytes of one glob list */
 
+/*
+ * Each HWT_IOC_SET_CONFIG replaces the whole configuration. With
+ * HWT_CFG_SELECT, every exec of a traced thread is judged by the rule of
+ * docs/select.md (common/hwt_select_rule.h) before the new image runs: a
+ * selected image is traced (EXEC and MMAP records), any other gets one
+ * UNTRACED record (path, reason) and runs untraced, its forks and threads
+ * still followed, until an exec of a selected image. The glob lists are
+ * newline-separated, not NUL-terminated, without NUL bytes; a glob without
+ * '/' also matches the base name. Without the flag the sizes must be 0.
+ */
 struct hwt_config {
 	__u32 size;		/* sizeof(struct hwt_config) */
 	__u32 flags;		/* HWT_CFG_* */
 	__u32 pause_timeout_ms;	/* bound of one pause, 1..HWT_PAUSE_TIMEOUT_MAX_MS */
 	__u32 backend_config_size;	/* bytes at backend_config, 0..4096 */
 	__u64 backend_config;	/* user pointer, passed to the backend's configure */
+	/* HWT_CONFIG_SIZE_VER1: selection, with HWT_CFG_SELECT */
+	__u64 select_trace;	/* user pointer: --trace globs */
+	__u64 select_no_trace;	/* user pointer: --no-trace globs */
+	__u32 select_trace_size;	/* bytes at select_trace, 0..HWT_SELECT_GLOBS_MAX */
+	__u32 select_no_trace_size;	/* bytes at select_no_trace, 0..HWT_SELECT_GLOBS_MAX */
 };
 #define HWT_CONFIG_SIZE_VER0	24u
+#define HWT_CONFIG_SIZE_VER1	48u
 
 struct hwt_wakeup {
 	__u32 size;		/* sizeof(struct hwt_wakeup) */
