@@ -33,6 +33,12 @@
 #define LIB "/lib/libhwtt.so"
 #define SELF "/bin/hwt_ktest"
 #define SUID "/bin/hwt_suid"
+#define BUSYBOX "/bin/busybox"
+#define SEL_DBG "/opt/t/hwt_sel_dbg"		/* with DWARF */
+#define SEL_NODBG "/opt/t/hwt_sel_nodbg"	/* stripped */
+#define SEL_LINK "/opt/t/hwt_sel_link"		/* stripped, .gnu_debuglink to .debug/ */
+#define SEL_BID "/opt/t/hwt_sel_bid"		/* stripped, debug file by build-id */
+#define HWT_RULE_WHY_SET_ID_TEXT "setuid or setgid: the trace unit cannot run it with its privileges"
 #define CASE_TIMEOUT_MS 60000
 
 static char failmsg[1024];
@@ -209,7 +215,9 @@ static int stats_settle(struct hwt_stats *s, int timeout_ms)
 /* ---- kernel-side object counts: hwt.ko's slab caches and vmalloc areas ---- */
 
 /* The module's caches (kmod/hwt_cache.h): every per-context and per-thread object. */
-static const char *const slab_names[] = { "hwt_context", "hwt_thread", "hwt_buffer", "hwt_cpus" };
+static const char *const slab_names[] = { "hwt_context", "hwt_thread", "hwt_buffer", "hwt_cpus",
+					  "hwt_select" };
+#define SLAB_SELECT 4	/* used by the selection cases only, not by churn */
 #define NSLAB (int)(sizeof(slab_names) / sizeof(slab_names[0]))
 
 struct kcounts {
@@ -2137,8 +2145,438 @@ static int t_churn(void)
 	sub("churn.counts", i == 0, "%d rounds: %s", CHURN_ROUNDS, fig);
 	CHECK(i == 0, "objects left after churn: %s", fig);
 	for (i = 0; i < NSLAB; i++)
-		CHECK(peak.slab[i] > before.slab[i], "cache %s never used during churn", slab_names[i]);
+		CHECK(i == SLAB_SELECT || peak.slab[i] > before.slab[i],
+		      "cache %s never used during churn", slab_names[i]);
 	CHECK(peak.vm_areas > before.vm_areas, "no vmalloc area of hwt.ko seen during churn");
+	return 0;
+}
+
+/* ---- selection (HWT_CFG_SELECT) ---- */
+
+static int set_select(int fd, uint32_t flags, uint32_t timeout_ms, const char *trace,
+		      const char *no_trace)
+{
+	struct hwt_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.flags = flags;
+	c.pause_timeout_ms = timeout_ms;
+	if (trace) {
+		c.select_trace = (uintptr_t)trace;
+		c.select_trace_size = strlen(trace);
+	}
+	if (no_trace) {
+		c.select_no_trace = (uintptr_t)no_trace;
+		c.select_no_trace_size = strlen(no_trace);
+	}
+	return ioctl(fd, HWT_IOC_SET_CONFIG, &c) ? -errno : 0;
+}
+
+struct untraced_q {
+	const char *path;
+	const char *why;	/* NULL: any reason */
+	pid_t tid;		/* 0: any thread */
+};
+
+static const char *untraced_path(const struct hwt_record_header *h)
+{
+	return (const char *)((const struct hwt_record_untraced *)h + 1);
+}
+
+static const char *untraced_why(const struct hwt_record_header *h)
+{
+	return untraced_path(h) + strlen(untraced_path(h)) + 1;
+}
+
+static int pred_untraced(const struct hwt_record_header *h, const void *arg)
+{
+	const struct untraced_q *q = arg;
+
+	return !strcmp(untraced_path(h), q->path) && (!q->why || !strcmp(untraced_why(h), q->why)) &&
+	       (!q->tid || h->tid == (uint32_t)q->tid);
+}
+
+/* Entries the test backend wrote for thread @tid: HWT_TEST_THREAD_IN ones in *in. */
+static int sel_entries(int fd, pid_t tid, int *in)
+{
+	const struct hwt_test_entry *e;
+	struct hwt_bufptr bp;
+	uint64_t i, n;
+	void *m;
+
+	*in = 0;
+	if (bufptr(fd, tid, &bp))
+		return -1;
+	m = mmap(NULL, bp.bufsize, PROT_READ, MAP_SHARED, fd, HWT_MMAP_OFFSET(tid));
+	if (m == MAP_FAILED)
+		return -1;
+	n = bp.offset / sizeof(*e);
+	if (n > bp.bufsize / sizeof(*e))
+		n = bp.bufsize / sizeof(*e);
+	for (i = 0, e = m; i < n; i++, e++)
+		*in += e->what == HWT_TEST_THREAD_IN && e->id == (uint32_t)tid;
+	munmap(m, bp.bufsize);
+	return (int)n;
+}
+
+/*
+ * Starts "sh -c CMD" (busybox, a system binary) under a THREAD-mode
+ * context following children, selecting with the given lists. Returns
+ * the context fd.
+ */
+static int sel_start(struct target *t, char **argv, uint32_t cfg, const char *trace,
+		     const char *no_trace)
+{
+	int fd, r;
+
+	if (target_start(t, fn_exec, argv))
+		return -1;
+	fd = ctx_thread("test", t->pid, HWT_ALLOC_CHILDREN, 65536);
+	if (fd < 0)
+		return -1;
+	r = set_select(fd, HWT_CFG_SELECT | cfg, 30000, trace, no_trace);
+	if (r || ioctl(fd, HWT_IOC_START)) {
+		close(fd);
+		return -1;
+	}
+	target_go(t);
+	return fd;
+}
+
+/*
+ * A traced shell (a system binary: untraced, still followed) runs a
+ * program with DWARF (traced: EXEC, MMAP, backend entries, a pause after
+ * EXEC) and a stripped one (UNTRACED "no debug info", no buffer).
+ */
+static int t_select_shell(void)
+{
+	char *argv[] = { "/bin/sh", "-c", SEL_DBG " 50 exit; " SEL_NODBG " 20 exit; true", NULL };
+	struct untraced_q qsh = { BUSYBOX, "system binary", 0 };
+	struct untraced_q qno = { SEL_NODBG, "no debug info", 0 };
+	const struct hwt_record_header *h, *u;
+	struct hwt_bufptr b0, b1;
+	struct target t;
+	struct recs r;
+	int fd, n, in;
+	pid_t child;
+
+	recs_init(&r);
+	fd = sel_start(&t, argv, HWT_CFG_PAUSE_EXEC, NULL, NULL);
+	CHECK(fd >= 0, "context");
+	u = recs_wait(fd, &r, HWT_RECORD_UNTRACED, pred_untraced, &qsh, 5000);
+	CHECK(u, "no UNTRACED \"system binary\" for the shell");
+	CHECK(u->pid == (uint32_t)t.pid && u->tid == (uint32_t)t.pid &&
+	      !(u->flags & HWT_RECORD_PAUSED), "UNTRACED pid %u tid %u flags %#x", u->pid, u->tid,
+	      u->flags);
+	/* Not paused: the shell goes on to run the program (the pause would be 30 s). */
+	h = recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, SEL_DBG, 8000);
+	CHECK(h, "no EXEC of %s", SEL_DBG);
+	child = h->tid;
+	CHECK(h->pid == (uint32_t)child && child != t.pid &&
+	      ((const struct hwt_record_process *)h)->ppid == (uint32_t)t.pid,
+	      "EXEC pid %u tid %u ppid %u", h->pid, h->tid,
+	      ((const struct hwt_record_process *)h)->ppid);
+	CHECK(h->flags & HWT_RECORD_PAUSED, "EXEC of the selected program not paused");
+	CHECK(wakeup(fd, child) == 0, "WAKEUP");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, SEL_DBG, 3000), "no MMAP of %s", SEL_DBG);
+	u = recs_wait(fd, &r, HWT_RECORD_UNTRACED, pred_untraced, &qno, 8000);
+	CHECK(u, "no UNTRACED \"no debug info\" for %s", SEL_NODBG);
+	CHECK(u->tid != (uint32_t)t.pid && u->tid != (uint32_t)child, "UNTRACED tid %u", u->tid);
+	CHECK(bufptr(fd, u->tid, &b0) == -ENOENT, "a buffer for the unselected child");
+	CHECK(target_wait(&t, 10000) == 0, "shell");
+	recs_drain(fd, &r, 200);
+	CHECK(!r.corrupt, "corrupt record");
+	h = recs_find(&r, HWT_RECORD_PROCESS_EXIT, pred_pid, &child);
+	CHECK(h && ((const struct hwt_record_exit *)h)->status == 0, "no PROCESS_EXIT of the child");
+	CHECK(!recs_find(&r, HWT_RECORD_EXEC, pred_path, SEL_NODBG) &&
+	      !recs_find(&r, HWT_RECORD_EXEC, pred_path, BUSYBOX), "EXEC of an unselected image");
+	CHECK(!recs_find(&r, HWT_RECORD_FORK, pred_pid, &t.pid) &&
+	      !recs_find(&r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid),
+	      "records of the untraced shell");
+	n = sel_entries(fd, child, &in);
+	CHECK(n >= 2 && in >= 1, "backend entries of the selected child: %d, %d switch-ins", n, in);
+	/* The shell's buffer (made at ALLOC) stopped with its exec. */
+	CHECK(bufptr(fd, t.pid, &b0) == 0, "BUFPTR shell");
+	sleep_ms(100);
+	CHECK(bufptr(fd, t.pid, &b1) == 0 && b1.offset == b0.offset, "shell buffer advancing");
+	snprintf(shm->msg, sizeof(shm->msg), "child %d: %d entries, %d switch-ins", child, n, in);
+	printf("KINFO select_shell %s\n", shm->msg);
+	close(fd);
+	return 0;
+}
+
+/* --trace on a system binary, --no-trace on a program with DWARF, bracket globs. */
+static int t_select_globs(void)
+{
+	char *argv[] = { "/bin/sh", "-c", SEL_DBG " 0 exit; " SEL_NODBG " 0 exit; true", NULL };
+	struct untraced_q qdbg = { SEL_DBG, "--no-trace", 0 };
+	const struct hwt_record_header *h;
+	struct target t;
+	struct recs r;
+	int fd, n, in;
+
+	recs_init(&r);
+	fd = sel_start(&t, argv, 0, "busybox\n\n*/hwt_sel_[n]odbg", "hwt_sel_d?g");
+	CHECK(fd >= 0, "context");
+	h = recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, BUSYBOX, 5000);
+	CHECK(h && h->tid == (uint32_t)t.pid, "no EXEC of the shell (--trace busybox)");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_UNTRACED, pred_untraced, &qdbg, 8000),
+	      "no UNTRACED \"--no-trace\" for %s", SEL_DBG);
+	CHECK(recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, SEL_NODBG, 8000),
+	      "no EXEC of %s (--trace */hwt_sel_[n]odbg)", SEL_NODBG);
+	CHECK(target_wait(&t, 10000) == 0, "shell");
+	recs_drain(fd, &r, 200);
+	CHECK(!r.corrupt, "corrupt record");
+	CHECK(!recs_find(&r, HWT_RECORD_EXEC, pred_path, SEL_DBG), "EXEC of a --no-trace image");
+	/* The traced shell forks: FORK records, and its exit. */
+	CHECK(recs_find(&r, HWT_RECORD_FORK, pred_pid, &t.pid), "no FORK of the traced shell");
+	CHECK(recs_find(&r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid), "no exit of the traced shell");
+	n = sel_entries(fd, t.pid, &in);
+	CHECK(n >= 2 && in >= 1, "backend entries of the shell: %d, %d switch-ins", n, in);
+	close(fd);
+	return 0;
+}
+
+/* Separate debug files: .gnu_debuglink in .debug/, and by build-id. */
+static int t_select_debug_files(void)
+{
+	char *argv[] = { "/bin/sh", "-c", SEL_LINK " 0 exit; " SEL_BID " 0 exit; true", NULL };
+	struct target t;
+	struct recs r;
+	int fd;
+
+	recs_init(&r);
+	fd = sel_start(&t, argv, 0, NULL, NULL);
+	CHECK(fd >= 0, "context");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, SEL_LINK, 8000),
+	      "no EXEC of %s (.gnu_debuglink)", SEL_LINK);
+	CHECK(recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, SEL_BID, 8000),
+	      "no EXEC of %s (build-id debug file)", SEL_BID);
+	CHECK(target_wait(&t, 10000) == 0, "shell");
+	recs_drain(fd, &r, 200);
+	CHECK(!r.corrupt, "corrupt record");
+	CHECK(recs_count(&r, HWT_RECORD_UNTRACED, NULL, NULL) == 1, "%d UNTRACED records (want the shell's)",
+	      recs_count(&r, HWT_RECORD_UNTRACED, NULL, NULL));
+	close(fd);
+	return 0;
+}
+
+/*
+ * Descendants of untraced processes: an unselected program forks a child
+ * that execs a selected one (the grandchild of the shell is traced), and
+ * another execs a selected one itself (tracing comes back in that thread).
+ */
+static int t_select_descendants(void)
+{
+	char *argv[] = { "/bin/sh", "-c",
+			 SEL_NODBG " 0 fork " SEL_DBG " 30 exit; "
+			 SEL_NODBG " 0 exec " SEL_DBG " 30 exit; true", NULL };
+	struct untraced_q qno = { SEL_NODBG, "no debug info", 0 };
+	const struct hwt_record_header *ua, *ub, *h;
+	struct target t;
+	struct recs r;
+	size_t off;
+	pid_t a, b, g;
+	int fd, n, in;
+
+	recs_init(&r);
+	fd = sel_start(&t, argv, 0, NULL, NULL);
+	CHECK(fd >= 0, "context");
+	CHECK(target_wait(&t, 15000) == 0, "shell");
+	recs_drain(fd, &r, 300);
+	CHECK(!r.corrupt, "corrupt record");
+	CHECK(recs_count(&r, HWT_RECORD_UNTRACED, pred_untraced, &qno) == 2,
+	      "%d UNTRACED records of %s, want 2",
+	      recs_count(&r, HWT_RECORD_UNTRACED, pred_untraced, &qno), SEL_NODBG);
+	CHECK(recs_count(&r, HWT_RECORD_EXEC, pred_path, SEL_DBG) == 2, "%d EXEC of %s, want 2",
+	      recs_count(&r, HWT_RECORD_EXEC, pred_path, SEL_DBG), SEL_DBG);
+	ua = recs_find(&r, HWT_RECORD_UNTRACED, pred_untraced, &qno);
+	a = ua->tid;
+	off = (const unsigned char *)ua - r.buf + ua->size;
+	{
+		struct recs rest = { r.buf + off, r.len - off, r.cap - off, 0 };
+
+		ub = recs_find(&rest, HWT_RECORD_UNTRACED, pred_untraced, &qno);
+	}
+	b = ub->tid;
+	/* The grandchild: forked by the untraced A, traced from its exec on. */
+	h = recs_find(&r, HWT_RECORD_EXEC, pred_path, SEL_DBG);
+	g = h->tid;
+	CHECK(g != a && g != b && ((const struct hwt_record_process *)h)->ppid == (uint32_t)a,
+	      "grandchild EXEC tid %d ppid %u (A %d B %d)", g, ((const struct hwt_record_process *)h)->ppid,
+	      a, b);
+	CHECK(!recs_find(&r, HWT_RECORD_FORK, pred_pid, &a), "FORK record of the untraced A");
+	n = sel_entries(fd, g, &in);
+	CHECK(n >= 2 && in >= 1, "grandchild entries: %d, %d switch-ins", n, in);
+	h = recs_find(&r, HWT_RECORD_PROCESS_EXIT, pred_pid, &g);
+	CHECK(h && ((const struct hwt_record_exit *)h)->status == 0, "no exit of the grandchild");
+	/* B: UNTRACED, then EXEC of the selected image in the same thread. */
+	{
+		struct tid_path tp = { b, SEL_DBG };
+
+		h = recs_find(&r, HWT_RECORD_EXEC, pred_tid_path, &tp);
+		CHECK(h && (const void *)h > (const void *)ub, "no EXEC of %s by B (%d) after its UNTRACED",
+		      SEL_DBG, b);
+		CHECK(recs_find(&r, HWT_RECORD_MMAP, pred_tid_path, &tp), "no MMAP of B's new image");
+	}
+	n = sel_entries(fd, b, &in);
+	CHECK(n >= 2 && in >= 1, "B entries: %d, %d switch-ins", n, in);
+	CHECK(recs_find(&r, HWT_RECORD_PROCESS_EXIT, pred_pid, &b), "no exit of B");
+	CHECK(!recs_find(&r, HWT_RECORD_PROCESS_EXIT, pred_pid, &a), "exit record of the untraced A");
+	printf("KINFO select_descendants A %d grandchild %d B %d\n", a, g, b);
+	close(fd);
+	return 0;
+}
+
+/*
+ * A set-user-ID program under a root owner (who may still trace it): the
+ * rule's own set-ID step leaves it untraced but followed, unlike the
+ * owner-permission rule (exec_setuid_untraced), which stops following.
+ * --no-trace beats --trace.
+ */
+static int t_select_setuid_root(void)
+{
+	char *argv[] = { "/bin/sh", "-c", SUID " 20 fork > /dev/null; " SEL_DBG " 0 exit; true",
+			 NULL };
+	struct untraced_q qsuid = { SUID, HWT_RULE_WHY_SET_ID_TEXT, 0 };
+	struct untraced_q qdbg = { SEL_DBG, "--no-trace", 0 };
+	const struct hwt_record_header *u;
+	struct target t;
+	struct recs r;
+	pid_t s;
+	int fd;
+
+	CHECK(suid_installed(), "%s is not set-user-ID root", SUID);
+	recs_init(&r);
+	fd = sel_start(&t, argv, 0, "busybox\nhwt_sel_dbg", "/opt/*_dbg");
+	CHECK(fd >= 0, "context");
+	CHECK(target_wait(&t, 10000) == 0, "shell");
+	recs_drain(fd, &r, 300);
+	CHECK(!r.corrupt, "corrupt record");
+	CHECK(recs_find(&r, HWT_RECORD_EXEC, pred_path, BUSYBOX), "no EXEC of the --trace'd shell");
+	u = recs_find(&r, HWT_RECORD_UNTRACED, pred_untraced, &qsuid);
+	CHECK(u, "no UNTRACED \"setuid or setgid\" for %s", SUID);
+	s = u->pid;
+	/* Followed, so its fork is not recorded, and neither are exits. */
+	CHECK(!recs_find(&r, HWT_RECORD_FORK, pred_pid, &s) &&
+	      !recs_find(&r, HWT_RECORD_PROCESS_EXIT, pred_pid, &s), "records of the set-ID process");
+	CHECK(recs_find(&r, HWT_RECORD_UNTRACED, pred_untraced, &qdbg),
+	      "no UNTRACED \"--no-trace\" for %s (listed in both)", SEL_DBG);
+	CHECK(!recs_find(&r, HWT_RECORD_EXEC, pred_path, SEL_DBG), "EXEC of %s", SEL_DBG);
+	close(fd);
+	return 0;
+}
+
+/* Selection turned off: the next exec of an untraced thread's child is traced again. */
+static int t_select_off(void)
+{
+	char *argv[] = { "/bin/sh", "-c", "read x < /tmp/hwt_sel_fifo; " SEL_NODBG " 0 exit; true",
+			 NULL };
+	struct untraced_q qsh = { BUSYBOX, "system binary", 0 };
+	const struct hwt_record_header *h;
+	struct target t;
+	struct recs r;
+	int fd, w;
+
+	recs_init(&r);
+	unlink("/tmp/hwt_sel_fifo");
+	CHECK(mkfifo("/tmp/hwt_sel_fifo", 0600) == 0, "mkfifo");
+	fd = sel_start(&t, argv, 0, NULL, NULL);
+	CHECK(fd >= 0, "context");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_UNTRACED, pred_untraced, &qsh, 5000), "no UNTRACED shell");
+	CHECK(set_select(fd, 0, 0, NULL, NULL) == 0, "SET_CONFIG without selection");
+	w = open("/tmp/hwt_sel_fifo", O_WRONLY);
+	CHECK(w >= 0 && write(w, "go\n", 3) == 3, "fifo");
+	close(w);
+	h = recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, SEL_NODBG, 8000);
+	CHECK(h, "no EXEC of %s with selection off", SEL_NODBG);
+	CHECK(target_wait(&t, 10000) == 0, "shell");
+	recs_drain(fd, &r, 200);
+	CHECK(recs_count(&r, HWT_RECORD_UNTRACED, NULL, NULL) == 1, "UNTRACED with selection off");
+	unlink("/tmp/hwt_sel_fifo");
+	close(fd);
+	return 0;
+}
+
+/* SET_CONFIG with @c must fail with @want (0: succeed); one sub-case line. */
+static void sel_expect(const char *name, int fd, const void *c, int want)
+{
+	int e = ioctl(fd, HWT_IOC_SET_CONFIG, c) ? errno : 0;
+
+	sub(name, e == want, "errno %d, want %d", e, want);
+}
+
+static int t_select_bad_args(void)
+{
+	static char big[HWT_SELECT_GLOBS_MAX + 8];
+	unsigned char grown[sizeof(struct hwt_config) + 8];
+	struct hwt_config c;
+	struct target t;
+	int fd, cfd;
+
+	CHECK(target_start(&t, fn_wait_step, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, HWT_ALLOC_CHILDREN, 65536);
+	CHECK(fd >= 0, "alloc");
+	memset(big, 'a', sizeof(big));
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.flags = HWT_CFG_SELECT;
+	c.select_trace = (uintptr_t)big;
+	c.select_trace_size = HWT_SELECT_GLOBS_MAX + 1;
+	sel_expect("select_bad_args.trace_too_big", fd, &c, EINVAL);
+	c.select_trace_size = 0;
+	c.select_no_trace = (uintptr_t)big;
+	c.select_no_trace_size = HWT_SELECT_GLOBS_MAX + 1;
+	sel_expect("select_bad_args.no_trace_too_big", fd, &c, EINVAL);
+	c.select_no_trace_size = 0xffffffffu;
+	sel_expect("select_bad_args.size_huge", fd, &c, EINVAL);
+	c.select_no_trace = 16;
+	c.select_no_trace_size = 8;
+	sel_expect("select_bad_args.bad_pointer", fd, &c, EFAULT);
+	c.select_no_trace = 0;
+	c.select_no_trace_size = 0;
+	c.select_trace = 4096;
+	c.select_trace_size = 1;
+	sel_expect("select_bad_args.bad_pointer_trace", fd, &c, EFAULT);
+	c.select_trace = (uintptr_t)"a\0b";
+	c.select_trace_size = 3;
+	sel_expect("select_bad_args.nul_in_list", fd, &c, EINVAL);
+	c.select_trace = (uintptr_t)"prog";
+	c.select_trace_size = 4;
+	c.flags = 0;
+	sel_expect("select_bad_args.lists_without_flag", fd, &c, EINVAL);
+	c.flags = HWT_CFG_SELECT | 0x10;
+	sel_expect("select_bad_args.flags_unknown", fd, &c, EINVAL);
+	memset(grown, 0, sizeof(grown));
+	c.flags = HWT_CFG_SELECT;
+	memcpy(grown, &c, sizeof(c));
+	((struct hwt_config *)grown)->size = sizeof(grown);
+	grown[sizeof(c) + 3] = 1;
+	sel_expect("select_bad_args.grown_nonzero_tail", fd, grown, E2BIG);
+	grown[sizeof(c) + 3] = 0;
+	sel_expect("select_bad_args.grown_zero_tail_ok", fd, grown, 0);
+	c.select_trace = (uintptr_t)big;
+	c.select_trace_size = HWT_SELECT_GLOBS_MAX;
+	c.select_no_trace = (uintptr_t)big;
+	c.select_no_trace_size = HWT_SELECT_GLOBS_MAX;
+	sel_expect("select_bad_args.max_lists_ok", fd, &c, 0);
+	c.size = HWT_CONFIG_SIZE_VER0;	/* an old caller: no selection fields */
+	c.flags = 0;
+	sel_expect("select_bad_args.ver0_ok", fd, &c, 0);
+	c.flags = HWT_CFG_SELECT;	/* selection with no lists: the rule alone */
+	sel_expect("select_bad_args.ver0_select_ok", fd, &c, 0);
+	cfd = ctx_cpu("test2", 1, 65536);
+	CHECK(cfd >= 0, "alloc CPU mode: %s", strerror(-cfd));
+	c.size = sizeof(c);
+	c.select_trace_size = 0;
+	c.select_no_trace_size = 0;
+	sel_expect("select_bad_args.cpu_mode", cfd, &c, EINVAL);
+	close(cfd);
+	close(fd);
+	shm->step = 1;
+	target_go(&t);
+	CHECK(target_wait(&t, 5000) == 0, "target");
 	return 0;
 }
 
@@ -2176,6 +2614,13 @@ static const struct ktest tests[] = {
 	{ "perm_other_user", t_perm },
 	{ "exec_setuid_untraced", t_exec_setuid_untraced },
 	{ "exec_setuid_root_traced", t_exec_setuid_root_traced },
+	{ "select_bad_args", t_select_bad_args },
+	{ "select_shell", t_select_shell },
+	{ "select_globs", t_select_globs },
+	{ "select_debug_files", t_select_debug_files },
+	{ "select_descendants", t_select_descendants },
+	{ "select_setuid_root", t_select_setuid_root },
+	{ "select_off", t_select_off },
 	{ "two_contexts", t_two_contexts },
 	{ "ebusy", t_ebusy },
 	{ "rec_exec", t_rec_exec },

@@ -26,7 +26,7 @@ t0=$(date +%s)
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 rm -rf "$work/initramfs"
-mkdir -p "$work/initramfs"/{bin,sbin,dev,proc,sys,tmp,lib,lib64,etc}
+mkdir -p "$work/initramfs"/{bin,sbin,dev,proc,sys,tmp,lib,lib64,etc,opt/t/.debug}
 
 echo "kmod: building modules for $kver"
 "$root/kmod/kbuild.sh" "$root/kmod" "$work/kbuild" "$kver" 2> >(grep -v 'Skipping BTF' >&2)
@@ -42,6 +42,29 @@ gcc "${cflags[@]}" -o "$work/initramfs/bin/hwt_dyn" "$here/hwt_dyn.c" -ldl
 # this holds when the harness does not run as root too.
 gcc "${cflags[@]}" -static -o "$work/initramfs/bin/hwt_suid" "$here/hwt_suid.c"
 chmod 4755 "$work/initramfs/bin/hwt_suid"
+
+# Selection (HWT_CFG_SELECT): one program outside the system directories,
+# with DWARF (selected), stripped (not: "no debug info"), stripped with a
+# .gnu_debuglink to /opt/t/.debug/, and a variant of its own build-id
+# stripped with its debug file under /usr/lib/debug/.build-id/.
+opt=$work/initramfs/opt/t
+gcc "${cflags[@]}" -static -o "$opt/hwt_sel_dbg" "$here/hwt_sel.c"
+objcopy --strip-debug "$opt/hwt_sel_dbg" "$opt/hwt_sel_nodbg"
+objcopy --only-keep-debug "$opt/hwt_sel_dbg" "$opt/.debug/hwt_sel_link.debug"
+(cd "$opt/.debug" && objcopy --strip-debug --add-gnu-debuglink=hwt_sel_link.debug \
+	"$opt/hwt_sel_dbg" "$opt/hwt_sel_link")
+gcc "${cflags[@]}" -static -DHWT_SEL_VARIANT='"build-id"' -o "$work/hwt_sel_bid_full" "$here/hwt_sel.c"
+objcopy --strip-debug "$work/hwt_sel_bid_full" "$opt/hwt_sel_bid"
+bid=$(readelf -n "$opt/hwt_sel_bid" | sed -n 's/^ *Build ID: *//p' | head -1)
+mkdir -p "$work/initramfs/usr/lib/debug/.build-id/${bid:0:2}"
+objcopy --only-keep-debug "$work/hwt_sel_bid_full" \
+	"$work/initramfs/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+for f in hwt_sel_nodbg hwt_sel_link hwt_sel_bid; do
+	if readelf -S "$opt/$f" | grep -q 'debug_info'; then
+		echo "kmod: FAIL: /opt/t/$f still has .debug_info"
+		exit 1
+	fi
+done
 
 # The dynamically linked program needs its interpreter and libraries.
 for lib in $(ldd "$work/initramfs/bin/hwt_dyn" | grep -o '/[^ ]*'); do
