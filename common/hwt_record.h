@@ -148,7 +148,10 @@ struct hwt_record_signal {
  * selection library writes it as the only record of a process that runs
  * natively; hwt.ko writes it when a traced thread execs something its owner
  * may no longer trace (set-ID, new capabilities, secure exec): the last
- * record of that thread and its children.
+ * record of that thread and its children; and, with selection
+ * (HWT_CFG_SELECT), at the exec of an image the rule did not select: the
+ * thread runs untraced, still followed, until an EXEC of a selected image
+ * (in it or in a descendant) resumes its records.
  */
 struct hwt_record_untraced {
 	struct hwt_record_header hdr;
