@@ -2513,8 +2513,13 @@ static int t_select_bad_args(void)
 	unsigned char grown[sizeof(struct hwt_config) + 8];
 	struct hwt_config c;
 	struct target t;
-	int fd, cfd;
+	struct kcounts before, peak, after;
+	char err[128], fig[512];
+	int fd, cfd, i;
 
+	kcounts_settle(&kbase, &before, 5000);
+	CHECK(kcounts_read(&before, err, sizeof(err)) == 0, "counts: %s", err);
+	peak = before;
 	CHECK(target_start(&t, fn_wait_step, NULL) == 0, "fork");
 	fd = ctx_thread("test", t.pid, HWT_ALLOC_CHILDREN, 65536);
 	CHECK(fd >= 0, "alloc");
@@ -2561,6 +2566,7 @@ static int t_select_bad_args(void)
 	c.select_no_trace = (uintptr_t)big;
 	c.select_no_trace_size = HWT_SELECT_GLOBS_MAX;
 	sel_expect("select_bad_args.max_lists_ok", fd, &c, 0);
+	kcounts_sample(&peak);	/* the context's lists are live now */
 	c.size = HWT_CONFIG_SIZE_VER0;	/* an old caller: no selection fields */
 	c.flags = 0;
 	sel_expect("select_bad_args.ver0_ok", fd, &c, 0);
@@ -2577,6 +2583,11 @@ static int t_select_bad_args(void)
 	shm->step = 1;
 	target_go(&t);
 	CHECK(target_wait(&t, 5000) == 0, "target");
+	/* The refused configurations left nothing; the accepted lists went with the context. */
+	i = kcounts_settle(&before, &after, 5000);
+	kcounts_fmt(fig, sizeof(fig), &before, &peak, &after);
+	sub("select_bad_args.counts", i == 0 && peak.slab[SLAB_SELECT] == before.slab[SLAB_SELECT] + 1,
+	    "%s", fig);
 	return 0;
 }
 
