@@ -328,7 +328,7 @@ static int exec_selected(const char *path, char *const argv[], char *const envp[
 
 	if (!active)
 		return native(ctx, (char *const *)envp);
-	v = hwt_select_decide(&config, path, real, &reason, &static_exe);
+	v = hwt_select_decide(&config, path, envp, real, &reason, &static_exe);
 	if (v == HWT_SELECT_TRACE) {
 		char *unit_args[MAX_ARGS];
 		char *extra[3] = { argv0, valgrind_lib, NULL };
@@ -591,7 +591,7 @@ static int spawn_selected(pid_t *pid, const char *file, int search,
 		return spawn(pid, file, actions, attr, argv, envp);
 	path = search ? spawn_resolve(file, found, sizeof(found)) : file;
 	if (path)
-		v = hwt_select_decide(&config, path, real, &reason, &static_exe);
+		v = hwt_select_decide(&config, path, envp, real, &reason, &static_exe);
 	if (v == HWT_SELECT_TRACE) {
 		char *unit_args[MAX_ARGS];
 		char *extra[3] = { argv0, valgrind_lib, NULL };

@@ -1,7 +1,8 @@
 /*
  * The selection rule (docs/select.md): trace an executable unless a
  * --no-trace glob matches it; trace it when a --trace glob matches; else
- * trace it when it is not a system binary and has debug information.
+ * trace it when it is not a system binary and has debug information, or
+ * when a shared library it will load is selected by the same rule.
  * setuid/setgid executables and files that are not ELF always run natively.
  */
 #define _GNU_SOURCE
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "hwt_select_rule.h"
+#include "needed.h"
 #include "select.h"
 
 void hwt_select_config_from_env(struct hwt_select_config *cfg)
@@ -180,8 +182,34 @@ static int is_static_elf(int fd, const Elf64_Ehdr *eh)
 	return 1;
 }
 
+int hwt_select_library(const struct hwt_select_config *cfg, const char *path, int fd)
+{
+	char real[PATH_MAX];
+	int own_fd = -1, selected;
+
+	if (!realpath(path, real) || (cfg->unit_lib && under(real, cfg->unit_lib)) ||
+	    hwt_select_match(cfg->no_trace, real))
+		return 0;
+	if (hwt_select_match(cfg->trace, real))
+		return 1;
+	if (is_system_path(real))
+		return 0;
+	if (fd < 0 && (fd = own_fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	selected = hwt_select_has_debug_info(fd, real);
+	if (own_fd >= 0)
+		close(own_fd);
+	return selected;
+}
+
+static int library_selected(void *cfg, const char *path, int fd)
+{
+	return hwt_select_library(cfg, path, fd);
+}
+
 enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, const char *path,
-					  char *real, const char **reason, int *static_exe)
+					  char *const envp[], char *real, const char **reason,
+					  int *static_exe)
 {
 	struct stat st;
 	Elf64_Ehdr eh;
@@ -224,6 +252,13 @@ enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, c
 		*reason = "no debug info";
 		verdict = HWT_SELECT_NATIVE;
 	} else {
+		verdict = HWT_SELECT_TRACE;
+	}
+	/* Not selected itself: a library it loads may be (the reason stays the executable's
+	   when none is). */
+	if (verdict == HWT_SELECT_NATIVE && elf && !cfg->executable_only &&
+	    hwt_needed_find(fd, real, envp, library_selected, (void *)cfg, NULL, 0)) {
+		*reason = NULL;
 		verdict = HWT_SELECT_TRACE;
 	}
 	if (elf)

@@ -33,19 +33,27 @@ struct hwt_select_config {
 	const char *no_trace;
 	const char *unit_lib;  /* never traced: the trace unit's own files */
 	const char *unit_exe;  /* the trace unit's launcher (first line of UNIT) */
+	int executable_only;   /* judge the executable alone, not its libraries */
 };
 
 /* Reads the configuration from the environment (pointers into environ). */
 void hwt_select_config_from_env(struct hwt_select_config *cfg);
 
 /*
- * Decides for the executable at path. real receives its canonical path
- * (PATH_MAX bytes), reason a short text when the verdict is NATIVE (static
- * storage). static_exe is set when the file is a statically linked ELF (its
- * children cannot be followed by the preloaded library).
+ * Decides for the executable at path, started with the environment envp
+ * (its LD_LIBRARY_PATH takes part in finding the libraries it loads). real
+ * receives its canonical path (PATH_MAX bytes), reason a short text when
+ * the verdict is NATIVE (static storage). static_exe is set when the file
+ * is a statically linked ELF (its children cannot be followed by the
+ * preloaded library).
  */
 enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, const char *path,
-					  char *real, const char **reason, int *static_exe);
+					  char *const envp[], char *real, const char **reason,
+					  int *static_exe);
+
+/* 1 when the shared library at path (open at fd, or -1) is selected: not
+   --no-trace, and --trace or neither a system file nor without debug info. */
+int hwt_select_library(const struct hwt_select_config *cfg, const char *path, int fd);
 
 /* 1 when a glob of the newline-separated list matches path (or its base name
    for globs without '/'); '*' matches across '/'. */

@@ -1,0 +1,509 @@
+/*
+ * The DT_NEEDED closure of an executable, resolved as ld.so resolves it
+ * (glibc's order), so that the selection rule can look at the libraries a
+ * process will load before it runs (needed.h, docs/select.md).
+ *
+ * Everything lives in one struct walk on the caller's stack (about 9 KiB):
+ * the objects found so far and a pool for their names, paths and search
+ * lists. Files are read with pread, /etc/ld.so.cache is mapped read-only
+ * for the lookup and unmapped before returning. Limits (HWT_NEEDED_*)
+ * bound the work; anything malformed ends the walk with "none found".
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "needed.h"
+
+#define POOL_SIZE   8192
+#define NONE        0xffffu
+#define MAX_NEEDED  64         /* DT_NEEDED entries read per object */
+#define MAX_LOADS   16
+#define MAX_PHDRS   256
+#define MAX_DYNS    2048
+#define NAME_LEN    256        /* longest DT_NEEDED name */
+#define CACHE_MAX   (16u << 20)
+
+/* Debian's ld.so: $LIB is the multiarch library directory. */
+#define DST_LIB "lib/x86_64-linux-gnu"
+
+static const char *const default_dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+					    "/lib", "/usr/lib" };
+
+struct object {
+	uint16_t name;     /* pool offsets, or NONE: the DT_NEEDED name (NONE: the executable) */
+	uint16_t path;     /* where it was found */
+	uint16_t rpath;    /* its DT_RPATH and DT_RUNPATH as written */
+	uint16_t runpath;
+	int16_t parent;    /* the object whose DT_NEEDED named it; -1: the executable */
+	uint8_t depth;
+	uint8_t nodeflib;  /* DF_1_NODEFLIB: no cache, no default directories */
+};
+
+struct walk {
+	struct object obj[HWT_NEEDED_MAX_LIBS + 1];
+	unsigned n;
+	char pool[POOL_SIZE];
+	size_t used;
+	const char *ld_library_path; /* from the exec's environment, or NULL */
+	const char *platform;
+	const unsigned char *cache;  /* /etc/ld.so.cache, mapped on first use */
+	size_t cache_size;
+	int cache_tried;
+};
+
+/* What the dynamic section of one object says. */
+struct dynamic {
+	uint64_t strtab_off, strsz;  /* .dynstr: file offset and size */
+	uint64_t needed[MAX_NEEDED];
+	unsigned nneeded;
+	int64_t rpath, runpath;      /* string offsets, or -1 */
+	int nodeflib;
+};
+
+static uint16_t store(struct walk *w, const char *s, size_t n)
+{
+	uint16_t at = (uint16_t)w->used;
+
+	if (n >= POOL_SIZE - w->used)
+		return NONE;
+	memcpy(w->pool + w->used, s, n);
+	w->pool[w->used + n] = '\0';
+	w->used += n + 1;
+	return at;
+}
+
+static const char *pool(const struct walk *w, uint16_t at)
+{
+	return at == NONE ? NULL : w->pool + at;
+}
+
+static int elf_header(int fd, Elf64_Ehdr *eh)
+{
+	return pread(fd, eh, sizeof(*eh), 0) == (ssize_t)sizeof(*eh) &&
+	       memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	       eh->e_ident[EI_DATA] == ELFDATA2LSB && eh->e_machine == EM_X86_64 &&
+	       eh->e_phentsize == sizeof(Elf64_Phdr);
+}
+
+/* A library candidate: open it when it is a loadable x86-64 ELF object (ld.so skips others). */
+static int try_file(const char *path)
+{
+	Elf64_Ehdr eh;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (!elf_header(fd, &eh) || eh.e_type != ET_DYN) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Reads the dynamic section. 0 on success; -1 when there is none (static) or it does not parse. */
+static int read_dynamic(int fd, struct dynamic *d)
+{
+	struct { uint64_t vaddr, off, size; } loads[MAX_LOADS];
+	unsigned nloads = 0;
+	uint64_t dyn_off = 0, dyn_size = 0, strtab = 0;
+	int have_dyn = 0, have_strtab = 0;
+	Elf64_Ehdr eh;
+
+	memset(d, 0, sizeof(*d));
+	d->rpath = d->runpath = -1;
+	if (!elf_header(fd, &eh) || eh.e_phnum > MAX_PHDRS)
+		return -1;
+	for (unsigned i = 0; i < eh.e_phnum; i += 16) {
+		Elf64_Phdr ph[16];
+		unsigned k = eh.e_phnum - i < 16 ? eh.e_phnum - i : 16;
+
+		if (pread(fd, ph, k * sizeof(ph[0]), (off_t)(eh.e_phoff + i * sizeof(ph[0]))) !=
+		    (ssize_t)(k * sizeof(ph[0])))
+			return -1;
+		for (unsigned j = 0; j < k; j++) {
+			if (ph[j].p_type == PT_DYNAMIC) {
+				dyn_off = ph[j].p_offset;
+				dyn_size = ph[j].p_filesz;
+				have_dyn = 1;
+			} else if (ph[j].p_type == PT_LOAD && nloads < MAX_LOADS) {
+				loads[nloads].vaddr = ph[j].p_vaddr;
+				loads[nloads].off = ph[j].p_offset;
+				loads[nloads].size = ph[j].p_filesz;
+				nloads++;
+			}
+		}
+	}
+	if (!have_dyn)
+		return -1;
+	for (uint64_t at = 0; at < dyn_size && at < MAX_DYNS * sizeof(Elf64_Dyn);) {
+		Elf64_Dyn dyn[32];
+		ssize_t got = pread(fd, dyn, sizeof(dyn), (off_t)(dyn_off + at));
+		unsigned k;
+
+		if (got < (ssize_t)sizeof(dyn[0]))
+			return -1;
+		k = (unsigned)((size_t)got / sizeof(dyn[0]));
+		for (unsigned j = 0; j < k; j++) {
+			switch (dyn[j].d_tag) {
+			case DT_NULL:
+				goto done;
+			case DT_NEEDED:
+				if (d->nneeded < MAX_NEEDED)
+					d->needed[d->nneeded++] = dyn[j].d_un.d_val;
+				break;
+			case DT_STRTAB:
+				strtab = dyn[j].d_un.d_ptr;
+				have_strtab = 1;
+				break;
+			case DT_STRSZ:
+				d->strsz = dyn[j].d_un.d_val;
+				break;
+			case DT_RPATH:
+				d->rpath = (int64_t)(dyn[j].d_un.d_val & INT64_MAX);
+				break;
+			case DT_RUNPATH:
+				d->runpath = (int64_t)(dyn[j].d_un.d_val & INT64_MAX);
+				break;
+			case DT_FLAGS_1:
+				d->nodeflib = (dyn[j].d_un.d_val & DF_1_NODEFLIB) != 0;
+				break;
+			}
+		}
+		at += (uint64_t)k * sizeof(dyn[0]);
+	}
+done:
+	if (!have_strtab)
+		return -1;
+	/* DT_STRTAB is an address: the file offset through the PT_LOAD holding it. */
+	for (unsigned i = 0; i < nloads; i++) {
+		if (strtab >= loads[i].vaddr && strtab - loads[i].vaddr < loads[i].size) {
+			d->strtab_off = strtab - loads[i].vaddr + loads[i].off;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A .dynstr string into buf; -1 when out of bounds or longer than size - 1. */
+static int read_string(int fd, const struct dynamic *d, uint64_t at, char *buf, size_t size)
+{
+	size_t n;
+	ssize_t got;
+
+	if (at >= d->strsz)
+		return -1;
+	n = d->strsz - at < size ? (size_t)(d->strsz - at) : size;
+	got = pread(fd, buf, n, (off_t)(d->strtab_off + at));
+	if (got <= 0 || !memchr(buf, '\0', (size_t)got))
+		return -1;
+	return 0;
+}
+
+/* Length of the dynamic string token name at s ("$NAME" or "${NAME}"), or 0. */
+static size_t dst(const char *s, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (n > len + 2 && s[1] == '{' && memcmp(s + 2, name, len) == 0 && s[len + 2] == '}')
+		return len + 3;
+	if (n > len && memcmp(s + 1, name, len) == 0 &&
+	    (n == len + 1 || !(s[len + 1] == '_' || (s[len + 1] >= 'A' && s[len + 1] <= 'Z') ||
+			       (s[len + 1] >= 'a' && s[len + 1] <= 'z') ||
+			       (s[len + 1] >= '0' && s[len + 1] <= '9'))))
+		return len + 1;
+	return 0;
+}
+
+/*
+ * n bytes at s with $ORIGIN (the directory of owner), $LIB and $PLATFORM
+ * expanded into out. -1 when it does not fit.
+ */
+static int expand(const struct walk *w, const char *s, size_t n, const char *owner, char *out,
+		  size_t size)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < n;) {
+		const char *value = NULL;
+		size_t value_len = 0, skip;
+
+		if (s[i] == '$' && (skip = dst(s + i, n - i, "ORIGIN")) != 0) {
+			const char *slash = strrchr(owner, '/');
+
+			value = slash ? owner : ".";
+			value_len = slash ? (size_t)(slash - owner) : 1;
+			if (slash == owner)
+				value_len = 1; /* "/" */
+		} else if (s[i] == '$' && (skip = dst(s + i, n - i, "LIB")) != 0) {
+			value = DST_LIB;
+			value_len = strlen(value);
+		} else if (s[i] == '$' && (skip = dst(s + i, n - i, "PLATFORM")) != 0) {
+			value = w->platform;
+			value_len = strlen(value);
+		} else {
+			skip = 1;
+		}
+		if (!value) {
+			value = s + i;
+			value_len = 1;
+		}
+		if (value_len >= size - at)
+			return -1;
+		memcpy(out + at, value, value_len);
+		at += value_len;
+		i += skip;
+	}
+	out[at] = '\0';
+	return 0;
+}
+
+/* dir/name into out, and open it. */
+static int try_in(const char *dir, size_t dir_len, const char *name, char *out, size_t size)
+{
+	size_t name_len = strlen(name);
+
+	if (dir_len == 0) { /* an empty entry is the current directory */
+		dir = ".";
+		dir_len = 1;
+	}
+	while (dir_len > 1 && dir[dir_len - 1] == '/')
+		dir_len--;
+	if (dir_len + 1 + name_len >= size)
+		return -1;
+	memcpy(out, dir, dir_len);
+	out[dir_len] = '/';
+	memcpy(out + dir_len + 1, name, name_len + 1);
+	return try_file(out);
+}
+
+/* Each directory of a search list (separated by one of seps), DSTs relative to owner. */
+static int search_list(const struct walk *w, const char *list, const char *seps, const char *owner,
+		       const char *name, char *out, size_t size)
+{
+	char dir[HWT_NEEDED_PATH_MAX];
+
+	while (list) {
+		size_t n = strcspn(list, seps);
+		int fd;
+
+		if (expand(w, list, n, owner, dir, sizeof(dir)) == 0 &&
+		    (fd = try_in(dir, strlen(dir), name, out, size)) >= 0)
+			return fd;
+		list = list[n] ? list + n + 1 : NULL;
+	}
+	return -1;
+}
+
+/* ---- /etc/ld.so.cache (glibc's "new" format, glibc-ld.so.cache1.1) ---- */
+
+#define CACHE_MAGIC     "glibc-ld.so.cache1.1"
+#define CACHE_HEADER    48u  /* magic and version, nlibs, len_strings, flags, extension, unused */
+#define CACHE_ENTRY     24u  /* flags, key, value, osversion, hwcap */
+#define CACHE_X86_64    0x0303 /* FLAG_ELF_LIBC6 | FLAG_X8664_LIB64 */
+
+static void cache_map(struct walk *w)
+{
+	struct stat st;
+	int fd;
+	void *p;
+
+	w->cache_tried = 1;
+	fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_size > (off_t)CACHE_HEADER && st.st_size < (off_t)CACHE_MAX) {
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			if (memcmp(p, CACHE_MAGIC, sizeof(CACHE_MAGIC) - 1) == 0) {
+				w->cache = p;
+				w->cache_size = (size_t)st.st_size;
+			} else {
+				munmap(p, (size_t)st.st_size);
+			}
+		}
+	}
+	close(fd);
+}
+
+/* The string at a cache offset, if NUL-terminated inside the file. */
+static const char *cache_string(const struct walk *w, uint32_t at)
+{
+	if (at >= w->cache_size || !memchr(w->cache + at, '\0', w->cache_size - at))
+		return NULL;
+	return (const char *)w->cache + at;
+}
+
+static int cache_lookup(struct walk *w, const char *name, char *out, size_t size)
+{
+	const char *plain = NULL, *any = NULL, *path;
+	uint32_t nlibs;
+	size_t n;
+
+	if (!w->cache_tried)
+		cache_map(w);
+	if (!w->cache)
+		return -1;
+	memcpy(&nlibs, w->cache + 20, sizeof(nlibs));
+	if (nlibs > (w->cache_size - CACHE_HEADER) / CACHE_ENTRY)
+		return -1;
+	for (uint32_t i = 0; i < nlibs && !plain; i++) {
+		const unsigned char *e = w->cache + CACHE_HEADER + (size_t)i * CACHE_ENTRY;
+		int32_t flags;
+		uint32_t key, value;
+		uint64_t hwcap;
+		const char *k;
+
+		memcpy(&flags, e, 4);
+		memcpy(&key, e + 4, 4);
+		memcpy(&value, e + 8, 4);
+		memcpy(&hwcap, e + 16, 8);
+		if ((flags & 0xffff) != CACHE_X86_64 || !(k = cache_string(w, key)) || strcmp(k, name))
+			continue;
+		path = cache_string(w, value);
+		if (path && hwcap == 0)
+			plain = path;
+		else if (path && !any)
+			any = path; /* a glibc-hwcaps variant: same library, another build */
+	}
+	path = plain ? plain : any;
+	if (!path || (n = strlen(path)) >= size)
+		return -1;
+	memcpy(out, path, n + 1);
+	return try_file(out);
+}
+
+/* ---- the walk ---- */
+
+/* Finds object i (named by its parent's DT_NEEDED) as ld.so would: its path into out, an fd. */
+static int resolve(struct walk *w, unsigned i, char *out, size_t size)
+{
+	const struct object *loader = &w->obj[w->obj[i].parent];
+	const char *name = pool(w, w->obj[i].name);
+	int fd = -1;
+
+	if (strchr(name, '/')) {
+		if (expand(w, name, strlen(name), pool(w, loader->path), out, size) < 0)
+			return -1;
+		return try_file(out);
+	}
+	/* The RPATHs of the loader and of the objects that loaded it, unless it has a RUNPATH. */
+	if (loader->runpath == NONE) {
+		for (int l = w->obj[i].parent; l >= 0 && fd < 0; l = w->obj[l].parent)
+			if (w->obj[l].rpath != NONE)
+				fd = search_list(w, pool(w, w->obj[l].rpath), ":", pool(w, w->obj[l].path),
+						 name, out, size);
+	}
+	if (fd < 0 && w->ld_library_path)
+		fd = search_list(w, w->ld_library_path, ":;", pool(w, w->obj[0].path), name, out, size);
+	if (fd < 0 && loader->runpath != NONE)
+		fd = search_list(w, pool(w, loader->runpath), ":", pool(w, loader->path), name, out,
+				 size);
+	if (fd < 0 && !loader->nodeflib)
+		fd = cache_lookup(w, name, out, size);
+	for (size_t k = 0; fd < 0 && !loader->nodeflib && k < sizeof(default_dirs) / sizeof(default_dirs[0]);
+	     k++)
+		fd = try_in(default_dirs[k], strlen(default_dirs[k]), name, out, size);
+	return fd;
+}
+
+/* Reads object i's dynamic section: keeps its search lists and queues its DT_NEEDED names. */
+static void queue_needed(struct walk *w, unsigned i, int fd)
+{
+	struct dynamic d;
+	char s[HWT_NEEDED_PATH_MAX];
+	struct object *o = &w->obj[i];
+
+	if (read_dynamic(fd, &d) < 0)
+		return;
+	/* ld.so ignores DT_RPATH when there is a DT_RUNPATH. */
+	if (d.runpath >= 0 && read_string(fd, &d, (uint64_t)d.runpath, s, sizeof(s)) == 0)
+		o->runpath = store(w, s, strlen(s));
+	else if (d.runpath < 0 && d.rpath >= 0 && read_string(fd, &d, (uint64_t)d.rpath, s, sizeof(s)) == 0)
+		o->rpath = store(w, s, strlen(s));
+	o->nodeflib = (uint8_t)d.nodeflib;
+	if (o->depth >= HWT_NEEDED_MAX_DEPTH)
+		return;
+	for (unsigned k = 0; k < d.nneeded && w->n < HWT_NEEDED_MAX_LIBS + 1; k++) {
+		unsigned j;
+		uint16_t at;
+
+		if (read_string(fd, &d, d.needed[k], s, NAME_LEN) < 0 || !s[0])
+			continue;
+		for (j = 1; j < w->n; j++) /* already named: ld.so loads a name once */
+			if (strcmp(pool(w, w->obj[j].name), s) == 0)
+				break;
+		if (j < w->n || (at = store(w, s, strlen(s))) == NONE)
+			continue;
+		w->obj[w->n] = (struct object){ .name = at, .path = NONE, .rpath = NONE,
+						.runpath = NONE, .parent = (int16_t)i,
+						.depth = (uint8_t)(o->depth + 1) };
+		w->n++;
+	}
+}
+
+static const char *env_value(char *const envp[], const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+int hwt_needed_find(int exe_fd, const char *exe, char *const envp[], hwt_needed_fn fn, void *ctx,
+		    char *found, size_t size)
+{
+	struct walk w;
+	char path[HWT_NEEDED_PATH_MAX];
+	int result = 0;
+
+	w.n = 1;
+	w.used = 0;
+	w.cache = NULL;
+	w.cache_size = 0;
+	w.cache_tried = 0;
+	w.ld_library_path = env_value(envp, "LD_LIBRARY_PATH");
+	if (w.ld_library_path && !*w.ld_library_path)
+		w.ld_library_path = NULL;
+	w.platform = (const char *)getauxval(AT_PLATFORM);
+	if (!w.platform)
+		w.platform = "x86_64";
+	w.obj[0] = (struct object){ .name = NONE, .path = store(&w, exe, strlen(exe)), .rpath = NONE,
+				    .runpath = NONE, .parent = -1 };
+	if (w.obj[0].path == NONE)
+		return 0;
+	queue_needed(&w, 0, exe_fd);
+	for (unsigned i = 1; i < w.n && !result; i++) {
+		int fd = resolve(&w, i, path, sizeof(path));
+		unsigned j;
+
+		if (fd < 0)
+			continue;
+		for (j = 1; j < i; j++) /* the same file under another name */
+			if (w.obj[j].path != NONE && strcmp(pool(&w, w.obj[j].path), path) == 0)
+				break;
+		if (j == i && (w.obj[i].path = store(&w, path, strlen(path))) != NONE) {
+			if (fn(ctx, path, fd)) {
+				result = 1;
+				if (found && size) {
+					strncpy(found, path, size - 1);
+					found[size - 1] = '\0';
+				}
+			} else {
+				queue_needed(&w, i, fd);
+			}
+		}
+		close(fd);
+	}
+	if (w.cache)
+		munmap((void *)w.cache, w.cache_size);
+	return result;
+}
