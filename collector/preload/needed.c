@@ -11,8 +11,11 @@
  */
 #define _GNU_SOURCE
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -29,6 +32,7 @@
 #define MAX_DYNS    2048
 #define NAME_LEN    256        /* longest DT_NEEDED name */
 #define CACHE_MAX   (16u << 20)
+#define HEAD_SIZE   1024       /* first bytes of a file: the ELF header and most program headers */
 
 /* Debian's ld.so: $LIB is the multiarch library directory. */
 #define DST_LIB "lib/x86_64-linux-gnu"
@@ -51,6 +55,11 @@ struct walk {
 	unsigned n;
 	char pool[POOL_SIZE];
 	size_t used;
+	unsigned char head[HEAD_SIZE]; /* of the object being read */
+	size_t head_len;
+	char dir[HWT_NEEDED_PATH_MAX];      /* the last directory made canonical, */
+	char dir_real[HWT_NEEDED_PATH_MAX]; /* and its canonical form */
+	uint16_t interp;             /* pool: base name of the executable's PT_INTERP, or NONE */
 	const char *ld_library_path; /* from the exec's environment, or NULL */
 	const char *platform;
 	const unsigned char *cache;  /* /etc/ld.so.cache, mapped on first use */
@@ -65,6 +74,7 @@ struct dynamic {
 	unsigned nneeded;
 	int64_t rpath, runpath;      /* string offsets, or -1 */
 	int nodeflib;
+	uint64_t interp_off, interp_size; /* PT_INTERP, or size 0 */
 };
 
 static uint16_t store(struct walk *w, const char *s, size_t n)
@@ -84,31 +94,41 @@ static const char *pool(const struct walk *w, uint16_t at)
 	return at == NONE ? NULL : w->pool + at;
 }
 
-static int elf_header(int fd, Elf64_Ehdr *eh)
+/* Reads the first bytes of the file into w->head; 1 when they start an x86-64 ELF header. */
+static int read_head(struct walk *w, int fd, Elf64_Ehdr *eh)
 {
-	return pread(fd, eh, sizeof(*eh), 0) == (ssize_t)sizeof(*eh) &&
-	       memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	ssize_t got = pread(fd, w->head, sizeof(w->head), 0);
+
+	w->head_len = got > 0 ? (size_t)got : 0;
+	if (w->head_len < sizeof(*eh))
+		return 0;
+	memcpy(eh, w->head, sizeof(*eh));
+	return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
 	       eh->e_ident[EI_DATA] == ELFDATA2LSB && eh->e_machine == EM_X86_64 &&
 	       eh->e_phentsize == sizeof(Elf64_Phdr);
 }
 
 /* A library candidate: open it when it is a loadable x86-64 ELF object (ld.so skips others). */
-static int try_file(const char *path)
+static int try_file(struct walk *w, const char *path)
 {
 	Elf64_Ehdr eh;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	if (!elf_header(fd, &eh) || eh.e_type != ET_DYN) {
+	if (!read_head(w, fd, &eh) || eh.e_type != ET_DYN) {
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
-/* Reads the dynamic section. 0 on success; -1 when there is none (static) or it does not parse. */
-static int read_dynamic(int fd, struct dynamic *d)
+/*
+ * Reads the dynamic section of the object open at fd, whose first bytes
+ * are in w->head. 0 on success; -1 when there is none (static) or it does
+ * not parse.
+ */
+static int read_dynamic(const struct walk *w, int fd, struct dynamic *d)
 {
 	struct { uint64_t vaddr, off, size; } loads[MAX_LOADS];
 	unsigned nloads = 0;
@@ -118,20 +138,28 @@ static int read_dynamic(int fd, struct dynamic *d)
 
 	memset(d, 0, sizeof(*d));
 	d->rpath = d->runpath = -1;
-	if (!elf_header(fd, &eh) || eh.e_phnum > MAX_PHDRS)
+	if (w->head_len < sizeof(eh))
+		return -1;
+	memcpy(&eh, w->head, sizeof(eh));
+	if (eh.e_phnum > MAX_PHDRS)
 		return -1;
 	for (unsigned i = 0; i < eh.e_phnum; i += 16) {
 		Elf64_Phdr ph[16];
 		unsigned k = eh.e_phnum - i < 16 ? eh.e_phnum - i : 16;
+		uint64_t at = eh.e_phoff + i * sizeof(ph[0]), len = k * sizeof(ph[0]);
 
-		if (pread(fd, ph, k * sizeof(ph[0]), (off_t)(eh.e_phoff + i * sizeof(ph[0]))) !=
-		    (ssize_t)(k * sizeof(ph[0])))
+		if (at < w->head_len && len <= w->head_len - at)
+			memcpy(ph, w->head + at, len); /* usually: they follow the ELF header */
+		else if (pread(fd, ph, len, (off_t)at) != (ssize_t)len)
 			return -1;
 		for (unsigned j = 0; j < k; j++) {
 			if (ph[j].p_type == PT_DYNAMIC) {
 				dyn_off = ph[j].p_offset;
 				dyn_size = ph[j].p_filesz;
 				have_dyn = 1;
+			} else if (ph[j].p_type == PT_INTERP) {
+				d->interp_off = ph[j].p_offset;
+				d->interp_size = ph[j].p_filesz;
 			} else if (ph[j].p_type == PT_LOAD && nloads < MAX_LOADS) {
 				loads[nloads].vaddr = ph[j].p_vaddr;
 				loads[nloads].off = ph[j].p_offset;
@@ -265,7 +293,8 @@ static int expand(const struct walk *w, const char *s, size_t n, const char *own
 }
 
 /* dir/name into out, and open it. */
-static int try_in(const char *dir, size_t dir_len, const char *name, char *out, size_t size)
+static int try_in(struct walk *w, const char *dir, size_t dir_len, const char *name, char *out,
+		  size_t size)
 {
 	size_t name_len = strlen(name);
 
@@ -280,11 +309,11 @@ static int try_in(const char *dir, size_t dir_len, const char *name, char *out, 
 	memcpy(out, dir, dir_len);
 	out[dir_len] = '/';
 	memcpy(out + dir_len + 1, name, name_len + 1);
-	return try_file(out);
+	return try_file(w, out);
 }
 
 /* Each directory of a search list (separated by one of seps), DSTs relative to owner. */
-static int search_list(const struct walk *w, const char *list, const char *seps, const char *owner,
+static int search_list(struct walk *w, const char *list, const char *seps, const char *owner,
 		       const char *name, char *out, size_t size)
 {
 	char dir[HWT_NEEDED_PATH_MAX];
@@ -294,7 +323,7 @@ static int search_list(const struct walk *w, const char *list, const char *seps,
 		int fd;
 
 		if (expand(w, list, n, owner, dir, sizeof(dir)) == 0 &&
-		    (fd = try_in(dir, strlen(dir), name, out, size)) >= 0)
+		    (fd = try_in(w, dir, strlen(dir), name, out, size)) >= 0)
 			return fd;
 		list = list[n] ? list + n + 1 : NULL;
 	}
@@ -340,43 +369,105 @@ static const char *cache_string(const struct walk *w, uint32_t at)
 	return (const char *)w->cache + at;
 }
 
+/*
+ * The order of the cache's entries (descending by this comparison, which
+ * glibc's lookup relies on): runs of digits compare as numbers, a digit
+ * sorts after any other character.
+ */
+static int cache_cmp(const char *a, const char *b)
+{
+	while (*a) {
+		int da = *a >= '0' && *a <= '9', db = *b >= '0' && *b <= '9';
+
+		if (da && db) {
+			unsigned long va = 0, vb = 0;
+
+			while (*a >= '0' && *a <= '9')
+				va = va * 10 + (unsigned long)(*a++ - '0');
+			while (*b >= '0' && *b <= '9')
+				vb = vb * 10 + (unsigned long)(*b++ - '0');
+			if (va != vb)
+				return va < vb ? -1 : 1;
+		} else if (da != db) {
+			return da ? 1 : -1;
+		} else if (*a != *b) {
+			return (unsigned char)*a - (unsigned char)*b;
+		} else {
+			a++;
+			b++;
+		}
+	}
+	return *b ? -1 : 0;
+}
+
+struct cache_entry {
+	int32_t flags;
+	uint32_t key, value;
+	uint64_t hwcap;
+};
+
+static int cache_entry(const struct walk *w, uint32_t i, struct cache_entry *e)
+{
+	const unsigned char *p = w->cache + CACHE_HEADER + (size_t)i * CACHE_ENTRY;
+
+	memcpy(&e->flags, p, 4);
+	memcpy(&e->key, p + 4, 4);
+	memcpy(&e->value, p + 8, 4);
+	memcpy(&e->hwcap, p + 16, 8);
+	return cache_string(w, e->key) != NULL;
+}
+
+/* name in the cache (binary search, then the entries of the same name): open its path. */
 static int cache_lookup(struct walk *w, const char *name, char *out, size_t size)
 {
 	const char *plain = NULL, *any = NULL, *path;
-	uint32_t nlibs;
+	struct cache_entry e;
+	uint32_t nlibs, lo = 0, hi, i;
 	size_t n;
+	int found = 0;
 
 	if (!w->cache_tried)
 		cache_map(w);
 	if (!w->cache)
 		return -1;
 	memcpy(&nlibs, w->cache + 20, sizeof(nlibs));
-	if (nlibs > (w->cache_size - CACHE_HEADER) / CACHE_ENTRY)
+	if (nlibs == 0 || nlibs > (w->cache_size - CACHE_HEADER) / CACHE_ENTRY)
 		return -1;
-	for (uint32_t i = 0; i < nlibs && !plain; i++) {
-		const unsigned char *e = w->cache + CACHE_HEADER + (size_t)i * CACHE_ENTRY;
-		int32_t flags;
-		uint32_t key, value;
-		uint64_t hwcap;
-		const char *k;
+	hi = nlibs;
+	while (lo < hi) {
+		int c;
 
-		memcpy(&flags, e, 4);
-		memcpy(&key, e + 4, 4);
-		memcpy(&value, e + 8, 4);
-		memcpy(&hwcap, e + 16, 8);
-		if ((flags & 0xffff) != CACHE_X86_64 || !(k = cache_string(w, key)) || strcmp(k, name))
+		i = lo + (hi - lo) / 2;
+		if (!cache_entry(w, i, &e))
+			return -1;
+		c = cache_cmp(name, cache_string(w, e.key));
+		if (c == 0) {
+			found = 1;
+			break;
+		}
+		if (c < 0)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	if (!found)
+		return -1;
+	while (i > 0 && cache_entry(w, i - 1, &e) && strcmp(cache_string(w, e.key), name) == 0)
+		i--;
+	for (; i < nlibs && !plain && cache_entry(w, i, &e) &&
+	       strcmp(cache_string(w, e.key), name) == 0; i++) {
+		if ((e.flags & 0xffff) != CACHE_X86_64 || !(path = cache_string(w, e.value)))
 			continue;
-		path = cache_string(w, value);
-		if (path && hwcap == 0)
+		if (e.hwcap == 0)
 			plain = path;
-		else if (path && !any)
+		else if (!any)
 			any = path; /* a glibc-hwcaps variant: same library, another build */
 	}
 	path = plain ? plain : any;
 	if (!path || (n = strlen(path)) >= size)
 		return -1;
 	memcpy(out, path, n + 1);
-	return try_file(out);
+	return try_file(w, out);
 }
 
 /* ---- the walk ---- */
@@ -391,7 +482,7 @@ static int resolve(struct walk *w, unsigned i, char *out, size_t size)
 	if (strchr(name, '/')) {
 		if (expand(w, name, strlen(name), pool(w, loader->path), out, size) < 0)
 			return -1;
-		return try_file(out);
+		return try_file(w, out);
 	}
 	/* The RPATHs of the loader and of the objects that loaded it, unless it has a RUNPATH. */
 	if (loader->runpath == NONE) {
@@ -409,7 +500,7 @@ static int resolve(struct walk *w, unsigned i, char *out, size_t size)
 		fd = cache_lookup(w, name, out, size);
 	for (size_t k = 0; fd < 0 && !loader->nodeflib && k < sizeof(default_dirs) / sizeof(default_dirs[0]);
 	     k++)
-		fd = try_in(default_dirs[k], strlen(default_dirs[k]), name, out, size);
+		fd = try_in(w, default_dirs[k], strlen(default_dirs[k]), name, out, size);
 	return fd;
 }
 
@@ -420,7 +511,7 @@ static void queue_needed(struct walk *w, unsigned i, int fd)
 	char s[HWT_NEEDED_PATH_MAX];
 	struct object *o = &w->obj[i];
 
-	if (read_dynamic(fd, &d) < 0)
+	if (read_dynamic(w, fd, &d) < 0)
 		return;
 	/* ld.so ignores DT_RPATH when there is a DT_RUNPATH. */
 	if (d.runpath >= 0 && read_string(fd, &d, (uint64_t)d.runpath, s, sizeof(s)) == 0)
@@ -428,13 +519,27 @@ static void queue_needed(struct walk *w, unsigned i, int fd)
 	else if (d.runpath < 0 && d.rpath >= 0 && read_string(fd, &d, (uint64_t)d.rpath, s, sizeof(s)) == 0)
 		o->rpath = store(w, s, strlen(s));
 	o->nodeflib = (uint8_t)d.nodeflib;
+	/*
+	 * The dynamic loader is there before any DT_NEEDED is looked at, and
+	 * ld.so does not look for it again: neither does the walk (libc names it).
+	 */
+	if (i == 0 && d.interp_size > 1 && d.interp_size <= sizeof(s)) {
+		if (d.interp_off < w->head_len && d.interp_size <= w->head_len - d.interp_off)
+			memcpy(s, w->head + d.interp_off, d.interp_size);
+		else if (pread(fd, s, d.interp_size, (off_t)d.interp_off) != (ssize_t)d.interp_size)
+			s[0] = '\0';
+		s[d.interp_size - 1] = '\0';
+		if (s[0] && strrchr(s, '/'))
+			w->interp = store(w, strrchr(s, '/') + 1, strlen(strrchr(s, '/') + 1));
+	}
 	if (o->depth >= HWT_NEEDED_MAX_DEPTH)
 		return;
 	for (unsigned k = 0; k < d.nneeded && w->n < HWT_NEEDED_MAX_LIBS + 1; k++) {
 		unsigned j;
 		uint16_t at;
 
-		if (read_string(fd, &d, d.needed[k], s, NAME_LEN) < 0 || !s[0])
+		if (read_string(fd, &d, d.needed[k], s, NAME_LEN) < 0 || !s[0] ||
+		    (w->interp != NONE && strcmp(s, pool(w, w->interp)) == 0))
 			continue;
 		for (j = 1; j < w->n; j++) /* already named: ld.so loads a name once */
 			if (strcmp(pool(w, w->obj[j].name), s) == 0)
@@ -446,6 +551,42 @@ static void queue_needed(struct walk *w, unsigned i, int fd)
 						.depth = (uint8_t)(o->depth + 1) };
 		w->n++;
 	}
+}
+
+/*
+ * The canonical path of a library found at path, into real (PATH_MAX
+ * bytes). Libraries of one closure mostly share a directory: that one is
+ * made canonical once, the file itself costs one readlink.
+ */
+static int canonical(struct walk *w, const char *path, char *real)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir_len, n;
+	char link[1];
+
+	if (!slash || readlink(path, link, sizeof(link)) >= 0 || errno != EINVAL)
+		return realpath(path, real) ? 0 : -1; /* a symbolic link, or no file */
+	dir_len = slash == path ? 1 : (size_t)(slash - path);
+	if (dir_len >= sizeof(w->dir))
+		return realpath(path, real) ? 0 : -1;
+	if (strlen(w->dir) != dir_len || memcmp(w->dir, path, dir_len) != 0) {
+		char dir[HWT_NEEDED_PATH_MAX];
+
+		memcpy(dir, path, dir_len);
+		dir[dir_len] = '\0';
+		w->dir[0] = '\0';
+		if (!realpath(dir, real) || strlen(real) >= sizeof(w->dir_real))
+			return realpath(path, real) ? 0 : -1;
+		memcpy(w->dir_real, real, strlen(real) + 1);
+		memcpy(w->dir, dir, dir_len + 1);
+	}
+	n = strlen(w->dir_real);
+	if (n + strlen(slash) >= PATH_MAX)
+		return -1;
+	memcpy(real, w->dir_real, n);
+	/* "/" + name, or just "name" after the root "/" */
+	memcpy(real + n - (n == 1), slash, strlen(slash) + 1);
+	return 0;
 }
 
 static const char *env_value(char *const envp[], const char *name)
@@ -462,11 +603,14 @@ int hwt_needed_find(int exe_fd, const char *exe, char *const envp[], hwt_needed_
 		    char *found, size_t size)
 {
 	struct walk w;
-	char path[HWT_NEEDED_PATH_MAX];
+	char path[HWT_NEEDED_PATH_MAX], real[PATH_MAX];
 	int result = 0;
+	Elf64_Ehdr eh;
 
 	w.n = 1;
 	w.used = 0;
+	w.dir[0] = '\0';
+	w.interp = NONE;
 	w.cache = NULL;
 	w.cache_size = 0;
 	w.cache_tried = 0;
@@ -480,6 +624,8 @@ int hwt_needed_find(int exe_fd, const char *exe, char *const envp[], hwt_needed_
 				    .runpath = NONE, .parent = -1 };
 	if (w.obj[0].path == NONE)
 		return 0;
+	if (!read_head(&w, exe_fd, &eh))
+		return 0;
 	queue_needed(&w, 0, exe_fd);
 	for (unsigned i = 1; i < w.n && !result; i++) {
 		int fd = resolve(&w, i, path, sizeof(path));
@@ -491,10 +637,10 @@ int hwt_needed_find(int exe_fd, const char *exe, char *const envp[], hwt_needed_
 			if (w.obj[j].path != NONE && strcmp(pool(&w, w.obj[j].path), path) == 0)
 				break;
 		if (j == i && (w.obj[i].path = store(&w, path, strlen(path))) != NONE) {
-			if (fn(ctx, path, fd)) {
+			if (canonical(&w, path, real) == 0 && fn(ctx, real, fd)) {
 				result = 1;
 				if (found && size) {
-					strncpy(found, path, size - 1);
+					strncpy(found, real, size - 1);
 					found[size - 1] = '\0';
 				}
 			} else {

@@ -20,9 +20,8 @@
 #define HWT_NEEDED_PATH_MAX  1024  /* longest library path followed */
 
 /*
- * Called for each library of the closure: its path as found (not
- * canonical) and a read-only descriptor of it. Returns 1 to stop the walk
- * at that library.
+ * Called for each library of the closure: its canonical path and a
+ * read-only descriptor of it. Returns 1 to stop the walk at that library.
  */
 typedef int (*hwt_needed_fn)(void *ctx, const char *path, int fd);
 
@@ -35,7 +34,7 @@ typedef int (*hwt_needed_fn)(void *ctx, const char *path, int fd);
  * /etc/ld.so.cache, the default directories; $ORIGIN, $LIB and $PLATFORM
  * expanded. Calls fn on each library found until it returns 1.
  *
- * Returns 1 when fn accepted a library (its path into found, size bytes),
+ * Returns 1 when fn accepted a library (its canonical path into found, size bytes),
  * 0 when none was accepted, the executable is static, or something did
  * not parse.
  */

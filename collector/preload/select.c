@@ -182,13 +182,11 @@ static int is_static_elf(int fd, const Elf64_Ehdr *eh)
 	return 1;
 }
 
-int hwt_select_library(const struct hwt_select_config *cfg, const char *path, int fd)
+int hwt_select_library(const struct hwt_select_config *cfg, const char *real, int fd)
 {
-	char real[PATH_MAX];
 	int own_fd = -1, selected;
 
-	if (!realpath(path, real) || (cfg->unit_lib && under(real, cfg->unit_lib)) ||
-	    hwt_select_match(cfg->no_trace, real))
+	if ((cfg->unit_lib && under(real, cfg->unit_lib)) || hwt_select_match(cfg->no_trace, real))
 		return 0;
 	if (hwt_select_match(cfg->trace, real))
 		return 1;
@@ -202,9 +200,9 @@ int hwt_select_library(const struct hwt_select_config *cfg, const char *path, in
 	return selected;
 }
 
-static int library_selected(void *cfg, const char *path, int fd)
+static int library_selected(void *cfg, const char *real, int fd)
 {
-	return hwt_select_library(cfg, path, fd);
+	return hwt_select_library(cfg, real, fd);
 }
 
 enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, const char *path,

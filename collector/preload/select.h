@@ -51,9 +51,10 @@ enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, c
 					  char *const envp[], char *real, const char **reason,
 					  int *static_exe);
 
-/* 1 when the shared library at path (open at fd, or -1) is selected: not
-   --no-trace, and --trace or neither a system file nor without debug info. */
-int hwt_select_library(const struct hwt_select_config *cfg, const char *path, int fd);
+/* 1 when the shared library at the canonical path real (open at fd, or -1) is
+   selected: no --no-trace glob matches, and a --trace glob does, or it is
+   not under a system directory and has debug info. */
+int hwt_select_library(const struct hwt_select_config *cfg, const char *real, int fd);
 
 /* 1 when a glob of the newline-separated list matches path (or its base name
    for globs without '/'); '*' matches across '/'. */
