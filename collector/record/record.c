@@ -78,7 +78,7 @@ int hwt_exit_code(int wait_status)
 	return 255;
 }
 
-static void print_summary(const char *dir, int quiet)
+static void print_summary(const char *dir, const struct hwt_unit_options *unit, int quiet)
 {
 	struct hwt_bundle *bundle = hwt_bundle_alloc();
 	struct hwt_bundle_totals totals;
@@ -99,6 +99,8 @@ static void print_summary(const char *dir, int quiet)
 			(unsigned long long)totals.processes, totals.processes == 1 ? "" : "es",
 			(unsigned long long)totals.threads, totals.threads == 1 ? "" : "s",
 			totals.trace_bytes / 1024.0, (unsigned long long)totals.untraced);
+	if (!err && !quiet)
+		hwt_record_print_by_library(bundle, unit, stderr, "hwt record");
 	hwt_bundle_free(bundle);
 }
 
@@ -194,6 +196,6 @@ int hwt_record_main(int argc, char **argv)
 		return 2;
 	if (hwt_record_run(output, &unit, argv + optind, &status, "hwt record") < 0)
 		return 2;
-	print_summary(output, quiet);
+	print_summary(output, &unit, quiet);
 	return hwt_exit_code(status);
 }

@@ -25,6 +25,15 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
  */
 size_t hwt_record_print_untraced(struct hwt_bundle *bundle, FILE *out, const char *prefix);
 
+/*
+ * Says which traced processes were selected for a library they load rather
+ * than for their executable (judged again from the bundle with unit's
+ * --trace/--no-trace), one line per executable and library. Returns their
+ * number.
+ */
+size_t hwt_record_print_by_library(struct hwt_bundle *bundle, const struct hwt_unit_options *unit,
+				   FILE *out, const char *prefix);
+
 /* Exit status a shell would give for a waitpid status (128 + signal when killed). */
 int hwt_exit_code(int wait_status);
 

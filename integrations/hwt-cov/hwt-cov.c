@@ -139,12 +139,14 @@ out:
 
 /* Records argv into a bundle, writes the report; the exit status. */
 /* Which processes ran natively: a user who expected their coverage learns why. */
-static void print_untraced(const char *dir)
+static void print_untraced(const char *dir, const struct hwt_unit_options *unit)
 {
 	struct hwt_bundle *b = hwt_bundle_alloc();
 
-	if (b && hwt_bundle_open(b, dir) == 0)
+	if (b && hwt_bundle_open(b, dir) == 0) {
 		hwt_record_print_untraced(b, stderr, PREFIX);
+		hwt_record_print_by_library(b, unit, stderr, PREFIX);
+	}
 	hwt_bundle_free(b);
 }
 
@@ -180,7 +182,7 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 	}
 	code = hwt_exit_code(status);
 	if (!opts.quiet)
-		print_untraced(bundle);
+		print_untraced(bundle, &unit);
 
 	report = hwt_lcov_report(bundle, &opts);
 	if (!keep)
