@@ -3,7 +3,9 @@
 # xargs/python3 give the coverage of tracing everything; posix_spawn(p) and
 # execveat start traced processes; what is not selected is in the bundle as
 # untraced; a static program's execs are reported; --filter on a function
-# of a dlopen'ed library records exactly that function's executions.
+# of a dlopen'ed library records exactly that function's executions; a
+# program without debug info is traced for a selected library it loads
+# (RUNPATH, LD_LIBRARY_PATH, $ORIGIN, two levels down), not for one excluded.
 # usage: run_select.sh BUILD_DIR WORKDIR
 set -u
 build=$1 work=$2
@@ -20,6 +22,25 @@ cc -g -O0 -fPIC -shared "$src/calc.c" -o "$W/libcalc.so" &&
 cc -g -O0 -I"$src" "$src/test_calc.c" -L"$W" -lcalc -Wl,-rpath,"$W" -o "$W/test_calc" &&
 cc -g0 -O1 "$src/launcher.c" -o "$W/launcher" &&
 cc -g -O0 -static "$src/static_runner.c" -o "$W/static_runner" || { echo "FAIL build"; exit 1; }
+# Selection by library: test_calc without debug info (stripped), finding the -g
+# libcalc.so through RUNPATH, LD_LIBRARY_PATH, $ORIGIN, or two levels down.
+runner() { # output library-dir linker-options...
+	out=$1 dir=$2
+	shift 2
+	cc -g0 -O1 -I"$src" "$src/test_calc.c" -L"$dir" -lcalc "$@" -o "$out" && strip "$out"
+}
+mkdir -p "$W/origin/bin" "$W/origin/lib" "$W/nodebug" "$W/deep" &&
+runner "$W/rpath_runner" "$W" -Wl,-rpath,"$W" &&
+runner "$W/plain_runner" "$W" &&
+cp "$W/libcalc.so" "$W/origin/lib/" &&
+runner "$W/origin/bin/runner" "$W/origin/lib" -Wl,-rpath,'$ORIGIN/../lib' &&
+runner "$W/origin/bin/runner_rpath" "$W/origin/lib" -Wl,--disable-new-dtags,-rpath,'${ORIGIN}/../lib' &&
+cc -g0 -O0 -fPIC -shared "$src/calc.c" -o "$W/nodebug/libcalc.so" &&
+runner "$W/nodebug/runner" "$W/nodebug" -Wl,-rpath,'$ORIGIN' &&
+cc -g0 -O1 -fPIC -shared -I"$src" "$src/wrap.c" -L"$W" -lcalc -o "$W/deep/libwrap.so" &&
+cc -g0 -O1 "$src/wrap_main.c" -L"$W/deep" -lwrap -Wl,-rpath-link,"$W" \
+	-Wl,--disable-new-dtags,-rpath,'$ORIGIN:'"$W" -o "$W/deep/wrap_main" &&
+strip "$W/deep/wrap_main" "$W/deep/libwrap.so" || { echo "FAIL build (library selection)"; exit 1; }
 
 # value of key= in a bundle's summary
 summary() { sed -n "s/^$2=//p" "$1/summary"; }
@@ -159,6 +180,75 @@ if grep -q "tip.pgd" "$W/filter.dump" || "$hwt" dump --packets "$W/filter" 2>/de
 	ok "leaving the range is TIP.PGD with the target"
 else
 	bad "no TIP.PGD with IP in the filtered stream"
+fi
+
+# ---- selection by library (docs/select.md) ----
+
+# A stripped program found through its RUNPATH libcalc.so, which has debug info:
+# traced (started by an untraced sh), with libcalc's coverage.
+suite lib_rpath 2 sh -c '"$0" gcd 12; "$0" fib 9' "$W/rpath_runner"
+if grep -q '^FNDA:[1-9][0-9]*,calc_gcd' "$W/lib_rpath.sel.info" &&
+   grep -q '^FNDA:[1-9][0-9]*,calc_fib' "$W/lib_rpath.sel.info" &&
+   grep -q '^FNDA:0,calc_is_prime' "$W/lib_rpath.sel.info"; then
+	ok "lib_rpath: calc_gcd and calc_fib run, calc_is_prime not, in the lcov"
+else
+	bad "lib_rpath: lcov lacks the library's functions"; grep '^FN' "$W/lib_rpath.sel.info"
+fi
+# The same program without RUNPATH, given LD_LIBRARY_PATH by sh and by env (both untraced).
+suite lib_env 2 sh -c 'LD_LIBRARY_PATH="$1" "$0" gcd 6; env LD_LIBRARY_PATH="$1" "$0" prime 20' \
+	"$W/plain_runner" "$W"
+# $ORIGIN in a RUNPATH and ${ORIGIN} in an RPATH.
+suite lib_origin 2 sh -c '"$0/runner" fib 7; "$0/runner_rpath" gcd 4' "$W/origin/bin"
+# Two levels down: wrap_main -> libwrap.so (no debug info) -> libcalc.so, found
+# through the executable's RPATH (ld.so uses it for libwrap's DT_NEEDED too).
+suite lib_deep 1 sh -c '"$0" && /bin/true' "$W/deep/wrap_main"
+
+# hwt record says which processes were traced for a library, and which one.
+"$hwt" record -o "$W/lib_msg" -- sh -c 'LD_LIBRARY_PATH="$1" "$0" gcd 6; "$1/rpath_runner" fib 3;
+	"$1/rpath_runner" fib 4' "$W/plain_runner" "$W" >/dev/null 2>"$W/lib_msg.err"
+if grep -qF "traced for a library it loads: $W/plain_runner ($W/libcalc.so)" "$W/lib_msg.err" &&
+   grep -qF "traced for a library it loads: $W/rpath_runner ($W/libcalc.so), 2 times" "$W/lib_msg.err" &&
+   [ "$(summary "$W/lib_msg" processes)" = 3 ]; then
+	ok "hwt record names the processes traced for a library, and the library"
+else
+	bad "no 'traced for a library' report"; cat "$W/lib_msg.err"
+fi
+
+# --no-trace on the library: the program runs natively, UNTRACED for its own reason.
+"$hwt" record -q -o "$W/lib_notrace" --no-trace 'libcalc.so' -- sh -c '"$0" gcd 5' "$W/rpath_runner" \
+	>/dev/null 2>&1
+if [ "$(summary "$W/lib_notrace" processes)" = 0 ] && [ "$(summary "$W/lib_notrace" untraced)" = 2 ] &&
+   dump "$W/lib_notrace" | grep -qF "path=\"$W/rpath_runner\" reason=\"no debug info\""; then
+	ok "--no-trace on the library: native, untraced (no debug info) in the summary"
+else
+	bad "--no-trace on a library: processes $(summary "$W/lib_notrace" processes), untraced $(summary "$W/lib_notrace" untraced)"
+fi
+# ... which does not keep a selected executable from being traced.
+"$hwt" record -q -o "$W/lib_notrace_exe" --no-trace 'libcalc.so' -- "$W/test_calc" gcd 5 >/dev/null 2>&1
+if [ "$(summary "$W/lib_notrace_exe" processes)" = 1 ]; then
+	ok "--no-trace on the library: a selected executable is still traced"
+else
+	bad "--no-trace on a library untraced a selected executable"
+fi
+
+# No selected library in the closure (libcalc.so without debug info, libc): native.
+"$hwt" record -q -o "$W/lib_none" -- sh -c '"$0" gcd 5; /bin/true' "$W/nodebug/runner" >/dev/null 2>&1
+if [ "$(summary "$W/lib_none" processes)" = 0 ] && [ "$(summary "$W/lib_none" untraced)" = 3 ] &&
+   dump "$W/lib_none" | grep -qF "path=\"$W/nodebug/runner\" reason=\"no debug info\"" &&
+   dump "$W/lib_none" | grep -q 'path="/usr/bin/true" reason="system binary"'; then
+	ok "no selected library in the closure: native, with the executable's reason"
+else
+	bad "closure without a selected library: processes $(summary "$W/lib_none" processes)"
+fi
+# ... unless --trace names the library.
+"$hwt" record -q -o "$W/lib_trace" --trace '*/nodebug/libcalc.so' -- sh -c '"$0" gcd 5; /bin/true' \
+	"$W/nodebug/runner" >/dev/null 2>&1
+if [ "$(summary "$W/lib_trace" processes)" = 1 ] &&
+   dump "$W/lib_trace" | grep -qF "process-start ppid=" &&
+   dump "$W/lib_trace" | grep -qF "path=\"$W/nodebug/runner\" argv="; then
+	ok "--trace on a library selects the programs that load it"
+else
+	bad "--trace on a library: processes $(summary "$W/lib_trace" processes)"
 fi
 
 echo "select: $pass passed, $fail failed"
