@@ -3,11 +3,12 @@
  * (glibc's order), so that the selection rule can look at the libraries a
  * process will load before it runs (needed.h, docs/select.md).
  *
- * Everything lives in one struct walk on the caller's stack (about 9 KiB):
- * the objects found so far and a pool for their names, paths and search
- * lists. Files are read with pread, /etc/ld.so.cache is mapped read-only
- * for the lookup and unmapped before returning. Limits (HWT_NEEDED_*)
- * bound the work; anything malformed ends the walk with "none found".
+ * Everything lives in one struct walk on the caller's stack: the objects
+ * found so far and a pool for their names, paths and search lists (some
+ * 16 KiB of stack in all, -fstack-usage says). Files are read with pread,
+ * /etc/ld.so.cache is mapped read-only for the lookup and unmapped before
+ * returning. Limits (HWT_NEEDED_*) bound the work; anything malformed ends
+ * the walk with "none found".
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -24,7 +25,7 @@
 
 #include "needed.h"
 
-#define POOL_SIZE   8192
+#define POOL_SIZE   6144       /* names, paths, search lists of up to 64 objects */
 #define NONE        0xffffu
 #define MAX_NEEDED  64         /* DT_NEEDED entries read per object */
 #define MAX_LOADS   16
@@ -570,15 +571,13 @@ static int canonical(struct walk *w, const char *path, char *real)
 	if (dir_len >= sizeof(w->dir))
 		return realpath(path, real) ? 0 : -1;
 	if (strlen(w->dir) != dir_len || memcmp(w->dir, path, dir_len) != 0) {
-		char dir[HWT_NEEDED_PATH_MAX];
-
-		memcpy(dir, path, dir_len);
-		dir[dir_len] = '\0';
-		w->dir[0] = '\0';
-		if (!realpath(dir, real) || strlen(real) >= sizeof(w->dir_real))
+		memcpy(w->dir, path, dir_len);
+		w->dir[dir_len] = '\0';
+		if (!realpath(w->dir, real) || strlen(real) >= sizeof(w->dir_real)) {
+			w->dir[0] = '\0';
 			return realpath(path, real) ? 0 : -1;
+		}
 		memcpy(w->dir_real, real, strlen(real) + 1);
-		memcpy(w->dir, dir, dir_len + 1);
 	}
 	n = strlen(w->dir_real);
 	if (n + strlen(slash) >= PATH_MAX)
