@@ -220,19 +220,31 @@ done:
 	return -1;
 }
 
-/* A .dynstr string into buf; -1 when out of bounds or longer than size - 1. */
-static int read_string(int fd, const struct dynamic *d, uint64_t at, char *buf, size_t size)
+/* .dynstr through a window of its bytes: the names of an object mostly cost one pread. */
+struct strings {
+	char buf[HWT_NEEDED_PATH_MAX];
+	uint64_t at;   /* .dynstr offset of buf[0] */
+	size_t len;
+};
+
+/* The .dynstr string at offset at, or NULL when out of bounds or longer than the window. */
+static const char *read_string(int fd, const struct dynamic *d, struct strings *win, uint64_t at)
 {
 	size_t n;
 	ssize_t got;
 
 	if (at >= d->strsz)
-		return -1;
-	n = d->strsz - at < size ? (size_t)(d->strsz - at) : size;
-	got = pread(fd, buf, n, (off_t)(d->strtab_off + at));
-	if (got <= 0 || !memchr(buf, '\0', (size_t)got))
-		return -1;
-	return 0;
+		return NULL;
+	if (at >= win->at && at - win->at < win->len &&
+	    memchr(win->buf + (at - win->at), '\0', win->len - (size_t)(at - win->at)))
+		return win->buf + (at - win->at);
+	n = d->strsz - at < sizeof(win->buf) ? (size_t)(d->strsz - at) : sizeof(win->buf);
+	got = pread(fd, win->buf, n, (off_t)(d->strtab_off + at));
+	win->at = at;
+	win->len = got > 0 ? (size_t)got : 0;
+	if (!win->len || !memchr(win->buf, '\0', win->len))
+		return NULL;
+	return win->buf;
 }
 
 /* Length of the dynamic string token name at s ("$NAME" or "${NAME}"), or 0. */
@@ -509,29 +521,32 @@ static int resolve(struct walk *w, unsigned i, char *out, size_t size)
 static void queue_needed(struct walk *w, unsigned i, int fd)
 {
 	struct dynamic d;
-	char s[HWT_NEEDED_PATH_MAX];
+	struct strings win = { .len = 0 };
 	struct object *o = &w->obj[i];
+	const char *s;
 
 	if (read_dynamic(w, fd, &d) < 0)
 		return;
 	/* ld.so ignores DT_RPATH when there is a DT_RUNPATH. */
-	if (d.runpath >= 0 && read_string(fd, &d, (uint64_t)d.runpath, s, sizeof(s)) == 0)
+	if (d.runpath >= 0 && (s = read_string(fd, &d, &win, (uint64_t)d.runpath)) != NULL)
 		o->runpath = store(w, s, strlen(s));
-	else if (d.runpath < 0 && d.rpath >= 0 && read_string(fd, &d, (uint64_t)d.rpath, s, sizeof(s)) == 0)
+	else if (d.runpath < 0 && d.rpath >= 0 && (s = read_string(fd, &d, &win, (uint64_t)d.rpath)))
 		o->rpath = store(w, s, strlen(s));
 	o->nodeflib = (uint8_t)d.nodeflib;
 	/*
 	 * The dynamic loader is there before any DT_NEEDED is looked at, and
 	 * ld.so does not look for it again: neither does the walk (libc names it).
 	 */
-	if (i == 0 && d.interp_size > 1 && d.interp_size <= sizeof(s)) {
+	if (i == 0 && d.interp_size > 1 && d.interp_size <= NAME_LEN) {
+		char interp[NAME_LEN];
+
 		if (d.interp_off < w->head_len && d.interp_size <= w->head_len - d.interp_off)
-			memcpy(s, w->head + d.interp_off, d.interp_size);
-		else if (pread(fd, s, d.interp_size, (off_t)d.interp_off) != (ssize_t)d.interp_size)
-			s[0] = '\0';
-		s[d.interp_size - 1] = '\0';
-		if (s[0] && strrchr(s, '/'))
-			w->interp = store(w, strrchr(s, '/') + 1, strlen(strrchr(s, '/') + 1));
+			memcpy(interp, w->head + d.interp_off, d.interp_size);
+		else if (pread(fd, interp, d.interp_size, (off_t)d.interp_off) != (ssize_t)d.interp_size)
+			interp[0] = '\0';
+		interp[d.interp_size - 1] = '\0';
+		if (interp[0] && (s = strrchr(interp, '/')) != NULL)
+			w->interp = store(w, s + 1, strlen(s + 1));
 	}
 	if (o->depth >= HWT_NEEDED_MAX_DEPTH)
 		return;
@@ -539,7 +554,7 @@ static void queue_needed(struct walk *w, unsigned i, int fd)
 		unsigned j;
 		uint16_t at;
 
-		if (read_string(fd, &d, d.needed[k], s, NAME_LEN) < 0 || !s[0] ||
+		if (!(s = read_string(fd, &d, &win, d.needed[k])) || !s[0] || strlen(s) >= NAME_LEN ||
 		    (w->interp != NONE && strcmp(s, pool(w, w->interp)) == 0))
 			continue;
 		for (j = 1; j < w->n; j++) /* already named: ld.so loads a name once */
@@ -556,20 +571,36 @@ static void queue_needed(struct walk *w, unsigned i, int fd)
 
 /*
  * The canonical path of a library found at path, into real (PATH_MAX
- * bytes). Libraries of one closure mostly share a directory: that one is
- * made canonical once, the file itself costs one readlink.
+ * bytes). Libraries of one closure mostly share a directory, and their
+ * names are mostly links to a file next to them (libz.so.1 ->
+ * libz.so.1.2.13): the directory is made canonical once per walk, such
+ * links are followed by hand, anything else goes to realpath.
  */
 static int canonical(struct walk *w, const char *path, char *real)
 {
 	const char *slash = strrchr(path, '/');
+	char name[NAME_LEN], link[NAME_LEN];
 	size_t dir_len, n;
-	char link[1];
 
-	if (!slash || readlink(path, link, sizeof(link)) >= 0 || errno != EINVAL)
-		return realpath(path, real) ? 0 : -1; /* a symbolic link, or no file */
-	dir_len = slash == path ? 1 : (size_t)(slash - path);
-	if (dir_len >= sizeof(w->dir))
+	if (!slash || strlen(slash + 1) >= sizeof(name) || slash - path >= HWT_NEEDED_PATH_MAX)
 		return realpath(path, real) ? 0 : -1;
+	dir_len = (size_t)(slash - path);
+	strcpy(name, slash + 1);
+	for (int hops = 0;; hops++) {
+		ssize_t got;
+
+		memcpy(real, path, dir_len + 1);
+		strcpy(real + dir_len + 1, name);
+		got = readlink(real, link, sizeof(link) - 1);
+		if (got < 0 && errno == EINVAL)
+			break; /* not a link */
+		if (got <= 0 || hops == 8 || memchr(link, '/', (size_t)got))
+			return realpath(path, real) ? 0 : -1;
+		memcpy(name, link, (size_t)got);
+		name[got] = '\0';
+	}
+	if (dir_len == 0)
+		dir_len = 1; /* "/" */
 	if (strlen(w->dir) != dir_len || memcmp(w->dir, path, dir_len) != 0) {
 		memcpy(w->dir, path, dir_len);
 		w->dir[dir_len] = '\0';
@@ -580,11 +611,12 @@ static int canonical(struct walk *w, const char *path, char *real)
 		memcpy(w->dir_real, real, strlen(real) + 1);
 	}
 	n = strlen(w->dir_real);
-	if (n + strlen(slash) >= PATH_MAX)
+	if (n + 1 + strlen(name) >= PATH_MAX)
 		return -1;
 	memcpy(real, w->dir_real, n);
-	/* "/" + name, or just "name" after the root "/" */
-	memcpy(real + n - (n == 1), slash, strlen(slash) + 1);
+	if (n > 1)
+		real[n++] = '/';
+	strcpy(real + n, name);
 	return 0;
 }
 
