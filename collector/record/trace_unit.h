@@ -36,10 +36,14 @@ enum {
 #define HWT_UNIT_SELECT_USAGE                                                              \
 	"      --trace GLOB      trace executables matching GLOB (repeatable; '*' matches\n" \
 	"                        across '/'; a GLOB without '/' also matches the base name)\n" \
-	"      --no-trace GLOB   run executables matching GLOB natively (repeatable)\n"       \
+	"                        and programs that load a library matching it\n"             \
+	"      --no-trace GLOB   run executables matching GLOB natively (repeatable); a\n"   \
+	"                        library matching it does not select a program\n"             \
 	"                        default: trace what is not under /usr /bin /sbin /lib and\n" \
-	"                        has debug info; every other process runs natively, and\n"   \
-	"                        its children are still followed (docs/select.md)\n"         \
+	"                        has debug info, and programs that will load such a\n"       \
+	"                        library (DT_NEEDED, LD_LIBRARY_PATH, RPATH); every other\n" \
+	"                        process runs natively, and its children are still\n"        \
+	"                        followed (docs/select.md)\n"                                 \
 	"      --trace-all       trace every process of the tree (no selection)\n"           \
 	"      --filter IMAGE[:FUNCTION]  only trace code of IMAGE (a path or base-name\n"   \
 	"                        glob), or of its FUNCTION (ELF symbol); repeatable\n"
