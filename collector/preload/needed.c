@@ -113,7 +113,7 @@ static int read_head(struct walk *w, int fd, Elf64_Ehdr *eh)
 static int try_file(struct walk *w, const char *path)
 {
 	Elf64_Ehdr eh;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block us */
 
 	if (fd < 0)
 		return -1;
@@ -179,6 +179,10 @@ static int read_dynamic(const struct walk *w, int fd, struct dynamic *d)
 		if (got < (ssize_t)sizeof(dyn[0]))
 			return -1;
 		k = (unsigned)((size_t)got / sizeof(dyn[0]));
+		if (k > (dyn_size - at) / sizeof(dyn[0]))
+			k = (unsigned)((dyn_size - at) / sizeof(dyn[0]));
+		if (k == 0)
+			break;
 		for (unsigned j = 0; j < k; j++) {
 			switch (dyn[j].d_tag) {
 			case DT_NULL:
