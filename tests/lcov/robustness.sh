@@ -37,14 +37,23 @@ build_main() { # build_main OUT [extra flags]
 }
 build_main cov_main -g || exit 1
 
-# 1. Stripped main binary: by default not selected for tracing, and hwt-cov
-#    says so; traced anyway (--trace-all), warned, the library still covered.
+# 1. Stripped main binary: selected by default for the library it loads (which
+#    has debug info), and hwt-cov says so; with that library --no-trace, not
+#    selected, and hwt-cov says why; traced anyway (--trace-all), warned, the
+#    library still covered.
 strip -s -o stripped cov_main
 "$hwt_cov" -o default.info ./stripped 3000 >/dev/null 2>default.err
-if grep -q "not traced: $work/stripped (no debug info)" default.err; then
-	pass "stripped binary not selected by default, and said so"
+if grep -qF "traced for a library it loads: $work/stripped ($work/libcovlib.so)" default.err &&
+   covers default.info cov_lib.c; then
+	pass "stripped binary traced for its library by default, and said so"
 else
-	fail "stripped binary not selected: no note"; cat default.err
+	fail "stripped binary not traced for its library"; cat default.err
+fi
+"$hwt_cov" --no-trace libcovlib.so -o notrace.info ./stripped 3000 >/dev/null 2>notrace.err
+if grep -q "not traced: $work/stripped (no debug info)" notrace.err; then
+	pass "stripped binary not selected when its library is --no-trace, and said so"
+else
+	fail "stripped binary not selected: no note"; cat notrace.err
 fi
 "$hwt_cov" --trace-all -o stripped.info ./stripped 3000 >/dev/null 2>stripped.err
 rc=$?
