@@ -1,6 +1,6 @@
 #!/bin/sh
 # What selection costs an exec that it leaves native: a shell loop of N
-# `/bin/true` (and `python3 -c pass`, which loads more libraries) natively
+# `/bin/true` (and N/5 `python3 -S -c pass`, which loads more libraries) natively
 # and under `hwt record`, best of RUNS. With OLD_PRELOAD (an older
 # libhwt-preload.so, e.g. built before selection by library), the same
 # under a copy of the build that uses it, interleaved, for a before/after.
@@ -21,24 +21,28 @@ if [ -n "${OLD_PRELOAD:-}" ]; then
 fi
 hwt_of() { if [ "$1" = old ]; then echo "$W/tree/bin/hwt"; else echo "$build/bin/hwt"; fi; }
 
-cat >"$W/loop.sh" <<LOOP
-i=0
-while [ \$i -lt $n ]; do "\$@"; i=\$((i + 1)); done
+# loop.sh COUNT CMD...: CMD COUNT times
+cat >"$W/loop.sh" <<'LOOP'
+n=$1 i=0
+shift
+while [ $i -lt $n ]; do "$@"; i=$((i + 1)); done
 LOOP
 now() { date +%s%N; }
 best() { sort -n | head -1; }
 
 for prog in /bin/true "/usr/bin/python3 -S -c pass"; do
+	case $prog in /bin/true) count=$n ;; *) count=$((n / 5)) ;; esac # python3 is slower
 	: >"$W/native"
 	for v in $variants; do : >"$W/$v"; done
 	r=0
 	while [ $r -lt "$runs" ]; do
-		t0=$(now); sh "$W/loop.sh" $prog; t1=$(now)
-		echo $(((t1 - t0) / n)) >>"$W/native"
+		t0=$(now); sh "$W/loop.sh" $count $prog; t1=$(now)
+		echo $(((t1 - t0) / count)) >>"$W/native"
 		for v in $variants; do
 			rm -rf "$W/b"
-			t0=$(now); "$(hwt_of $v)" record -q -o "$W/b" -- sh "$W/loop.sh" $prog 2>/dev/null; t1=$(now)
-			echo $(((t1 - t0) / n)) >>"$W/$v"
+			t0=$(now); "$(hwt_of $v)" record -q -o "$W/b" -- sh "$W/loop.sh" $count $prog \
+				2>/dev/null; t1=$(now)
+			echo $(((t1 - t0) / count)) >>"$W/$v"
 		done
 		r=$((r + 1))
 	done

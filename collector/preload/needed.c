@@ -66,6 +66,7 @@ struct walk {
 	const unsigned char *cache;  /* /etc/ld.so.cache, mapped on first use */
 	size_t cache_size;
 	int cache_tried;
+	unsigned tries;              /* candidate files opened or looked for */
 };
 
 /* What the dynamic section of one object says. */
@@ -113,8 +114,11 @@ static int read_head(struct walk *w, int fd, Elf64_Ehdr *eh)
 static int try_file(struct walk *w, const char *path)
 {
 	Elf64_Ehdr eh;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block us */
+	int fd;
 
+	if (++w->tries > HWT_NEEDED_MAX_TRIES)
+		return -1; /* long search lists times many libraries: give up */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block us */
 	if (fd < 0)
 		return -1;
 	if (!read_head(w, fd, &eh) || eh.e_type != ET_DYN) {
@@ -644,6 +648,7 @@ int hwt_needed_find(int exe_fd, const char *exe, char *const envp[], hwt_needed_
 
 	w.n = 1;
 	w.used = 0;
+	w.tries = 0;
 	w.dir[0] = '\0';
 	w.interp = NONE;
 	w.cache = NULL;

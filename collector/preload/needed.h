@@ -18,6 +18,7 @@
 #define HWT_NEEDED_MAX_LIBS  64    /* libraries of the closure looked at */
 #define HWT_NEEDED_MAX_DEPTH 16    /* DT_NEEDED levels below the executable */
 #define HWT_NEEDED_PATH_MAX  1024  /* longest library path followed */
+#define HWT_NEEDED_MAX_TRIES 1024  /* candidate files looked for, in all */
 
 /*
  * Called for each library of the closure: its canonical path and a
