@@ -7,7 +7,7 @@
 # usage: bench/select/exec_cost.sh BUILD_DIR [N] [RUNS]
 set -eu
 build=$(cd "$1" && pwd) n=${2:-1000} runs=${3:-7}
-W=$(mktemp -d /tmp/hwt-bench-exec.XXXXXX)
+W=$(mktemp -d "${TMPDIR:-/tmp}/hwt-bench-exec.XXXXXX") # TMPDIR=/dev/shm keeps the disk out
 trap 'rm -rf "$W"' EXIT
 
 variants=new
