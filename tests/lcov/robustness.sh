@@ -158,7 +158,7 @@ else
 	fail "exit status (got $rc) or no hwt-cov.info"
 fi
 "$hwt_cov" -q -o inc.info --include '*/cov_lib.c' ./cov_main >/dev/null 2>&1
-"$hwt_cov" -q -o exc.info --exclude '*lib*' ./cov_main >/dev/null 2>&1
+"$hwt_cov" -q -o exc.info --exclude '*/cov_lib.c' ./cov_main >/dev/null 2>&1
 if [ "$(grep -c '^SF:' inc.info)" = 1 ] && grep -q '^SF:.*cov_lib.c$' inc.info &&
    [ "$(grep -c '^SF:' exc.info)" = 1 ] && grep -q '^SF:.*cov_main.c$' exc.info; then
 	pass "--include and --exclude"
