@@ -17,6 +17,9 @@
  *
  * It runs inside programs it knows nothing about, possibly between vfork
  * and exec: no allocation on the exec path, the stack and static buffers.
+ * Also in threads with small stacks: the exec path keeps its frames to
+ * about 27 KiB (gcc -fstack-usage) plus vectors sized by the caller's own
+ * argv and envp, not by the largest ones it could meet.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -37,7 +40,6 @@
 #include "select.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAX_ARGS 4096
 #define ENV_MAX 8192
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -56,6 +58,10 @@ static char env_bundle[ENV_MAX], env_preload[ENV_MAX], env_unit[ENV_MAX], env_un
 	env_trace[ENV_MAX], env_no_trace[ENV_MAX];
 static const char *preload_path;        /* this library */
 static char *env_saved[7];              /* "NAME=value" strings of the above, NULL-terminated */
+/* Made once, not on each exec's stack: */
+static char env_valgrind_lib[ENV_MAX];  /* VALGRIND_LIB=<the unit's> for a traced image */
+static char unit_lines[ENV_MAX];        /* the unit's argv prefix, one NUL-terminated line each */
+static size_t unit_nlines;
 
 static int save_env(char *buf, const char *name)
 {
@@ -66,6 +72,23 @@ static int save_env(char *buf, const char *name)
 		return 0;
 	n = snprintf(buf, ENV_MAX, "%s=%s", name, v);
 	return n > 0 && n < ENV_MAX;
+}
+
+/*
+ * HWT_SELECT_UNIT into unit_lines: each line a string (an empty line an
+ * empty argument), up to the end or a final newline.
+ */
+static void split_unit_lines(const char *unit)
+{
+	size_t len = strlen(unit); /* < ENV_MAX: save_env checked */
+	char *p;
+
+	memcpy(unit_lines, unit, len + 1);
+	for (p = unit_lines; *p; unit_nlines++) {
+		p += strcspn(p, "\n");
+		if (*p)
+			*p++ = '\0';
+	}
 }
 
 __attribute__((constructor)) static void hwt_preload_init(int argc, char **argv, char **envp)
@@ -119,6 +142,8 @@ __attribute__((constructor)) static void hwt_preload_init(int argc, char **argv,
 	config.trace = env_trace[0] ? strchr(env_trace, '=') + 1 : NULL;
 	config.no_trace = env_no_trace[0] ? strchr(env_no_trace, '=') + 1 : NULL;
 	config.unit_lib = strchr(env_unit_lib, '=') + 1;
+	snprintf(env_valgrind_lib, sizeof(env_valgrind_lib), "VALGRIND_LIB=%s", config.unit_lib);
+	split_unit_lines(strchr(env_unit, '=') + 1);
 	active = real_execve && real_posix_spawn && real_posix_spawnp;
 }
 
@@ -128,32 +153,41 @@ __attribute__((constructor)) static void hwt_preload_init(int argc, char **argv,
  * Writes sideband/<pid>.<gen>.sb holding one UNTRACED record: the image that
  * pid is about to become runs natively. Returns the generation or -1.
  */
+/* Room for "<bundle>/sideband/<pid>.<gen>.sb" (as much as PATH_MAX allows). */
+static size_t sideband_name_size(void)
+{
+	size_t n = strlen(env_bundle) + 48;
+
+	return n < PATH_MAX ? n : PATH_MAX;
+}
+
 static int write_untraced(pid_t pid, pid_t ppid, const char *path, const char *reason)
 {
 	const char *bundle = strchr(env_bundle, '=') + 1;
-	char file[PATH_MAX];
-	union {
-		struct hwt_record_untraced rec;
-		unsigned char bytes[sizeof(struct hwt_record_untraced) + PATH_MAX + 256 + 16];
-	} u;
+	char file[sideband_name_size()];
 	size_t plen = strlen(path) + 1, rlen = strlen(reason) + 1, size;
 
 	if (plen > PATH_MAX)
 		plen = PATH_MAX;
 	if (rlen > 256)
 		rlen = 256;
-	memset(&u, 0, sizeof(u));
-	memcpy(u.bytes + sizeof(u.rec), path, plen - 1);
-	memcpy(u.bytes + sizeof(u.rec) + plen, reason, rlen - 1);
-	size = hwt_record_align((uint32_t)(sizeof(u.rec) + plen + rlen));
-	u.rec.hdr.magic = HWT_RECORD_MAGIC;
-	u.rec.hdr.type = HWT_RECORD_UNTRACED;
-	u.rec.hdr.size = (uint32_t)size;
-	u.rec.hdr.time = 1;
-	u.rec.hdr.pid = (uint32_t)pid;
-	u.rec.hdr.tid = (uint32_t)pid;
-	u.rec.ppid = (uint32_t)ppid;
-	hwt_record_seal(&u.rec.hdr);
+	size = hwt_record_align((uint32_t)(sizeof(struct hwt_record_untraced) + plen + rlen));
+	/* The record, as long as this one needs (whole words: the header's alignment). */
+	uint64_t words[size / sizeof(uint64_t)];
+	unsigned char *bytes = (unsigned char *)words;
+	struct hwt_record_untraced *rec = (struct hwt_record_untraced *)words;
+
+	memset(words, 0, size);
+	memcpy(bytes + sizeof(*rec), path, plen - 1);
+	memcpy(bytes + sizeof(*rec) + plen, reason, rlen - 1);
+	rec->hdr.magic = HWT_RECORD_MAGIC;
+	rec->hdr.type = HWT_RECORD_UNTRACED;
+	rec->hdr.size = (uint32_t)size;
+	rec->hdr.time = 1;
+	rec->hdr.pid = (uint32_t)pid;
+	rec->hdr.tid = (uint32_t)pid;
+	rec->ppid = (uint32_t)ppid;
+	hwt_record_seal(&rec->hdr);
 	for (int gen = 0; gen < 100000; gen++) {
 		int fd;
 
@@ -164,7 +198,7 @@ static int write_untraced(pid_t pid, pid_t ppid, const char *path, const char *r
 				continue;
 			return -1;
 		}
-		if (write(fd, u.bytes, size) != (ssize_t)size) {
+		if (write(fd, bytes, size) != (ssize_t)size) {
 			close(fd);
 			unlink(file);
 			return -1;
@@ -177,10 +211,10 @@ static int write_untraced(pid_t pid, pid_t ppid, const char *path, const char *r
 
 static void forget_untraced(pid_t pid, int gen)
 {
-	char file[PATH_MAX];
-
 	if (gen < 0)
 		return;
+	char file[sideband_name_size()];
+
 	snprintf(file, sizeof(file), "%s/sideband/%d.%d.sb", strchr(env_bundle, '=') + 1, (int)pid,
 		 gen);
 	unlink(file);
@@ -242,9 +276,25 @@ static void make_preload(char *buf, size_t size, const char *old)
 }
 
 /*
+ * Room for the LD_PRELOAD entry make_preload makes from envp's: this
+ * library and the value it had (at most ENV_MAX, as much as was ever kept).
+ */
+static size_t preload_size(char *const envp[])
+{
+	size_t longest = 0, n;
+
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0 && (n = strlen(envp[i])) > longest)
+			longest = n;
+	n = longest + strlen(preload_path) + 16;
+	return n < ENV_MAX ? n : ENV_MAX;
+}
+
+/*
  * The environment a child gets: envp, with LD_PRELOAD and our variables
  * made sure of, plus extra (NULL-terminated) entries. out has room for
- * count(envp) + 16 entries; preload_buf for the LD_PRELOAD entry.
+ * count(envp) + 16 entries; preload_buf (preload_size(envp) bytes) for the
+ * LD_PRELOAD entry.
  */
 static char *const *fix_env(char *const envp[], char **out, char *preload_buf, size_t size,
 			    char *const extra[])
@@ -282,25 +332,22 @@ static char *const *fix_env(char *const envp[], char **out, char *preload_buf, s
 	return changed ? out : envp;
 }
 
-/* The trace unit's argv: its lines, "--", the program, argv[1..]. */
-static int unit_argv(char **out, size_t room, char *lines, size_t lines_size, const char *real,
-		     char *const argv[], int static_exe)
+/* Entries of the trace unit's argv for a program started with argv. */
+static size_t unit_argv_size(char *const argv[])
 {
-	const char *unit = strchr(env_unit, '=') + 1;
-	size_t n = 0, len = strlen(unit);
-	char *p;
+	return unit_nlines + count(argv) + 4;
+}
 
-	if (len >= lines_size)
-		return -1;
-	memcpy(lines, unit, len + 1);
-	for (p = lines; *p && n + 2 < room;) {
-		out[n++] = p;
-		p += strcspn(p, "\n");
-		if (*p)
-			*p++ = '\0';
+/* The trace unit's argv (unit_argv_size(argv) entries): its lines, "--", the program, argv[1..]. */
+static void unit_argv(char **out, const char *real, char *const argv[], int static_exe)
+{
+	size_t n = 0;
+	char *p = unit_lines;
+
+	for (; n < unit_nlines; n++) {
+		out[n] = p;
+		p += strlen(p) + 1;
 	}
-	if (n + 3 + count(argv) >= room)
-		return -1;
 	if (static_exe)
 		out[n++] = "--hwt-unfollowed=yes";
 	out[n++] = "--";
@@ -308,7 +355,14 @@ static int unit_argv(char **out, size_t room, char *lines, size_t lines_size, co
 	for (size_t i = 1; argv && argv[i]; i++)
 		out[n++] = argv[i];
 	out[n] = NULL;
-	return 0;
+}
+
+/* Room for HWT_SELECT_ARGV0=arg0 (as much as PATH_MAX + 32 allows). */
+static size_t argv0_size(const char *arg0)
+{
+	size_t n = sizeof(HWT_SELECT_ENV_ARGV0) + 1 + strlen(arg0);
+
+	return n < PATH_MAX + 32 ? n : PATH_MAX + 32;
 }
 
 /*
@@ -318,28 +372,27 @@ static int unit_argv(char **out, size_t room, char *lines, size_t lines_size, co
 static int exec_selected(const char *path, char *const argv[], char *const envp[],
 			 int (*native)(const void *ctx, char *const envp[]), const void *ctx)
 {
-	char real[PATH_MAX], preload_buf[ENV_MAX], argv0[PATH_MAX + 32], valgrind_lib[ENV_MAX];
-	char lines[ENV_MAX];
+	char real[PATH_MAX];
 	const char *reason;
 	int static_exe, gen, err;
-	size_t nenv = count(envp) + 16;
-	char *env_out[nenv];
 	enum hwt_select_verdict v;
 
 	if (!active)
 		return native(ctx, (char *const *)envp);
+
+	char *env_out[count(envp) + 16], preload_buf[preload_size(envp)];
+
 	v = hwt_select_decide(&config, path, envp, real, &reason, &static_exe);
 	if (v == HWT_SELECT_TRACE) {
-		char *unit_args[MAX_ARGS];
-		char *extra[3] = { argv0, valgrind_lib, NULL };
+		const char *arg0 = argv && argv[0] ? argv[0] : path;
+		char argv0[argv0_size(arg0)], *unit_args[unit_argv_size(argv)];
+		char *extra[3] = { argv0, env_valgrind_lib, NULL };
 		char *const *env;
 
-		snprintf(argv0, sizeof(argv0), "%s=%s", HWT_SELECT_ENV_ARGV0,
-			 argv && argv[0] ? argv[0] : path);
-		snprintf(valgrind_lib, sizeof(valgrind_lib), "VALGRIND_LIB=%s", config.unit_lib);
+		snprintf(argv0, sizeof(argv0), "%s=%s", HWT_SELECT_ENV_ARGV0, arg0);
 		env = fix_env(envp, env_out, preload_buf, sizeof(preload_buf), extra);
-		if (unit_argv(unit_args, MAX_ARGS, lines, sizeof(lines), real, argv, static_exe) == 0)
-			real_execve(unit_args[0], unit_args, env);
+		unit_argv(unit_args, real, argv, static_exe);
+		real_execve(unit_args[0], unit_args, env);
 		/* The trace unit cannot be started: say so, and run the program natively. */
 		reason = "the trace unit could not be started";
 	}
@@ -419,7 +472,8 @@ static int do_execveat(int dirfd, const char *path, char *const argv[], char *co
 		       int flags)
 {
 	struct execveat_ctx ctx = { dirfd, path, argv, flags };
-	char file[PATH_MAX + 64];
+	size_t len = strlen(path) + 64;
+	char file[len < PATH_MAX + 64 ? len : PATH_MAX + 64];
 
 	if (!real_execveat)
 		real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
@@ -443,10 +497,26 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
  * else each PATH entry in turn, going on after ENOENT, EACCES and ENOTDIR.
  * A file that is not a valid executable (ENOEXEC) runs with /bin/sh.
  */
+/* Room for "<the longest entry of the PATH list>/file" (as much as PATH_MAX allows). */
+static size_t search_size(const char *list, const char *file)
+{
+	size_t longest = 0, n;
+
+	for (;;) {
+		n = strcspn(list, ":");
+		if (n > longest)
+			longest = n;
+		if (!list[n])
+			break;
+		list += n + 1;
+	}
+	n = longest + strlen(file) + 2;
+	return n < PATH_MAX ? n : PATH_MAX;
+}
+
 static int exec_search(const char *file, char *const argv[], char *const envp[])
 {
 	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
 	int seen_eacces = 0;
 
 	if (!file || !*file) {
@@ -457,6 +527,9 @@ static int exec_search(const char *file, char *const argv[], char *const envp[])
 		return do_execve(file, argv, envp);
 	if (!path)
 		path = "/bin:/usr/bin";
+
+	char buf[search_size(path, file)];
+
 	while (1) {
 		size_t n = strcspn(path, ":");
 
@@ -502,48 +575,79 @@ EXPORT int execvp(const char *file, char *const argv[])
 	return exec_search(file, argv, environ);
 }
 
-/* execl, execle, execlp: the arguments into a vector on the stack. */
-#define COLLECT_ARGS(arg, ap, vec, n)                                  \
-	do {                                                           \
-		va_start(ap, arg);                                     \
-		for (n = 0; n + 1 < MAX_ARGS; n++) {                   \
-			vec[n] = (char *)(n == 0 ? arg : va_arg(ap, char *)); \
-			if (!vec[n])                                   \
-				break;                                 \
-		}                                                      \
-		vec[n] = NULL;                                         \
+/*
+ * execl, execle, execlp: the arguments into a vector on the stack, as long
+ * as the list (counted first, as glibc does). A NULL arg (which the
+ * declaration says cannot be, hence the opaque test) is an empty argv.
+ */
+__attribute__((noipa)) static int no_arg(const char *arg)
+{
+	return arg == NULL;
+}
+
+/* Entries before the NULL that ends the list (arg the first). */
+#define COUNT_ARGS(arg, ap, n)                                             \
+	do {                                                               \
+		va_list count_ap;                                          \
+		va_copy(count_ap, ap);                                     \
+		for (n = no_arg(arg) ? 0 : 1; n && va_arg(count_ap, const char *); n++) \
+			;                                                  \
+		va_end(count_ap);                                          \
 	} while (0)
+
+/* The n entries and the NULL into vec; ap past the NULL (where execle's envp is). */
+static void collect_args(const char *arg, va_list *ap, char **vec, size_t n)
+{
+	vec[0] = (char *)arg;
+	for (size_t i = 1; i < n; i++)
+		vec[i] = va_arg(*ap, char *);
+	vec[n] = NULL;
+	if (n > 0)
+		(void)va_arg(*ap, char *);
+}
 
 EXPORT int execl(const char *path, const char *arg, ...)
 {
-	char *vec[MAX_ARGS];
 	va_list ap;
 	size_t n;
 
-	COLLECT_ARGS(arg, ap, vec, n);
+	va_start(ap, arg);
+	COUNT_ARGS(arg, ap, n);
+
+	char *vec[n + 1];
+
+	collect_args(arg, &ap, vec, n);
 	va_end(ap);
 	return do_execve(path, vec, environ);
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	char *vec[MAX_ARGS];
 	va_list ap;
 	size_t n;
 
-	COLLECT_ARGS(arg, ap, vec, n);
+	va_start(ap, arg);
+	COUNT_ARGS(arg, ap, n);
+
+	char *vec[n + 1];
+
+	collect_args(arg, &ap, vec, n);
 	va_end(ap);
 	return exec_search(file, vec, environ);
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *vec[MAX_ARGS];
 	char *const *envp;
 	va_list ap;
 	size_t n;
 
-	COLLECT_ARGS(arg, ap, vec, n);
+	va_start(ap, arg);
+	COUNT_ARGS(arg, ap, n);
+
+	char *vec[n + 1];
+
+	collect_args(arg, &ap, vec, n);
 	envp = va_arg(ap, char *const *);
 	va_end(ap);
 	return do_execve(path, vec, envp);
@@ -551,15 +655,12 @@ EXPORT int execle(const char *path, const char *arg, ...)
 
 /* ---- posix_spawn(p) ---- */
 
-/* The executable posix_spawnp would run: the first PATH entry that is executable. */
-static const char *spawn_resolve(const char *file, char *buf, size_t size)
+/*
+ * The executable posix_spawnp would run: the first entry of the PATH list
+ * path where file is executable (into buf, search_size(path, file) bytes).
+ */
+static const char *spawn_resolve(const char *path, const char *file, char *buf, size_t size)
 {
-	const char *path = getenv("PATH");
-
-	if (strchr(file, '/'))
-		return file;
-	if (!path)
-		path = "/bin:/usr/bin";
 	while (1) {
 		size_t n = strcspn(path, ":");
 
@@ -577,35 +678,37 @@ static int spawn_selected(pid_t *pid, const char *file, int search,
 			  const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
 			  char *const argv[], char *const envp[])
 {
-	char real[PATH_MAX], preload_buf[ENV_MAX], argv0[PATH_MAX + 32], valgrind_lib[ENV_MAX];
-	char lines[ENV_MAX], found[PATH_MAX];
-	const char *path, *reason = NULL;
+	char real[PATH_MAX];
+	const char *path, *reason = NULL, *list;
 	int static_exe, rc;
 	pid_t child;
-	size_t nenv = count(envp) + 16;
-	char *env_out[nenv];
 	enum hwt_select_verdict v = HWT_SELECT_PASS;
 	spawn_fn spawn = search ? real_posix_spawnp : real_posix_spawn;
 
 	if (!active)
 		return spawn(pid, file, actions, attr, argv, envp);
-	path = search ? spawn_resolve(file, found, sizeof(found)) : file;
+
+	char *env_out[count(envp) + 16], preload_buf[preload_size(envp)];
+
+	search = search && !strchr(file, '/');
+	list = search && getenv("PATH") ? getenv("PATH") : "/bin:/usr/bin";
+
+	char found[search ? search_size(list, file) : 1];
+
+	path = search ? spawn_resolve(list, file, found, sizeof(found)) : file;
 	if (path)
 		v = hwt_select_decide(&config, path, envp, real, &reason, &static_exe);
 	if (v == HWT_SELECT_TRACE) {
-		char *unit_args[MAX_ARGS];
-		char *extra[3] = { argv0, valgrind_lib, NULL };
+		const char *arg0 = argv && argv[0] ? argv[0] : path;
+		char argv0[argv0_size(arg0)], *unit_args[unit_argv_size(argv)];
+		char *extra[3] = { argv0, env_valgrind_lib, NULL };
 
-		snprintf(argv0, sizeof(argv0), "%s=%s", HWT_SELECT_ENV_ARGV0,
-			 argv && argv[0] ? argv[0] : path);
-		snprintf(valgrind_lib, sizeof(valgrind_lib), "VALGRIND_LIB=%s", config.unit_lib);
-		if (unit_argv(unit_args, MAX_ARGS, lines, sizeof(lines), real, argv, static_exe) == 0) {
-			rc = real_posix_spawn(pid, unit_args[0], actions, attr, unit_args,
-					      fix_env(envp, env_out, preload_buf,
-						      sizeof(preload_buf), extra));
-			if (rc == 0)
-				return 0;
-		}
+		snprintf(argv0, sizeof(argv0), "%s=%s", HWT_SELECT_ENV_ARGV0, arg0);
+		unit_argv(unit_args, real, argv, static_exe);
+		rc = real_posix_spawn(pid, unit_args[0], actions, attr, unit_args,
+				      fix_env(envp, env_out, preload_buf, sizeof(preload_buf), extra));
+		if (rc == 0)
+			return 0;
 		reason = "the trace unit could not be started";
 	}
 	rc = spawn(&child, file, actions, attr, argv,
