@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <elf.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -108,39 +109,95 @@ static int has_build_id_debug_file(int fd, const Elf64_Ehdr *eh)
 	return 0;
 }
 
+/*
+ * a, dir_len bytes of dir, b and name into path (PATH_MAX bytes). -1 when
+ * that does not fit, which is no file: stat would refuse the name.
+ */
+static int join(char *path, const char *a, const char *dir, size_t dir_len, const char *b,
+		const char *name)
+{
+	size_t al = strlen(a), bl = strlen(b), nl = strlen(name);
+
+	if (al + dir_len + bl + nl >= PATH_MAX)
+		return -1;
+	memcpy(path, a, al);
+	memcpy(path + al, dir, dir_len);
+	memcpy(path + al + dir_len, b, bl);
+	memcpy(path + al + dir_len + bl, name, nl + 1);
+	return 0;
+}
+
 /* .gnu_debuglink names a file looked for where gdb looks. */
 static int has_debuglink_file(int fd, const Elf64_Shdr *sh, const char *real)
 {
-	char name[256], dir[PATH_MAX], path[PATH_MAX + 300];
-	size_t n = sh->sh_size < sizeof(name) - 1 ? sh->sh_size : sizeof(name) - 1;
-	char *slash;
+	char name[256], path[PATH_MAX];
+	size_t n = sh->sh_size < sizeof(name) - 1 ? sh->sh_size : sizeof(name) - 1, dir_len;
+	const char *slash;
 
 	if (pread(fd, name, n, (off_t)sh->sh_offset) != (ssize_t)n)
 		return 0;
 	name[n] = '\0';
 	if (!name[0] || strchr(name, '/'))
 		return 0;
-	snprintf(dir, sizeof(dir), "%s", real);
-	slash = strrchr(dir, '/');
+	slash = strrchr(real, '/');
 	if (!slash)
 		return 0;
-	*slash = '\0';
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (strcmp(path, real) != 0 && is_file(path))
+	dir_len = (size_t)(slash - real);
+	if (join(path, "", real, dir_len, "/", name) == 0 && strcmp(path, real) != 0 && is_file(path))
 		return 1;
-	snprintf(path, sizeof(path), "%s/.debug/%s", dir, name);
-	if (is_file(path))
+	if (join(path, "", real, dir_len, "/.debug/", name) == 0 && is_file(path))
 		return 1;
-	snprintf(path, sizeof(path), "/usr/lib/debug%s/%s", dir, name);
-	return is_file(path);
+	return join(path, "/usr/lib/debug", real, dir_len, "/", name) == 0 && is_file(path);
+}
+
+/*
+ * The section names (.shstrtab) through a window of its bytes: the names
+ * that matter are short, and most tables fit the window whole.
+ */
+#define NAME_WINDOW 512
+#define NAME_LONGEST 16 /* ".gnu_debuglink" and its NUL, and one more byte */
+
+struct names {
+	int fd;
+	uint64_t off, len;   /* the table in the file: the first len bytes (< 8 KiB) count */
+	char buf[NAME_WINDOW];
+	uint64_t at;         /* table offset of buf[0] */
+	size_t got;
+};
+
+/* 1 when the name at table offset at is want (the table ends a name, too). */
+static int name_is(struct names *t, uint64_t at, const char *want)
+{
+	size_t n = strlen(want) + 1, have;
+
+	/* Read again unless the window holds NAME_LONGEST bytes from at, or all up to the end. */
+	if (at < t->at || at - t->at >= t->got ||
+	    (at - t->at + NAME_LONGEST > t->got && t->at + t->got < t->len)) {
+		/* The window as far back as it can go and still hold at: the whole table if it fits. */
+		uint64_t start = t->len - at < sizeof(t->buf) ?
+					 (t->len > sizeof(t->buf) ? t->len - sizeof(t->buf) : 0) : at;
+		uint64_t len = t->len - start < sizeof(t->buf) ? t->len - start : sizeof(t->buf);
+		ssize_t got = pread(t->fd, t->buf, len, (off_t)(t->off + start));
+
+		t->at = start;
+		t->got = got > 0 ? (size_t)got : 0;
+	}
+	if (at < t->at || at - t->at >= t->got)
+		return 0;
+	have = t->got - (size_t)(at - t->at); /* bytes of the table from at in the window */
+	if (have >= n)
+		return memcmp(t->buf + (at - t->at), want, n) == 0;
+	/* The name runs to the end of the table (or of what was read). */
+	return t->at + t->got == t->len && have == n - 1 &&
+	       memcmp(t->buf + (at - t->at), want, have) == 0;
 }
 
 int hwt_select_has_debug_info(int fd, const char *real)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr shstr;
-	char names[8192];
-	size_t names_len;
+	struct names names = { .fd = fd };
+	char last;
 
 	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
 	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum)
@@ -148,22 +205,32 @@ int hwt_select_has_debug_info(int fd, const char *real)
 	if (pread(fd, &shstr, sizeof(shstr), (off_t)(eh.e_shoff + eh.e_shstrndx * sizeof(shstr))) !=
 	    (ssize_t)sizeof(shstr))
 		return 0;
-	names_len = shstr.sh_size < sizeof(names) - 1 ? shstr.sh_size : sizeof(names) - 1;
-	if (pread(fd, names, names_len, (off_t)shstr.sh_offset) != (ssize_t)names_len)
+	/* The first 8 KiB - 1 bytes of the table count; all of them must be there. */
+	names.off = shstr.sh_offset;
+	names.len = shstr.sh_size < 8191 ? shstr.sh_size : 8191;
+	if (names.len > 0 && pread(fd, &last, 1, (off_t)(names.off + names.len - 1)) != 1)
 		return 0;
-	names[names_len] = '\0';
-	for (unsigned i = 0; i < eh.e_shnum && i < 1024; i++) {
-		Elf64_Shdr sh;
-		const char *name;
+	for (unsigned i = 0; i < eh.e_shnum && i < 1024; i += 8) {
+		Elf64_Shdr sh[8];
+		ssize_t got = pread(fd, sh, sizeof(sh), (off_t)(eh.e_shoff + i * sizeof(sh[0])));
+		unsigned k = got > 0 ? (unsigned)((size_t)got / sizeof(sh[0])) : 0;
 
-		if (pread(fd, &sh, sizeof(sh), (off_t)(eh.e_shoff + i * sizeof(sh))) !=
-		    (ssize_t)sizeof(sh) || sh.sh_name >= names_len)
-			continue;
-		name = names + sh.sh_name;
-		if (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0)
-			return sh.sh_type != SHT_NOBITS;
-		if (strcmp(name, ".gnu_debuglink") == 0 && has_debuglink_file(fd, &sh, real))
-			return 1;
+		if (k > eh.e_shnum - i)
+			k = eh.e_shnum - i;
+		if (k > 1024 - i)
+			k = 1024 - i;
+		for (unsigned j = 0; j < k; j++) {
+			if (sh[j].sh_name >= names.len)
+				continue;
+			if (name_is(&names, sh[j].sh_name, ".debug_info") ||
+			    name_is(&names, sh[j].sh_name, ".zdebug_info"))
+				return sh[j].sh_type != SHT_NOBITS;
+			if (name_is(&names, sh[j].sh_name, ".gnu_debuglink") &&
+			    has_debuglink_file(fd, &sh[j], real))
+				return 1;
+		}
+		if (k < 8)
+			break; /* the rest is not in the file (or the table ends) */
 	}
 	return has_build_id_debug_file(fd, &eh);
 }
