@@ -5,7 +5,9 @@
 # untraced; a static program's execs are reported; --filter on a function
 # of a dlopen'ed library records exactly that function's executions; a
 # program without debug info is traced for a selected library it loads
-# (RUNPATH, LD_LIBRARY_PATH, $ORIGIN, two levels down), not for one excluded.
+# (RUNPATH, LD_LIBRARY_PATH, $ORIGIN, two levels down), not for one excluded;
+# the exec family, posix_spawn and system() work from a thread with a 64 KiB
+# stack (the library's exec path runs on it, also in a vfork child).
 # usage: run_select.sh BUILD_DIR WORKDIR
 set -u
 build=$1 work=$2
@@ -21,6 +23,7 @@ W=$(cd "$work" && pwd)
 cc -g -O0 -fPIC -shared "$src/calc.c" -o "$W/libcalc.so" &&
 cc -g -O0 -I"$src" "$src/test_calc.c" -L"$W" -lcalc -Wl,-rpath,"$W" -o "$W/test_calc" &&
 cc -g0 -O1 "$src/launcher.c" -o "$W/launcher" &&
+cc -g0 -O1 -pthread "$src/small_stack.c" -o "$W/small_stack" &&
 cc -g -O0 -static "$src/static_runner.c" -o "$W/static_runner" || { echo "FAIL build"; exit 1; }
 # Selection by library: test_calc without debug info (stripped), finding the -g
 # libcalc.so through RUNPATH, LD_LIBRARY_PATH, $ORIGIN, or two levels down.
@@ -267,6 +270,24 @@ if [ -e "$pcre" ] && ldd /bin/ls 2>/dev/null | grep -q libpcre2-8.so.0; then
 	fi
 else
 	ok "(skipped: /bin/ls does not load $pcre)"
+fi
+
+# A thread with a 64 KiB stack (glibc itself needs 16) starts rpath_runner,
+# selected for its library (the deepest way through the rule: the walk, then
+# the library's debug information), and true, by execl in a fork child,
+# execvp in a vfork child, posix_spawn and system(): 4 traced, and untraced
+# the 4 true and small_stack itself (system's sh is started by glibc's own
+# posix_spawn, which the library does not see).
+"$hwt" record -q -o "$W/small_stack.b" -- "$W/small_stack" 64 "$W/rpath_runner" >"$W/small_stack.out" 2>&1
+st=$?
+if [ $st -eq 0 ] && grep -q "small_stack ok" "$W/small_stack.out" &&
+   [ "$(summary "$W/small_stack.b" processes)" = 4 ] && [ "$(summary "$W/small_stack.b" untraced)" = 5 ] &&
+   [ "$(dump "$W/small_stack.b" | grep -c "process-start .*path=\"$W/rpath_runner\"")" = 4 ] &&
+   [ "$(dump "$W/small_stack.b" | grep -c 'untraced .*path="/usr/bin/true" reason="system binary"')" = 4 ]; then
+	ok "execl, execvp (vfork), posix_spawn, system() from a thread with a 64 KiB stack"
+else
+	bad "small stack: status $st, processes $(summary "$W/small_stack.b" processes), untraced $(summary "$W/small_stack.b" untraced)"
+	cat "$W/small_stack.out"
 fi
 
 echo "select: $pass passed, $fail failed"
