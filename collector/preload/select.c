@@ -249,22 +249,33 @@ static int is_static_elf(int fd, const Elf64_Ehdr *eh)
 	return 1;
 }
 
+/*
+ * A library is weighed like an executable that is ELF and has no set-ID bit
+ * (ld.so maps it whatever its mode): --no-trace, --trace, system
+ * directory, debug information.
+ */
 int hwt_select_library(const struct hwt_select_config *cfg, const char *real, int fd)
 {
-	int own_fd = -1, selected;
+	struct hwt_rule_facts facts = { .elf = 1, .debug_info = -1 };
+	enum hwt_rule_verdict v;
+	const char *why;
+	int own_fd = -1;
 
-	if ((cfg->unit_lib && under(real, cfg->unit_lib)) || hwt_select_match(cfg->no_trace, real))
+	if (cfg->unit_lib && under(real, cfg->unit_lib))
 		return 0;
-	if (hwt_select_match(cfg->trace, real))
-		return 1;
-	if (is_system_path(real))
-		return 0;
-	if (fd < 0 && (fd = own_fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	selected = hwt_select_has_debug_info(fd, real);
-	if (own_fd >= 0)
-		close(own_fd);
-	return selected;
+	facts.no_trace = hwt_select_match(cfg->no_trace, real);
+	facts.trace = hwt_select_match(cfg->trace, real);
+	facts.system_dir = is_system_path(real);
+	v = hwt_rule_decide(&facts, &why);
+	if (v == HWT_RULE_NEED_DEBUG_INFO) {
+		if (fd < 0 && (fd = own_fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
+			return 0;
+		facts.debug_info = hwt_select_has_debug_info(fd, real);
+		if (own_fd >= 0)
+			close(own_fd);
+		v = hwt_rule_decide(&facts, &why);
+	}
+	return v == HWT_RULE_TRACE;
 }
 
 static int library_selected(void *cfg, const char *real, int fd)
@@ -272,14 +283,30 @@ static int library_selected(void *cfg, const char *real, int fd)
 	return hwt_select_library(cfg, real, fd);
 }
 
+/* 1 when fd starts with an x86-64 ELF64 header (into eh). */
+static int read_elf_header(int fd, Elf64_Ehdr *eh)
+{
+	return pread(fd, eh, sizeof(*eh), 0) == (ssize_t)sizeof(*eh) &&
+	       memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	       eh->e_machine == EM_X86_64 && eh->e_phentsize == sizeof(Elf64_Phdr);
+}
+
+/*
+ * The facts about the file go to the rule (hwt_rule_decide, as in hwt.ko);
+ * this adds what only the preloaded library has: the trace unit's own
+ * files pass, a file it cannot read runs natively, and a program the rule
+ * does not select for itself may be for a library it loads.
+ */
 enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, const char *path,
 					  char *const envp[], char *real, const char **reason,
 					  int *static_exe)
 {
+	struct hwt_rule_facts facts = { .debug_info = -1 }, with_library;
+	enum hwt_rule_verdict v;
 	struct stat st;
 	Elf64_Ehdr eh;
-	int fd, forced, elf;
-	enum hwt_select_verdict verdict;
+	const char *why;
+	int fd;
 
 	*reason = NULL;
 	*static_exe = 0;
@@ -288,46 +315,39 @@ enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, c
 	if ((cfg->unit_lib && under(real, cfg->unit_lib)) ||
 	    (cfg->unit_exe && strcmp(real, cfg->unit_exe) == 0))
 		return HWT_SELECT_PASS;
-	if (hwt_select_match(cfg->no_trace, real)) {
-		*reason = "--no-trace";
-		return HWT_SELECT_NATIVE;
-	}
-	forced = hwt_select_match(cfg->trace, real);
-	if (st.st_mode & (S_ISUID | S_ISGID)) {
-		*reason = "setuid or setgid: the trace unit cannot run it with its privileges";
-		return HWT_SELECT_NATIVE;
-	}
+	facts.no_trace = hwt_select_match(cfg->no_trace, real);
+	facts.set_id = (st.st_mode & (S_ISUID | S_ISGID)) != 0;
+	facts.trace = hwt_select_match(cfg->trace, real);
+	facts.system_dir = is_system_path(real);
 	fd = open(real, O_RDONLY | O_CLOEXEC);
+	facts.elf = fd >= 0 && read_elf_header(fd, &eh);
+	v = hwt_rule_decide(&facts, reason);
 	if (fd < 0) {
-		*reason = "not readable";
+		/* Judged as a file that is not ELF, under its own reason. */
+		if (*reason && strcmp(*reason, HWT_RULE_WHY_NOT_ELF) == 0)
+			*reason = "not readable";
 		return HWT_SELECT_NATIVE;
 	}
-	elf = pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
-	      memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-	      eh.e_machine == EM_X86_64 && eh.e_phentsize == sizeof(Elf64_Phdr);
-	if (!elf) {
-		*reason = "not an x86-64 ELF executable (a script's interpreter is judged when it runs)";
-		verdict = HWT_SELECT_NATIVE;
-	} else if (forced) {
-		verdict = HWT_SELECT_TRACE;
-	} else if (is_system_path(real)) {
-		*reason = "system binary";
-		verdict = HWT_SELECT_NATIVE;
-	} else if (!hwt_select_has_debug_info(fd, real)) {
-		*reason = "no debug info";
-		verdict = HWT_SELECT_NATIVE;
-	} else {
-		verdict = HWT_SELECT_TRACE;
+	if (v == HWT_RULE_NEED_DEBUG_INFO) {
+		facts.debug_info = hwt_select_has_debug_info(fd, real);
+		v = hwt_rule_decide(&facts, reason);
 	}
-	/* Not selected itself: a library it loads may be (the reason stays the executable's
-	   when none is). */
-	if (verdict == HWT_SELECT_NATIVE && elf && !cfg->executable_only &&
+	/*
+	 * Not selected itself: a library it loads may be, in the place of its own
+	 * debug information (which the rule would then take, out of a system
+	 * directory). The reason stays the executable's when no library is.
+	 */
+	with_library = facts;
+	with_library.system_dir = 0;
+	with_library.debug_info = 1;
+	if (v == HWT_RULE_NATIVE && !cfg->executable_only &&
+	    hwt_rule_decide(&with_library, &why) == HWT_RULE_TRACE &&
 	    hwt_needed_find(fd, real, envp, library_selected, (void *)cfg, NULL, 0)) {
 		*reason = NULL;
-		verdict = HWT_SELECT_TRACE;
+		v = HWT_RULE_TRACE;
 	}
-	if (elf)
+	if (v == HWT_RULE_TRACE)
 		*static_exe = is_static_elf(fd, &eh);
 	close(fd);
-	return verdict;
+	return v == HWT_RULE_TRACE ? HWT_SELECT_TRACE : HWT_SELECT_NATIVE;
 }

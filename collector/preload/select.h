@@ -43,9 +43,9 @@ void hwt_select_config_from_env(struct hwt_select_config *cfg);
  * Decides for the executable at path, started with the environment envp
  * (its LD_LIBRARY_PATH takes part in finding the libraries it loads). real
  * receives its canonical path (PATH_MAX bytes), reason a short text when
- * the verdict is NATIVE (static storage). static_exe is set when the file
- * is a statically linked ELF (its children cannot be followed by the
- * preloaded library).
+ * the verdict is NATIVE (static storage). static_exe is set when the
+ * verdict is TRACE and the file is a statically linked ELF (its children
+ * cannot be followed by the preloaded library).
  */
 enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, const char *path,
 					  char *const envp[], char *real, const char **reason,
