@@ -264,7 +264,10 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 	long *fmap = NULL;
 	size_t fmap_size = 0;
 	struct row prev = { 0 };
-	int have_prev = 0, rc = 0, res;
+	int have_prev = 0, rc = 0, res, gnu_v5 = 0;
+	char **srcfiles = NULL;
+	Dwarf_Signed nsrcfiles = 0;
+	char *producer = NULL;
 
 	res = dwarf_srclines_b(cu, &version, &table_count, &ctx, &err);
 	if (res == DW_DLV_ERROR) {
@@ -278,6 +281,28 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
 		dwarf_srclines_dealloc_b(ctx);
 		return 0;
+	}
+	/* libdwarf 20210528 starts a DWARF 5 sequence with the file register
+	   at 0 instead of 1: rows before the first DW_LNS_set_file say file 0
+	   (the CU's own file) where they belong to file 1. gcc (gas) numbers
+	   its files from 1 and never refers to file 0, and file 1 is the file
+	   of the first code it emits: the CU's file, or a file it includes
+	   (`#include "impl.c"`, a header's static function emitted first).
+	   So for gcc's DWARF 5, file 0 means file 1; clang sets file 0 itself
+	   and is left alone. */
+	if (version == 5 && dwarf_die_text(cu, DW_AT_producer, &producer, &err) == DW_DLV_OK &&
+	    producer) {
+		gnu_v5 = !strncmp(producer, "GNU ", 4); /* points into the section */
+	} else if (err) {
+		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		err = NULL;
+	}
+	if (gnu_v5 && dwarf_srcfiles(cu, &srcfiles, &nsrcfiles, &err) != DW_DLV_OK) {
+		if (err)
+			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
+		err = NULL;
+		srcfiles = NULL;
+		nsrcfiles = 0;
 	}
 	for (i = 0; i < nlines; i++) {
 		struct row r = { 0 };
@@ -331,7 +356,15 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 			char *src = NULL;
 
 			fmap[fno] = -1;
-			if (dwarf_linesrc(lines[i], &src, &err) == DW_DLV_OK && src) {
+			if (gnu_v5 && fno == 0) {
+				if (nsrcfiles > 1) {
+					fmap[fno] = file_index(info, srcfiles[1]);
+					if (fmap[fno] < 0) {
+						rc = -hle_nomem;
+						break;
+					}
+				}
+			} else if (dwarf_linesrc(lines[i], &src, &err) == DW_DLV_OK && src) {
 				fmap[fno] = file_index(info, src);
 				dwarf_dealloc(dbg, src, DW_DLA_STRING);
 				if (fmap[fno] < 0) {
@@ -372,6 +405,13 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 		have_prev = !r.end;
 	}
 	free(fmap);
+	if (srcfiles) {
+		Dwarf_Signed k;
+
+		for (k = 0; k < nsrcfiles; k++)
+			dwarf_dealloc(dbg, srcfiles[k], DW_DLA_STRING);
+		dwarf_dealloc(dbg, srcfiles, DW_DLA_LIST);
+	}
 	dwarf_srclines_dealloc_b(ctx);
 	return rc;
 }

@@ -29,6 +29,7 @@ SRC = os.path.join(HERE, 'src')
 
 # name: (program sources, library sources or [], library name, arguments)
 CASES = {
+    'cov_included': ([os.path.join(SRC, 'cov_included.c')], [], None, ['x']),
     'cov_basic': ([os.path.join(SRC, 'cov_basic.c')], [], None, []),
     'cov_main': ([os.path.join(SRC, 'cov_main.c')], [os.path.join(SRC, 'cov_lib.c')],
                  'covlib', ['40']),
@@ -202,6 +203,12 @@ def build(cc, out_dir, name, sources, lib_sources, lib, flags):
     return exe
 
 
+# Files that a case's sources #include and that hold code (compared too).
+INCLUDED = {
+    'cov_included': [os.path.join(SRC, 'cov_included_impl.c')],
+}
+
+
 def run_case(args, name, totals):
     sources, lib_sources, lib, prog_args = CASES[name]
     cc_name = os.path.basename(args.cc)
@@ -237,8 +244,9 @@ def run_case(args, name, totals):
     gh = run(['genhtml', '--quiet', '--branch-coverage', '-o', os.path.join(work, 'html2'), info])
     check(gh.returncode == 0 and gh.stderr == '', 'genhtml: %s' % gh.stderr)
     print('%s (%s):' % (name, args.cc))
-    mismatches, stats = compare(os.path.join(work, 'gcov.info'), info, sources + lib_sources,
-                                cc_name, sys.stdout)
+    mismatches, stats = compare(os.path.join(work, 'gcov.info'), info,
+                                sources + lib_sources + INCLUDED.get(name, []), cc_name,
+                                sys.stdout)
     nexc = sum(len(v) for v in stats['exceptions'].values())
     print('  %d lines: %d in both, %d agree on executed, %d on counts; %d functions; '
           '%d exceptions; %d mismatches' %
