@@ -547,6 +547,20 @@ static int is_nop_jump(const struct hwt_debuginfo *info, const struct hwt_line_s
 	return nj.insns == 1 && nj.nop;
 }
 
+/* The span starts with `mov %fs:0x28,%reg`: the stack protector's load
+   of the canary (x86-64), REX.W 8B /r with a SIB of disp32 and no base. */
+static int is_canary_load(const struct hwt_debuginfo *info, const struct hwt_line_span *s)
+{
+	static const uint8_t disp[5] = { 0x25, 0x28, 0x00, 0x00, 0x00 };
+	size_t avail = 0;
+	const uint8_t *c = hwt_debuginfo_code(info, s->begin, &avail);
+
+	if (!c || avail < 9 || s->end - s->begin < 9)
+		return 0;
+	return c[0] == 0x64 && (c[1] & 0xfb) == 0x48 && c[2] == 0x8b && (c[3] & 0xc7) == 0x04 &&
+	       !memcmp(c + 4, disp, sizeof(disp));
+}
+
 struct branch_collect {
 	const struct hwt_cov_insn *insns;
 	size_t n;
@@ -617,6 +631,13 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 		/* The first row at a function's entry only. */
 		if (s->function >= 0 && s->begin == funcs[s->function].entry &&
 		    funcs[s->function].decl_line && (i == 0 || spans[i - 1].begin != s->begin))
+			line_of[i] = funcs[s->function].decl_line;
+		/* gcc's stack protector: the canary's load gets a row of its
+		   own on the opening brace, after the entry's; it is prologue. */
+		else if (s->function >= 0 && i > 0 && funcs[s->function].decl_line &&
+			 spans[i - 1].function == s->function &&
+			 spans[i - 1].begin == funcs[s->function].entry &&
+			 spans[i - 1].line == s->line && is_canary_load(info, s))
 			line_of[i] = funcs[s->function].decl_line;
 	}
 	/* Closing braces, function by function (spans of one part of a

@@ -30,6 +30,7 @@ SRC = os.path.join(HERE, 'src')
 # name: (program sources, library sources or [], library name, arguments)
 CASES = {
     'cov_included': ([os.path.join(SRC, 'cov_included.c')], [], None, ['x']),
+    'cov_stack_protector': ([os.path.join(SRC, 'cov_stack_protector.c')], [], None, []),
     'cov_basic': ([os.path.join(SRC, 'cov_basic.c')], [], None, []),
     'cov_main': ([os.path.join(SRC, 'cov_main.c')], [os.path.join(SRC, 'cov_lib.c')],
                  'covlib', ['40']),
@@ -208,6 +209,11 @@ INCLUDED = {
     'cov_included': [os.path.join(SRC, 'cov_included_impl.c')],
 }
 
+# Compiler flags of a case, for both builds.
+CASE_FLAGS = {
+    'cov_stack_protector': ['-fstack-protector-strong'],
+}
+
 
 def run_case(args, name, totals):
     sources, lib_sources, lib, prog_args = CASES[name]
@@ -216,14 +222,16 @@ def run_case(args, name, totals):
     shutil.rmtree(work, ignore_errors=True)
     # The oracle: gcc --coverage, run, lcov --capture.
     gdir = os.path.join(work, 'gcov')
-    exe = build('gcc', gdir, name, sources, lib_sources, lib, ['-O0', '-g', '--coverage'])
+    exe = build('gcc', gdir, name, sources, lib_sources, lib,
+                ['-O0', '-g', '--coverage'] + CASE_FLAGS.get(name, []))
     native = run([exe] + prog_args, cwd=gdir)
     r = run(['lcov', '--quiet', '--capture', '--directory', gdir, '--output-file',
              os.path.join(work, 'gcov.info')])
     check(r.returncode == 0, 'lcov --capture: %s' % r.stderr)
     # hwt-cov on a plain -O0 -g build.
     hdir = os.path.join(work, 'hwt')
-    exe = build(args.cc, hdir, name, sources, lib_sources, lib, ['-O0', '-g'])
+    exe = build(args.cc, hdir, name, sources, lib_sources, lib,
+                ['-O0', '-g'] + CASE_FLAGS.get(name, []))
     info = os.path.join(work, 'hwt.info')
     html = os.path.join(work, 'html')
     r = run([args.hwt_cov, '-o', info, '--html', html, '--', exe] + prog_args, cwd=hdir)
