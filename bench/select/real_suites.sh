@@ -212,7 +212,7 @@ fetch_source() {
 	[ -n "$name" ] || die "$pkg $ver: no .dsc in Sources"
 	rm -rf "$src" "$src.tmp"
 	mkdir -p "$cache/src"
-	run_logged "$W/unpack-$pkg.log" "unpacking $name" dpkg-source -x "$dl/$name" "$src.tmp"
+	run_logged "$W/unpack-$pkg.log" "unpacking $name" dpkg-source --no-copy -x "$dl/$name" "$src.tmp"
 	mv "$src.tmp" "$src"
 	echo "$src"
 }
@@ -381,13 +381,15 @@ lines_hit() {
 }
 
 # compare SUITE SRC HWT_INFO GCOV_INFO: prints "both/hwt-only/gcov-only"
-# (executed library lines) and writes the differing lines to $W/diff-SUITE
+# (executed library lines) and how many of the gcov-only ones are labels
+# (gcov counts a label's line, there is no code there: docs/hwt-cov.md);
+# writes the differing lines, with their text, to $W/diff-SUITE
 compare() {
-	local s=$1 re
+	local s=$1 re agree labels
 	re=$(library_sources "$s")
 	lines_hit "$3" "$2" "$re" >"$W/hwt-lines-$s"
 	lines_hit "$4" "$2" "$re" >"$W/gcov-lines-$s"
-	awk -F'\t' -v out="$W/diff-$s" '
+	agree=$(awk -F'\t' -v out="$W/diff-$s" '
 		FILENAME == ARGV[1] { h[$1 "\t" $2] = $3; next }
 		{ g[$1 "\t" $2] = $3 }
 		END {
@@ -402,9 +404,29 @@ compare() {
 				go++; print "only gcov\t" k "\thwt=" ((k in h) ? h[k] : "none") "\tgcov=" g[k] > out
 			}
 			printf "%d/%d/%d\n", both, ho, go
-		}' "$W/hwt-lines-$s" "$W/gcov-lines-$s"
+		}' "$W/hwt-lines-$s" "$W/gcov-lines-$s")
 	touch "$W/diff-$s"
-	sort -o "$W/diff-$s" "$W/diff-$s"
+	# the source line's text, and the labels among the gcov-only lines
+	labels=$(sort "$W/diff-$s" | awk -F'\t' -v src="$(realpath -m "$2")/" -v out="$W/diff-$s.txt" '
+		{
+			f = src $2
+			if (!(f in loaded)) {
+				loaded[f] = 1; n = 0
+				while ((getline t < f) > 0) text[f, ++n] = t
+				close(f)
+			}
+			t = text[f, $3 + 0]
+			gsub(/\t/, " ", t)
+			if ($1 == "only gcov" && t ~ /^[ ]*(case[^:]*|default|[A-Za-z_][A-Za-z0-9_]*)[ ]*:[ ]*(\/\*.*\*\/[ ]*)?$/) {
+				nl++
+				kind = "label"
+			} else
+				kind = ""
+			print $0 "\t" kind "\t" t > out
+		}
+		END { print nl + 0 }')
+	mv "$W/diff-$s.txt" "$W/diff-$s"
+	echo "$agree ($labels labels)"
 }
 
 # ---------------------------------------------------------------- main
@@ -469,8 +491,8 @@ $(tail -n 25 "$d/gcov-flow.log")"
 	agree=$(compare "$s" "$src" "$d/hwt.info" "$d/gcov.info")
 	say "$s: executed library lines, both/only hwt-cov/only gcov: $agree"
 	if [ -s "$W/diff-$s" ]; then
-		say "$s: first differing lines (kind, file, line, counts):"
-		head -n 10 "$W/diff-$s" | sed 's/^/    /' >&2
+		say "$s: differing lines other than labels (kind, file, line, counts, text):"
+		awk -F'\t' '$6 != "label"' "$W/diff-$s" | head -n 15 | sed 's/^/    /' >&2
 	fi
 	if [ -n "$keep" ]; then
 		mkdir -p "$keep/$s"
