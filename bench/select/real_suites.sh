@@ -337,8 +337,7 @@ run_hwt() {
 	(cd "$dir" && "$cov" -q "$@" --keep "$bundle" -o "$info" -- $cmd)
 }
 
-gcov_full() { # SUITE SRC DIR INFO
-	rm -rf "$3"
+gcov_full() { # SUITE SRC DIR INFO (DIR does not exist)
 	configure "$1" "$2" "$3" "--coverage -g -O0" &&
 		build "$1" "$3" &&
 		{ run_suite "$1" "$3" || { echo "$prog: the suite failed under gcov" >&2; return 1; }; } &&
@@ -403,7 +402,10 @@ compare() {
 				if (g[k] <= 0 || ((k in h) && h[k] > 0)) continue
 				go++; print "only gcov\t" k "\thwt=" ((k in h) ? h[k] : "none") "\tgcov=" g[k] > out
 			}
-			printf "%d/%d/%d\n", both, ho, go
+			# lines of both reports that ran according to one only
+			for (k in h)
+				if ((k in g) && (h[k] > 0) != (g[k] > 0)) dis++
+			printf "%d/%d/%d %d\n", both, ho, go, dis
 		}' "$W/hwt-lines-$s" "$W/gcov-lines-$s")
 	touch "$W/diff-$s"
 	# the source line's text, and the labels among the gcov-only lines
@@ -417,7 +419,7 @@ compare() {
 			}
 			t = text[f, $3 + 0]
 			gsub(/\t/, " ", t)
-			if ($1 == "only gcov" && t ~ /^[ ]*(case[^:]*|default|[A-Za-z_][A-Za-z0-9_]*)[ ]*:[ ]*(\/\*.*\*\/[ ]*)?$/) {
+			if ($1 == "only gcov" && t ~ /^[ ]*(case[^:]*|default|[A-Za-z_][A-Za-z0-9_]*)[ ]*:[ ]*[{]?[ ]*(\/\*.*\*\/[ ]*)?$/) {
 				nl++
 				kind = "label"
 			} else
@@ -426,7 +428,7 @@ compare() {
 		}
 		END { print nl + 0 }')
 	mv "$W/diff-$s.txt" "$W/diff-$s"
-	echo "$agree ($labels labels)"
+	echo "${agree% *} ${agree#* } $labels"
 }
 
 # ---------------------------------------------------------------- main
@@ -475,6 +477,7 @@ $(tail -n 25 "$d/native-run.log")"
 		procs_all=$(summary_value "$d/all.hwt" processes)
 		rm -rf "$d/all.hwt"
 
+		rm -rf "$d/gcov"
 		timed "$d/gcov-flow.log" gcov_full "$s" "$src" "$d/gcov" "$d/gcov.info"
 		[ "$RC" = 0 ] || die "$s: the gcov flow failed (status $RC); last lines of its log:
 $(tail -n 25 "$d/gcov-flow.log")"
@@ -488,11 +491,25 @@ $(tail -n 25 "$d/gcov-flow.log")"
 		say "$s: run $r/$runs: gcov flow, incremental ${T} s"
 	done
 	procs_sel=$(summary_value "$d/sel.hwt" processes)
-	agree=$(compare "$s" "$src" "$d/hwt.info" "$d/gcov.info")
-	say "$s: executed library lines, both/only hwt-cov/only gcov: $agree"
+	if [ -s "$d/hwt.info" ] && [ -s "$d/gcov.info" ]; then
+		read -r agree differ labels <<<"$(compare "$s" "$src" "$d/hwt.info" "$d/gcov.info")"
+	else
+		agree="no-hwt-cov-report" differ=- labels=-
+		: >"$W/diff-$s"
+	fi
+	say "$s: executed library lines, both/only hwt-cov/only gcov: $agree ($labels of the gcov-only are labels); lines of both reports executed according to one only: $differ"
 	if [ -s "$W/diff-$s" ]; then
-		say "$s: differing lines other than labels (kind, file, line, counts, text):"
-		awk -F'\t' '$6 != "label"' "$W/diff-$s" | head -n 15 | sed 's/^/    /' >&2
+		if [ "$differ" != 0 ] && [ "$differ" != - ]; then
+			say "$s: lines of both reports executed according to one only (file, line, counts, text):"
+			awk -F'\t' '$4 != "hwt=none" && $5 != "gcov=none"' "$W/diff-$s" | cut -f2- |
+				head -n 20 | sed 's/^/    /' >&2
+		fi
+		awk -F'\t' '($4 == "hwt=none" || $5 == "gcov=none") && $6 != "label"' "$W/diff-$s" \
+			>"$W/other-$s"
+		if [ -s "$W/other-$s" ]; then
+			say "$s: lines of one report only, labels left out (first 10; all with -k):"
+			head -n 10 "$W/other-$s" | sed 's/^/    /' >&2
+		fi
 	fi
 	if [ -n "$keep" ]; then
 		mkdir -p "$keep/$s"
@@ -500,21 +517,27 @@ $(tail -n 25 "$d/gcov-flow.log")"
 		rm -rf "$keep/$s/sel.hwt"
 		cp -r "$d/sel.hwt" "$keep/$s/sel.hwt"
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$(suite_shape "$s")" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$(suite_shape "$s")" \
 		"$(median "${tn[@]}")" "$(median "${th[@]}")" "$(median "${ta[@]}")" \
 		"$(median "${tf[@]}")" "$(median "${ti[@]}")" "${procs_sel:-?}/${procs_all:-?}" \
-		"$agree" "${notes# }" >>"$results"
+		"$agree" "$differ" "${notes# }" >>"$results"
 	rm -rf "$d"
 done
 
 echo "median wall time of $runs run(s), seconds; $(nproc) CPUs; hwt-cov from $cov"
 awk -F'\t' '
 	BEGIN {
-		fmt = "%-9s %-7s %7s %8s %12s %10s %10s %8s %12s  %s\n"
-		printf fmt, "suite", "shape", "native", "hwt-cov", "--trace-all", "gcov-full", "gcov-incr", "hwt/gcov", "traced/all", "lines both/hwt-only/gcov-only"
+		fmt = "%-9s %-6s %7s %8s %12s %10s %10s %9s %11s %19s %7s%s\n"
+		printf fmt, "suite", "shape", "native", "hwt-cov", "--trace-all", "gcov-full", "gcov-incr", "hwt/gcov", "traced/all", "lines both/hwt/gcov", "differ", ""
 	}
 	{
 		ratio = ($6 > 0) ? sprintf("%.2f", $4 / $6) : "-"
-		printf fmt, $1, $2, $3, $4, $5, $6, $7, ratio, $8, $9 ($10 != "" ? "  " $10 : "")
+		printf fmt, $1, $2, $3, $4, $5, $6, $7, ratio, $8, $9, $10, ($11 != "" ? "  " $11 : "")
 	}' "$results"
-echo "hwt/gcov: hwt-cov time over the full gcov flow's (target: at most 1); traced/all: processes traced by hwt-cov / processes of the run (--trace-all)"
+cat <<'EOF'
+hwt/gcov: hwt-cov's time over the full gcov flow's (target: at most 1).
+traced/all: processes traced by hwt-cov / all processes of the run (those of --trace-all).
+lines: library lines executed according to both reports / hwt-cov's only / gcov's only
+  (mostly lines without code of their own: labels, break, va_end; see the stderr notes);
+  differ: lines of both reports that ran according to one only.
+EOF
