@@ -284,6 +284,21 @@ static int library_selected(void *cfg, const char *real, int fd)
 }
 
 /* 1 when fd starts with an x86-64 ELF64 header (into eh). */
+/*
+ * A tool of another Valgrind (memcheck-amd64-linux, ...), as a suite that runs
+ * its tests under memcheck starts it: the program it runs is loaded by the
+ * tool, not exec'ed, so it is never judged, and one Valgrind cannot run
+ * inside another. Not silent: its own reason.
+ */
+static int is_valgrind_tool(const char *real)
+{
+	const char *base = strrchr(real, '/');
+	size_t n = base ? strlen(base) : 0;
+
+	return base && base - real >= 9 && memcmp(base - 9, "/valgrind", 9) == 0 &&
+	       n > 6 && strcmp(base + n - 6, "-linux") == 0;
+}
+
 static int read_elf_header(int fd, Elf64_Ehdr *eh)
 {
 	return pread(fd, eh, sizeof(*eh), 0) == (ssize_t)sizeof(*eh) &&
@@ -348,6 +363,8 @@ enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, c
 	}
 	if (v == HWT_RULE_TRACE)
 		*static_exe = is_static_elf(fd, &eh);
+	else if (is_valgrind_tool(real))
+		*reason = HWT_SELECT_WHY_VALGRIND_TOOL;
 	close(fd);
 	return v == HWT_RULE_TRACE ? HWT_SELECT_TRACE : HWT_SELECT_NATIVE;
 }

@@ -22,6 +22,10 @@
 #define HWT_SELECT_ENV_NO_TRACE "HWT_SELECT_NO_TRACE"  /* --no-trace globs */
 #define HWT_SELECT_ENV_ARGV0    "HWT_SELECT_ARGV0"     /* argv[0] for the traced image */
 
+/* UNTRACED reason of another Valgrind's tool binary (memcheck-amd64-linux, ...). */
+#define HWT_SELECT_WHY_VALGRIND_TOOL \
+	"another Valgrind tool: the program it runs cannot be traced; run it without Valgrind"
+
 enum hwt_select_verdict {
 	HWT_SELECT_PASS,    /* not ours to judge (the trace unit itself, a missing file) */
 	HWT_SELECT_TRACE,   /* run under the trace unit */

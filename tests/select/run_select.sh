@@ -7,7 +7,8 @@
 # program without debug info is traced for a selected library it loads
 # (RUNPATH, LD_LIBRARY_PATH, $ORIGIN, two levels down), not for one excluded;
 # the exec family, posix_spawn and system() work from a thread with a 64 KiB
-# stack (the library's exec path runs on it, also in a vfork child).
+# stack (the library's exec path runs on it, also in a vfork child); a test
+# run under another Valgrind tool is reported.
 # usage: run_select.sh BUILD_DIR WORKDIR
 set -u
 build=$1 work=$2
@@ -288,6 +289,20 @@ if [ $st -eq 0 ] && grep -q "small_stack ok" "$W/small_stack.out" &&
 else
 	bad "small stack: status $st, processes $(summary "$W/small_stack.b" processes), untraced $(summary "$W/small_stack.b" untraced)"
 	cat "$W/small_stack.out"
+fi
+
+# A suite that runs a selected test under another Valgrind tool (memcheck, as
+# libtasn1's does when Valgrind is installed): the test cannot be traced, and
+# that is said, not silent.
+"$hwt" record -o "$W/under_vg" -- sh -c 'valgrind -q --tool=none "$0" gcd 3 >/dev/null' \
+	"$W/test_calc" >"$W/under_vg.out" 2>&1
+if [ "$(summary "$W/under_vg" processes)" = 0 ] &&
+   dump "$W/under_vg" | grep -q 'untraced .*path="/usr/libexec/valgrind/none-amd64-linux" reason="another Valgrind tool' &&
+   grep -q "not traced: /usr/libexec/valgrind/none-amd64-linux (another Valgrind tool" "$W/under_vg.out"; then
+	ok "a test run under another Valgrind tool is reported as not traced"
+else
+	bad "under another Valgrind: processes $(summary "$W/under_vg" processes)"
+	cat "$W/under_vg.out"
 fi
 
 echo "select: $pass passed, $fail failed"
