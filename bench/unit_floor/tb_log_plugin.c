@@ -7,8 +7,9 @@
  *   - at each TB execution: append (start, last|kind) to a per-vCPU 16 KiB log;
  *   - when the log is full (and at exit): run an encoding pass that turns the
  *     block sequence into Intel-PT-like bytes (short TNT packets, one bit per
- *     conditional; TIP packets with IP compression for indirect branches and
- *     unexplained discontinuities) and write(2) them to a file;
+ *     conditional and per ret, as with PT's return compression; TIP packets
+ *     with IP compression for indirect jumps and calls and unexplained
+ *     discontinuities) and write(2) them to a file;
  *   - a syscall callback counting the sideband a real unit needs
  *     (mmap/munmap/mprotect/exec/fork/clone).
  *
@@ -82,6 +83,8 @@ void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
 					  void *userdata);
 void qemu_plugin_register_vcpu_init_cb(qemu_plugin_id_t id,
 				       qemu_plugin_vcpu_simple_cb_t cb);
+void qemu_plugin_register_vcpu_exit_cb(qemu_plugin_id_t id,
+				       qemu_plugin_vcpu_simple_cb_t cb);
 void qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id,
 					  qemu_plugin_vcpu_syscall_cb_t cb);
 void qemu_plugin_register_vcpu_syscall_ret_cb(
@@ -100,13 +103,19 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 /* ---- per-TB descriptor, built at translation time ---- */
 
-enum br_kind { BR_OTHER = 0, BR_COND = 1, BR_DIRECT = 2, BR_INDIRECT = 3 };
+enum br_kind {
+	BR_OTHER = 0,
+	BR_COND = 1,
+	BR_DIRECT = 2,
+	BR_INDIRECT = 3,
+	BR_RET = 4, /* near ret: PT's return compression makes it a TNT bit */
+};
 
 /* `last` packs: bits 0..47 last-instruction address, 48..55 its length,
- * 56..57 its branch kind. User-space x86-64 addresses fit in 47 bits. */
+ * 56..58 its branch kind. User-space x86-64 addresses fit in 47 bits. */
 #define LAST_ADDR(x) ((x) & 0xffffffffffffULL)
 #define LAST_LEN(x) (((x) >> 48) & 0xff)
-#define LAST_KIND(x) ((unsigned)((x) >> 56) & 3)
+#define LAST_KIND(x) ((unsigned)((x) >> 56) & 7)
 
 struct tb_desc {
 	uint64_t start;
@@ -131,13 +140,14 @@ struct vcpu {
 	uint8_t out[OUT_CAP];
 	size_t out_n;
 	/* counters */
-	uint64_t executed, tnt_bits, tips, bytes, flushes;
+	uint64_t executed, tnt_bits, tips, bytes, flushes, rep_iters;
 };
 
 static struct vcpu *vcpus[MAX_VCPUS];
 static uint64_t translated; /* updated atomically */
 static uint64_t sc_mmap, sc_munmap, sc_mprotect, sc_exec, sc_fork, sc_other;
 static uint64_t fork_children_seen;
+static uint64_t vcpu_inits, vcpu_exits; /* vcpu_init callbacks: one per guest thread? */
 static int out_fd = -1;
 static char out_path[4096];
 static char stats_path[4096];
@@ -173,7 +183,9 @@ static enum br_kind classify(const uint8_t *p, size_t len)
 		return BR_COND;
 	if (op == 0xe8 || op == 0xe9 || op == 0xeb)
 		return BR_DIRECT;
-	if (op == 0xc3 || op == 0xc2 || op == 0xcb || op == 0xca)
+	if (op == 0xc3 || op == 0xc2)
+		return BR_RET;
+	if (op == 0xcb || op == 0xca)
 		return BR_INDIRECT;
 	if (op == 0xff && i + 1 < len) {
 		unsigned reg = (p[i + 1] >> 3) & 7;
@@ -248,9 +260,22 @@ static void encode(struct vcpu *v)
 			case BR_INDIRECT:
 				tip(v, start);
 				break;
+			case BR_RET:
+				/* assumes well-nested calls (PT checks this
+				 * with its return stack; a real encoder would
+				 * keep one and TIP on a mismatch) */
+				tnt_add(v, true);
+				break;
 			case BR_DIRECT:
 				break; /* target known statically */
 			default:
+				/* QEMU ends a TB after each iteration of a rep
+				 * string instruction and re-enters at it: no
+				 * change of flow, no packet for PT */
+				if (start == LAST_ADDR(p)) {
+					v->rep_iters++;
+					break;
+				}
 				/* fell through (TB split, syscall) or an
 				 * asynchronous change of flow (signal) */
 				if (start != fall)
@@ -282,6 +307,27 @@ static struct vcpu *vcpu_get(unsigned idx)
 }
 
 /* ---- callbacks ---- */
+
+static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
+{
+	(void)id;
+	vcpu_get(vcpu_index);
+	__atomic_fetch_add(&vcpu_inits, 1, __ATOMIC_RELAXED);
+}
+
+/* A guest thread ends: its vCPU index may be reused by the next thread, so
+ * its log is encoded and its stream ended here (the counters stay). */
+static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
+{
+	(void)id;
+	struct vcpu *v = vcpu_get(vcpu_index);
+	encode(v);
+	tnt_flush(v);
+	out_flush(v);
+	v->prev_last = 0;
+	v->last_ip = 0;
+	__atomic_fetch_add(&vcpu_exits, 1, __ATOMIC_RELAXED);
+}
 
 static void tb_exec(unsigned int vcpu_index, void *udata)
 {
@@ -375,6 +421,7 @@ static void syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_idx, int64_t num,
 		struct vcpu *v = vcpu_get(vcpu_idx);
 		v->n = v->out_n = 0;
 		v->executed = v->tnt_bits = v->tips = v->bytes = v->flushes = 0;
+		v->rep_iters = 0;
 		open_out();
 	}
 }
@@ -382,7 +429,7 @@ static void syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_idx, int64_t num,
 static void at_exit(qemu_plugin_id_t id, void *p)
 {
 	(void)id, (void)p;
-	uint64_t ex = 0, tnt = 0, tips = 0, bytes = 0, fl = 0;
+	uint64_t ex = 0, tnt = 0, tips = 0, bytes = 0, fl = 0, rep = 0;
 	unsigned nv = 0;
 	for (unsigned i = 0; i < MAX_VCPUS; i++) {
 		struct vcpu *v = vcpus[i];
@@ -394,6 +441,7 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 		out_flush(v);
 		ex += v->executed, tnt += v->tnt_bits, tips += v->tips;
 		bytes += v->bytes, fl += v->flushes;
+		rep += v->rep_iters;
 	}
 	int fd = err_fd;
 	if (stats_path[0]) {
@@ -404,17 +452,20 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	}
 	dprintf(fd,
 		"tb_log pid=%d vcpus=%u tb_translated=%llu tb_executed=%llu "
-		"tnt_bits=%llu tips=%llu pt_bytes=%llu flushes=%llu "
+		"tnt_bits=%llu tips=%llu rep_iters=%llu pt_bytes=%llu flushes=%llu "
 		"sc_mmap=%llu sc_munmap=%llu sc_mprotect=%llu sc_exec=%llu "
-		"sc_fork=%llu sc_other=%llu fork_child=%llu\n",
+		"sc_fork=%llu sc_other=%llu fork_child=%llu vcpu_inits=%llu vcpu_exits=%llu\n",
 		(int)getpid(), nv, (unsigned long long)translated,
 		(unsigned long long)ex, (unsigned long long)tnt,
-		(unsigned long long)tips, (unsigned long long)bytes,
+		(unsigned long long)tips, (unsigned long long)rep,
+		(unsigned long long)bytes,
 		(unsigned long long)fl, (unsigned long long)sc_mmap,
 		(unsigned long long)sc_munmap, (unsigned long long)sc_mprotect,
 		(unsigned long long)sc_exec, (unsigned long long)sc_fork,
 		(unsigned long long)sc_other,
-		(unsigned long long)fork_children_seen);
+		(unsigned long long)fork_children_seen,
+		(unsigned long long)vcpu_inits,
+		(unsigned long long)vcpu_exits);
 	if (fd != err_fd)
 		close(fd);
 }
@@ -445,6 +496,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	if (err_fd < 0)
 		err_fd = 2;
 	open_out();
+	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
+	qemu_plugin_register_vcpu_exit_cb(id, vcpu_exit);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_vcpu_syscall_cb(id, syscall_entry);
 	qemu_plugin_register_vcpu_syscall_ret_cb(id, syscall_ret);
