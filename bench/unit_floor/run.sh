@@ -99,10 +99,11 @@ else
 	hwt_note=""
 fi
 
-progs="hello hello_static hello_cxx true tokenize"
+progs="hello hello_static hello_cxx true tokenize tokenize_1"
 path_of() {
 	case $1 in
 	true) echo /bin/true ;;
+	tokenize_1) echo "$work/tokenize 1" ;; # 1 round instead of 20
 	*) echo "$work/$1" ;;
 	esac
 }
@@ -112,30 +113,30 @@ fmt="%-13s %-11s %-11s %-11s %-11s %-11s %-11s %7s %8s %8s %8s\n"
 printf "$fmt" program native qemu qemu+plugin vg-none vg-nodebug "hwt record" TB-trans TB-exec PT-bytes VG-trans
 verdicts=""
 for p in $progs; do
-	prog=$(path_of "$p")
+	read -ra prog <<<"$(path_of "$p")"
 	m() { read -r mean min fails <<<"$("$timeit" "$runs" "$@")"
 		[ "$fails" = 0 ] || echo "warning: $fails failed runs of $*" >&2
 		echo "$mean/$min"; }
-	t_nat=$(m "$prog")
-	t_qemu=$(m qemu-x86_64 "$prog")
-	plug=$(m qemu-x86_64 -plugin "file=$so,out=$work/tr" "$prog")
+	t_nat=$(m "${prog[@]}")
+	t_qemu=$(m qemu-x86_64 "${prog[@]}")
+	plug=$(m qemu-x86_64 -plugin "file=$so,out=$work/tr" "${prog[@]}")
 	rm -f "$work"/tr.*
-	t_vg=$(m valgrind --tool=none "$prog")
+	t_vg=$(m valgrind --tool=none "${prog[@]}")
 	case $nodebug in
 	1) t_nd=$(unshare -m sh -c 'mount --bind "$1" /usr/lib/debug && shift && exec "$@"' \
-		sh "$work/empty" "$timeit" "$runs" valgrind --tool=none "$prog")
+		sh "$work/empty" "$timeit" "$runs" valgrind --tool=none "${prog[@]}")
 	   read -r a b f <<<"$t_nd"; t_nd="$a/$b" ;;
 	2) t_nd=$t_vg ;;
 	*) t_nd=- ;;
 	esac
 	if [ -z "$hwt_note" ]; then
-		t_hwt=$(m "$hwt" record --trace-all -q -o "$work/b.$p.{}" -- "$prog")
+		t_hwt=$(m "$hwt" record --trace-all -q -o "$work/b.$p.{}" -- "${prog[@]}")
 		rm -rf "$work"/b.*
 	else
 		t_hwt=-
 	fi
-	st=$(plugin_stats "$prog")
-	vgt=$(valgrind --tool=none --stats=yes "$prog" 2>&1 >/dev/null |
+	st=$(plugin_stats "${prog[@]}")
+	vgt=$(valgrind --tool=none --stats=yes "${prog[@]}" 2>&1 >/dev/null |
 		sed -n 's/.*translate: .* \([0-9,]*\) traces.*/\1/p' | tr -d ,)
 	printf "$fmt" "$p" "$t_nat" "$t_qemu" "$plug" "$t_vg" "$t_nd" "$t_hwt" \
 		"$(field tb_translated "$st")" "$(field tb_executed "$st")" \
@@ -146,10 +147,31 @@ for p in $progs; do
 	else
 		v="does NOT fit"
 	fi
-	verdicts+="$p: QEMU plugin unit $pm ms per process $v the ${budget} ms budget (Valgrind floor ${t_nd%/*} ms, hwt record ${t_hwt%/*} ms)"$'\n'
+	verdicts+="$p: QEMU plugin unit $pm ms per process (min ${plug#*/}) $v the ${budget} ms budget (Valgrind floor ${t_nd%/*} ms, hwt record ${t_hwt%/*} ms)"$'\n'
 done
 [ -z "$nodebug_note" ] || echo "note: $nodebug_note"
 [ -z "$hwt_note" ] || echo "note: $hwt_note"
+echo
+echo "where the plugin's cost goes, mean/min ms: plugin loaded but registering nothing (noop),"
+echo "translation callback only (trans: QEMU 7.2 instruments every TB for the plugin), full unit"
+fmt2="%-13s %-11s %-11s %-11s %-11s\n"
+printf "$fmt2" program qemu noop trans full
+for p in $progs; do
+	read -ra prog <<<"$(path_of "$p")"
+	row=()
+	for m in none noop trans full; do
+		if [ $m = none ]; then
+			r=$("$timeit" "$runs" qemu-x86_64 "${prog[@]}")
+		else
+			r=$("$timeit" "$runs" qemu-x86_64 -plugin "file=$so,mode=$m,out=$work/tr" "${prog[@]}")
+		fi
+		rm -f "$work"/tr.*
+		read -r a b f <<<"$r"
+		row+=("$a/$b")
+	done
+	printf "$fmt2" "$p" "${row[@]}"
+done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs; other work on the machine shows as mean >> min)"
 echo
 echo "verdict (mean qemu+plugin vs ${budget} ms):"
 printf '%s' "$verdicts"
@@ -171,13 +193,18 @@ rm -f "$work/st"
 out=$(qemu-x86_64 -plugin "file=$so,stats=$work/st" "$f" exec "$f" addr)
 echo "- execve: the new image reports (no QEMU if it has a host vDSO and a random load address):"
 sed -n '1p' <<<"$out" | sed 's/^/    /'
-echo "    plugin statistics lines after the exec: $(wc -l <"$work/st") (the pre-exec image's atexit callback $( [ -s "$work/st" ] && echo ran || echo did not run))"
+if [ -s "$work/st" ]; then
+	echo "    the pre-exec image's atexit callback ran: $(cat "$work/st")"
+else
+	echo "    no plugin statistics at all: the pre-exec image's atexit callback did not run (its unflushed log is lost)"
+fi
 
 s=$(plugin_stats "$f" threads)
-echo "- threads (2 created): vcpus=$(field vcpus "$s") vcpu_inits=$(field vcpu_inits "$s") sc_fork(clone/clone3 entries)=$(field sc_fork "$s")"
+echo "- threads (main + 2 created): distinct vcpu indexes=$(field vcpus "$s") vcpu_init callbacks=$(field vcpu_inits "$s") vcpu_exit callbacks=$(field vcpu_exits "$s") clone/clone3 syscall entries=$(field sc_fork "$s")"
 
+s0=$(plugin_stats "$f" nosignal)
 s=$(plugin_stats "$f" signal)
-echo "- signal: a SIGUSR1 handler looping 30000 times: executed blocks $(field tb_executed "$s") (same program without the signal: see 'addr' run below ~30000 fewer)"
+echo "- signal: a SIGUSR1 handler looping 30000 times, raised once: executed blocks $(field tb_executed "$s") vs $(field tb_executed "$s0") without raising it (+$(( $(field tb_executed "$s") - $(field tb_executed "$s0") ))); TIPs $(field tips "$s") vs $(field tips "$s0")"
 
 echo "- addresses: native vs under QEMU (guest view), then the host's /proc/PID/maps of the QEMU process:"
 "$f" addr | sed -n '1p' | sed 's/^/    native: /'

@@ -20,6 +20,9 @@
  *   out=PATH    trace bytes go to PATH.<pid> (default: /dev/null)
  *   stats=PATH  one "key=value" line per process appended to PATH
  *               (default: stderr)
+ *   mode=M      full (default): all of the above; trans: translation
+ *               callback only (no per-block callback, no log); noop: the
+ *               plugin loads and registers nothing - to split the cost
  *
  * QEMU 7.2 ships no installed qemu-plugin.h in Debian, so the few API types
  * and functions used are declared here from the documented 7.2 plugin API
@@ -152,6 +155,7 @@ static int out_fd = -1;
 static char out_path[4096];
 static char stats_path[4096];
 static pid_t owner_pid;
+static enum { MODE_FULL, MODE_TRANS, MODE_NOOP } mode = MODE_FULL;
 static int err_fd = 2; /* a dup of the start-up stderr: programs such as
 			 * coreutils close fd 2 before exiting */
 
@@ -360,6 +364,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			  ((uint64_t)(len & 0xff) << 48) | ((uint64_t)k << 56);
 	}
 	__atomic_fetch_add(&translated, 1, __ATOMIC_RELAXED);
+	if (mode == MODE_TRANS) {
+		free(d);
+		return;
+	}
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
 					     d);
 }
@@ -486,12 +494,20 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		else if (!strncmp(argv[i], "stats=", 6))
 			snprintf(stats_path, sizeof(stats_path), "%s",
 				 argv[i] + 6);
+		else if (!strcmp(argv[i], "mode=full"))
+			mode = MODE_FULL;
+		else if (!strcmp(argv[i], "mode=trans"))
+			mode = MODE_TRANS;
+		else if (!strcmp(argv[i], "mode=noop"))
+			mode = MODE_NOOP;
 		else {
 			dprintf(2, "tb_log_plugin: unknown argument %s\n",
 				argv[i]);
 			return -1;
 		}
 	}
+	if (mode == MODE_NOOP)
+		return 0;
 	err_fd = fcntl(2, F_DUPFD_CLOEXEC, 100);
 	if (err_fd < 0)
 		err_fd = 2;
