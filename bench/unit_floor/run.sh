@@ -9,6 +9,8 @@
 #   HWT=PATH  the hwt binary (default build/bin/hwt; its column is skipped
 #             with a note when missing: bash scripts/build.sh builds it)
 #   BUDGET=MS per-process budget for the verdict (default 31)
+#   JSON_PROCESS=PATH JSON_CASE=DIR  also measure a real test process:
+#             jansson's test/bin/json_process on one test/suites/valid case
 # Fails loudly when the plugin does not load or its block log is wrong.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -100,10 +102,16 @@ else
 fi
 
 progs="hello hello_static hello_cxx true tokenize tokenize_1"
+if [ -n "${JSON_PROCESS:-}" ]; then
+	[ -x "$JSON_PROCESS" ] && [ -d "${JSON_CASE:-}" ] ||
+		die "JSON_PROCESS must be an executable and JSON_CASE a test case directory"
+	progs="$progs json_process"
+fi
 path_of() {
 	case $1 in
 	true) echo /bin/true ;;
 	tokenize_1) echo "$work/tokenize 1" ;; # 1 round instead of 20
+	json_process) echo "$JSON_PROCESS $JSON_CASE" ;;
 	*) echo "$work/$1" ;;
 	esac
 }
