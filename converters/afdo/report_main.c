@@ -29,6 +29,7 @@ struct options {
 	const char **inputs;
 	size_t ninputs;
 	int verbose, quiet;
+	unsigned jobs;            /* -j */
 };
 
 static void afdo_usage(FILE *out)
@@ -52,6 +53,7 @@ static void afdo_usage(FILE *out)
 	      "                      llvm-profdata-19, else llvm-profdata]\n"
 	      "  -v, --verbose       figures per image, and images left out\n"
 	      "  -q, --quiet         do not print the bundle's warnings\n"
+	      "  -j, --jobs N        " HWT_DECODE_JOBS_HELP "\n"
 	      "  -h, --help          this text\n"
 	      "\n"
 	      "Exit status: 0 written, 1 written but an input had warnings (partial\n"
@@ -74,6 +76,7 @@ static void text_usage(FILE *out)
 	      "  --binary FILE   the image to write (matched by path or name, build-id\n"
 	      "                  checked) [the image with debug info that ran most]\n"
 	      "  -q, --quiet     do not print the bundle's warnings\n"
+	      "  -j, --jobs N    " HWT_DECODE_JOBS_HELP "\n"
 	      "  -h, --help      this text\n"
 	      "\n"
 	      "Exit status: 0 written, 1 written but an input had warnings, 2 nothing written.\n",
@@ -110,6 +113,11 @@ static int parse(int argc, char **argv, struct options *o, int text)
 			o->verbose = 1;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			o->quiet = 1;
+		} else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && has_next) {
+			if (hwt_decode_parse_jobs(argv[++i], &o->jobs) < 0) {
+				fprintf(stderr, "%s: bad -j value '%s'\n", o->prefix, argv[i]);
+				return -1;
+			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "%s: unknown option '%s' (or its value is missing)\n",
 				o->prefix, a);
@@ -184,6 +192,7 @@ static int load_inputs(const struct options *o, struct hwt_profile *profile)
 				return -1;
 			}
 			dopt.flags = HWT_DECODE_PROGRESS_TTY;
+			dopt.jobs = o->jobs;
 			rc = hwt_decode(bundle, profile, &dopt);
 			if (!o->quiet)
 				hwt_bundle_diag_print(bundle, stderr, o->prefix);

@@ -2,18 +2,126 @@
  * The decode of a whole bundle: every process image's address space, every
  * stream in it, then one report per file that trace could not be decoded
  * in.
+ *
+ * Threading model (options->jobs):
+ *
+ *  - jobs 1: the serial decode. For each process image in bundle order:
+ *    load its space, decode its streams, free the space.
+ *  - jobs > 1: the main thread first loads the spaces of all process images
+ *    with streams, in bundle order. This reads only the (small) sidebands,
+ *    and is where the files table is filled and checked and where images are
+ *    added to the caller's profile: in the same order as the serial decode,
+ *    so image indexes are the same. Files shorter than a mapping of them are
+ *    marked replaced here too (hwt_space_check; the serial decode notices it
+ *    when an epoch is first used). After this the files table is read-only.
+ *    Then N workers take process images from a shared counter, largest trace
+ *    first, and decode their streams into a worker profile that starts with
+ *    the caller's images in the caller's order (so hwt_file.image is valid in
+ *    every profile). Everything a worker writes is its own: its profile,
+ *    stats, per-file failure counts (hwt_decoder.fails) and the diagnostics
+ *    of each process image (held in that image's job, hwt_decode_diag). The
+ *    only shared writes are atomics: the next job, bytes done, out of memory.
+ *    The main thread prints progress while it waits. After the join it adds,
+ *    in fixed orders: the worker profiles (counts add up in hash sets that
+ *    are sorted when read, so the order of merging does not matter once
+ *    image indexes agree), stats and failure counts, then the diagnostics
+ *    image by image in bundle order, as the serial decode adds them.
+ *  The output therefore does not depend on jobs or timing.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "decode_int.h"
 
+/* At most this many workers when options->jobs is 0. */
+#define HWT_DECODE_MAX_AUTO_JOBS 16
+
+/* One process image of a parallel decode. */
+struct hwt_job {
+	const struct hwt_bundle_image *image;
+	uint64_t bytes;          /* of its streams */
+	struct hwt_space space;
+	struct hwt_diag_list diags;
+};
+
+/* What the workers share. */
+struct hwt_par {
+	struct hwt_job *jobs;    /* bundle order */
+	struct hwt_job **order;  /* the order to take them in */
+	size_t job_count;
+	atomic_size_t next;      /* in order */
+	atomic_uint_least64_t done; /* trace bytes decoded */
+	atomic_int nomem;
+	pthread_mutex_t lock;    /* protects running */
+	pthread_cond_t finished;
+	int running;             /* workers not yet finished */
+};
+
+void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char *path,
+		     int64_t offset, const char *fmt, ...)
+{
+	struct hwt_diag_list *l = d->diags;
+	struct hwt_diag_entry *e;
+	char *message;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&message, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		d->nomem = 1;
+		return;
+	}
+	if (!l) {
+		(void)hwt_bundle_diag_add(d->bundle, kind, path, offset, "%s", message);
+		free(message);
+		return;
+	}
+	if (l->count == l->capacity) {
+		size_t capacity = l->capacity ? 2 * l->capacity : 8;
+		void *p = realloc(l->items, capacity * sizeof(*l->items));
+
+		if (!p) {
+			free(message);
+			d->nomem = 1;
+			return;
+		}
+		l->items = p;
+		l->capacity = capacity;
+	}
+	e = &l->items[l->count];
+	e->kind = kind;
+	e->offset = offset;
+	e->message = message;
+	e->path = path ? strdup(path) : NULL;
+	if (path && !e->path) {
+		free(message);
+		d->nomem = 1;
+		return;
+	}
+	l->count++;
+}
+
 void hwt_decode_progress(struct hwt_decoder *d, uint64_t done)
 {
 	const struct hwt_decode_options *o = d->options;
+
+	if (d->par) {
+		/* A worker: the main thread reports. */
+		if (done > d->reported) {
+			atomic_fetch_add(&d->par->done, done - d->reported);
+			d->reported = done;
+		}
+		return;
+	}
 
 	if (o && o->progress)
 		o->progress(done, d->total_bytes, o->progress_context);
@@ -32,20 +140,268 @@ static void report_files(struct hwt_decoder *d)
 	for (size_t i = 0; i < d->file_count; i++) {
 		const struct hwt_file *f = d->files[i];
 
-		if (!f->failures)
+		if (!f->fail.failures)
 			continue;
 		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, f->path[0] ? f->path : NULL, -1,
 				    "%strace entered it %" PRIu64 " times in %" PRIu64
 				    " streams and could not be decoded there (%" PRIu64
 				    " trace bytes skipped up to the next PSB): %s",
-				    f->path[0] ? "" : "anonymous code: ", f->failures,
-				    f->failed_streams, f->failed_bytes, f->why);
+				    f->path[0] ? "" : "anonymous code: ", f->fail.failures,
+				    f->fail.failed_streams, f->fail.failed_bytes, f->why);
 	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct hwt_decoder *w = arg;
+	struct hwt_par *par = w->par;
+
+	for (;;) {
+		size_t next = atomic_fetch_add(&par->next, 1);
+		struct hwt_job *job;
+
+		if (next >= par->job_count || atomic_load(&par->nomem))
+			break;
+		job = par->order[next];
+		w->diags = &job->diags;
+		for (size_t k = 0; k < job->image->streams && !w->nomem; k++)
+			hwt_stream_decode(w, hwt_bundle_stream_at(w->bundle,
+								  job->image->first_stream + k),
+					  &job->space);
+		w->diags = NULL;
+		hwt_space_fini(&job->space);
+		if (w->nomem) {
+			atomic_store(&par->nomem, 1);
+			break;
+		}
+	}
+	pthread_mutex_lock(&par->lock);
+	par->running--;
+	pthread_cond_signal(&par->finished);
+	pthread_mutex_unlock(&par->lock);
+	return NULL;
+}
+
+static int job_cmp(const void *a, const void *b)
+{
+	const struct hwt_job *x = *(const struct hwt_job *const *)a;
+	const struct hwt_job *y = *(const struct hwt_job *const *)b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void stats_add(struct hwt_decode_stats *to, const struct hwt_decode_stats *s)
+{
+	to->streams += s->streams;
+	to->trace_bytes += s->trace_bytes;
+	to->blocks += s->blocks;
+	to->insns += s->insns;
+	to->errors += s->errors;
+	to->error_bytes += s->error_bytes;
+	to->overflows += s->overflows;
+	to->missing_blocks += s->missing_blocks;
+}
+
+/* Seeds a worker profile with the images of d's profile, same indexes. */
+static struct hwt_profile *worker_profile(struct hwt_decoder *d)
+{
+	struct hwt_profile *p = hwt_profile_alloc();
+
+	for (size_t i = 0; p && i < hwt_profile_image_count(d->profile); i++) {
+		const struct hwt_profile_image *img = hwt_profile_image_at(d->profile, i);
+
+		if (hwt_profile_image_add(p, img->path, img->build_id, img->build_id_size, 0) !=
+		    (int)i) {
+			hwt_profile_free(p);
+			p = NULL;
+		}
+	}
+	return p;
+}
+
+/* The decode of every process image with streams, by jobs workers. */
+static int decode_parallel(struct hwt_decoder *d, unsigned jobs)
+{
+	struct hwt_par par;
+	struct hwt_decoder *workers = NULL;
+	pthread_t *threads = NULL;
+	size_t nimages = hwt_bundle_image_count(d->bundle), loaded = 0;
+	unsigned started = 0;
+	int status = 0;
+
+	memset(&par, 0, sizeof(par));
+	pthread_mutex_init(&par.lock, NULL);
+	pthread_cond_init(&par.finished, NULL);
+	atomic_init(&par.next, 0);
+	atomic_init(&par.done, 0);
+	atomic_init(&par.nomem, 0);
+	par.jobs = calloc(nimages + 1, sizeof(*par.jobs));
+	par.order = calloc(nimages + 1, sizeof(*par.order));
+	if (!par.jobs || !par.order) {
+		status = -hbe_nomem;
+		goto out;
+	}
+	/* The spaces, in bundle order, as the serial decode loads them. */
+	for (size_t i = 0; i < nimages; i++) {
+		const struct hwt_bundle_image *img = hwt_bundle_image_at(d->bundle, i);
+		struct hwt_job *job = &par.jobs[par.job_count];
+
+		if (!img->streams)
+			continue;
+		job->image = img;
+		for (size_t k = 0; k < img->streams; k++)
+			job->bytes += hwt_bundle_stream_at(d->bundle, img->first_stream + k)->size;
+		par.job_count++;
+		status = hwt_space_load(d, img, &job->space);
+		if (status < 0)
+			break;
+		hwt_space_check(d, &job->space);
+		par.order[loaded++] = job;
+	}
+	/* Decode what was loaded (the serial decode stops at a failed load too). */
+	par.job_count = loaded;
+	qsort(par.order, loaded, sizeof(*par.order), job_cmp);
+	if (jobs > loaded)
+		jobs = (unsigned)loaded;
+	if (!jobs)
+		goto out;
+	workers = calloc(jobs + 1, sizeof(*workers));
+	threads = calloc(jobs + 1, sizeof(*threads));
+	if (!workers || !threads) {
+		d->nomem = 1;
+		goto out;
+	}
+	for (unsigned i = 0; i < jobs; i++) {
+		struct hwt_decoder *w = &workers[i];
+
+		*w = *d;
+		memset(&w->stats, 0, sizeof(w->stats));
+		w->done_bytes = 0;
+		w->nomem = 0;
+		w->par = &par;
+		w->profile = worker_profile(d);
+		w->fails = calloc(d->file_count + 1, sizeof(*w->fails));
+		if (!w->profile || !w->fails) {
+			hwt_profile_free(w->profile);
+			free(w->fails);
+			w->profile = NULL;
+			w->fails = NULL;
+			d->nomem = 1;
+			goto out;
+		}
+	}
+	par.running = (int)jobs;
+	for (; started < jobs; started++) {
+		if (pthread_create(&threads[started], NULL, worker_main, &workers[started])) {
+			/* Fewer workers still decode everything. */
+			pthread_mutex_lock(&par.lock);
+			par.running -= (int)(jobs - started);
+			pthread_mutex_unlock(&par.lock);
+			break;
+		}
+	}
+	if (!started) {
+		d->nomem = 1;
+		goto out;
+	}
+	/* Progress from here only, while the workers run. */
+	pthread_mutex_lock(&par.lock);
+	while (par.running > 0) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += 100 * 1000 * 1000;
+		if (t.tv_nsec >= 1000000000) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&par.finished, &par.lock, &t);
+		pthread_mutex_unlock(&par.lock);
+		hwt_decode_progress(d, atomic_load(&par.done));
+		pthread_mutex_lock(&par.lock);
+	}
+	pthread_mutex_unlock(&par.lock);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	d->done_bytes = atomic_load(&par.done);
+	/* Fixed orders from here on. */
+	for (unsigned i = 0; i < started; i++) {
+		struct hwt_decoder *w = &workers[i];
+
+		if (hwt_profile_merge(d->profile, w->profile) < 0 || w->nomem)
+			d->nomem = 1;
+		stats_add(&d->stats, &w->stats);
+		for (size_t k = 0; k < d->file_count; k++) {
+			struct hwt_file_fail *to = &d->files[k]->fail;
+
+			to->failures += w->fails[k].failures;
+			to->failed_bytes += w->fails[k].failed_bytes;
+			to->failed_streams += w->fails[k].failed_streams;
+		}
+	}
+	if (atomic_load(&par.nomem))
+		d->nomem = 1;
+out:
+	for (size_t i = 0; par.jobs && i < nimages; i++) {
+		struct hwt_diag_list *l = &par.jobs[i].diags;
+
+		for (size_t k = 0; k < l->count; k++) {
+			struct hwt_diag_entry *e = &l->items[k];
+
+			(void)hwt_bundle_diag_add(d->bundle, e->kind, e->path, e->offset, "%s",
+						  e->message);
+			free(e->path);
+			free(e->message);
+		}
+		free(l->items);
+		hwt_space_fini(&par.jobs[i].space);
+	}
+	for (unsigned i = 0; workers && i < jobs; i++) {
+		hwt_profile_free(workers[i].profile);
+		free(workers[i].fails);
+	}
+	free(workers);
+	free(threads);
+	free(par.jobs);
+	free(par.order);
+	pthread_cond_destroy(&par.finished);
+	pthread_mutex_destroy(&par.lock);
+	return status;
+}
+
+int hwt_decode_parse_jobs(const char *arg, unsigned *jobs)
+{
+	char *end;
+	unsigned long v;
+
+	if (!arg || *arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || v > 1024)
+		return -1;
+	*jobs = (unsigned)v;
+	return 0;
+}
+
+static unsigned decode_jobs(const struct hwt_decode_options *options)
+{
+	long n;
+
+	if (options && options->jobs)
+		return options->jobs;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		return 1;
+	return n > HWT_DECODE_MAX_AUTO_JOBS ? HWT_DECODE_MAX_AUTO_JOBS : (unsigned)n;
 }
 
 int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
 	       const struct hwt_decode_options *options)
 {
+	unsigned jobs = decode_jobs(options);
 	struct hwt_decoder d;
 	const char *start;
 	size_t nstreams;
@@ -84,7 +440,9 @@ int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
 					    "not decoded: without sideband its code is unknown");
 	}
 
-	for (size_t i = 0; i < hwt_bundle_image_count(bundle) && !d.nomem; i++) {
+	if (jobs > 1)
+		status = decode_parallel(&d, jobs);
+	for (size_t i = 0; jobs == 1 && i < hwt_bundle_image_count(bundle) && !d.nomem; i++) {
 		const struct hwt_bundle_image *img = hwt_bundle_image_at(bundle, i);
 		struct hwt_space space;
 

@@ -15,6 +15,14 @@ enum hwt_file_state {
 	hwt_file_anon,      /* anonymous code: no file at all */
 };
 
+/* Trace that could not be decoded because of a file. */
+struct hwt_file_fail {
+	uint64_t failures;       /* decode stops at an address in it */
+	uint64_t failed_bytes;   /* trace bytes skipped after them */
+	uint64_t failed_streams;
+	const void *last_stream; /* to count streams once */
+};
+
 /* One file named by MMAP records (same path and build-id), checked once. */
 struct hwt_file {
 	char *path;              /* as recorded */
@@ -27,11 +35,8 @@ struct hwt_file {
 	struct hwt_elf_file elf; /* mapped when ok */
 	int image;               /* profile image, -1 for anonymous code */
 	int trace_unit;          /* counts are not reported */
-	/* Trace that could not be decoded because of this file. */
-	uint64_t failures;       /* decode stops at an address in it */
-	uint64_t failed_bytes;   /* trace bytes skipped after them */
-	uint64_t failed_streams;
-	const void *last_stream; /* to count streams once */
+	size_t index;            /* in hwt_decoder.files */
+	struct hwt_file_fail fail; /* serial decode; workers count in their own */
 };
 
 /* One mapping of a file into an address space. */
@@ -72,6 +77,24 @@ struct hwt_decoder {
 	int progress_tty;        /* print progress to stderr */
 	int progress_printed;
 	int nomem;               /* out of memory somewhere: fail the decode */
+	/* A worker of a parallel decode (decode.c); all NULL in the serial one. */
+	struct hwt_par *par;     /* shared by the workers */
+	struct hwt_file_fail *fails; /* this worker's, by hwt_file.index */
+	struct hwt_diag_list *diags; /* of the process image being decoded */
+	uint64_t reported;       /* bytes of done_bytes added to par's count */
+};
+
+/* A diagnostic held back until the workers are done. */
+struct hwt_diag_entry {
+	enum hwt_diag_kind kind;
+	char *path;              /* NULL: none */
+	int64_t offset;
+	char *message;
+};
+
+struct hwt_diag_list {
+	struct hwt_diag_entry *items;
+	size_t count, capacity;
 };
 
 /* space.c */
@@ -83,6 +106,9 @@ struct pt_image *hwt_epoch_image(struct hwt_decoder *d, struct hwt_epoch *epoch)
 /* The mapping holding ip, or NULL. */
 const struct hwt_mapping *hwt_epoch_find(const struct hwt_epoch *epoch, uint64_t ip);
 void hwt_files_free(struct hwt_decoder *d);
+/* Parallel decode: marks files shorter than a mapping of them replaced, as
+   hwt_epoch_image would on first use, before the workers start. */
+void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
 
 /* stream.c */
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
@@ -90,5 +116,13 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 
 /* decode.c */
 void hwt_decode_progress(struct hwt_decoder *d, uint64_t done);
+/* hwt_bundle_diag_add, or held back in a worker (added after the join). */
+void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char *path,
+		     int64_t offset, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Where the failures of a file are counted. */
+static inline struct hwt_file_fail *hwt_file_fail(struct hwt_decoder *d, struct hwt_file *f)
+{
+	return d->fails ? &d->fails[f->index] : &f->fail;
+}
 
 #endif /* HWT_DECODE_INT_H */

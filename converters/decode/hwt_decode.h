@@ -56,6 +56,10 @@ struct hwt_decode_options {
 	const char *diag_prefix;
 	/* Filled when not NULL. */
 	struct hwt_decode_stats *stats;
+	/* Threads that decode process images in parallel: 0 the number of
+	   online CPUs (at most 16), 1 the serial decode. The result does not
+	   depend on it. */
+	unsigned jobs;
 };
 
 /*
@@ -76,6 +80,15 @@ int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
  */
 int hwt_decode_bundle(const char *bundle_dir, struct hwt_profile *profile,
 		      const struct hwt_decode_options *options);
+
+/*
+ * Parses the value of a -j/--jobs option (0: one per CPU) into *jobs.
+ * Returns 0, or -1 when it is not a number from 0 to 1024.
+ */
+int hwt_decode_parse_jobs(const char *arg, unsigned *jobs);
+
+/* Help text of the -j option, for usage messages. */
+#define HWT_DECODE_JOBS_HELP "decode with N threads (default: one per CPU, at most 16)"
 
 /* `hwt report profile BUNDLE -o OUT`: argv[0] is "profile". Exit status. */
 int hwt_report_profile_main(int argc, char **argv);

@@ -22,6 +22,7 @@ static void usage(FILE *out)
 	      "  --progress    show progress on stderr even when it is not a terminal\n"
 	      "  --stats       print decode figures on stderr\n"
 	      "  -q, --quiet   do not print the bundle's warnings\n"
+	      "  -j, --jobs N  " HWT_DECODE_JOBS_HELP "\n"
 	      "  -h, --help    this text\n"
 	      "\n"
 	      "Exit status: 0 clean, 1 the profile was written but the bundle had\n"
@@ -47,6 +48,21 @@ int hwt_report_profile_main(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--progress")) {
 			options.flags |= HWT_DECODE_PROGRESS;
+		} else if ((!strcmp(argv[i], "-j") || !strcmp(argv[i], "--jobs")) && i + 1 < argc) {
+			if (hwt_decode_parse_jobs(argv[++i], &options.jobs) < 0) {
+				fprintf(stderr, "hwt report profile: bad -j value '%s'\n", argv[i]);
+				return 2;
+			}
+		} else if (!strncmp(argv[i], "-j", 2) && argv[i][2]) {
+			if (hwt_decode_parse_jobs(argv[i] + 2, &options.jobs) < 0) {
+				fprintf(stderr, "hwt report profile: bad -j value '%s'\n", argv[i] + 2);
+				return 2;
+			}
+		} else if (!strncmp(argv[i], "--jobs=", 7)) {
+			if (hwt_decode_parse_jobs(argv[i] + 7, &options.jobs) < 0) {
+				fprintf(stderr, "hwt report profile: bad -j value '%s'\n", argv[i] + 7);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--stats")) {
 			show_stats = 1;
 		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {

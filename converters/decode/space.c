@@ -121,6 +121,7 @@ static struct hwt_file *file_get(struct hwt_decoder *d, const struct hwt_record_
 	f->mmap_flags = r->hdr.flags;
 	f->image = -1;
 	file_check(d, f);
+	f->index = d->file_count;
 	d->files[d->file_count++] = f;
 found:
 	f->trace_unit = !!(f->mmap_flags & HWT_MMAP_TRACE_UNIT);
@@ -308,6 +309,28 @@ void hwt_space_fini(struct hwt_space *space)
 	memset(space, 0, sizeof(*space));
 }
 
+/* A mapping beyond the end of its file: the file is not what was mapped. */
+static int file_too_short(struct hwt_decoder *d, const struct hwt_mapping *m)
+{
+	struct hwt_file *f = m->file;
+
+	if (f->state != hwt_file_ok || m->pgoff < f->elf.size)
+		return 0;
+	f->state = hwt_file_replaced;
+	snprintf(f->why, sizeof(f->why),
+		 "file replaced since the recording (shorter than its mapping)");
+	(void)hwt_profile_image_add(d->profile, f->path, f->build_id, f->build_id_size,
+				    HWT_PROFILE_IMAGE_REPLACED);
+	return 1;
+}
+
+void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space)
+{
+	for (size_t e = 0; e < space->count; e++)
+		for (size_t i = 0; i < space->epochs[e].count; i++)
+			(void)file_too_short(d, &space->epochs[e].maps[i]);
+}
+
 struct pt_image *hwt_epoch_image(struct hwt_decoder *d, struct hwt_epoch *epoch)
 {
 	if (epoch->image)
@@ -320,16 +343,8 @@ struct pt_image *hwt_epoch_image(struct hwt_decoder *d, struct hwt_epoch *epoch)
 		struct hwt_file *f = m->file;
 		uint64_t size = m->end - m->start;
 
-		if (f->state != hwt_file_ok)
+		if (f->state != hwt_file_ok || file_too_short(d, m))
 			continue;
-		if (m->pgoff >= f->elf.size) {
-			f->state = hwt_file_replaced;
-			snprintf(f->why, sizeof(f->why),
-				 "file replaced since the recording (shorter than its mapping)");
-			(void)hwt_profile_image_add(d->profile, f->path, f->build_id,
-						    f->build_id_size, HWT_PROFILE_IMAGE_REPLACED);
-			continue;
-		}
 		if (size > f->elf.size - m->pgoff)
 			size = f->elf.size - m->pgoff;
 		if (!m->isid) {

@@ -429,12 +429,13 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 	s->d->stats.error_bytes += skipped;
 	if (err->file) {
 		struct hwt_file *f = err->file;
+		struct hwt_file_fail *ff = hwt_file_fail(s->d, f);
 
-		f->failures++;
-		f->failed_bytes += skipped;
-		if (f->last_stream != s->stream) {
-			f->last_stream = s->stream;
-			f->failed_streams++;
+		ff->failures++;
+		ff->failed_bytes += skipped;
+		if (ff->last_stream != s->stream) {
+			ff->last_stream = s->stream;
+			ff->failed_streams++;
 		}
 		if (f->image >= 0)
 			hwt_profile_image_add_undecoded(s->d->profile, (size_t)f->image, 1);
@@ -443,7 +444,7 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 	if (s->error_messages++ >= MAX_ERROR_MESSAGES)
 		return;
 	if (err->status == -pte_eos) {
-		hwt_bundle_diag_add(s->d->bundle, hwt_diag_stream, s->stream->path,
+		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path,
 				    (int64_t)err->offset,
 				    "the stream ends inside a packet at offset 0x%" PRIx64
 				    " (%" PRIu64 " bytes not decoded): cut while recording?",
@@ -451,7 +452,7 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 		return;
 	}
 	describe_ip(s, err->ip, where, sizeof(where));
-	hwt_bundle_diag_add(s->d->bundle, hwt_diag_stream, s->stream->path, (int64_t)err->offset,
+	hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, (int64_t)err->offset,
 			    "decode error at offset 0x%" PRIx64 " (%s): %s; %s %" PRIu64
 			    " trace bytes skipped",
 			    err->offset, where,
@@ -499,7 +500,7 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	buf = map_stream(stream->path, &size);
 	if (!buf) {
 		if (stream->size)
-			hwt_bundle_diag_add(d->bundle, hwt_diag_stream, stream->path, -1,
+			hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
 					    "cannot read the stream: %s", strerror(errno));
 		return 0;
 	}
@@ -564,7 +565,7 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 				case ptev_overflow:
 					d->stats.overflows++;
 					prev = 0;
-					hwt_bundle_diag_add(d->bundle, hwt_diag_stream, stream->path, -1,
+					hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
 							    "trace overflow: the trace unit dropped trace, "
 							    "counts are low");
 					break;
@@ -633,7 +634,7 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	}
 	error_resolved(&s, &err, size, 1);
 	if (enabled && !s.errors)
-		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, stream->path, (int64_t)end_offset,
+		hwt_decode_diag(d, hwt_diag_stream, stream->path, (int64_t)end_offset,
 				    "the trace ends at offset 0x%" PRIx64 " while tracing was enabled: "
 				    "the stream was cut (recorder killed?) or the thread was killed",
 				    end_offset);
@@ -644,13 +645,13 @@ out:
 	d->stats.blocks += blocks;
 	d->stats.insns += insns;
 	if (s.error_messages > MAX_ERROR_MESSAGES)
-		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, stream->path, -1,
+		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
 				    "%" PRIu64 " more decode errors not listed (%" PRIu64
 				    " decode errors in all, %" PRIu64 " trace bytes skipped)",
 				    s.error_messages - MAX_ERROR_MESSAGES, s.errors,
 				    s.error_bytes);
 	if (s.bad_blocks)
-		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, stream->path, -1,
+		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
 				    "%" PRIu64 " decoded blocks do not match the code in the "
 				    "image files and were not counted, e.g. %s",
 				    s.bad_blocks, s.bad_example);

@@ -189,6 +189,7 @@ struct hwt_lcov_report_options {
 	int system;                  /* report system images (libc, ...) with debug info too */
 	int quiet;                   /* no summary, no progress */
 	const char *prefix;          /* message prefix ("hwt report lcov", "hwt-cov") */
+	unsigned jobs;               /* decode threads (hwt_decode_options.jobs) */
 };
 
 /*

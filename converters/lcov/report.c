@@ -247,6 +247,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		goto done;
 	}
 	dopts.flags = options->quiet ? 0 : HWT_DECODE_PROGRESS_TTY;
+	dopts.jobs = options->jobs;
 	dopts.diag_prefix = prefix;
 	rc = hwt_decode_bundle(bundle_dir, profile, &dopts);
 	if (rc < 0) {
@@ -343,6 +344,7 @@ static void usage(FILE *out)
 		"                      debug info (left out by default)\n"
 		"  -v, --verbose       also say which system libraries were left out\n"
 		"  -q, --quiet         no progress and no summary\n"
+		"  -j, --jobs N        " HWT_DECODE_JOBS_HELP "\n"
 		"  -h, --help          this text\n");
 }
 
@@ -356,6 +358,7 @@ int hwt_report_lcov_main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "system", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -374,7 +377,7 @@ int hwt_report_lcov_main(int argc, char **argv)
 	opts.filter.include = inc;
 	opts.filter.exclude = exc;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:vqh", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:vqj:h", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'o': opts.output = optarg; break;
 		case 'H': opts.html = optarg; break;
@@ -383,6 +386,14 @@ int hwt_report_lcov_main(int argc, char **argv)
 		case 'v': opts.verbose = 1; break;
 		case 'S': opts.system = 1; break;
 		case 'q': opts.quiet = 1; break;
+		case 'j':
+			if (hwt_decode_parse_jobs(optarg, &opts.jobs) < 0) {
+				fprintf(stderr, "hwt report lcov: bad -j value '%s'\n", optarg);
+				free(inc);
+				free(exc);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			free(inc);

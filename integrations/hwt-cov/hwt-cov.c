@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hwt_bundle.h"
+#include "hwt_decode.h"
 #include "hwt_lcov.h"
 #include "record.h"
 #include "trace_unit.h"
@@ -47,6 +48,7 @@ static void usage(FILE *out)
 		"                      debug info (left out by default)\n"
 		"  -v, --verbose       also say which system libraries were left out\n"
 		"  -q, --quiet         only errors and warnings\n"
+		"  -j, --jobs N        " HWT_DECODE_JOBS_HELP "\n"
 		"  -h, --help          this text\n"
 		"Which processes are traced (the others run natively, their children\n"
 		"are still followed), as for `hwt record`:\n"
@@ -84,6 +86,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "system", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_SELECT_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -105,7 +108,7 @@ int main(int argc, char **argv)
 	opts.filter.include = inc;
 	opts.filter.exclude = exc;
 	/* '+': options end at COMMAND, whose own options are left alone. */
-	while ((opt = getopt_long(argc, argv, "+o:vqh", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:vqj:h", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'o': opts.output = optarg; break;
 		case 'H': opts.html = optarg; break;
@@ -115,6 +118,13 @@ int main(int argc, char **argv)
 		case 'v': opts.verbose = 1; break;
 		case 'S': opts.system = 1; break;
 		case 'q': opts.quiet = 1; break;
+		case 'j':
+			if (hwt_decode_parse_jobs(optarg, &opts.jobs) < 0) {
+				fprintf(stderr, PREFIX ": bad -j value '%s'\n", optarg);
+				code = 2;
+				goto out;
+			}
+			break;
 		case 'h': usage(stdout); code = 0; goto out;
 		default:
 			switch (hwt_unit_select_option(&unit, opt, optarg, PREFIX)) {

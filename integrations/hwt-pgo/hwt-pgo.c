@@ -25,6 +25,7 @@
 #include <fcntl.h>
 
 #include "hwt_afdo.h"
+#include "hwt_decode.h"
 #include "record.h"
 
 #define PREFIX "hwt-pgo"
@@ -52,6 +53,8 @@ static void usage(FILE *out)
 	      "      --measure ARGS    also build PROG.O2 (the same flags, no profile) and time\n"
 	      "                        PROG.O2 and PROG on ARGS, interleaved; print the medians\n"
 	      "      --runs N          timed runs of each program with --measure [11]\n"
+	      "  -j, --jobs N          decode the trace with N threads (default: one per\n"
+	      "                        CPU, at most 16)\n"
 	      "  -q, --quiet           print only errors and the result\n"
 	      "  -h, --help            this text\n"
 	      "\n"
@@ -268,18 +271,19 @@ int main(int argc, char **argv)
 		{ "measure", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *output = NULL, *train = "", *cc = NULL, *cflags_s = "-O2", *profile = NULL;
-	const char *work = NULL, *measure_args = NULL;
+	const char *work = NULL, *measure_args = NULL, *jobs = "0";
 	char *own_output = NULL, *own_profile = NULL, *own_work = NULL, *train_bin = NULL, *bundle = NULL,
 	     *base_bin = NULL, *use_flag = NULL;
 	struct argv_list inputs = { 0 }, cflags = { 0 }, rec = { 0 };
 	int opt, runs = 11, keep = 0, quiet = 0, status = 2, train_status, i;
 	char *end;
 
-	while ((opt = getopt_long(argc, argv, "+o:qh", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:qj:h", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'o': output = optarg; break;
 		case 't': train = optarg; break;
@@ -298,6 +302,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'q': quiet = 1; break;
+		case 'j': {
+			unsigned n;
+
+			if (hwt_decode_parse_jobs(optarg, &n) < 0) {
+				fprintf(stderr, PREFIX ": bad -j value '%s'\n", optarg);
+				return 2;
+			}
+			jobs = optarg;
+			break;
+		}
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -406,8 +420,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PREFIX ": 3/4 write the sample profile %s\n", profile);
 	{
 		char *av[] = { "afdo", bundle, "--binary", train_bin, "-o", (char *)profile,
-			       quiet ? "-q" : "-v", NULL };
-		int rc = hwt_report_afdo_main(7, av);
+			       quiet ? "-q" : "-v", "-j", (char *)jobs, NULL };
+		int rc = hwt_report_afdo_main(9, av);
 
 		if (rc == 2)
 			goto out;
