@@ -5,6 +5,13 @@
  *
  * Threading model (options->jobs):
  *
+ *  - Each process image is decoded with a section cache of its own
+ *    (hwt_decoder.iscache), made before its space is loaded and freed after:
+ *    libipt's block decoder caches decoded blocks in the sections, and where
+ *    it ends a block (mid straight-line code included) depends on what that
+ *    cache holds. A cache shared by the whole decode would make the blocks of
+ *    one process depend on which processes were decoded before it, so on
+ *    jobs and timing. Instruction counts and edges never depend on it.
  *  - jobs 1: the serial decode. For each process image in bundle order:
  *    load its space, decode its streams, free the space.
  *  - jobs > 1: the main thread first loads the spaces of all process images
@@ -164,12 +171,18 @@ static void *worker_main(void *arg)
 			break;
 		job = par->order[next];
 		w->diags = &job->diags;
+		w->iscache = pt_iscache_alloc(NULL);
+		if (!w->iscache) {
+			atomic_store(&par->nomem, 1);
+			break;
+		}
 		for (size_t k = 0; k < job->image->streams && !w->nomem; k++)
 			hwt_stream_decode(w, hwt_bundle_stream_at(w->bundle,
 								  job->image->first_stream + k),
 					  &job->space);
 		w->diags = NULL;
 		hwt_space_fini(&job->space);
+		pt_iscache_free(w->iscache);
 		if (w->nomem) {
 			atomic_store(&par->nomem, 1);
 			break;
@@ -426,9 +439,6 @@ int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
 		d.progress_tty = 1;
 	if (options && (options->flags & HWT_DECODE_PROGRESS_TTY) && isatty(STDERR_FILENO))
 		d.progress_tty = 1;
-	d.iscache = pt_iscache_alloc(NULL);
-	if (!d.iscache)
-		return -hbe_nomem;
 
 	nstreams = hwt_bundle_stream_count(bundle);
 	for (size_t i = 0; i < nstreams; i++) {
@@ -448,15 +458,22 @@ int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
 
 		if (!img->streams)
 			continue;
+		d.iscache = pt_iscache_alloc(NULL);
+		if (!d.iscache) {
+			status = -hbe_nomem;
+			break;
+		}
 		status = hwt_space_load(&d, img, &space);
 		if (status < 0) {
 			hwt_space_fini(&space);
+			pt_iscache_free(d.iscache);
 			break;
 		}
 		for (size_t k = 0; k < img->streams && !d.nomem; k++)
 			hwt_stream_decode(&d, hwt_bundle_stream_at(bundle, img->first_stream + k),
 					  &space);
 		hwt_space_fini(&space);
+		pt_iscache_free(d.iscache);
 	}
 	if (d.progress_printed)
 		fputc('\n', stderr);
@@ -467,7 +484,6 @@ int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
 		status = -hbe_nomem;
 	}
 	hwt_files_free(&d);
-	pt_iscache_free(d.iscache);
 	if (options && options->stats)
 		*options->stats = d.stats;
 	return status < 0 ? status : 0;

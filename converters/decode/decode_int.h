@@ -67,7 +67,7 @@ struct hwt_decoder {
 	struct hwt_profile *profile;
 	const struct hwt_decode_options *options;
 	struct hwt_decode_stats stats;
-	struct pt_image_section_cache *iscache;
+	struct pt_image_section_cache *iscache; /* of the process image being decoded */
 	struct hwt_file **files;
 	size_t file_count, file_capacity;
 	int64_t bundle_start;    /* header key start (UNIX time), or -1 */

@@ -2,7 +2,7 @@
  * Address spaces: the files that MMAP records name, checked once per
  * bundle, and per process image the sequence of address spaces (epochs)
  * that its MMAP and MUNMAP records make, each with a libipt image built
- * from sections of one section cache shared by the whole decode.
+ * from sections of the section cache of the process image (decode.c).
  */
 #include <errno.h>
 #include <inttypes.h>
