@@ -5,7 +5,8 @@
 # usage: decode_bench.sh BUILD_DIR [BUNDLE]
 # Without BUNDLE, records `cpu_interp train` (about 400 MB of trace) into a
 # temporary bundle first. Each decoder runs three times; the best time
-# counts. Target: hwt within 1.3x of the bare loop.
+# counts. Target: hwt within 1.3x of the bare loop. Then (without BUNDLE)
+# the parallel decode: -j1 against one thread per CPU on two processes.
 set -u
 build=$1
 bundle=${2:-}
@@ -53,3 +54,26 @@ awk -v bytes="$bytes" -v blocks="$blocks" -v tb="$t_bare" -v th="$t_hwt" 'BEGIN 
 	printf "ratio: %.3f (target <= 1.3)\n", th / tb
 	exit !(th / tb <= 1.3)
 }'
+status=$?
+
+# Parallel decode (-j): a bundle of two CPU-bound processes (cpu_interp
+# train twice, from one shell), decoded with -j1 and -jN (N: the CPUs). The
+# profiles must be equal. HWT_BENCH_JOBS=0 skips this part.
+if [ "${HWT_BENCH_JOBS:-1}" != 0 ] && [ -z "${2:-}" ]; then
+	cpus=$(getconf _NPROCESSORS_ONLN)
+	interp=$build/bench/programs/cpu_interp
+	two=$tmp/two.hwt
+	echo "recording cpu_interp train twice in one run ..."
+	"$hwt" record -o "$two" -- sh -c "$interp train; $interp train" >/dev/null || exit 1
+	decode_j() { "$hwt" report profile -q -j "$1" "$two" -o "$2"; }
+	t_j1=$(best decode_j 1 "$tmp/j1.prof") || exit 1
+	t_jn=$(best decode_j "$cpus" "$tmp/jn.prof") || exit 1
+	cmp -s "$tmp/j1.prof" "$tmp/jn.prof" || { echo "-j1 and -j$cpus profiles differ"; exit 1; }
+	tbytes=$(cat "$two"/streams/*.pt | wc -c)
+	awk -v bytes="$tbytes" -v t1="$t_j1" -v tn="$t_jn" -v n="$cpus" 'BEGIN {
+		printf "two processes, %.1f MB of trace:\n", bytes / 1e6
+		printf "  -j1:  %6.2f s  %7.1f MB/s\n", t1, bytes / t1 / 1e6
+		printf "  -j%d:  %6.2f s  %7.1f MB/s  (speed-up %.2fx, same profile)\n", n, tn, bytes / tn / 1e6, t1 / tn
+	}'
+fi
+exit $status

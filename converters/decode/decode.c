@@ -33,7 +33,11 @@
  *    are sorted when read, so the order of merging does not matter once
  *    image indexes agree), stats and failure counts, then the diagnostics
  *    image by image in bundle order, as the serial decode adds them.
- *  The output therefore does not depend on jobs or timing.
+ *  The output therefore does not depend on jobs or timing, with one
+ *  exception: a file with no build-id that is shorter than one of its
+ *  mappings (replaced since the run) is found so before any decoding with
+ *  jobs > 1, while the serial decode finds it when it first uses an epoch
+ *  with that mapping and may have counted code in the file before.
  */
 #include <errno.h>
 #include <inttypes.h>
