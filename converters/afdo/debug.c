@@ -23,6 +23,7 @@
 #include <libdwarf/libdwarf.h>
 
 #include "grow.h"
+#include "lines.h"
 #include "ranges.h"
 #include "hwt_afdo.h"
 
@@ -384,54 +385,27 @@ struct row {
 
 static int read_lines(struct hwt_afdo_debug *d, Dwarf_Debug dbg, Dwarf_Die cu)
 {
-	Dwarf_Unsigned version = 0;
-	Dwarf_Small tables = 0;
-	Dwarf_Line_Context ctx = NULL;
-	Dwarf_Line *lines = NULL;
-	Dwarf_Signed nlines = 0, i;
-	Dwarf_Error err = NULL;
+	int nomem = 0, rc = 0;
+	struct hwt_dwarf_lines *table = hwt_dwarf_lines_open(dbg, cu, &nomem);
 	struct row prev = { 0 };
-	int rc = 0;
+	size_t i, nlines;
 
-	if (dwarf_srclines_b(cu, &version, &tables, &ctx, &err) != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		return 0;
-	}
-	if (dwarf_srclines_from_linecontext(ctx, &lines, &nlines, &err) != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		dwarf_srclines_dealloc_b(ctx);
-		return 0;
-	}
+	if (!table)
+		return nomem ? -hae_nomem : 0;
+	nlines = hwt_dwarf_lines_count(table);
 	for (i = 0; i < nlines && rc == 0; i++) {
-		Dwarf_Addr addr = 0;
-		Dwarf_Unsigned line = 0, isa = 0, disc = 0;
-		Dwarf_Bool end = 0, prologue = 0, epilogue = 0;
+		struct hwt_dwarf_row dr;
 		struct row r = { 0 };
 
-		if (dwarf_lineaddr(lines[i], &addr, &err) != DW_DLV_OK ||
-		    dwarf_lineno(lines[i], &line, &err) != DW_DLV_OK) {
-			drop_error(dbg, &err);
+		if (hwt_dwarf_lines_row(table, i, &dr) < 0) {
 			prev.valid = 0;
 			continue;
 		}
-		if (dwarf_prologue_end_etc(lines[i], &prologue, &epilogue, &isa, &disc, &err) !=
-		    DW_DLV_OK) {
-			drop_error(dbg, &err);
-			disc = 0;
-		}
-		if (dwarf_lineendsequence(lines[i], &end, &err) != DW_DLV_OK) {
-			drop_error(dbg, &err);
-			end = 0;
-		}
-		/* libdwarf 20210528 also reports end_sequence on rows that set
-		   epilogue_begin; a real end of sequence never sets it. */
-		if (end && epilogue)
-			end = 0;
-		r.addr = addr;
-		r.line = line <= UINT32_MAX ? (uint32_t)line : 0;
-		r.disc = disc <= UINT32_MAX ? (uint32_t)disc : 0;
-		r.valid = !end;
-		if (prev.valid && addr > prev.addr) {
+		r.addr = dr.addr;
+		r.line = dr.line <= UINT32_MAX ? (uint32_t)dr.line : 0;
+		r.disc = dr.disc;
+		r.valid = !dr.end;
+		if (prev.valid && dr.addr > prev.addr) {
 			struct span *s;
 
 			if (grow((void **)&d->spans, &d->spans_cap, d->nspans + 1,
@@ -441,14 +415,14 @@ static int read_lines(struct hwt_afdo_debug *d, Dwarf_Debug dbg, Dwarf_Die cu)
 			}
 			s = &d->spans[d->nspans++];
 			s->begin = prev.addr;
-			s->end = addr;
+			s->end = dr.addr;
 			s->line = prev.line;
 			s->disc = prev.disc;
 		}
 		/* Rows at one address: the last one holds for the code there. */
 		prev = r;
 	}
-	dwarf_srclines_dealloc_b(ctx);
+	hwt_dwarf_lines_close(table);
 	return rc;
 }
 

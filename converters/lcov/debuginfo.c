@@ -17,6 +17,7 @@
 #include <libdwarf/libdwarf.h>
 
 #include "grow.h"
+#include "lines.h"
 #include "ranges.h"
 #include "hwt_lcov.h"
 #include "lcov_int.h"
@@ -246,8 +247,7 @@ static long file_index(struct hwt_debuginfo *info, const char *name)
 }
 
 struct row {
-	Dwarf_Addr addr;
-	Dwarf_Unsigned line;
+	uint64_t addr, line;
 	long file;
 	int is_stmt, end;
 };
@@ -255,92 +255,30 @@ struct row {
 /* Reads the line table of one CU into spans. */
 static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die cu)
 {
-	Dwarf_Unsigned version = 0;
-	Dwarf_Small table_count = 0;
-	Dwarf_Line_Context ctx = NULL;
-	Dwarf_Line *lines = NULL;
-	Dwarf_Signed nlines = 0, i;
-	Dwarf_Error err = NULL;
+	int nomem = 0, have_prev = 0, rc = 0;
+	struct hwt_dwarf_lines *table = hwt_dwarf_lines_open(dbg, cu, &nomem);
 	long *fmap = NULL;
-	size_t fmap_size = 0;
+	size_t fmap_size = 0, i, nlines;
 	struct row prev = { 0 };
-	int have_prev = 0, rc = 0, res, gnu_v5 = 0;
-	char **srcfiles = NULL;
-	Dwarf_Signed nsrcfiles = 0;
-	char *producer = NULL;
 
-	res = dwarf_srclines_b(cu, &version, &table_count, &ctx, &err);
-	if (res == DW_DLV_ERROR) {
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return 0; /* a CU without a readable table: skipped */
-	}
-	if (res != DW_DLV_OK)
-		return 0;
-	if (dwarf_srclines_from_linecontext(ctx, &lines, &nlines, &err) != DW_DLV_OK) {
-		if (err)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		dwarf_srclines_dealloc_b(ctx);
-		return 0;
-	}
-	/* libdwarf 20210528 starts a DWARF 5 sequence with the file register
-	   at 0 instead of 1: rows before the first DW_LNS_set_file say file 0
-	   (the CU's own file) where they belong to file 1. gcc (gas) numbers
-	   its files from 1 and never refers to file 0, and file 1 is the file
-	   of the first code it emits: the CU's file, or a file it includes
-	   (`#include "impl.c"`, a header's static function emitted first).
-	   So for gcc's DWARF 5, file 0 means file 1; clang sets file 0 itself
-	   and is left alone. */
-	if (version == 5 && dwarf_die_text(cu, DW_AT_producer, &producer, &err) == DW_DLV_OK &&
-	    producer) {
-		gnu_v5 = !strncmp(producer, "GNU ", 4); /* points into the section */
-	} else if (err) {
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		err = NULL;
-	}
-	if (gnu_v5 && dwarf_srcfiles(cu, &srcfiles, &nsrcfiles, &err) != DW_DLV_OK) {
-		if (err)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		err = NULL;
-		srcfiles = NULL;
-		nsrcfiles = 0;
-	}
+	if (!table)
+		return nomem ? -hle_nomem : 0; /* a CU without a readable table: skipped */
+	nlines = hwt_dwarf_lines_count(table);
 	for (i = 0; i < nlines; i++) {
+		struct hwt_dwarf_row dr;
 		struct row r = { 0 };
-		Dwarf_Bool b = 0;
-		Dwarf_Unsigned fno = 0;
 
-		if (dwarf_lineaddr(lines[i], &r.addr, &err) != DW_DLV_OK ||
-		    dwarf_lineno(lines[i], &r.line, &err) != DW_DLV_OK ||
-		    dwarf_line_srcfileno(lines[i], &fno, &err) != DW_DLV_OK) {
-			if (err)
-				dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-			err = NULL;
+		if (hwt_dwarf_lines_row(table, i, &dr) < 0) {
 			have_prev = 0;
 			continue;
 		}
-		if (dwarf_lineendsequence(lines[i], &b, &err) == DW_DLV_OK && b) {
-			/* libdwarf 20210528 also says end_sequence for rows that
-			   set epilogue_begin (clang's epilogues): a real end of
-			   sequence never carries that flag. */
-			Dwarf_Bool prologue_end = 0, epilogue_begin = 0;
-			Dwarf_Unsigned isa = 0, discriminator = 0;
-
-			r.end = 1;
-			if (dwarf_prologue_end_etc(lines[i], &prologue_end, &epilogue_begin, &isa,
-						   &discriminator, &err) == DW_DLV_OK &&
-			    epilogue_begin)
-				r.end = 0;
-		}
-		if (err) {
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-			err = NULL;
-		}
-		b = 0;
-		if (dwarf_linebeginstatement(lines[i], &b, &err) == DW_DLV_OK)
-			r.is_stmt = b != 0;
-		/* File names: one dwarf_linesrc per file number of this CU. */
-		if (fno >= fmap_size) {
-			size_t n = fno + 16, k;
+		r.addr = dr.addr;
+		r.line = dr.line;
+		r.is_stmt = dr.is_stmt;
+		r.end = dr.end;
+		/* File names: looked up once per file number of this CU. */
+		if (dr.file >= fmap_size) {
+			size_t n = dr.file + 16, k;
 			long *m = realloc(fmap, n * sizeof(*m));
 
 			if (!m) {
@@ -352,31 +290,16 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 			fmap = m;
 			fmap_size = n;
 		}
-		if (fmap[fno] == -2) {
-			char *src = NULL;
+		if (fmap[dr.file] == -2) {
+			const char *src = hwt_dwarf_lines_file(table, i);
 
-			fmap[fno] = -1;
-			if (gnu_v5 && fno == 0) {
-				if (nsrcfiles > 1) {
-					fmap[fno] = file_index(info, srcfiles[1]);
-					if (fmap[fno] < 0) {
-						rc = -hle_nomem;
-						break;
-					}
-				}
-			} else if (dwarf_linesrc(lines[i], &src, &err) == DW_DLV_OK && src) {
-				fmap[fno] = file_index(info, src);
-				dwarf_dealloc(dbg, src, DW_DLA_STRING);
-				if (fmap[fno] < 0) {
-					rc = -hle_nomem;
-					break;
-				}
-			} else if (err) {
-				dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-				err = NULL;
+			fmap[dr.file] = src ? file_index(info, src) : -1;
+			if (src && fmap[dr.file] < 0) {
+				rc = -hle_nomem;
+				break;
 			}
 		}
-		r.file = fmap[fno];
+		r.file = fmap[dr.file];
 		if (have_prev && r.addr >= prev.addr && prev.line > 0 && prev.file >= 0 &&
 		    prev.line <= UINT32_MAX && (r.addr > prev.addr || prev.is_stmt)) {
 			/* Rows at one address (gcc's views at -O2): each
@@ -405,14 +328,7 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 		have_prev = !r.end;
 	}
 	free(fmap);
-	if (srcfiles) {
-		Dwarf_Signed k;
-
-		for (k = 0; k < nsrcfiles; k++)
-			dwarf_dealloc(dbg, srcfiles[k], DW_DLA_STRING);
-		dwarf_dealloc(dbg, srcfiles, DW_DLA_LIST);
-	}
-	dwarf_srclines_dealloc_b(ctx);
+	hwt_dwarf_lines_close(table);
 	return rc;
 }
 
