@@ -15,18 +15,14 @@
 #include "hwt_bundle.h"
 #include "record.h"
 #include "select.h"
+#include "tally.h"
 #include "trace_unit.h"
 
-#define MAX_LINES 8
-
-struct by_library_line {
-	char *exe;
-	char *lib;
-	size_t count;
-};
-
-/* The first library that image mapped and that the rule selects, or NULL. */
-static char *selected_library(struct hwt_sideband *sideband, const struct hwt_select_config *cfg,
+/*
+ * The first library that image mapped and that the rule selects, or NULL;
+ * valid until the sideband is read again.
+ */
+static const char *selected_library(struct hwt_sideband *sideband, const struct hwt_select_config *cfg,
 			      const char *exe)
 {
 	struct hwt_sideband_record rec;
@@ -37,7 +33,7 @@ static char *selected_library(struct hwt_sideband *sideband, const struct hwt_se
 		    strcmp(rec.path, exe) == 0)
 			continue;
 		if (hwt_select_library(cfg, rec.path, -1))
-			return strdup(rec.path);
+			return rec.path;
 	}
 	return NULL;
 }
@@ -45,12 +41,12 @@ static char *selected_library(struct hwt_sideband *sideband, const struct hwt_se
 size_t hwt_record_print_by_library(struct hwt_bundle *bundle, const struct hwt_unit_options *unit,
 				   FILE *out, const char *prefix)
 {
-	struct by_library_line lines[MAX_LINES];
+	struct hwt_tally tally = { 0 };
 	struct hwt_sideband *sideband;
 	struct hwt_select_config cfg;
 	char unit_lib[PATH_MAX], real[PATH_MAX];
 	const char *lib = hwt_valgrind_unit_lib();
-	size_t nlines = 0, total = 0, other = 0, i, k;
+	size_t total = 0, i;
 
 	if (unit->trace_all || !(sideband = hwt_sideband_alloc()))
 		return 0;
@@ -63,7 +59,7 @@ size_t hwt_record_print_by_library(struct hwt_bundle *bundle, const struct hwt_u
 		const struct hwt_bundle_image *image = hwt_bundle_image_at(bundle, i);
 		struct hwt_sideband_record rec;
 		const char *reason;
-		char *found;
+		const char *found;
 		int static_exe;
 
 		if (image->native || hwt_sideband_open(sideband, image->path) < 0 ||
@@ -76,31 +72,9 @@ size_t hwt_record_print_by_library(struct hwt_bundle *bundle, const struct hwt_u
 		if (!found)
 			continue;
 		total++;
-		for (k = 0; k < nlines; k++)
-			if (!strcmp(lines[k].exe, real) && !strcmp(lines[k].lib, found))
-				break;
-		if (k < nlines) {
-			lines[k].count++;
-			free(found);
-		} else if (nlines < MAX_LINES && (lines[nlines].exe = strdup(real)) != NULL) {
-			lines[nlines].lib = found;
-			lines[nlines++].count = 1;
-		} else {
-			other++;
-			free(found);
-		}
+		hwt_tally_add(&tally, real, found);
 	}
-	for (k = 0; k < nlines; k++) {
-		fprintf(out, "%s: traced for a library it loads: %s (%s)", prefix, lines[k].exe,
-			lines[k].lib);
-		if (lines[k].count > 1)
-			fprintf(out, ", %zu times", lines[k].count);
-		fputc('\n', out);
-		free(lines[k].exe);
-		free(lines[k].lib);
-	}
-	if (other)
-		fprintf(out, "%s: traced for a library it loads: %zu more processes\n", prefix, other);
+	hwt_tally_print(&tally, out, prefix, "traced for a library it loads", "");
 	hwt_sideband_free(sideband);
 	return total;
 }
