@@ -96,6 +96,13 @@ static const char *pool(const struct walk *w, uint16_t at)
 	return at == NONE ? NULL : w->pool + at;
 }
 
+int hwt_elf_header_is_x86_64(const Elf64_Ehdr *eh)
+{
+	return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	       eh->e_ident[EI_DATA] == ELFDATA2LSB && eh->e_machine == EM_X86_64 &&
+	       eh->e_phentsize == sizeof(Elf64_Phdr);
+}
+
 /* Reads the first bytes of the file into w->head; 1 when they start an x86-64 ELF header. */
 static int read_head(struct walk *w, int fd, Elf64_Ehdr *eh)
 {
@@ -105,9 +112,7 @@ static int read_head(struct walk *w, int fd, Elf64_Ehdr *eh)
 	if (w->head_len < sizeof(*eh))
 		return 0;
 	memcpy(eh, w->head, sizeof(*eh));
-	return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-	       eh->e_ident[EI_DATA] == ELFDATA2LSB && eh->e_machine == EM_X86_64 &&
-	       eh->e_phentsize == sizeof(Elf64_Phdr);
+	return hwt_elf_header_is_x86_64(eh);
 }
 
 /* A library candidate: open it when it is a loadable x86-64 ELF object (ld.so skips others). */

@@ -12,7 +12,12 @@
 #ifndef HWT_NEEDED_H
 #define HWT_NEEDED_H
 
+#include <elf.h>
 #include <stddef.h>
+
+/* 1 when eh is the header of an x86-64 ELF64 file (little-endian, 64-bit
+   program headers): what ld.so and the rule accept. */
+int hwt_elf_header_is_x86_64(const Elf64_Ehdr *eh);
 
 /* Limits of one walk. */
 #define HWT_NEEDED_MAX_LIBS  64    /* libraries of the closure looked at */

@@ -301,9 +301,7 @@ static int is_valgrind_tool(const char *real)
 
 static int read_elf_header(int fd, Elf64_Ehdr *eh)
 {
-	return pread(fd, eh, sizeof(*eh), 0) == (ssize_t)sizeof(*eh) &&
-	       memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-	       eh->e_machine == EM_X86_64 && eh->e_phentsize == sizeof(Elf64_Phdr);
+	return pread(fd, eh, sizeof(*eh), 0) == (ssize_t)sizeof(*eh) && hwt_elf_header_is_x86_64(eh);
 }
 
 /*
