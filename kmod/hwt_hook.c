@@ -75,25 +75,11 @@ static void hwt_hook_hdr(struct hwt_record_header *h, u16 type, u32 size,
 	h->tid = task_pid_nr(t);
 }
 
-/*
- * Running contexts that want records about @task: those that trace it
- * (THREAD mode), then every CPU-mode context. RCU held.
- */
-static int hwt_hook_dests(struct task_struct *task, struct hwt_dest *d)
+/* Appends every running CPU-mode context to the @m destinations in @d. RCU held. */
+static int hwt_hook_cpu_dests(struct hwt_dest *d, int m)
 {
-	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
 	struct hwt_context *ctx;
-	int i, n, m = 0;
 
-	n = hwt_thread_find(task, thrs, HWT_HOOK_MAX_CTX);
-	for (i = 0; i < n; i++) {
-		if (READ_ONCE(thrs[i]->ctx->state) != HWT_CTX_RUNNING || hwt_thread_quiet(thrs[i]))
-			continue;
-		d[m].ctx = thrs[i]->ctx;
-		d[m].thr = thrs[i];
-		d[m].follow = false;
-		m++;
-	}
 	if (!atomic_read(&hwt_nr_cpu_contexts))
 		return m;
 	list_for_each_entry_rcu(ctx, &hwt_cpu_contexts, cpu_link) {
@@ -107,6 +93,27 @@ static int hwt_hook_dests(struct task_struct *task, struct hwt_dest *d)
 		m++;
 	}
 	return m;
+}
+
+/*
+ * Running contexts that want records about @task: those that trace it
+ * (THREAD mode), then every CPU-mode context. RCU held.
+ */
+static int hwt_hook_dests(struct task_struct *task, struct hwt_dest *d)
+{
+	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
+	int i, n, m = 0;
+
+	n = hwt_thread_find(task, thrs, HWT_HOOK_MAX_CTX);
+	for (i = 0; i < n; i++) {
+		if (READ_ONCE(thrs[i]->ctx->state) != HWT_CTX_RUNNING || hwt_thread_quiet(thrs[i]))
+			continue;
+		d[m].ctx = thrs[i]->ctx;
+		d[m].thr = thrs[i];
+		d[m].follow = false;
+		m++;
+	}
+	return hwt_hook_cpu_dests(d, m);
 }
 
 /*
@@ -572,18 +579,7 @@ static void hwt_hook_on_fork(void *data, struct task_struct *parent, struct task
 		d[m].follow = cthr != NULL;
 		m++;
 	}
-	if (atomic_read(&hwt_nr_cpu_contexts)) {
-		list_for_each_entry_rcu(ctx, &hwt_cpu_contexts, cpu_link) {
-			if (m == HWT_HOOK_MAX_DEST)
-				break;
-			if (READ_ONCE(ctx->state) != HWT_CTX_RUNNING)
-				continue;
-			d[m].ctx = ctx;
-			d[m].thr = NULL;
-			d[m].follow = true;
-			m++;
-		}
-	}
+	m = hwt_hook_cpu_dests(d, m);
 	if (!m)
 		goto out;
 
