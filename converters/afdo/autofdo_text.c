@@ -18,20 +18,6 @@
 
 #include "hwt_afdo.h"
 
-static int cmp_insn_offset(const void *key, const void *elem)
-{
-	uint64_t k = *(const uint64_t *)key;
-	const struct hwt_profile_insn *i = elem;
-
-	return k < i->offset ? -1 : k > i->offset;
-}
-
-static const struct hwt_profile_insn *insn_at(const struct hwt_profile_insn *insns, size_t n,
-					      uint64_t offset)
-{
-	return n ? bsearch(&offset, insns, n, sizeof(*insns), cmp_insn_offset) : NULL;
-}
-
 static int taken_kind(uint32_t kind)
 {
 	return kind != hwt_edge_cond_not_taken && kind != hwt_edge_far;
@@ -62,8 +48,8 @@ int hwt_afdo_write_autofdo_text(const struct hwt_profile *profile, size_t image,
 	/* Ranges: blocks whose ends are known instructions. */
 	count = 0;
 	for (i = 0; i < nblocks; i++)
-		if (blocks[i].count && insn_at(insns, n, blocks[i].begin) &&
-		    insn_at(insns, n, blocks[i].end))
+		if (blocks[i].count && hwt_profile_insn_at(insns, n, blocks[i].begin) &&
+		    hwt_profile_insn_at(insns, n, blocks[i].end))
 			count++;
 	fprintf(out, "%zu\n", count);
 	for (i = 0; i < nblocks; i++) {
@@ -71,8 +57,8 @@ int hwt_afdo_write_autofdo_text(const struct hwt_profile *profile, size_t image,
 
 		if (!blocks[i].count)
 			continue;
-		b = insn_at(insns, n, blocks[i].begin);
-		e = insn_at(insns, n, blocks[i].end);
+		b = hwt_profile_insn_at(insns, n, blocks[i].begin);
+		e = hwt_profile_insn_at(insns, n, blocks[i].end);
 		if (b && e)
 			fprintf(out, "%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n", b->vaddr, e->vaddr,
 				blocks[i].count);
@@ -81,7 +67,7 @@ int hwt_afdo_write_autofdo_text(const struct hwt_profile *profile, size_t image,
 	for (pass = 0; pass < 2; pass++) {
 		count = 0;
 		for (i = 0; i < nblocks;) {
-			const struct hwt_profile_insn *b = insn_at(insns, n, blocks[i].begin);
+			const struct hwt_profile_insn *b = hwt_profile_insn_at(insns, n, blocks[i].begin);
 			uint64_t sum = 0;
 			size_t j;
 
@@ -103,7 +89,7 @@ int hwt_afdo_write_autofdo_text(const struct hwt_profile *profile, size_t image,
 	for (i = 0; i < nedges; i++)
 		if (edges[i].from_image == image && edges[i].to_image == image &&
 		    edges[i].count && taken_kind(edges[i].kind) &&
-		    insn_at(insns, n, edges[i].from) && insn_at(insns, n, edges[i].to))
+		    hwt_profile_insn_at(insns, n, edges[i].from) && hwt_profile_insn_at(insns, n, edges[i].to))
 			count++;
 	fprintf(out, "%zu\n", count);
 	for (i = 0; i < nedges; i++) {
@@ -112,8 +98,8 @@ int hwt_afdo_write_autofdo_text(const struct hwt_profile *profile, size_t image,
 		if (edges[i].from_image != image || edges[i].to_image != image ||
 		    !edges[i].count || !taken_kind(edges[i].kind))
 			continue;
-		f = insn_at(insns, n, edges[i].from);
-		t = insn_at(insns, n, edges[i].to);
+		f = hwt_profile_insn_at(insns, n, edges[i].from);
+		t = hwt_profile_insn_at(insns, n, edges[i].to);
 		if (f && t)
 			fprintf(out, "%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n", f->vaddr, t->vaddr,
 				edges[i].count);

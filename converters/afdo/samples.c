@@ -256,20 +256,6 @@ static struct body *location_body(struct hwt_afdo_samples *s, const struct hwt_a
 			hwt_afdo_base_discriminator(loc->discriminator));
 }
 
-static int cmp_insn_offset(const void *key, const void *elem)
-{
-	uint64_t k = *(const uint64_t *)key;
-	const struct hwt_profile_insn *i = elem;
-
-	return k < i->offset ? -1 : k > i->offset;
-}
-
-static const struct hwt_profile_insn *insn_at(const struct hwt_profile_insn *insns, size_t n,
-					      uint64_t offset)
-{
-	return n ? bsearch(&offset, insns, n, sizeof(*insns), cmp_insn_offset) : NULL;
-}
-
 int hwt_afdo_samples_add_image(struct hwt_afdo_samples *samples,
 			       const struct hwt_profile *profile, size_t image,
 			       const struct hwt_afdo_debug *debug, const char *file,
@@ -335,8 +321,8 @@ int hwt_afdo_samples_add_image(struct hwt_afdo_samples *samples,
 		if (e->kind != hwt_edge_call && e->kind != hwt_edge_indirect_call &&
 		    e->kind != hwt_edge_jump && e->kind != hwt_edge_indirect_jump)
 			continue;
-		from = insn_at(insns, n, e->from);
-		to = insn_at(insns, n, e->to);
+		from = hwt_profile_insn_at(insns, n, e->from);
+		to = hwt_profile_insn_at(insns, n, e->to);
 		if (!from || !to)
 			continue;
 		callee = hwt_afdo_debug_function_at(debug, to->vaddr);

@@ -198,6 +198,10 @@ struct hwt_profile_insn {
 int hwt_profile_image_insns(const struct hwt_profile *profile, size_t image,
 			    const char *file, struct hwt_profile_insn **insns, size_t *count);
 
+/* The instruction at file offset in such a list (n of them, sorted), or NULL. */
+const struct hwt_profile_insn *hwt_profile_insn_at(const struct hwt_profile_insn *insns, size_t n,
+						   uint64_t offset);
+
 /* ----- Whole profiles ---------------------------------------------------- */
 
 struct hwt_profile *hwt_profile_alloc(void);

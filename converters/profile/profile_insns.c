@@ -172,3 +172,17 @@ out:
 	free(m.slots);
 	return status;
 }
+
+static int cmp_insn_offset(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key;
+	const struct hwt_profile_insn *i = elem;
+
+	return k < i->offset ? -1 : k > i->offset;
+}
+
+const struct hwt_profile_insn *hwt_profile_insn_at(const struct hwt_profile_insn *insns, size_t n,
+						   uint64_t offset)
+{
+	return n ? bsearch(&offset, insns, n, sizeof(*insns), cmp_insn_offset) : NULL;
+}
