@@ -17,7 +17,8 @@
 #define HWT_SELECT_ENV_BUNDLE   "HWT_SELECT_BUNDLE"    /* bundle directory (absolute) */
 #define HWT_SELECT_ENV_PRELOAD  "HWT_SELECT_PRELOAD"   /* this library (absolute) */
 #define HWT_SELECT_ENV_UNIT     "HWT_SELECT_UNIT"      /* trace unit argv prefix, one per line */
-#define HWT_SELECT_ENV_UNIT_LIB "HWT_SELECT_UNIT_LIB"  /* VALGRIND_LIB of the unit */
+#define HWT_SELECT_ENV_UNIT_LIB "HWT_SELECT_UNIT_LIB"  /* the unit's directory (VALGRIND_LIB) */
+#define HWT_SELECT_ENV_UNIT_KIND "HWT_SELECT_UNIT_KIND" /* valgrind (when unset) or qemu */
 #define HWT_SELECT_ENV_TRACE    "HWT_SELECT_TRACE"     /* --trace globs */
 #define HWT_SELECT_ENV_NO_TRACE "HWT_SELECT_NO_TRACE"  /* --no-trace globs */
 #define HWT_SELECT_ENV_ARGV0    "HWT_SELECT_ARGV0"     /* argv[0] for the traced image */

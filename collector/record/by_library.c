@@ -45,7 +45,7 @@ size_t hwt_record_print_by_library(struct hwt_bundle *bundle, const struct hwt_u
 	struct hwt_sideband *sideband;
 	struct hwt_select_config cfg;
 	char unit_lib[PATH_MAX], real[PATH_MAX];
-	const char *lib = hwt_valgrind_unit_lib();
+	const char *lib = hwt_unit_lib_dir(hwt_bundle_key(bundle, "unit"), unit_lib);
 	size_t total = 0, i;
 
 	if (unit->trace_all || !(sideband = hwt_sideband_alloc()))
@@ -53,7 +53,7 @@ size_t hwt_record_print_by_library(struct hwt_bundle *bundle, const struct hwt_u
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.trace = unit->trace;
 	cfg.no_trace = unit->no_trace;
-	cfg.unit_lib = lib && realpath(lib, unit_lib) ? unit_lib : NULL;
+	cfg.unit_lib = lib;
 	cfg.executable_only = 1;
 	for (i = 0; i < hwt_bundle_image_count(bundle); i++) {
 		const struct hwt_bundle_image *image = hwt_bundle_image_at(bundle, i);

@@ -33,8 +33,7 @@ static void usage(FILE *out)
 		"                        or be an empty directory\n"
 		"  -f, --force           replace DIR when it is an existing bundle\n"
 		"  -q, --quiet           print nothing but errors and warnings\n"
-		"      --unit UNIT       trace unit: valgrind (software; the default here, as\n"
-		"                        this machine has no trace hardware)\n"
+		HWT_UNIT_USAGE
 		"      --psb-period N    bytes of trace between two sync points [4096]\n"
 		"      --debug-blocks    also log every executed block (for tests)\n"
 		HWT_UNIT_SELECT_USAGE
@@ -107,13 +106,17 @@ static void print_summary(const char *dir, const struct hwt_unit_options *unit, 
 int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *const argv[],
 		   int *status, const char *prefix)
 {
+	struct hwt_unit_run run;
 	char abs_dir[PATH_MAX], *command;
 	int argc, err;
 
+	if (hwt_unit_prepare(&run, unit, prefix) < 0)
+		return -1;
 	for (argc = 0; argv[argc]; argc++)
 		;
 	command = hwt_bundle_quote_argv(argc, argv);
-	err = hwt_bundle_create(dir, "valgrind", "sequence", command ? command : "");
+	/* The header names the unit that writes the bundle. */
+	err = hwt_bundle_create(dir, run.unit->name, "sequence", command ? command : "");
 	free(command);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot create the bundle %s: %s%s%s\n", prefix, dir,
@@ -128,7 +131,7 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 		fprintf(stderr, "%s: %s: %s\n", prefix, dir, strerror(errno));
 		return -1;
 	}
-	if (hwt_valgrind_unit_run(abs_dir, unit, argv, status) < 0)
+	if (hwt_unit_run(&run, abs_dir, unit, argv, status, prefix) < 0)
 		return -1;
 	err = hwt_bundle_write_summary(abs_dir, *status);
 	if (err < 0)
@@ -143,7 +146,6 @@ int hwt_record_main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "unit", required_argument, NULL, 'u' },
 		{ "psb-period", required_argument, NULL, 'p' },
 		{ "debug-blocks", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -162,13 +164,6 @@ int hwt_record_main(int argc, char **argv)
 		case 'f': force = 1; break;
 		case 'q': quiet = 1; break;
 		case 'd': unit.debug_blocks = 1; break;
-		case 'u':
-			if (strcmp(optarg, "valgrind") != 0) {
-				fprintf(stderr, "hwt record: unknown trace unit '%s' (known: valgrind)\n",
-					optarg);
-				return 2;
-			}
-			break;
 		case 'p':
 			errno = 0;
 			unit.psb_period = strtol(optarg, &end, 0);

@@ -1,28 +1,42 @@
 /*
- * Trace units that `hwt record` can drive. Today: the Valgrind tool, the
- * software unit for machines without trace hardware (collector/valgrind).
+ * Trace units that `hwt record` can drive: software units for machines
+ * without trace hardware, the Valgrind tool (collector/valgrind,
+ * valgrind_unit.c) and the QEMU user-mode TCG plugin (collector/qemu,
+ * qemu_unit.c). unit_run.c is what they share: the options, the choice of
+ * a unit, the preloaded library's environment, running the command.
  */
 #ifndef HWT_TRACE_UNIT_H
 #define HWT_TRACE_UNIT_H
 
+#include <limits.h>
+#include <stddef.h>
+
+/* The unit when neither --unit nor $HWT_UNIT names one (valgrind, qemu or auto). */
+#define HWT_UNIT_DEFAULT "valgrind"
+/* The environment variable that --unit overrides. */
+#define HWT_UNIT_ENV "HWT_UNIT"
+
 struct hwt_unit_options {
+	const char *unit;   /* --unit: valgrind, qemu, auto; NULL: $HWT_UNIT, else HWT_UNIT_DEFAULT */
 	int debug_blocks;   /* write the executed-block log (tests) */
 	long psb_period;    /* bytes between PSB+; 0: the unit's default */
-	int trace_all;      /* trace every process (no selection, no preloaded library) */
+	int trace_all;      /* trace every process (no selection) */
 	const char *trace;  /* --trace globs, newline-separated, or NULL */
 	const char *no_trace; /* --no-trace globs, newline-separated, or NULL */
 	const char *filters[16]; /* --filter IMAGE[:FUNCTION], NULL-terminated */
 };
 
 /*
- * Parses the selection options shared by `hwt record` and hwt-cov (--trace,
+ * Parses the options shared by `hwt record` and hwt-cov (--unit, --trace,
  * --no-trace, --trace-all, --filter) into opts. Returns 1 when opt was one
  * of them, 0 when not, -1 (message printed, prefix first) on a bad value.
  */
 int hwt_unit_select_option(struct hwt_unit_options *opts, int opt, const char *arg,
 			   const char *prefix);
-/* getopt_long entries and usage text for those options. */
+/* getopt_long entries for those options; --unit alone (hwt-pgo). */
+#define HWT_UNIT_LONG_OPTION { "unit", required_argument, NULL, HWT_UNIT_OPT_UNIT }
 #define HWT_UNIT_SELECT_LONG_OPTIONS                                   \
+	HWT_UNIT_LONG_OPTION,                                          \
 	{ "trace", required_argument, NULL, HWT_UNIT_OPT_TRACE },      \
 	{ "no-trace", required_argument, NULL, HWT_UNIT_OPT_NO_TRACE }, \
 	{ "trace-all", no_argument, NULL, HWT_UNIT_OPT_TRACE_ALL },    \
@@ -32,7 +46,19 @@ enum {
 	HWT_UNIT_OPT_NO_TRACE,
 	HWT_UNIT_OPT_TRACE_ALL,
 	HWT_UNIT_OPT_FILTER,
+	HWT_UNIT_OPT_UNIT,
 };
+/* 1 when name is a trace unit --unit takes. */
+int hwt_unit_known(const char *name);
+
+/* Usage text of --unit. */
+#define HWT_UNIT_USAGE                                                                     \
+	"      --unit UNIT       the trace unit: valgrind (the Valgrind tool), qemu\n"       \
+	"                        (qemu-x86_64 with hwt's TCG plugin; no --filter) or auto\n" \
+	"                        (qemu when qemu-x86_64 and the plugin are there and no\n"   \
+	"                        --filter is given, else valgrind); $" HWT_UNIT_ENV " when\n" \
+	"                        not given [" HWT_UNIT_DEFAULT "]\n"
+/* Usage text of the selection options. */
 #define HWT_UNIT_SELECT_USAGE                                                              \
 	"      --trace GLOB      trace executables matching GLOB (repeatable; '*' matches\n" \
 	"                        across '/'; a GLOB without '/' also matches the base name)\n" \
@@ -44,21 +70,90 @@ enum {
 	"                        library (DT_NEEDED, LD_LIBRARY_PATH, RPATH); every other\n" \
 	"                        process runs natively, and its children are still\n"        \
 	"                        followed (docs/select.md)\n"                                 \
-	"      --trace-all       trace every process of the tree (no selection)\n"           \
+	"      --trace-all       trace every process of the tree (no selection; under qemu,\n" \
+	"                        every x86-64 executable but set-ID ones, not scripts)\n"   \
 	"      --filter IMAGE[:FUNCTION]  only trace code of IMAGE (a path or base-name\n"   \
-	"                        glob), or of its FUNCTION (ELF symbol); repeatable\n"
+	"                        glob), or of its FUNCTION (ELF symbol); repeatable\n"       \
+	"                        (valgrind unit only)\n"
+
+/* A unit's command line up to its "--", built by the unit (entries it owns are freed). */
+struct hwt_unit_argv {
+	const char *v[64];
+	size_t n;
+	char *owned[64];
+	size_t nowned;
+};
+
+/* Appends s (not copied) / a formatted string; -1 when full or out of memory. */
+int hwt_unit_arg(struct hwt_unit_argv *a, const char *s);
+int hwt_unit_argf(struct hwt_unit_argv *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Where a unit's files are, found before the bundle is made. */
+struct hwt_unit_files {
+	char lib[PATH_MAX];   /* its directory (canonical): HWT_SELECT_UNIT_LIB, never traced */
+	char exe[PATH_MAX];   /* what is exec'ed (absolute): valgrind(.bin), qemu-x86_64 */
+};
+
+struct hwt_unit {
+	const char *name;     /* --unit, HWT_SELECT_UNIT_KIND and the bundle header's unit= */
+	const char *title;    /* in messages: "the <title> trace unit" */
+	/* Its directory: $lib_env, else <prefix>/lib/hwt/<lib_dir> of this hwt; holds lib_file. */
+	const char *lib_env, *lib_dir, *lib_file;
+	/*
+	 * Checks that the unit can take opts and finds its executable (into
+	 * files->exe); -1 with a message (prefix first), none when quiet.
+	 */
+	int (*prepare)(struct hwt_unit_files *files, const struct hwt_unit_options *opts,
+		       const char *prefix, int quiet);
+	/* Its command line up to "--" for a recording into bundle (absolute); 0 or -1. */
+	int (*argv_prefix)(const struct hwt_unit_files *files, const char *bundle,
+			   const struct hwt_unit_options *opts, struct hwt_unit_argv *out);
+	/* Sets what the environment of the command needs for it (in the child), or NULL. */
+	void (*child_env)(const struct hwt_unit_files *files);
+	/*
+	 * It follows children itself (Valgrind's --trace-children=yes): --trace-all
+	 * runs it directly, without the preloaded library. Else --trace-all is
+	 * selection that selects every x86-64 ELF executable (--trace '*').
+	 */
+	int follows_children;
+};
+
+extern const struct hwt_unit hwt_valgrind_unit, hwt_qemu_unit;
+
+/* Finds name in PATH, as execvp would; buf (PATH_MAX bytes) gets the canonical path. */
+int hwt_unit_find_in_path(const char *name, char *buf, size_t size);
+
+/* The unit chosen for a recording and its files. */
+struct hwt_unit_run {
+	const struct hwt_unit *unit;
+	struct hwt_unit_files files;
+};
 
 /*
- * Runs argv (argv[0] looked up in PATH) under the Valgrind trace unit,
- * recording into the bundle directory bundle (absolute path, already
- * created), following every child process. Returns 0 and the command's
- * waitpid status in *status, or -1 with a message printed when the command
- * could not be started under the unit.
+ * Chooses the unit (opts->unit, $HWT_UNIT, HWT_UNIT_DEFAULT; auto: qemu when
+ * it can run opts, else valgrind) and finds its files. Returns 0, or -1
+ * with a message printed (prefix first).
  */
-int hwt_valgrind_unit_run(const char *bundle, const struct hwt_unit_options *opts,
-			  char *const argv[], int *status);
+int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *opts,
+		     const char *prefix);
 
-/* Where the Valgrind tool is, or NULL with a message printed. */
-const char *hwt_valgrind_unit_lib(void);
+/*
+ * Runs argv (argv[0] looked up in PATH) under the prepared unit, recording
+ * into the bundle directory bundle (absolute path, already created),
+ * following every child process. Returns 0 and the command's waitpid
+ * status in *status, or -1 with a message printed when the command could
+ * not be started.
+ */
+int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
+		 const struct hwt_unit_options *opts, char *const argv[], int *status,
+		 const char *prefix);
+
+/*
+ * The directory (canonical) of the unit a bundle names in its header (unit=;
+ * valgrind when it names none we know) into buf (PATH_MAX bytes), or NULL
+ * when it is not there. No message.
+ */
+const char *hwt_unit_lib_dir(const char *name, char *buf);
 
 #endif /* HWT_TRACE_UNIT_H */

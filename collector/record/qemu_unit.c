@@ -1,0 +1,90 @@
+/*
+ * The QEMU trace unit (collector/qemu): qemu-x86_64 (QEMU user mode, from
+ * PATH) with hwt's TCG plugin lib/hwt/qemu/libhwt-qemu.so (or the one in
+ * $HWT_QEMU_LIB), run as
+ *
+ *   qemu-x86_64 -plugin PLUGIN,bundle=DIR[,psb_period=N][,debug_blocks=on]
+ *               -0 ARGV0 -- PROGRAM ARGS...
+ *
+ * The preloaded library adds what follows -plugin's argument (preload.c).
+ * The plugin writes the bundle files the Valgrind tool writes and sees by
+ * itself when a program is statically linked; it has no address filter.
+ * unit_run.c runs it.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_unit.h"
+
+#define QEMU_EXE "qemu-x86_64"
+#define QEMU_PLUGIN "libhwt-qemu.so"
+
+static int qemu_prepare(struct hwt_unit_files *files, const struct hwt_unit_options *opts,
+			const char *prefix, int quiet)
+{
+	if (opts->filters[0]) {
+		if (!quiet)
+			fprintf(stderr, "%s: the qemu trace unit does not support --filter "
+				"(use --unit valgrind)\n", prefix);
+		return -1;
+	}
+	if (hwt_unit_find_in_path(QEMU_EXE, files->exe, sizeof(files->exe)) < 0) {
+		if (!quiet)
+			fprintf(stderr, "%s: cannot run " QEMU_EXE ": not found in PATH "
+				"(install it: apt-get install qemu-user)\n", prefix);
+		return -1;
+	}
+	return 0;
+}
+
+/* s with each ',' doubled: QEMU's option parser splits -plugin's argument at single ones. */
+static char *escape_commas(const char *s)
+{
+	size_t n = strlen(s), commas = 0, i, k = 0;
+	char *out;
+
+	for (i = 0; i < n; i++)
+		commas += s[i] == ',';
+	out = malloc(n + commas + 1);
+	if (!out)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		out[k++] = s[i];
+		if (s[i] == ',')
+			out[k++] = ',';
+	}
+	out[k] = '\0';
+	return out;
+}
+
+static int qemu_argv_prefix(const struct hwt_unit_files *files, const char *bundle,
+			    const struct hwt_unit_options *opts, struct hwt_unit_argv *out)
+{
+	char *lib = escape_commas(files->lib), *dir = escape_commas(bundle), psb[48] = "";
+	int rc = -1;
+
+	if (lib && dir) {
+		if (opts->psb_period > 0)
+			snprintf(psb, sizeof(psb), ",psb_period=%ld", opts->psb_period);
+		rc = hwt_unit_arg(out, files->exe) | hwt_unit_arg(out, "-plugin") |
+		     hwt_unit_argf(out, "%s/" QEMU_PLUGIN ",bundle=%s%s%s", lib, dir, psb,
+				   opts->debug_blocks ? ",debug_blocks=on" : "");
+	}
+	free(lib);
+	free(dir);
+	return rc ? -1 : 0;
+}
+
+const struct hwt_unit hwt_qemu_unit = {
+	.name = "qemu",
+	.title = "QEMU",
+	.lib_env = "HWT_QEMU_LIB",
+	.lib_dir = "qemu",
+	.lib_file = QEMU_PLUGIN,
+	.prepare = qemu_prepare,
+	.argv_prefix = qemu_argv_prefix,
+	.child_env = NULL,
+	.follows_children = 0,
+};

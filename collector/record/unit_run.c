@@ -1,0 +1,441 @@
+/*
+ * What the trace units share (trace_unit.h): the options, the choice of a
+ * unit, the preloaded library's environment, and running the command:
+ * fork, exec (a failed exec reported through a close-on-exec pipe), signal
+ * forwarding, wait. The units themselves (valgrind_unit.c, qemu_unit.c)
+ * find their files and build their command line.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "select.h"
+#include "trace_unit.h"
+
+static const struct hwt_unit *const units[] = { &hwt_valgrind_unit, &hwt_qemu_unit };
+
+static const struct hwt_unit *unit_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (name && strcmp(units[i]->name, name) == 0)
+			return units[i];
+	return NULL;
+}
+
+int hwt_unit_known(const char *name)
+{
+	return unit_named(name) || strcmp(name, "auto") == 0;
+}
+
+static int is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int hwt_unit_select_option(struct hwt_unit_options *opts, int opt, const char *arg,
+			   const char *prefix)
+{
+	const char **list;
+	char *joined;
+	size_t n;
+
+	switch (opt) {
+	case HWT_UNIT_OPT_UNIT:
+		if (!hwt_unit_known(arg)) {
+			fprintf(stderr, "%s: unknown trace unit '%s' (known: valgrind, qemu, auto)\n",
+				prefix, arg);
+			return -1;
+		}
+		opts->unit = arg;
+		return 1;
+	case HWT_UNIT_OPT_TRACE:
+	case HWT_UNIT_OPT_NO_TRACE:
+		if (!*arg || strchr(arg, '\n')) {
+			fprintf(stderr, "%s: --%s wants a glob without newlines\n", prefix,
+				opt == HWT_UNIT_OPT_TRACE ? "trace" : "no-trace");
+			return -1;
+		}
+		list = opt == HWT_UNIT_OPT_TRACE ? &opts->trace : &opts->no_trace;
+		if (asprintf(&joined, "%s%s%s", *list ? *list : "", *list ? "\n" : "", arg) < 0)
+			return -1;
+		/* The strings live as long as the process: the previous one is not freed. */
+		*list = joined;
+		return 1;
+	case HWT_UNIT_OPT_TRACE_ALL:
+		opts->trace_all = 1;
+		return 1;
+	case HWT_UNIT_OPT_FILTER:
+		for (n = 0; opts->filters[n]; n++)
+			;
+		if (n + 1 >= sizeof(opts->filters) / sizeof(opts->filters[0]) || !*arg ||
+		    *arg == ':' || strchr(arg, '\n')) {
+			fprintf(stderr, "%s: --filter wants IMAGE or IMAGE:FUNCTION (at most %zu)\n",
+				prefix, sizeof(opts->filters) / sizeof(opts->filters[0]) - 1);
+			return -1;
+		}
+		opts->filters[n] = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* ---- a unit's command line ---- */
+
+int hwt_unit_arg(struct hwt_unit_argv *a, const char *s)
+{
+	if (!s || a->n == sizeof(a->v) / sizeof(a->v[0]))
+		return -1;
+	a->v[a->n++] = s;
+	return 0;
+}
+
+int hwt_unit_argf(struct hwt_unit_argv *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	if (a->nowned == sizeof(a->owned) / sizeof(a->owned[0]))
+		return -1;
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	a->owned[a->nowned++] = s;
+	return hwt_unit_arg(a, s);
+}
+
+static void argv_free(struct hwt_unit_argv *a)
+{
+	for (size_t i = 0; i < a->nowned; i++)
+		free(a->owned[i]);
+	a->nowned = a->n = 0;
+}
+
+/* ---- finding a unit ---- */
+
+int hwt_unit_find_in_path(const char *name, char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+	char candidate[PATH_MAX];
+
+	if (!path)
+		path = "/bin:/usr/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(candidate, sizeof(candidate), "%.*s/%s", (int)n, path, name);
+		if (n && access(candidate, X_OK) == 0 && size >= PATH_MAX && realpath(candidate, buf))
+			return 0;
+		path += n;
+		if (*path)
+			path++;
+	}
+	return -1;
+}
+
+/*
+ * <prefix>/lib/hwt/<name> of this hwt's <prefix>/bin into buf (installed
+ * and build trees alike). -1 (a message unless quiet).
+ */
+static int own_lib(const char *name, char *buf, size_t size, const char *prefix, int quiet)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n < 0) {
+		if (!quiet)
+			fprintf(stderr, "%s: cannot find my own executable: %s\n", prefix,
+				strerror(errno));
+		return -1;
+	}
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(buf, size, "%s/../lib/hwt/%s", exe, name);
+	return 0;
+}
+
+/*
+ * The unit's directory (canonical) into lib (PATH_MAX bytes): $lib_env, else
+ * lib/hwt/<lib_dir> of this hwt. It must hold lib_file. -1 (a message
+ * unless quiet).
+ */
+static int find_lib(const struct hwt_unit *unit, char *lib, const char *prefix, int quiet)
+{
+	char dir[PATH_MAX + 32], file[PATH_MAX + 64];
+	const char *env = getenv(unit->lib_env);
+
+	if (env && *env)
+		snprintf(dir, sizeof(dir), "%s", env);
+	else if (own_lib(unit->lib_dir, dir, sizeof(dir), prefix, quiet) < 0)
+		return -1;
+	snprintf(file, sizeof(file), "%s/%s", dir, unit->lib_file);
+	if (!is_file(file) || !realpath(dir, lib)) {
+		if (!quiet)
+			fprintf(stderr, "%s: the %s trace unit is missing: no %s\n"
+				"%s: build it (cmake --build) or set %s\n", prefix, unit->title, file,
+				prefix, unit->lib_env);
+		return -1;
+	}
+	return 0;
+}
+
+const char *hwt_unit_lib_dir(const char *name, char *buf)
+{
+	const struct hwt_unit *unit = unit_named(name);
+
+	return find_lib(unit ? unit : &hwt_valgrind_unit, buf, "hwt", 1) == 0 ? buf : NULL;
+}
+
+static int prepare(struct hwt_unit_run *run, const struct hwt_unit *unit,
+		   const struct hwt_unit_options *opts, const char *prefix, int quiet)
+{
+	run->unit = unit;
+	return unit->prepare(&run->files, opts, prefix, quiet) == 0 &&
+			       find_lib(unit, run->files.lib, prefix, quiet) == 0 ?
+		       0 : -1;
+}
+
+int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *opts,
+		     const char *prefix)
+{
+	const char *name = opts->unit;
+
+	memset(run, 0, sizeof(*run));
+	if (!name) {
+		name = getenv(HWT_UNIT_ENV);
+		if (!name || !*name)
+			name = HWT_UNIT_DEFAULT;
+		else if (!hwt_unit_known(name)) {
+			fprintf(stderr, "%s: %s: unknown trace unit '%s' (known: valgrind, qemu, auto)\n",
+				prefix, HWT_UNIT_ENV, name);
+			return -1;
+		}
+	}
+	/* auto: QEMU when it is installed, the plugin built, and opts are its own. */
+	if (strcmp(name, "auto") == 0)
+		return prepare(run, &hwt_qemu_unit, opts, prefix, 1) == 0 ?
+			       0 : prepare(run, &hwt_valgrind_unit, opts, prefix, 0);
+	return prepare(run, unit_named(name), opts, prefix, 0);
+}
+
+/* ---- running the command ---- */
+
+/* Signals that should stop the traced command rather than us. */
+static volatile pid_t child_pid;
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+/*
+ * With selection, the command starts through the preloaded library itself:
+ * the child loads it with dlopen and calls its execvp, which decides
+ * whether to trace the command (as it will for every later exec of the
+ * tree) and records it when not. Sets up the environment it reads.
+ */
+static int set_select_env(const struct hwt_unit_run *run, const char *bundle,
+			  const char *unit_lines, const struct hwt_unit_options *opts,
+			  char *preload, size_t size, const char *prefix)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *value, path[PATH_MAX + 32];
+
+	/* hwt's own, whichever unit's directory $HWT_*_LIB names. */
+	if (own_lib("libhwt-preload.so", path, sizeof(path), prefix, 0) < 0)
+		return -1;
+	if (size < PATH_MAX || !realpath(path, preload) || !is_file(preload)) {
+		fprintf(stderr, "%s: the preloaded library is missing: no %s\n"
+			"%s: build it (cmake --build)%s\n", prefix, path, prefix,
+			run->unit->follows_children ? ", or use --trace-all" : "");
+		return -1;
+	}
+	if (asprintf(&value, "%s%s%s", preload, old && *old ? ":" : "", old ? old : "") < 0)
+		return -1;
+	setenv("LD_PRELOAD", value, 1);
+	free(value);
+	setenv(HWT_SELECT_ENV_BUNDLE, bundle, 1);
+	setenv(HWT_SELECT_ENV_PRELOAD, preload, 1);
+	setenv(HWT_SELECT_ENV_UNIT, unit_lines, 1);
+	setenv(HWT_SELECT_ENV_UNIT_LIB, run->files.lib, 1);
+	setenv(HWT_SELECT_ENV_UNIT_KIND, run->unit->name, 1);
+	if (opts->trace)
+		setenv(HWT_SELECT_ENV_TRACE, opts->trace, 1);
+	if (opts->no_trace)
+		setenv(HWT_SELECT_ENV_NO_TRACE, opts->no_trace, 1);
+	return 0;
+}
+
+typedef int (*execvp_fn)(const char *, char *const[]);
+
+/*
+ * The command line to exec: the unit's, "--" and argv when the unit runs
+ * the command itself (direct), and its lines, one argument a line, for the
+ * preloaded library. NULL when out of memory or an argument has a newline.
+ */
+static const char **command_line(const struct hwt_unit_argv *unit_argv, char *const argv[],
+				 int direct, char **lines, const char *prefix)
+{
+	size_t argc, i, len = 0;
+	const char **v;
+	FILE *out;
+
+	for (argc = 0; argv[argc]; argc++)
+		;
+	v = calloc(unit_argv->n + argc + 2, sizeof(*v));
+	out = open_memstream(lines, &len);
+	if (!v || !out) {
+		if (out) {
+			fclose(out);
+			free(*lines);
+		}
+		free(v);
+		return NULL;
+	}
+	for (i = 0; i < unit_argv->n; i++) {
+		if (strchr(unit_argv->v[i], '\n')) {
+			fprintf(stderr, "%s: cannot pass '%s' to the trace unit: it has a newline\n",
+				prefix, unit_argv->v[i]);
+			fclose(out);
+			free(*lines);
+			free(v);
+			return NULL;
+		}
+		fprintf(out, "%s%s", i ? "\n" : "", unit_argv->v[i]);
+		v[i] = unit_argv->v[i];
+	}
+	fclose(out);
+	if (direct) {
+		v[i++] = "--";
+		for (size_t k = 0; k < argc; k++)
+			v[i++] = argv[k];
+	}
+	v[i] = NULL;
+	return v;
+}
+
+int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
+		 const struct hwt_unit_options *opts_in, char *const argv[], int *status,
+		 const char *prefix)
+{
+	struct hwt_unit_options opts = *opts_in;
+	struct hwt_unit_argv unit_argv = { 0 };
+	char preload[PATH_MAX];
+	char *unit_lines = NULL;
+	const char **cmd;
+	int direct = opts.trace_all && run->unit->follows_children, pipefd[2];
+	struct sigaction sa, old_int, old_term, old_hup, old_quit;
+	pid_t pid;
+
+	/* --trace-all under a unit that does not follow children: select every executable. */
+	if (opts.trace_all && !direct) {
+		opts.trace = "*";
+		opts.no_trace = NULL;
+	}
+	if (run->unit->argv_prefix(&run->files, bundle, &opts, &unit_argv) < 0) {
+		fprintf(stderr, "%s: cannot make the command line of the %s trace unit\n", prefix,
+			run->unit->title);
+		argv_free(&unit_argv);
+		return -1;
+	}
+	cmd = command_line(&unit_argv, argv, direct, &unit_lines, prefix);
+	if (!cmd) {
+		argv_free(&unit_argv);
+		return -1;
+	}
+
+	/* The child reports a failed exec through a close-on-exec pipe. */
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		fprintf(stderr, "%s: pipe: %s\n", prefix, strerror(errno));
+		pid = -1;
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "%s: fork: %s\n", prefix, strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		goto out;
+	}
+	if (pid == 0) {
+		int err;
+
+		close(pipefd[0]);
+		if (run->unit->child_env)
+			run->unit->child_env(&run->files);
+		if (direct) {
+			execv(run->files.exe, (char *const *)cmd);
+		} else if (set_select_env(run, bundle, unit_lines, &opts, preload, sizeof(preload),
+					  prefix) == 0) {
+			void *handle = dlopen(preload, RTLD_NOW | RTLD_LOCAL);
+			execvp_fn select_execvp = handle ? (execvp_fn)dlsym(handle, "execvp") : NULL;
+
+			if (select_execvp)
+				select_execvp(argv[0], argv);
+			else
+				fprintf(stderr, "%s: cannot load %s: %s\n", prefix, preload, dlerror());
+		}
+		err = errno;
+		if (write(pipefd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	{
+		int err;
+
+		if (read(pipefd[0], &err, sizeof(err)) == sizeof(err)) {
+			close(pipefd[0]);
+			waitpid(pid, NULL, 0);
+			fprintf(stderr, "%s: cannot run %s: %s\n", prefix,
+				direct ? run->files.exe : argv[0], strerror(err));
+			pid = -1;
+			goto out;
+		}
+		close(pipefd[0]);
+	}
+
+	/* Terminal signals reach the command directly; others are passed on. */
+	child_pid = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGQUIT, &sa, &old_quit);
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "%s: waitpid: %s\n", prefix, strerror(errno));
+			*status = 0x7f00;
+			break;
+		}
+	}
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	child_pid = 0;
+out:
+	free(unit_lines);
+	free(cmd);
+	argv_free(&unit_argv);
+	return pid < 0 ? -1 : 0;
+}
