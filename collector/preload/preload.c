@@ -4,16 +4,19 @@
  *
  * `hwt record` starts the command with this library in LD_PRELOAD. In every
  * process of the tree, native or traced (there it runs as guest code under
- * Valgrind, which runs with --trace-children=no), it intercepts the exec
- * family and posix_spawn(p), decides per target (select.c) and either
- * rewrites the exec into one of the trace unit with the same arguments and
- * environment, or lets it run natively and writes an UNTRACED record for
- * the new image into the bundle. Every exec keeps LD_PRELOAD and the
+ * the trace unit: Valgrind with --trace-children=no, or qemu-x86_64, which
+ * runs a guest's execve natively), it intercepts the exec family and
+ * posix_spawn(p), decides per target (select.c) and either rewrites the
+ * exec into one of the trace unit (HWT_SELECT_UNIT_KIND says which kind of
+ * command line) with the same arguments and environment, or lets it run
+ * natively and writes an UNTRACED record for the new image into the
+ * bundle. Every exec keeps LD_PRELOAD and the
  * HWT_SELECT_* variables, so a program that cleans its children's
  * environment does not lose the tree.
  *
  * Statically linked programs do not load the library: what they start is
- * not followed (the trace unit reports it when it traces one of them).
+ * not followed (the trace unit reports it when it traces one of them:
+ * Valgrind when told --hwt-unfollowed=yes, QEMU's plugin by itself).
  *
  * It runs inside programs it knows nothing about, possibly between vfork
  * and exec: no allocation on the exec path, the stack and static buffers.
@@ -55,9 +58,10 @@ static int active;                      /* configured by `hwt record` */
 static struct hwt_select_config config;
 /* Our own copies of the variables that every exec must carry on. */
 static char env_bundle[ENV_MAX], env_preload[ENV_MAX], env_unit[ENV_MAX], env_unit_lib[ENV_MAX],
-	env_trace[ENV_MAX], env_no_trace[ENV_MAX];
+	env_unit_kind[ENV_MAX], env_trace[ENV_MAX], env_no_trace[ENV_MAX];
 static const char *preload_path;        /* this library */
-static char *env_saved[7];              /* "NAME=value" strings of the above, NULL-terminated */
+static char *env_saved[8];              /* "NAME=value" strings of the above, NULL-terminated */
+static int unit_qemu;                   /* the unit is qemu-x86_64, not Valgrind */
 /* Made once, not on each exec's stack: */
 static char env_valgrind_lib[ENV_MAX];  /* VALGRIND_LIB=<the unit's> for a traced image */
 static char unit_lines[ENV_MAX];        /* the unit's argv prefix, one NUL-terminated line each */
@@ -131,6 +135,10 @@ __attribute__((constructor)) static void hwt_preload_init(int argc, char **argv,
 	env_saved[n++] = env_preload;
 	env_saved[n++] = env_unit;
 	env_saved[n++] = env_unit_lib;
+	if (save_env(env_unit_kind, HWT_SELECT_ENV_UNIT_KIND)) {
+		env_saved[n++] = env_unit_kind;
+		unit_qemu = strcmp(strchr(env_unit_kind, '=') + 1, "qemu") == 0;
+	}
 	if (save_env(env_trace, HWT_SELECT_ENV_TRACE))
 		env_saved[n++] = env_trace;
 	if (save_env(env_no_trace, HWT_SELECT_ENV_NO_TRACE))
@@ -335,11 +343,17 @@ static char *const *fix_env(char *const envp[], char **out, char *preload_buf, s
 /* Entries of the trace unit's argv for a program started with argv. */
 static size_t unit_argv_size(char *const argv[])
 {
-	return unit_nlines + count(argv) + 4;
+	return unit_nlines + count(argv) + 5;
 }
 
-/* The trace unit's argv (unit_argv_size(argv) entries): its lines, "--", the program, argv[1..]. */
-static void unit_argv(char **out, const char *real, char *const argv[], int static_exe)
+/*
+ * The trace unit's argv (unit_argv_size(argv) entries) for the program at
+ * real called as arg0: its lines, then for Valgrind --hwt-unfollowed=yes
+ * when the program is static (Valgrind gets arg0 in HWT_SELECT_ARGV0), for
+ * QEMU -0 arg0; then "--", the program, argv[1..].
+ */
+static void unit_argv(char **out, const char *real, const char *arg0, char *const argv[],
+		      int static_exe)
 {
 	size_t n = 0;
 	char *p = unit_lines;
@@ -348,8 +362,12 @@ static void unit_argv(char **out, const char *real, char *const argv[], int stat
 		out[n] = p;
 		p += strlen(p) + 1;
 	}
-	if (static_exe)
+	if (unit_qemu) {
+		out[n++] = "-0";
+		out[n++] = (char *)arg0;
+	} else if (static_exe) {
 		out[n++] = "--hwt-unfollowed=yes";
+	}
 	out[n++] = "--";
 	out[n++] = (char *)real;
 	for (size_t i = 1; argv && argv[i]; i++)
@@ -363,6 +381,24 @@ static size_t argv0_size(const char *arg0)
 	size_t n = sizeof(HWT_SELECT_ENV_ARGV0) + 1 + strlen(arg0);
 
 	return n < PATH_MAX + 32 ? n : PATH_MAX + 32;
+}
+
+/*
+ * The entries a traced image's environment gets besides ours, into extra
+ * (3 entries): for Valgrind, HWT_SELECT_ARGV0=arg0 (into argv0,
+ * argv0_size(arg0) bytes; the constructor restores argv[0] from it) and
+ * VALGRIND_LIB; for QEMU none (-0 gives the program its argv[0]).
+ */
+static void unit_env(char **extra, char *argv0, size_t size, const char *arg0)
+{
+	size_t n = 0;
+
+	if (!unit_qemu) {
+		snprintf(argv0, size, "%s=%s", HWT_SELECT_ENV_ARGV0, arg0);
+		extra[n++] = argv0;
+		extra[n++] = env_valgrind_lib;
+	}
+	extra[n] = NULL;
 }
 
 /*
@@ -385,13 +421,12 @@ static int exec_selected(const char *path, char *const argv[], char *const envp[
 	v = hwt_select_decide(&config, path, envp, real, &reason, &static_exe);
 	if (v == HWT_SELECT_TRACE) {
 		const char *arg0 = argv && argv[0] ? argv[0] : path;
-		char argv0[argv0_size(arg0)], *unit_args[unit_argv_size(argv)];
-		char *extra[3] = { argv0, env_valgrind_lib, NULL };
+		char argv0[argv0_size(arg0)], *unit_args[unit_argv_size(argv)], *extra[3];
 		char *const *env;
 
-		snprintf(argv0, sizeof(argv0), "%s=%s", HWT_SELECT_ENV_ARGV0, arg0);
+		unit_env(extra, argv0, sizeof(argv0), arg0);
 		env = fix_env(envp, env_out, preload_buf, sizeof(preload_buf), extra);
-		unit_argv(unit_args, real, argv, static_exe);
+		unit_argv(unit_args, real, arg0, argv, static_exe);
 		real_execve(unit_args[0], unit_args, env);
 		/* The trace unit cannot be started: say so, and run the program natively. */
 		reason = "the trace unit could not be started";
@@ -700,11 +735,10 @@ static int spawn_selected(pid_t *pid, const char *file, int search,
 		v = hwt_select_decide(&config, path, envp, real, &reason, &static_exe);
 	if (v == HWT_SELECT_TRACE) {
 		const char *arg0 = argv && argv[0] ? argv[0] : path;
-		char argv0[argv0_size(arg0)], *unit_args[unit_argv_size(argv)];
-		char *extra[3] = { argv0, env_valgrind_lib, NULL };
+		char argv0[argv0_size(arg0)], *unit_args[unit_argv_size(argv)], *extra[3];
 
-		snprintf(argv0, sizeof(argv0), "%s=%s", HWT_SELECT_ENV_ARGV0, arg0);
-		unit_argv(unit_args, real, argv, static_exe);
+		unit_env(extra, argv0, sizeof(argv0), arg0);
+		unit_argv(unit_args, real, arg0, argv, static_exe);
 		rc = real_posix_spawn(pid, unit_args[0], actions, attr, unit_args,
 				      fix_env(envp, env_out, preload_buf, sizeof(preload_buf), extra));
 		if (rc == 0)
