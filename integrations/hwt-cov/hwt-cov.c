@@ -3,7 +3,7 @@
  *
  * Coverage of a command without rebuilding it: records the branch trace of
  * COMMAND and every process it starts (the trace unit: hardware where
- * present, else the Valgrind software unit), decodes it, writes lcov (and
+ * present, else a software unit, Valgrind or QEMU), decodes it, writes lcov (and
  * HTML with genhtml when asked), prints a summary, and exits with
  * COMMAND's exit status. docs/hwt-cov.md has the details.
  */
@@ -49,13 +49,14 @@ static void usage(FILE *out)
 		"  -v, --verbose       also say which system libraries were left out\n"
 		"  -q, --quiet         only errors and warnings\n"
 		"  -j, --jobs N        " HWT_DECODE_JOBS_HELP "\n"
+		HWT_UNIT_USAGE
 		"  -h, --help          this text\n"
 		"Which processes are traced (the others run natively, their children\n"
 		"are still followed), as for `hwt record`:\n"
 		HWT_UNIT_SELECT_USAGE
 		"\n"
-		"Trace unit: Intel PT hardware where present; here, the Valgrind software\n"
-		"unit. If COMMAND succeeds but no report can be written, the exit status is 2.\n");
+		"Trace unit: Intel PT hardware where present; here, a software unit (--unit).\n"
+		"If COMMAND succeeds but no report can be written, the exit status is 2.\n");
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -27,6 +27,7 @@
 #include "hwt_afdo.h"
 #include "hwt_decode.h"
 #include "record.h"
+#include "trace_unit.h"
 
 #define PREFIX "hwt-pgo"
 
@@ -55,6 +56,7 @@ static void usage(FILE *out)
 	      "      --runs N          timed runs of each program with --measure [11]\n"
 	      "  -j, --jobs N          decode the trace with N threads (default: one per\n"
 	      "                        CPU, at most 16)\n"
+	      HWT_UNIT_USAGE
 	      "  -q, --quiet           print only errors and the result\n"
 	      "  -h, --help            this text\n"
 	      "\n"
@@ -273,8 +275,10 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		HWT_UNIT_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
+	struct hwt_unit_options unit = { 0 };
 	const char *output = NULL, *train = "", *cc = NULL, *cflags_s = "-O2", *profile = NULL;
 	const char *work = NULL, *measure_args = NULL, *jobs = "0";
 	char *own_output = NULL, *own_profile = NULL, *own_work = NULL, *train_bin = NULL, *bundle = NULL,
@@ -313,6 +317,11 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'h': usage(stdout); return 0;
+		case HWT_UNIT_OPT_UNIT:
+			/* Checked here, passed on to hwt record. */
+			if (hwt_unit_select_option(&unit, opt, optarg, PREFIX) < 0)
+				return 2;
+			break;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -389,7 +398,8 @@ int main(int argc, char **argv)
 		run(rm.v, 0);
 		clear(&rm);
 	}
-	if (push(&rec, "record") || push(&rec, "-o") || push(&rec, bundle) || push(&rec, "--") ||
+	if (push(&rec, "record") || push(&rec, "-o") || push(&rec, bundle) ||
+	    (unit.unit && (push(&rec, "--unit") || push(&rec, unit.unit))) || push(&rec, "--") ||
 	    push(&rec, train_bin) || push_words(&rec, train))
 		goto nomem;
 	{
