@@ -8,6 +8,8 @@ packages=(
   build-essential cmake pkg-config g++ clang-19 llvm-19 lld-19
   # trace unit: Valgrind tool built out of tree
   valgrind
+  # the QEMU trace unit (qemu-x86_64 and hwt's TCG plugin)
+  qemu-user
   # decoders and images
   libipt-dev libopencsd-dev libopencsd-bin libelf-dev libdwarf-dev libdw-dev
   # oracles
