@@ -47,8 +47,10 @@ static int is_file(const char *path)
 int hwt_unit_select_option(struct hwt_unit_options *opts, int opt, const char *arg,
 			   const char *prefix)
 {
+	/* The last list of each kind, reachable (not a leak) for as long as the process runs. */
+	static char *kept[2];
 	const char **list;
-	char *joined;
+	char *joined, **keep;
 	size_t n;
 
 	switch (opt) {
@@ -68,10 +70,12 @@ int hwt_unit_select_option(struct hwt_unit_options *opts, int opt, const char *a
 			return -1;
 		}
 		list = opt == HWT_UNIT_OPT_TRACE ? &opts->trace : &opts->no_trace;
+		keep = &kept[opt == HWT_UNIT_OPT_TRACE ? 0 : 1];
 		if (asprintf(&joined, "%s%s%s", *list ? *list : "", *list ? "\n" : "", arg) < 0)
 			return -1;
-		/* The strings live as long as the process: the previous one is not freed. */
-		*list = joined;
+		if (*keep && *keep == *list)
+			free(*keep);
+		*list = *keep = joined;
 		return 1;
 	case HWT_UNIT_OPT_TRACE_ALL:
 		opts->trace_all = 1;
