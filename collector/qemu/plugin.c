@@ -1,0 +1,356 @@
+/*
+ * Plugin registration: options, translation, and the QEMU events that
+ * become sideband records or change a thread's tracing state.
+ *
+ *   qemu-x86_64 -plugin libhwt-qemu.so,bundle=DIR[,psb_period=N][,debug_blocks=on]
+ *               [-0 ARGV0] -- PROGRAM ARGS...
+ *
+ * `hwt record` and the preloaded library (collector/preload) write that
+ * command line; the bundle directory must exist.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "qemu_plugin_api.h"
+#include "unit.h"
+#include "x86_insn.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+struct hwt_qemu_options hwt_qemu_opts = {
+	.psb_period = 4096,
+};
+
+static pid_t owner_pid;
+static int exit_status = -1;      /* from exit_group; -1 until seen */
+static bool checked_addresses;
+static bool ended;                /* PROCESS_EXIT written */
+/* Guest addresses are host addresses: guest memory can be read directly. */
+static bool direct_memory;
+/* clone flags of the call in progress, per thread. */
+static __thread uint64_t clone_flags;
+
+/* Blocks live as long as the process: QEMU may run a translation until exit. */
+static struct hwt_qemu_block *new_block(void)
+{
+	static struct hwt_qemu_block *chunk;
+	static size_t left;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct hwt_qemu_block *b;
+
+	pthread_mutex_lock(&lock);
+	if (left == 0) {
+		left = 4096;
+		chunk = calloc(left, sizeof(*chunk));
+		if (!chunk) {
+			left = 0;
+			pthread_mutex_unlock(&lock);
+			return NULL;
+		}
+	}
+	b = chunk++;
+	left--;
+	pthread_mutex_unlock(&lock);
+	return b;
+}
+
+static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb);
+	struct qemu_plugin_insn *last;
+	struct hwt_x86_insn insn;
+	struct hwt_qemu_block *b;
+	const uint8_t *bytes;
+	size_t size;
+
+	(void)id;
+	if (n == 0 || !(b = new_block()))
+		return;
+	b->start = qemu_plugin_tb_vaddr(tb);
+	/*
+	 * QEMU 7.2 ends a block before an instruction that reaches past the
+	 * first one's page, but its plugin instruction list still holds the
+	 * part of that instruction it had read: it runs as the next block.
+	 */
+	for (;;) {
+		last = qemu_plugin_tb_get_insn(tb, n - 1);
+		size = qemu_plugin_insn_size(last);
+		bytes = qemu_plugin_insn_data(last);
+		if (n == 1 || (hwt_x86_insn_decode(bytes, size, &insn) == (int)size &&
+			       ((qemu_plugin_insn_vaddr(last) + size - 1) >> 12) == (b->start >> 12)))
+			break;
+		n--;
+	}
+	b->insn = qemu_plugin_insn_vaddr(last);
+	b->fallthrough = b->insn + size;
+	b->ninsns = (uint32_t)n;
+	if (!checked_addresses) {
+		/* This QEMU maps guest memory at the guest's addresses (no guest_base). */
+		direct_memory = memcmp((const void *)(uintptr_t)b->insn, bytes, size) == 0;
+		checked_addresses = true;
+		if (!direct_memory)
+			dprintf(2, "hwt: this QEMU does not map guest memory 1:1: signal handlers "
+				   "and exec paths will not be seen\n");
+	}
+	if (hwt_x86_insn_decode(bytes, size, &insn) == (int)size) {
+		b->branch = insn.branch;
+		b->rep = (insn.flags & HWT_X86_REP) != 0;
+		if (insn.flags & HWT_X86_HAS_TARGET)
+			b->target = hwt_x86_insn_target(&insn, b->insn);
+		b->leaves_user = insn.branch == HWT_X86_FAR;
+	}
+	hwt_qemu_image_seen(b->start);
+	if (b->fallthrough - 1 - b->start > 0)
+		hwt_qemu_image_seen(b->fallthrough - 1);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, hwt_qemu_vcpu_block, QEMU_PLUGIN_CB_NO_REGS, b);
+}
+
+/* EXEC, written by the image that calls execve (flags: HWT_EXEC_FAILED). */
+static void write_exec(unsigned flags)
+{
+	struct {
+		struct hwt_record_process rec;
+		char empty_path[8];
+	} exec;
+
+	memset(&exec, 0, sizeof(exec));
+	exec.rec.hdr.flags = (uint16_t)flags;
+	hwt_qemu_process_record(&exec.rec.hdr, HWT_RECORD_EXEC, sizeof(exec));
+}
+
+/*
+ * A static program's exec is not seen by the preloaded library (it does not
+ * load it): the new image runs natively and unrecorded, so say so here.
+ */
+static void write_unfollowed(uint64_t path)
+{
+	static const char reason[] = "started by a statically linked program: not followed";
+	struct {
+		struct hwt_record_untraced rec;
+		char strings[256 + sizeof(reason) + 8];
+	} u;
+	size_t n = 0;
+
+	memset(&u, 0, sizeof(u));
+	u.rec.ppid = (uint32_t)getppid();
+	if (direct_memory && path)
+		n = strnlen((const char *)(uintptr_t)path, 255);
+	memcpy(u.strings, (const char *)(uintptr_t)path, n);
+	memcpy(u.strings + n + 1, reason, sizeof(reason));
+	hwt_qemu_process_record(&u.rec.hdr, HWT_RECORD_UNTRACED,
+				(uint32_t)(sizeof(u.rec) + n + 1 + sizeof(reason)));
+}
+
+static void syscall_entry(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
+			  uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
+			  uint64_t a7, uint64_t a8)
+{
+	(void)id;
+	(void)a5;
+	(void)a6;
+	(void)a7;
+	(void)a8;
+	/* Tracing stops at the system call, after the blocks that led to it. */
+	hwt_qemu_vcpu_syscall(vcpu, num == SYS_rt_sigreturn);
+	switch (num) {
+	case SYS_rt_sigaction:
+		/* struct sigaction as the kernel takes it: the handler comes first. */
+		if (direct_memory && a2) {
+			uint64_t handler = *(const uint64_t *)(uintptr_t)a2;
+
+			if (handler > 1) /* not SIG_DFL, SIG_IGN */
+				hwt_qemu_vcpu_add_handler(handler);
+		}
+		break;
+	case SYS_munmap:
+		hwt_qemu_image_unmapped(a1, a2);
+		break;
+	case SYS_mprotect:
+		if (!(a3 & 4)) /* PROT_EXEC */
+			hwt_qemu_image_unmapped(a1, a2);
+		break;
+	case SYS_mmap:
+		if (a4 & 0x10) /* MAP_FIXED: replaces what was there */
+			hwt_qemu_image_unmapped(a1, a2);
+		break;
+	case SYS_clone:
+	case SYS_fork:
+	case SYS_vfork:
+		clone_flags = num == SYS_clone ? a1 : 0;
+		break;
+	case SYS_execve:
+	case SYS_execveat:
+		if (hwt_qemu_process_static())
+			write_unfollowed(num == SYS_execve ? a1 : a2);
+		write_exec(0);
+		if (hwt_qemu_vcpu_others_busy())
+			/* The kernel ends the other threads at the exec: what they ran
+			   since their last write cannot be read from here. */
+			hwt_qemu_process_lost(HWT_LOST_TRACE_WRITE, 0, 0);
+		hwt_qemu_vcpu_drain_self();
+		break;
+	case SYS_kill:
+	case SYS_tkill:
+	case SYS_tgkill:
+		/* The process may be gone when the call returns (SIGKILL, say). */
+		hwt_qemu_vcpu_drain_self();
+		break;
+	case SYS_exit_group:
+		exit_status = (int)((a1 & 0xff) << 8);
+		break;
+	default:
+		break;
+	}
+	(void)a4;
+}
+
+static void syscall_return(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
+{
+	(void)id;
+	(void)vcpu;
+	switch (num) {
+	case SYS_execve:
+	case SYS_execveat:
+		write_exec(HWT_EXEC_FAILED); /* only a failed exec returns */
+		break;
+	case SYS_clone:
+	case SYS_fork:
+	case SYS_vfork:
+		if (ret > 0) {
+			if (clone_flags & 0x10000) { /* CLONE_THREAD */
+				struct hwt_record_thread rec;
+
+				memset(&rec, 0, sizeof(rec));
+				rec.child_tid = (uint32_t)ret;
+				hwt_qemu_process_record(&rec.hdr, HWT_RECORD_THREAD_CREATE, sizeof(rec));
+			} else {
+				struct hwt_record_fork rec;
+
+				memset(&rec, 0, sizeof(rec));
+				rec.child_pid = (uint32_t)ret;
+				hwt_qemu_process_record(&rec.hdr, HWT_RECORD_FORK, sizeof(rec));
+			}
+		} else if (ret == 0 && getpid() != owner_pid) {
+			/* A fork child (QEMU has no fork callback): its own image and files. */
+			owner_pid = getpid();
+			exit_status = -1;
+			hwt_qemu_vcpu_forget_all();
+			hwt_qemu_process_start_forked();
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
+{
+	struct hwt_record_thread rec;
+
+	(void)id;
+	hwt_qemu_vcpu_finish(vcpu);
+	memset(&rec, 0, sizeof(rec));
+	hwt_qemu_process_record(&rec.hdr, HWT_RECORD_THREAD_EXIT, sizeof(rec));
+}
+
+static void at_exit(qemu_plugin_id_t id, void *userdata)
+{
+	(void)id;
+	(void)userdata;
+	if (ended)
+		return;
+	ended = true;
+	/* QEMU has stopped the other threads and removed their callbacks. */
+	hwt_qemu_vcpu_finish_all();
+	/* Without exit_group (a fatal signal), the status is not known here. */
+	hwt_qemu_process_exit(exit_status >= 0 ? exit_status : 0);
+}
+
+/*
+ * QEMU 7.2 runs no plugin callback when a signal kills the guest: it
+ * resets the host signal's action and kill()s itself. The preloaded
+ * library, which the environment also loads into QEMU, wraps kill() and
+ * calls this first (registered through hwt_preload_on_self_kill).
+ */
+static void dying(int sig)
+{
+	if (ended || getpid() != owner_pid)
+		return;
+	ended = true;
+	hwt_qemu_vcpu_die();
+	hwt_qemu_process_exit(sig & 0x7f);
+}
+
+static void register_dying(void)
+{
+	void (*on_self_kill)(void (*)(int)) =
+		(void (*)(void (*)(int)))dlsym(RTLD_DEFAULT, "hwt_preload_on_self_kill");
+
+	if (on_self_kill)
+		on_self_kill(dying);
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "true")) {
+		*out = true;
+		return true;
+	}
+	if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "false")) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+					   char **argv)
+{
+	if (info->system_emulation || strcmp(info->target_name, "x86_64") != 0) {
+		dprintf(2, "hwt: the QEMU trace unit runs under qemu-x86_64 (user mode) only\n");
+		return -1;
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		const char *v = eq ? eq + 1 : "";
+		size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+		char *end;
+
+		if (klen == 6 && !strncmp(argv[i], "bundle", 6) && *v &&
+		    strlen(v) < sizeof(hwt_qemu_opts.bundle)) {
+			strcpy(hwt_qemu_opts.bundle, v);
+		} else if (klen == 10 && !strncmp(argv[i], "psb_period", 10)) {
+			hwt_qemu_opts.psb_period = strtol(v, &end, 0);
+			if (*end || hwt_qemu_opts.psb_period < 256 || hwt_qemu_opts.psb_period > (1 << 20)) {
+				dprintf(2, "hwt: psb_period wants 256..1048576, not '%s'\n", v);
+				return -1;
+			}
+		} else if (klen == 12 && !strncmp(argv[i], "debug_blocks", 12) &&
+			   parse_bool(v, &hwt_qemu_opts.debug_blocks)) {
+		} else {
+			dprintf(2, "hwt: unknown QEMU trace unit option '%s' (known: bundle=DIR, "
+				   "psb_period=N, debug_blocks=on|off)\n", argv[i]);
+			return -1;
+		}
+	}
+	if (!hwt_qemu_opts.bundle[0]) {
+		dprintf(2, "hwt: the QEMU trace unit needs bundle=DIR; use `hwt record --unit qemu`\n");
+		return -1;
+	}
+	owner_pid = getpid();
+	hwt_qemu_process_start();
+	register_dying();
+	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_translated);
+	qemu_plugin_register_vcpu_syscall_cb(id, syscall_entry);
+	qemu_plugin_register_vcpu_syscall_ret_cb(id, syscall_return);
+	qemu_plugin_register_vcpu_exit_cb(id, vcpu_exit);
+	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
+	return 0;
+}

@@ -1,0 +1,102 @@
+/*
+ * hwt's QEMU trace unit: a qemu-x86_64 (user mode, QEMU 7.2) TCG plugin
+ * that writes, per thread, the Intel PT packets a user-mode-only PT unit
+ * with return compression off would write, plus the process's sideband:
+ * the same bundle files as the Valgrind tool (docs/bundle.md).
+ *
+ * QEMU runs guest threads in parallel host threads: a thread's stream is
+ * touched only by that thread (and at exit, when QEMU has stopped the
+ * others); the sideband file, the clock and the image table are shared
+ * and locked.
+ */
+#ifndef HWT_QEMU_UNIT_H
+#define HWT_QEMU_UNIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hwt_record.h"
+
+struct hwt_qemu_options {
+	char bundle[4096];      /* bundle directory, made by `hwt record` */
+	long psb_period;        /* packet bytes between two PSB+ */
+	bool debug_blocks;      /* write blocks/<image>-<tid>.blk */
+};
+extern struct hwt_qemu_options hwt_qemu_opts;
+
+/* ---- process.c: this process image, its sideband file, clock and files ---- */
+
+/* Opens this image's sideband file and writes PROCESS_START. */
+void hwt_qemu_process_start(void);
+/* In a fork child: a new image with its own sideband file and its parent's mappings. */
+void hwt_qemu_process_start_forked(void);
+/* Appends a record; fills the header (magic, type, size, time, pid, tid, CRC). */
+void hwt_qemu_process_record(struct hwt_record_header *hdr, unsigned type, uint32_t size);
+void hwt_qemu_process_lost(unsigned reason, unsigned records, uint64_t bytes);
+void hwt_qemu_process_exit(int status);
+/* The sideband clock: bumped by every record. */
+uint64_t hwt_qemu_process_clock(void);
+/* "<pid>.<gen>": the prefix of this image's files in the bundle. */
+const char *hwt_qemu_process_name(void);
+/* The program QEMU runs, and whether it is statically linked. */
+const char *hwt_qemu_process_exe(void);
+bool hwt_qemu_process_static(void);
+/* Creates (truncates) or appends to <bundle>/<dir>/<name>; no descriptor stays open. */
+bool hwt_qemu_file_create(const char *dir, const char *name, bool exclusive);
+bool hwt_qemu_file_append(const char *dir, const char *name, const void *buf, size_t len);
+/* The sideband lock, for image.c's table; records written while holding it. */
+void hwt_qemu_process_lock(void);
+void hwt_qemu_process_unlock(void);
+void hwt_qemu_process_record_locked(struct hwt_record_header *hdr, unsigned type, uint32_t size);
+
+/* ---- image.c: the mappings guest code runs from ---- */
+
+/* Makes sure the mapping holding addr is described by an MMAP record. */
+void hwt_qemu_image_seen(uint64_t addr);
+/* munmap, mprotect without exec, mmap MAP_FIXED over [a, a+len). */
+void hwt_qemu_image_unmapped(uint64_t a, uint64_t len);
+/* Records again every known mapping (a fork child inherits them). */
+void hwt_qemu_image_replay(void);
+
+/* ---- vcpu.c: per-thread trace stream ---- */
+
+/*
+ * One translated block, described at translation. QEMU ends a block at
+ * every control transfer, so only its last instruction can branch.
+ */
+struct hwt_qemu_block {
+	uint64_t start;       /* first instruction */
+	uint64_t insn;        /* last instruction */
+	uint64_t fallthrough; /* insn + its length */
+	uint64_t target;      /* direct branch target, else 0 */
+	uint32_t ninsns;
+	uint8_t branch;       /* enum hwt_x86_branch of insn */
+	uint8_t leaves_user;  /* syscall / int: tracing stops (TIP.PGD) */
+	uint8_t rep;          /* insn is a REP string instruction */
+};
+
+/* Translated code's callback: block ran on vcpu. */
+void hwt_qemu_vcpu_block(unsigned vcpu, void *block);
+/* The calling thread's vcpu turns its logged blocks into packets (before a record). */
+void hwt_qemu_vcpu_flush_self(void);
+/* System call entry and return on vcpu (after the blocks that led there). */
+void hwt_qemu_vcpu_syscall(unsigned vcpu, bool sigreturn);
+/* Signal handler addresses (rt_sigaction): entering one after an indirect branch
+   is a signal delivery, not the branch. */
+void hwt_qemu_vcpu_add_handler(uint64_t handler);
+/* The thread is gone: finish its stream. */
+void hwt_qemu_vcpu_finish(unsigned vcpu);
+/* The process ends (QEMU stopped the other threads): finish every stream. */
+void hwt_qemu_vcpu_finish_all(void);
+/* The process dies of a signal: the calling thread stops in its last block,
+   every stream is finished. */
+void hwt_qemu_vcpu_die(void);
+/* Writes out what the calling thread's stream holds (before execve, kill). */
+void hwt_qemu_vcpu_drain_self(void);
+/* Other threads whose unflushed blocks an exec would lose. */
+unsigned hwt_qemu_vcpu_others_busy(void);
+/* In a fork child: forget the parent's streams (the parent writes them). */
+void hwt_qemu_vcpu_forget_all(void);
+
+#endif /* HWT_QEMU_UNIT_H */
