@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -764,4 +765,39 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	return spawn_selected(pid, file, 1, actions, attr, argv, envp);
+}
+
+/* ---- the QEMU trace unit's last words ---- */
+
+/*
+ * The environment that carries this library into a traced program also
+ * loads it into qemu-x86_64 itself. When a signal kills the guest, QEMU
+ * 7.2 runs no plugin callback: it resets the host signal to its default
+ * action and kill()s itself. The QEMU unit (collector/qemu) registers a
+ * function here, called before such a kill, that writes out its streams.
+ * Anywhere else no function is registered and kill() is passed on.
+ */
+typedef int (*kill_fn)(pid_t, int);
+static void (*self_kill_hook)(int);
+
+EXPORT void hwt_preload_on_self_kill(void (*hook)(int sig));
+
+EXPORT void hwt_preload_on_self_kill(void (*hook)(int sig))
+{
+	self_kill_hook = hook;
+}
+
+EXPORT int kill(pid_t pid, int sig)
+{
+	static kill_fn real_kill;
+
+	if (!real_kill)
+		real_kill = (kill_fn)dlsym(RTLD_NEXT, "kill");
+	if (self_kill_hook && sig != 0 && (pid == getpid() || pid == 0))
+		self_kill_hook(sig);
+	if (!real_kill) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_kill(pid, sig);
 }
