@@ -480,6 +480,7 @@ struct execveat_ctx {
 	const char *path;
 	char *const *argv;
 	int flags;
+	const char *file; /* the same file as a path (execveat_path) */
 };
 
 static int native_execveat(const void *c, char *const envp[])
@@ -490,7 +491,11 @@ static int native_execveat(const void *c, char *const envp[])
 		errno = ENOSYS;
 		return -1;
 	}
-	return real_execveat(ctx->dirfd, ctx->path, ctx->argv, envp, ctx->flags);
+	real_execveat(ctx->dirfd, ctx->path, ctx->argv, envp, ctx->flags);
+	/* qemu-x86_64 7.2 (the QEMU trace unit) has no execveat: the same file by path. */
+	if (errno == ENOSYS && !(ctx->flags & AT_SYMLINK_NOFOLLOW))
+		real_execve(ctx->file, ctx->argv, envp);
+	return -1;
 }
 
 /* The file that execveat would run, as a path the trace unit can open. */
@@ -507,9 +512,9 @@ static void execveat_path(int dirfd, const char *path, int flags, char *out, siz
 static int do_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 		       int flags)
 {
-	struct execveat_ctx ctx = { dirfd, path, argv, flags };
 	size_t len = strlen(path) + 64;
 	char file[len < PATH_MAX + 64 ? len : PATH_MAX + 64];
+	struct execveat_ctx ctx = { dirfd, path, argv, flags, file };
 
 	if (!real_execveat)
 		real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
