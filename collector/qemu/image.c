@@ -151,6 +151,15 @@ static bool host_mapping(uint64_t addr, struct image *out, char *path, size_t si
 	return found;
 }
 
+/* The library `hwt record` preloads to follow execs runs as guest code: decoded
+   through, never reported. */
+static bool is_trace_unit(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return base && strcmp(base, "/libhwt-preload.so") == 0;
+}
+
 void hwt_qemu_image_seen(uint64_t addr)
 {
 	static char path[PATH_MAX];
@@ -172,7 +181,7 @@ void hwt_qemu_image_seen(uint64_t addr)
 		hwt_qemu_process_unlock();
 		return;
 	}
-	m.flags = path[0] ? 0 : HWT_MMAP_ANON;
+	m.flags = !path[0] ? HWT_MMAP_ANON : is_trace_unit(path) ? HWT_MMAP_TRACE_UNIT : 0;
 	if (!path[0])
 		m.pgoff = 0;
 	m.path = strdup(path);
