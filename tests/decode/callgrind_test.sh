@@ -30,7 +30,9 @@ VALGRIND_LIB=$HWT_VALGRIND_LIB
 export HWT_VALGRIND_LIB VALGRIND_LIB
 
 # --trace-all: no preloaded selection library, which would change ld.so's work.
-"$hwt" record --trace-all -o "$work/bundle" -- "$prog" "$@" >"$work/record.out" 2>"$work/record.err" ||
+# The Valgrind unit: callgrind runs the program on the same simulated CPU (under
+# QEMU, libc picks other string functions for its CPUID, and ld.so sees no vDSO).
+"$hwt" record --unit valgrind --trace-all -o "$work/bundle" -- "$prog" "$@" >"$work/record.out" 2>"$work/record.err" ||
 	fail "hwt record exited $?: $(cat "$work/record.err")"
 valgrind --tool=callgrind --dump-instr=yes --skip-plt=no \
 	--callgrind-out-file="$work/callgrind.out" "$prog" "$@" \

@@ -114,7 +114,8 @@ else
 	bad "launcher not recorded as untraced"
 fi
 for mode in gcd fib prime; do
-	if ! dump "$W/launch" | grep -q "process-start .*argv=\[\"$W/test_calc\", \"$mode\""; then
+	# argv[0]: the path under Valgrind, the name it was called by under QEMU
+	if ! dump "$W/launch" | grep -q "process-start .*argv=\[\"\($W/\)\{0,1\}test_calc\", \"$mode\""; then
 		bad "launch: no traced test_calc $mode"
 	fi
 done

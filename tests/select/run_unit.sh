@@ -191,14 +191,14 @@ if [ "$(unit_of "$W/a3")" = valgrind ]; then
 else
 	bad "auto without the plugin: unit $(unit_of "$W/a3")"
 fi
-HWT_UNIT=qemu "$hwt" record -q -o "$W/a4" -- "$W/test_calc" gcd 3 >/dev/null 2>&1
-HWT_UNIT=qemu "$hwt" record -q -o "$W/a5" --unit valgrind -- "$W/test_calc" gcd 3 >/dev/null 2>&1
+HWT_UNIT=valgrind "$hwt" record -q -o "$W/a4" -- "$W/test_calc" gcd 3 >/dev/null 2>&1
+HWT_UNIT=valgrind "$hwt" record -q -o "$W/a5" --unit qemu -- "$W/test_calc" gcd 3 >/dev/null 2>&1
 "$hwt" record -q -o "$W/a6" -- "$W/test_calc" gcd 3 >/dev/null 2>&1
-if [ "$(unit_of "$W/a4")" = qemu ] && [ "$(unit_of "$W/a5")" = valgrind ] &&
-   [ "$(unit_of "$W/a6")" = valgrind ]; then
-	ok "HWT_UNIT=qemu chooses qemu, --unit wins over it, the default is valgrind"
+if [ "$(unit_of "$W/a4")" = valgrind ] && [ "$(unit_of "$W/a5")" = qemu ] &&
+   [ "$(unit_of "$W/a6")" = qemu ]; then
+	ok "HWT_UNIT=valgrind chooses valgrind, --unit wins over it, the default is auto (qemu)"
 else
-	bad "HWT_UNIT: $(unit_of "$W/a4"), with --unit valgrind: $(unit_of "$W/a5"), default: $(unit_of "$W/a6")"
+	bad "HWT_UNIT: $(unit_of "$W/a4"), with --unit qemu: $(unit_of "$W/a5"), default: $(unit_of "$W/a6")"
 fi
 # hwt-cov passes --unit on (its bundle kept to look at).
 "$cov" -q --unit qemu --keep "$W/c1" -o "$W/c1.info" -- "$W/test_calc" gcd 3 >/dev/null 2>&1
