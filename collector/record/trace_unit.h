@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 /* The unit when neither --unit nor $HWT_UNIT names one (valgrind, qemu or auto). */
-#define HWT_UNIT_DEFAULT "valgrind"
+#define HWT_UNIT_DEFAULT "auto"
 /* The environment variable that --unit overrides. */
 #define HWT_UNIT_ENV "HWT_UNIT"
 
