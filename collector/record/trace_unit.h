@@ -55,9 +55,9 @@ int hwt_unit_known(const char *name);
 #define HWT_UNIT_USAGE                                                                     \
 	"      --unit UNIT       the trace unit: valgrind (the Valgrind tool), qemu\n"       \
 	"                        (qemu-x86_64 with hwt's TCG plugin; no --filter) or auto\n" \
-	"                        (qemu when qemu-x86_64 and the plugin are there and no\n"   \
-	"                        --filter is given, else valgrind); $" HWT_UNIT_ENV " when\n" \
-	"                        not given [" HWT_UNIT_DEFAULT "]\n"
+	"                        (qemu when qemu-x86_64 and the plugin are there and\n"      \
+	"                        neither --filter nor --trace-all is given, else\n"          \
+	"                        valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n"
 /* Usage text of the selection options. */
 #define HWT_UNIT_SELECT_USAGE                                                              \
 	"      --trace GLOB      trace executables matching GLOB (repeatable; '*' matches\n" \

@@ -191,6 +191,12 @@ if [ "$(unit_of "$W/a3")" = valgrind ]; then
 else
 	bad "auto without the plugin: unit $(unit_of "$W/a3")"
 fi
+"$hwt" record -q -o "$W/a7" --trace-all -- "$W/test_calc" gcd 3 >/dev/null 2>&1
+if [ "$(unit_of "$W/a7")" = valgrind ]; then
+	ok "auto with --trace-all: valgrind"
+else
+	bad "auto with --trace-all: unit $(unit_of "$W/a7")"
+fi
 HWT_UNIT=valgrind "$hwt" record -q -o "$W/a4" -- "$W/test_calc" gcd 3 >/dev/null 2>&1
 HWT_UNIT=valgrind "$hwt" record -q -o "$W/a5" --unit qemu -- "$W/test_calc" gcd 3 >/dev/null 2>&1
 "$hwt" record -q -o "$W/a6" -- "$W/test_calc" gcd 3 >/dev/null 2>&1
