@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Compares per-instruction counts of an hwt profile with QEMU's own log.
+
+usage: qemu_log_compare.py INSNS MAPS QEMU_LOG [--require PATH] [--min-match N]
+
+The QEMU unit's recording ran under `qemu-x86_64 -d in_asm,exec,nochain`,
+so QEMU itself logged, independently of hwt's plugin, encoder and decoder,
+each block it translated ("IN:" and the block's instructions) and each
+block it ran ("Trace N: ... [cs_base/PC/flags/cflags]"; nochain makes every
+run go through the logged path). Expanding each run into the instructions
+of the block last translated at its PC gives a count per instruction.
+
+INSNS is `profile_tool insns PROFILE` (ELF virtual addresses per image),
+MAPS is `profile_tool maps BUNDLE` (the run-time layout), which turns QEMU's
+run-time addresses into the same image and ELF address. Every instruction
+of every image both sides name must have the same count, except
+rep-prefixed string instructions: QEMU runs each iteration as a block of its
+own, hwt counts the instruction once per execution (both non-zero, QEMU's
+count the larger). Exits 1 on a mismatch, or when fewer than N instructions
+(--min-match) of a --require image were compared.
+"""
+import os
+import re
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from callgrind_compare import read_insns, read_maps  # noqa: E402
+
+TRACE = re.compile(r'^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/')
+# "0xADDR:  BYTES  MNEMONIC ...": an instruction longer than 8 bytes goes on
+# with a line of its further bytes alone, which starts no instruction.
+INSN = re.compile(r'^0x([0-9a-f]+):\s+(?:[0-9a-f]{2} )*[0-9a-f]{2}(\s+\S.*)?$')
+
+
+def read_qemu_log(path):
+    """Instruction address -> times QEMU ran it."""
+    blocks = {}
+    counts = defaultdict(int)
+    current = None
+    with open(path, errors='replace') as f:
+        for line in f:
+            if line.startswith('IN:'):
+                current = []
+                continue
+            if current is not None:
+                m = INSN.match(line.rstrip('\n'))
+                if m:
+                    if m.group(2):
+                        current.append(int(m.group(1), 16))
+                    continue
+                if current:
+                    blocks[current[0]] = current
+                current = None
+            m = TRACE.match(line)
+            if m:
+                pc = int(m.group(1), 16)
+                for addr in blocks.get(pc, ()):
+                    counts[addr] += 1
+                if pc not in blocks:
+                    counts[('unknown', pc)] += 1
+    return counts
+
+
+def main(argv):
+    args = argv[1:]
+    require, min_match = [], 1
+    while '--require' in args:
+        i = args.index('--require')
+        require.append(args[i + 1])
+        del args[i:i + 2]
+    if '--min-match' in args:
+        i = args.index('--min-match')
+        min_match = int(args[i + 1])
+        del args[i:i + 2]
+    if len(args) != 3:
+        sys.exit(__doc__)
+    images, errors = read_insns(args[0])
+    maps = read_maps(args[1])
+    raw = read_qemu_log(args[2])
+
+    unknown = [k for k in raw if isinstance(k, tuple)]
+    if unknown:
+        print('FAIL: QEMU ran %d block(s) it never logged a translation of' % len(unknown))
+        return 1
+    qemu = defaultdict(dict)
+    for addr, n in raw.items():
+        for start, end, vaddr, name in reversed(maps):
+            if start <= addr < end:
+                qemu[name][vaddr + addr - start] = n
+                break
+
+    failed = False
+    for name in require:
+        if name not in images or name not in qemu:
+            print('FAIL: %s is not among the images (hwt: %s; qemu: %s)'
+                  % (name, name in images, name in qemu))
+            failed = True
+    for name in sorted(set(images) & set(qemu)):
+        hwt, q = images[name], qemu[name]
+        equal = rep = 0
+        bad = []
+        for addr in sorted(set(hwt) | set(q)):
+            h = hwt[addr][0] if addr in hwt else 0
+            n = q.get(addr, 0)
+            is_rep = addr in hwt and hwt[addr][3]
+            if h == n:
+                equal += 1
+            elif is_rep and h > 0 and n >= h:
+                rep += 1
+            else:
+                bad.append((addr, h, n))
+        print('%s %s: %d instructions compared, %d equal, %d rep (QEMU counts iterations), '
+              '%d differ' % ('FAIL' if bad else 'ok', name, equal + rep + len(bad), equal, rep,
+                             len(bad)))
+        for addr, h, n in bad[:20]:
+            print('    0x%x: hwt %d, qemu %d' % (addr, h, n))
+        if bad:
+            failed = True
+        if name in require and equal + rep < min_match:
+            print('FAIL: only %d instructions of %s compared' % (equal + rep, name))
+            failed = True
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
