@@ -34,7 +34,7 @@ trap 'rm -rf "$work"' EXIT
 # ---- build ----
 cflags="-Wall -Wextra -Werror"
 so=$work/tb_log_plugin.so
-gcc -shared -fPIC -O2 $cflags -o "$so" "$here/tb_log_plugin.c"
+gcc -shared -fPIC -O2 $cflags -I"$here/../../collector/qemu" -o "$so" "$here/tb_log_plugin.c"
 gcc -O2 $cflags -o "$work/timeit" "$here/timeit.c"
 gcc -g -O0 $cflags -o "$work/hello" "$here/hello.c"
 gcc -static -O2 $cflags -o "$work/hello_static" "$here/hello.c" ||

@@ -24,9 +24,8 @@
  *               callback only (no per-block callback, no log); noop: the
  *               plugin loads and registers nothing - to split the cost
  *
- * QEMU 7.2 ships no installed qemu-plugin.h in Debian, so the few API types
- * and functions used are declared here from the documented 7.2 plugin API
- * (plugin API version 1).
+ * QEMU 7.2 ships no installed qemu-plugin.h in Debian: the API is declared
+ * in collector/qemu/qemu_plugin_api.h (plugin API version 1).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -38,69 +37,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- QEMU 7.2 plugin API (the part used here) ---- */
-#define QEMU_PLUGIN_EXPORT __attribute__((visibility("default")))
-#define QEMU_PLUGIN_VERSION 1
-
-typedef uint64_t qemu_plugin_id_t;
-
-typedef struct qemu_info_t {
-	const char *target_name;
-	struct {
-		int min;
-		int cur;
-	} version;
-	bool system_emulation;
-	/* a union with system-mode fields follows; not used */
-} qemu_info_t;
-
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-
-enum qemu_plugin_cb_flags {
-	QEMU_PLUGIN_CB_NO_REGS,
-	QEMU_PLUGIN_CB_R_REGS,
-	QEMU_PLUGIN_CB_RW_REGS,
-};
-
-typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
-					       struct qemu_plugin_tb *tb);
-typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index,
-					    void *userdata);
-typedef void (*qemu_plugin_vcpu_simple_cb_t)(qemu_plugin_id_t id,
-					     unsigned int vcpu_index);
-typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
-typedef void (*qemu_plugin_vcpu_syscall_cb_t)(
-	qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num, uint64_t a1,
-	uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
-	uint64_t a7, uint64_t a8);
-typedef void (*qemu_plugin_vcpu_syscall_ret_cb_t)(qemu_plugin_id_t id,
-						  unsigned int vcpu_idx,
-						  int64_t num, int64_t ret);
-
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
-					   qemu_plugin_vcpu_tb_trans_cb_t cb);
-void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
-					  qemu_plugin_vcpu_udata_cb_t cb,
-					  enum qemu_plugin_cb_flags flags,
-					  void *userdata);
-void qemu_plugin_register_vcpu_init_cb(qemu_plugin_id_t id,
-				       qemu_plugin_vcpu_simple_cb_t cb);
-void qemu_plugin_register_vcpu_exit_cb(qemu_plugin_id_t id,
-				       qemu_plugin_vcpu_simple_cb_t cb);
-void qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id,
-					  qemu_plugin_vcpu_syscall_cb_t cb);
-void qemu_plugin_register_vcpu_syscall_ret_cb(
-	qemu_plugin_id_t id, qemu_plugin_vcpu_syscall_ret_cb_t cb);
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
-				    qemu_plugin_udata_cb_t cb, void *userdata);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
-						 size_t idx);
-const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
-size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
-uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+/* ---- QEMU 7.2 plugin API: the declarations the QEMU trace unit uses ---- */
+#include "qemu_plugin_api.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
