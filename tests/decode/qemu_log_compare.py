@@ -7,8 +7,8 @@ The QEMU unit's recording ran under `qemu-x86_64 -d in_asm,exec,nochain`,
 so QEMU itself logged, independently of hwt's plugin, encoder and decoder,
 each block it translated ("IN:" and the block's instructions) and each
 block it ran ("Trace N: ... [cs_base/PC/flags/cflags]"; nochain makes every
-run go through the logged path). Expanding each run into the instructions
-of the block last translated at its PC gives a count per instruction.
+run go through the logged path). Each run of a block counts once for every
+instruction hwt decoded in the block's byte range.
 
 INSNS is `profile_tool insns PROFILE` (ELF virtual addresses per image),
 MAPS is `profile_tool maps BUNDLE` (the run-time layout), which turns QEMU's
@@ -22,21 +22,27 @@ count the larger). Exits 1 on a mismatch, or when fewer than N instructions
 import os
 import re
 import sys
+from bisect import bisect_left
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from callgrind_compare import read_insns, read_maps  # noqa: E402
 
 TRACE = re.compile(r'^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/')
-# "0xADDR:  BYTES  MNEMONIC ...": an instruction longer than 8 bytes goes on
-# with a line of its further bytes alone, which starts no instruction.
-INSN = re.compile(r'^0x([0-9a-f]+):\s+(?:[0-9a-f]{2} )*[0-9a-f]{2}(\s+\S.*)?$')
+# "0xADDR:  BYTES  MNEMONIC ...", and for an instruction longer than 8 bytes
+# a line "0xADDR:  BYTES" of its further bytes.
+LINE = re.compile(r'^0x([0-9a-f]+):\s+((?:[0-9a-f]{2} )*[0-9a-f]{2})')
 
 
 def read_qemu_log(path):
-    """Instruction address -> times QEMU ran it."""
-    blocks = {}
-    counts = defaultdict(int)
+    """Byte ranges [start, end) of the blocks QEMU ran -> times it ran each.
+
+    Ranges, not QEMU's instruction list: its disassembler (capstone 4) does
+    not know every instruction (rdssp, a CET hint, comes out as several), so
+    instructions are taken from hwt's decode and counted by the range that
+    holds them."""
+    ranges = {}
+    runs = defaultdict(int)
     current = None
     with open(path, errors='replace') as f:
         for line in f:
@@ -44,22 +50,18 @@ def read_qemu_log(path):
                 current = []
                 continue
             if current is not None:
-                m = INSN.match(line.rstrip('\n'))
+                m = LINE.match(line)
                 if m:
-                    if m.group(2):
-                        current.append(int(m.group(1), 16))
+                    current.append((int(m.group(1), 16), len(m.group(2).split())))
                     continue
                 if current:
-                    blocks[current[0]] = current
+                    ranges[current[0][0]] = (current[0][0], current[-1][0] + current[-1][1])
                 current = None
             m = TRACE.match(line)
             if m:
                 pc = int(m.group(1), 16)
-                for addr in blocks.get(pc, ()):
-                    counts[addr] += 1
-                if pc not in blocks:
-                    counts[('unknown', pc)] += 1
-    return counts
+                runs[ranges.get(pc, (pc, None))] += 1
+    return runs
 
 
 def main(argv):
@@ -77,17 +79,27 @@ def main(argv):
         sys.exit(__doc__)
     images, errors = read_insns(args[0])
     maps = read_maps(args[1])
-    raw = read_qemu_log(args[2])
+    runs = read_qemu_log(args[2])
 
-    unknown = [k for k in raw if isinstance(k, tuple)]
+    unknown = [r for r in runs if r[1] is None]
     if unknown:
         print('FAIL: QEMU ran %d block(s) it never logged a translation of' % len(unknown))
         return 1
-    qemu = defaultdict(dict)
-    for addr, n in raw.items():
-        for start, end, vaddr, name in reversed(maps):
-            if start <= addr < end:
-                qemu[name][vaddr + addr - start] = n
+    # Each run of a block counts once for every instruction hwt decoded in its
+    # range; a block that starts where hwt has no instruction is a difference.
+    # An image mapped twice (dlopen, dlclose, dlopen) adds both up.
+    starts = {name: sorted(insns) for name, insns in images.items()}
+    qemu = defaultdict(lambda: defaultdict(int))
+    for (start, end), n in runs.items():
+        for lo, hi, vaddr, name in reversed(maps):
+            if lo <= start < hi:
+                first, last = vaddr + start - lo, vaddr + end - lo
+                if first not in images.get(name, {}):
+                    qemu[name][first] += n
+                for addr in starts.get(name, [])[bisect_left(starts.get(name, []), first):]:
+                    if addr >= last:
+                        break
+                    qemu[name][addr] += n
                 break
 
     failed = False
