@@ -10,6 +10,7 @@
  * as a user-mode-only hardware unit would.
  */
 #include "tool.h"
+#include "sw_stream.h"
 #include "x86_insn.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -30,20 +31,15 @@ struct block_entry {
 
 struct hwt_vg_thread {
 	Bool open;               /* stream file exists */
-	Bool enabled;            /* PacketEn: guest code runs traced */
 	HChar stream_name[64];   /* streams/<image>-<tid>.pt */
 	HChar blocks_name[64];   /* blocks/<image>-<tid>.blk */
 	Int os_tid;
 	UChar *buf;              /* hwt_vg_opts.buffer_size bytes */
-	struct hwt_pt_encoder enc;
-	ULong time;              /* last sideband clock value written as TSC */
-	ULong psb_due;           /* bytes_out + enc.pos at which the next PSB+ is due */
-	ULong bytes_out;         /* bytes already written to the stream file */
+	struct hwt_sw_stream st; /* the packets, PacketEn, TSC, PSB+, OVF */
 	Addr next_ip;            /* where the thread goes next (last exit's target) */
 	Addr last_insn;          /* last instruction logged (REP iterations) */
 	UInt nblocks;
 	struct block_entry *blocks;
-	Bool lost;               /* writes failed: the stream carries OVF next */
 };
 
 static struct hwt_vg_thread *threads;
@@ -78,27 +74,22 @@ static void drain_blocks(struct hwt_vg_thread *t)
 }
 
 /* Writes the buffered packets; a failed write is recorded and marked by OVF. */
-static void drain(struct hwt_vg_thread *t)
+static void drain(struct hwt_sw_stream *st)
 {
-	SizeT n = t->enc.pos;
+	struct hwt_vg_thread *t =
+		(struct hwt_vg_thread *)((HChar *)st - offsetof(struct hwt_vg_thread, st));
+	SizeT n = st->enc.pos;
 
-	if (n == 0)
-		return;
 	if (hwt_vg_file_append("streams", t->stream_name, t->buf, n)) {
-		t->bytes_out += n;
+		hwt_sw_stream_written(st, n);
 		total_bytes += n;
-	} else if (!t->lost) {
-		t->lost = True;
+		return;
+	}
+	if (!st->lost) {
+		st->lost = 1;
 		hwt_vg_process_lost(HWT_LOST_TRACE_WRITE, 0, n);
 	}
-	hwt_pt_encoder_reset_buffer(&t->enc);
-}
-
-/* Makes sure one more encoder call fits. */
-static inline void reserve(struct hwt_vg_thread *t)
-{
-	if (UNLIKELY(hwt_pt_encoder_space(&t->enc) < HWT_PT_MAX_WRITE))
-		drain(t);
+	hwt_pt_encoder_reset_buffer(&st->enc);
 }
 
 static void open_stream(struct hwt_vg_thread *t)
@@ -106,7 +97,6 @@ static void open_stream(struct hwt_vg_thread *t)
 	t->os_tid = VG_(gettid)();
 	if (!t->buf)
 		t->buf = VG_(malloc)("hwt.thread.buf", hwt_vg_opts.buffer_size);
-	hwt_pt_encoder_init(&t->enc, t->buf, hwt_vg_opts.buffer_size);
 	VG_(sprintf)(t->stream_name, "%s-%d.pt", hwt_vg_process_name(), t->os_tid);
 	/* A failure here shows as failed appends: LOST records and OVF. */
 	hwt_vg_file_create("streams", t->stream_name, False);
@@ -118,14 +108,9 @@ static void open_stream(struct hwt_vg_thread *t)
 						BLOCK_LOG_ENTRIES * sizeof(*t->blocks));
 	}
 	t->open = True;
-	t->enabled = False;
-	t->bytes_out = 0;
-	t->time = hwt_vg_process_clock;
-	t->lost = False;
 	t->last_insn = 0;
-	/* A stream starts with PSB+ so that a decoder can synchronise. */
-	hwt_pt_psb_plus(&t->enc, 0, 0, 1, t->time);
-	t->psb_due = hwt_vg_opts.psb_period;
+	hwt_sw_stream_start(&t->st, t->buf, hwt_vg_opts.buffer_size, hwt_vg_process_clock,
+			    hwt_vg_opts.psb_period, drain);
 }
 
 static void log_block(struct hwt_vg_thread *t, Addr start, UInt insns, UInt flags)
@@ -143,52 +128,14 @@ static void log_block(struct hwt_vg_thread *t, Addr start, UInt insns, UInt flag
 /* Packets that must precede anything else this thread writes now. */
 static inline void sync_state(struct hwt_vg_thread *t)
 {
-	if (UNLIKELY(t->time != hwt_vg_process_clock)) {
-		/* The sideband moved on (mmap, munmap...): place this thread in time,
-		   after the branches that came before. */
-		reserve(t);
-		hwt_pt_flush_tnt(&t->enc);
-		reserve(t);
-		t->time = hwt_vg_process_clock;
-		hwt_pt_tsc(&t->enc, t->time);
-	}
-	if (UNLIKELY(t->lost)) {
-		/* Bytes were dropped: OVF, then where the thread is (SDM: FUP when enabled). */
-		reserve(t);
-		hwt_pt_ovf(&t->enc);
-		if (t->enabled) {
-			reserve(t);
-			hwt_pt_fup(&t->enc, t->next_ip);
-		}
-		t->lost = False;
-	}
-}
-
-/* A PSB+ every psb_period bytes, so that a decoder can start anywhere; ip is where the thread is. */
-static inline void psb_if_due(struct hwt_vg_thread *t, Addr ip)
-{
-	if (UNLIKELY(t->bytes_out + t->enc.pos >= t->psb_due)) {
-		reserve(t);
-		hwt_pt_psb_plus(&t->enc, t->enabled, ip, 1, t->time);
-		t->psb_due = t->bytes_out + t->enc.pos + hwt_vg_opts.psb_period;
-	}
+	hwt_sw_stream_sync(&t->st, hwt_vg_process_clock, t->next_ip);
 }
 
 static void enable(struct hwt_vg_thread *t, Addr ip)
 {
 	if (!t->open)
 		open_stream(t);
-	sync_state(t);
-	reserve(t);
-	hwt_pt_tip_pge(&t->enc, ip);
-	t->enabled = True;
-}
-
-static void disable(struct hwt_vg_thread *t)
-{
-	reserve(t);
-	hwt_pt_tip_pgd(&t->enc, 0, 1);
-	t->enabled = False;
+	hwt_sw_stream_enable(&t->st, ip, hwt_vg_process_clock);
 }
 
 /* The packets for one executed block, left by exit for target. */
@@ -199,35 +146,22 @@ static inline void exit_taken(struct hwt_vg_thread *t, const struct hwt_vg_exit 
 
 	if (UNLIKELY(exit->ninsns == 0))
 		return; /* a self-check exit before the first instruction: nothing ran */
-	if (UNLIKELY(!t->enabled))
+	if (UNLIKELY(!t->st.enabled))
 		enable(t, exit->start);
 	else
 		sync_state(t);
 
 	for (i = 0; i < exit->prefix_count; i++) {
-		reserve(t);
-		hwt_pt_tnt(&t->enc, (exit->prefix_bits >> i) & 1);
+		hwt_sw_stream_reserve(&t->st);
+		hwt_pt_tnt(&t->st.enc, (exit->prefix_bits >> i) & 1);
 	}
 
-	reserve(t);
-	switch (exit->branch) {
-	case HWT_X86_COND:
-		hwt_pt_tnt(&t->enc, target != exit->fallthrough);
-		break;
-	case HWT_X86_JUMP_INDIRECT:
-	case HWT_X86_CALL_INDIRECT:
-	case HWT_X86_RETURN:
-		hwt_pt_tip(&t->enc, target);
-		break;
-	case HWT_X86_FAR:
-		if (exit->leaves_user)
-			disable(t);
-		break;
-	default:
-		break;
-	}
+	if (exit->branch == HWT_X86_FAR && exit->leaves_user)
+		hwt_sw_stream_disable(&t->st);
+	else
+		hwt_sw_stream_branch(&t->st, exit->branch, target, exit->fallthrough);
 
-	psb_if_due(t, target);
+	hwt_sw_stream_psb_if_due(&t->st, target);
 
 	t->next_ip = target;
 }
@@ -256,18 +190,18 @@ static void exit_filtered(struct hwt_vg_thread *t, const struct hwt_vg_exit *exi
 		exit_taken(t, exit, target);
 		return;
 	}
-	if (!t->enabled)
+	if (!t->st.enabled)
 		enable(t, exit->start);
 	else
 		sync_state(t);
 	for (i = 0; i < exit->prefix_count; i++) {
-		reserve(t);
-		hwt_pt_tnt(&t->enc, (exit->prefix_bits >> i) & 1);
+		hwt_sw_stream_reserve(&t->st);
+		hwt_pt_tnt(&t->st.enc, (exit->prefix_bits >> i) & 1);
 	}
-	reserve(t);
-	hwt_pt_tip_pgd(&t->enc, target, 0);
-	t->enabled = False;
-	psb_if_due(t, target);
+	hwt_sw_stream_reserve(&t->st);
+	hwt_pt_tip_pgd(&t->st.enc, target, 0);
+	t->st.enabled = 0;
+	hwt_sw_stream_psb_if_due(&t->st, target);
 	t->next_ip = target;
 }
 
@@ -280,7 +214,7 @@ static const struct hwt_vg_log_entry *encode_fast(struct hwt_vg_thread *t,
 						  const struct hwt_vg_log_entry *e,
 						  const struct hwt_vg_log_entry *end)
 {
-	struct hwt_pt_encoder *enc = &t->enc;
+	struct hwt_pt_encoder *enc = &t->st.enc;
 
 	for (; e < end; e++) {
 		const struct hwt_vg_exit *exit = e->exit;
@@ -297,7 +231,7 @@ static const struct hwt_vg_log_entry *encode_fast(struct hwt_vg_thread *t,
 		case HWT_X86_CALL_INDIRECT:
 		case HWT_X86_RETURN:
 			if (UNLIKELY(hwt_pt_encoder_space(enc) < HWT_PT_MAX_WRITE ||
-				     t->bytes_out + enc->pos >= t->psb_due))
+				     t->st.bytes_out + enc->pos >= t->st.psb_due))
 				return e;
 			hwt_pt_tip(enc, e->target);
 			break;
@@ -345,7 +279,7 @@ void hwt_vg_thread_flush_log(void)
 		return;
 	}
 	while (e < end) {
-		if (t->enabled && !t->lost && t->time == hwt_vg_process_clock) {
+		if (t->st.enabled && !t->st.lost && t->st.time == hwt_vg_process_clock) {
 			stop = encode_fast(t, e, end);
 			if (stop != e)
 				t->next_ip = stop[-1].target;
@@ -379,7 +313,7 @@ void hwt_vg_thread_interrupt(ThreadId tid, Addr ip)
 	struct hwt_vg_thread *t = &threads[tid];
 
 	hwt_vg_thread_flush_log();
-	if (!t->enabled)
+	if (!t->st.enabled)
 		return; /* already out of user mode (a system call): nothing to mark */
 	/* A fault in the middle of a block: the instructions before ip ran. */
 	if (t->blocks && ip != t->next_ip) {
@@ -388,10 +322,7 @@ void hwt_vg_thread_interrupt(ThreadId tid, Addr ip)
 		if (n)
 			log_block(t, t->next_ip, n, 0);
 	}
-	sync_state(t);
-	reserve(t);
-	hwt_pt_fup(&t->enc, ip);
-	disable(t);
+	hwt_sw_stream_interrupt(&t->st, ip, hwt_vg_process_clock);
 }
 
 void hwt_vg_thread_interrupt_all(void)
@@ -399,7 +330,7 @@ void hwt_vg_thread_interrupt_all(void)
 	UInt i;
 
 	for (i = 1; i < VG_N_THREADS; i++)
-		if (threads[i].enabled)
+		if (threads[i].st.enabled)
 			hwt_vg_thread_interrupt(i, VG_(get_IP)(i));
 }
 
@@ -410,7 +341,8 @@ void hwt_vg_thread_drain_all(void)
 	hwt_vg_thread_flush_log();
 	for (i = 0; i < VG_N_THREADS; i++) {
 		if (threads[i].open) {
-			drain(&threads[i]);
+			if (threads[i].st.enc.pos)
+				drain(&threads[i].st);
 			drain_blocks(&threads[i]);
 		}
 	}
@@ -423,11 +355,10 @@ void hwt_vg_thread_finish(ThreadId tid)
 	hwt_vg_thread_flush_log();
 	if (!t->open)
 		return;
-	reserve(t);
-	hwt_pt_flush_tnt(&t->enc);
-	drain(t);
+	hwt_sw_stream_flush(&t->st);
 	drain_blocks(t);
-	t->open = t->enabled = False;
+	t->open = False;
+	t->st.enabled = 0;
 }
 
 void hwt_vg_thread_finish_all(void)
@@ -446,7 +377,8 @@ void hwt_vg_thread_forget_all(void)
 	for (i = 0; i < VG_N_THREADS; i++) {
 		struct hwt_vg_thread *t = &threads[i];
 
-		t->open = t->enabled = False;
+		t->open = False;
+		t->st.enabled = 0;
 		t->nblocks = 0;
 	}
 	total_bytes = 0;
