@@ -153,12 +153,13 @@ static void syscall_entry(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, u
 			  uint64_t a7, uint64_t a8)
 {
 	(void)id;
+	(void)vcpu;
 	(void)a5;
 	(void)a6;
 	(void)a7;
 	(void)a8;
 	/* Tracing stops at the system call, after the blocks that led to it. */
-	hwt_qemu_vcpu_syscall(vcpu, num == SYS_rt_sigreturn);
+	hwt_qemu_vcpu_syscall(num == SYS_rt_sigreturn);
 	switch (num) {
 	case SYS_rt_sigaction:
 		/* struct sigaction as the kernel takes it: the handler comes first. */
@@ -255,7 +256,9 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
 	struct hwt_record_thread rec;
 
 	(void)id;
-	hwt_qemu_vcpu_finish(vcpu);
+	(void)vcpu;
+	/* QEMU runs this in the exiting thread. */
+	hwt_qemu_vcpu_finish_self();
 	memset(&rec, 0, sizeof(rec));
 	hwt_qemu_process_record(&rec.hdr, HWT_RECORD_THREAD_EXIT, sizeof(rec));
 }

@@ -76,17 +76,18 @@ struct hwt_qemu_block {
 	uint8_t rep;          /* insn is a REP string instruction */
 };
 
-/* Translated code's callback: block ran on vcpu. */
+/* Translated code's callback: block ran on the calling thread (the vCPU index
+   is not used: QEMU reuses one before its exit callback has run). */
 void hwt_qemu_vcpu_block(unsigned vcpu, void *block);
 /* The calling thread's vcpu turns its logged blocks into packets (before a record). */
 void hwt_qemu_vcpu_flush_self(void);
-/* System call entry and return on vcpu (after the blocks that led there). */
-void hwt_qemu_vcpu_syscall(unsigned vcpu, bool sigreturn);
+/* The calling thread enters a system call (after the blocks that led there). */
+void hwt_qemu_vcpu_syscall(bool sigreturn);
 /* Signal handler addresses (rt_sigaction): entering one after an indirect branch
    is a signal delivery, not the branch. */
 void hwt_qemu_vcpu_add_handler(uint64_t handler);
-/* The thread is gone: finish its stream. */
-void hwt_qemu_vcpu_finish(unsigned vcpu);
+/* The calling thread is gone: finish its stream. */
+void hwt_qemu_vcpu_finish_self(void);
 /* The process ends (QEMU stopped the other threads): finish every stream. */
 void hwt_qemu_vcpu_finish_all(void);
 /* The process dies of a signal: the calling thread stops in its last block,

@@ -24,12 +24,13 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "pt_encoder.h"
+#include "sw_stream.h"
 #include "unit.h"
 #include "x86_insn.h"
 
@@ -50,9 +51,8 @@ struct block_entry {
 struct vcpu {
 	const struct hwt_qemu_block *log[LOG_ENTRIES];
 	unsigned nlog;
+	bool used;               /* a live thread's (else free for the next one) */
 	bool open;               /* stream file exists */
-	bool enabled;            /* PacketEn */
-	bool lost;               /* writes failed: OVF next */
 	bool sigreturn;          /* the last system call was rt_sigreturn */
 	const struct hwt_qemu_block *syscall; /* block whose system call disabled tracing */
 	int tid;
@@ -60,20 +60,26 @@ struct vcpu {
 	char blocks_name[64];
 	const struct hwt_qemu_block *prev; /* the last block encoded, while enabled */
 	uint64_t last_rep;       /* REP instruction of the last logged block */
-	uint64_t time;           /* sideband clock last written as TSC */
-	uint64_t psb_due, bytes_out;
 	/* Branches interrupted by a signal, replayed at rt_sigreturn (innermost last). */
 	const struct hwt_qemu_block *pending[MAX_PENDING];
 	unsigned npending;
-	struct hwt_pt_encoder enc;
+	struct hwt_sw_stream st;
 	uint8_t buf[BUFFER_SIZE];
 	struct block_entry *blocks;
 	unsigned nblocks;
 };
 
-static struct vcpu *vcpus[MAX_VCPUS];
+/*
+ * State per host thread, not per vCPU index: QEMU gives a new thread the
+ * index of one that is still on its way out (its exit callback has not run
+ * yet). A thread finds its own through self; all[] holds every one made,
+ * free ones reused by new threads.
+ */
+static struct vcpu *all[MAX_VCPUS];
+static unsigned nall;
+static bool all_full;  /* a thread found no state: said once */
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
-static __thread struct vcpu *self;
+static __thread struct vcpu *self __attribute__((tls_model("initial-exec")));
 static uint64_t handlers[MAX_HANDLERS];
 static unsigned nhandlers;
 
@@ -111,32 +117,25 @@ static void drain_blocks(struct vcpu *v)
 }
 
 /* Writes the buffered packets; a failed write is recorded and marked by OVF. */
-static void drain(struct vcpu *v)
+static void drain(struct hwt_sw_stream *st)
 {
-	size_t n = v->enc.pos;
+	struct vcpu *v = (struct vcpu *)((char *)st - offsetof(struct vcpu, st));
+	size_t n = st->enc.pos;
 
-	if (n == 0)
+	if (hwt_qemu_file_append("streams", v->stream_name, v->buf, n)) {
+		hwt_sw_stream_written(st, n);
 		return;
-	if (hwt_qemu_file_append("streams", v->stream_name, v->buf, n))
-		v->bytes_out += n;
-	else if (!v->lost) {
-		v->lost = true;
+	}
+	if (!st->lost) {
+		st->lost = 1;
 		hwt_qemu_process_lost(HWT_LOST_TRACE_WRITE, 0, n);
 	}
-	hwt_pt_encoder_reset_buffer(&v->enc);
-}
-
-/* Makes sure one more encoder call fits. */
-static inline void reserve(struct vcpu *v)
-{
-	if (__builtin_expect(hwt_pt_encoder_space(&v->enc) < HWT_PT_MAX_WRITE, 0))
-		drain(v);
+	hwt_pt_encoder_reset_buffer(&st->enc);
 }
 
 static void open_stream(struct vcpu *v)
 {
 	v->tid = gettid();
-	hwt_pt_encoder_init(&v->enc, v->buf, sizeof(v->buf));
 	snprintf(v->stream_name, sizeof(v->stream_name), "%s-%d.pt", hwt_qemu_process_name(),
 		 v->tid);
 	/* A failure here shows as failed appends: LOST records and OVF. */
@@ -149,84 +148,69 @@ static void open_stream(struct vcpu *v)
 			v->blocks = malloc(BLOCK_LOG_ENTRIES * sizeof(*v->blocks));
 	}
 	v->open = true;
-	v->enabled = false;
 	v->prev = v->syscall = NULL;
 	v->npending = 0;
-	v->bytes_out = 0;
-	v->lost = false;
 	v->last_rep = 0;
-	v->time = hwt_qemu_process_clock();
-	/* A stream starts with PSB+ so that a decoder can synchronise. */
-	hwt_pt_psb_plus(&v->enc, 0, 0, 1, v->time);
-	v->psb_due = (uint64_t)hwt_qemu_opts.psb_period;
+	hwt_sw_stream_start(&v->st, v->buf, sizeof(v->buf), hwt_qemu_process_clock(),
+			    (uint64_t)hwt_qemu_opts.psb_period, drain);
 }
 
-static struct vcpu *get(unsigned index)
+/* The calling thread's state, made (or reused) at its first block. */
+static struct vcpu *mine(void)
 {
-	struct vcpu *v;
+	struct vcpu *v = self;
+	unsigned i;
 
-	if (index >= MAX_VCPUS)
-		return NULL;
-	v = __atomic_load_n(&vcpus[index], __ATOMIC_ACQUIRE);
-	if (!v) {
-		pthread_mutex_lock(&alloc_lock);
-		v = vcpus[index];
-		if (!v && (v = calloc(1, sizeof(*v))) != NULL)
-			__atomic_store_n(&vcpus[index], v, __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&alloc_lock);
+	if (__builtin_expect(v != NULL, 1))
+		return v;
+	pthread_mutex_lock(&alloc_lock);
+	for (i = 0; i < nall && all[i]->used; i++)
+		;
+	if (i < nall) {
+		v = all[i];
+		memset(v, 0, offsetof(struct vcpu, blocks));
+		v->nblocks = 0;
+	} else if (nall < MAX_VCPUS && (v = calloc(1, sizeof(*v))) != NULL) {
+		all[nall++] = v;
 	}
-	return v;
+	if (v)
+		v->used = true;
+	pthread_mutex_unlock(&alloc_lock);
+	if (!v && !all_full) {
+		all_full = true;
+		hwt_qemu_process_lost(HWT_LOST_TRACE_WRITE, 0, 0);
+	}
+	return self = v;
 }
 
-/* Packets that must precede anything else this thread writes now. */
-static inline void sync_state(struct vcpu *v)
+/* Where the thread is: its last block's start (FUP after OVF). */
+static inline uint64_t here(const struct vcpu *v)
 {
-	uint64_t now = hwt_qemu_process_clock();
-
-	if (__builtin_expect(v->time != now, 0)) {
-		/* The sideband moved on: place this thread in time, after what came before. */
-		reserve(v);
-		hwt_pt_flush_tnt(&v->enc);
-		reserve(v);
-		v->time = now;
-		hwt_pt_tsc(&v->enc, now);
-	}
-	if (__builtin_expect(v->lost, 0)) {
-		reserve(v);
-		hwt_pt_ovf(&v->enc);
-		v->lost = false;
-		if (v->enabled) {
-			/* SDM: after OVF, FUP says where the thread is. */
-			reserve(v);
-			hwt_pt_fup(&v->enc, v->prev ? v->prev->start : 0);
-		}
-	}
+	return v->prev ? v->prev->start : 0;
 }
 
 static void enable(struct vcpu *v, uint64_t ip)
 {
-	sync_state(v);
-	reserve(v);
-	hwt_pt_tip_pge(&v->enc, ip);
-	v->enabled = true;
+	hwt_sw_stream_enable(&v->st, ip, hwt_qemu_process_clock());
 }
 
 static void disable(struct vcpu *v)
 {
-	reserve(v);
-	hwt_pt_tip_pgd(&v->enc, 0, 1);
-	v->enabled = false;
+	hwt_sw_stream_disable(&v->st);
 	v->prev = NULL;
 }
 
-/* A PSB+ every psb_period bytes, so that a decoder can start anywhere; ip is where the thread is. */
-static inline void psb_if_due(struct vcpu *v, uint64_t ip)
+/* An asynchronous event at ip: FUP, TIP.PGD. */
+static void interrupt(struct vcpu *v, uint64_t ip)
 {
-	if (__builtin_expect(v->bytes_out + v->enc.pos >= v->psb_due, 0)) {
-		reserve(v);
-		hwt_pt_psb_plus(&v->enc, v->enabled, ip, 1, v->time);
-		v->psb_due = v->bytes_out + v->enc.pos + (uint64_t)hwt_qemu_opts.psb_period;
-	}
+	hwt_sw_stream_interrupt(&v->st, ip, hwt_qemu_process_clock());
+	v->prev = NULL;
+}
+
+/* The packets of b's last instruction, which went to next (leads_to holds). */
+static inline void branch(struct vcpu *v, const struct hwt_qemu_block *b, uint64_t next)
+{
+	hwt_sw_stream_branch(&v->st, b->branch, next, b->fallthrough);
 }
 
 /* Can the last instruction of b lead to next? */
@@ -246,24 +230,6 @@ static bool leads_to(const struct hwt_qemu_block *b, uint64_t next)
 		return false;
 	default:
 		return next == b->fallthrough || (b->rep && next == b->insn);
-	}
-}
-
-/* The packets of b's last instruction, which went to next (leads_to holds). */
-static inline void branch(struct vcpu *v, const struct hwt_qemu_block *b, uint64_t next)
-{
-	reserve(v);
-	switch (b->branch) {
-	case HWT_X86_COND:
-		hwt_pt_tnt(&v->enc, next != b->fallthrough);
-		break;
-	case HWT_X86_JUMP_INDIRECT:
-	case HWT_X86_CALL_INDIRECT:
-	case HWT_X86_RETURN:
-		hwt_pt_tip(&v->enc, next);
-		break;
-	default:
-		break;
 	}
 }
 
@@ -294,10 +260,7 @@ static void interrupted(struct vcpu *v, const struct hwt_qemu_block *b)
 			v->pending[v->npending++] = b;
 		break;
 	}
-	sync_state(v);
-	reserve(v);
-	hwt_pt_fup(&v->enc, ip);
-	disable(v);
+	interrupt(v, ip);
 }
 
 /*
@@ -361,10 +324,10 @@ static void encode(struct vcpu *v)
 
 		if (__builtin_expect(hwt_qemu_opts.debug_blocks, 0))
 			log_block(v, b);
-		if (__builtin_expect(!v->enabled, 0)) {
+		if (__builtin_expect(!v->st.enabled, 0)) {
 			resume(v, b->start);
 		} else {
-			sync_state(v);
+			hwt_sw_stream_sync(&v->st, hwt_qemu_process_clock(), here(v));
 			if (__builtin_expect(!leads_to(prev, b->start), 0)) {
 				interrupted(v, prev);
 				resume(v, b->start);
@@ -373,20 +336,17 @@ static void encode(struct vcpu *v)
 			}
 		}
 		v->prev = b;
-		psb_if_due(v, b->start);
+		hwt_sw_stream_psb_if_due(&v->st, b->start);
 	}
 }
 
 void hwt_qemu_vcpu_block(unsigned index, void *block)
 {
-	struct vcpu *v = index < MAX_VCPUS ? vcpus[index] : NULL;
+	struct vcpu *v = mine();
 
-	if (__builtin_expect(v == NULL, 0)) {
-		v = get(index);
-		if (!v)
-			return;
-	}
-	self = v;
+	(void)index;
+	if (__builtin_expect(v == NULL, 0))
+		return;
 	v->log[v->nlog++] = block;
 	if (__builtin_expect(v->nlog == LOG_ENTRIES, 0))
 		encode(v);
@@ -398,16 +358,15 @@ void hwt_qemu_vcpu_flush_self(void)
 		encode(self);
 }
 
-void hwt_qemu_vcpu_syscall(unsigned index, bool sigreturn)
+void hwt_qemu_vcpu_syscall(bool sigreturn)
 {
-	struct vcpu *v = get(index);
+	struct vcpu *v = mine();
 
 	if (!v)
 		return;
-	self = v;
 	encode(v);
 	v->syscall = v->prev;
-	if (v->enabled)
+	if (v->st.enabled)
 		disable(v);
 	v->sigreturn = sigreturn;
 }
@@ -417,29 +376,37 @@ static void finish(struct vcpu *v)
 	encode(v);
 	if (!v->open)
 		return;
-	reserve(v);
-	hwt_pt_flush_tnt(&v->enc);
-	drain(v);
+	hwt_sw_stream_flush(&v->st);
 	drain_blocks(v);
-	v->open = v->enabled = false;
+	v->open = false;
+	v->st.enabled = 0;
 }
 
-void hwt_qemu_vcpu_finish(unsigned index)
+void hwt_qemu_vcpu_finish_self(void)
 {
-	struct vcpu *v = get(index);
+	struct vcpu *v = self;
 
-	if (v)
-		finish(v);
+	if (!v)
+		return;
+	finish(v);
+	self = NULL;
+	pthread_mutex_lock(&alloc_lock);
+	v->used = false;
+	pthread_mutex_unlock(&alloc_lock);
 }
 
 void hwt_qemu_vcpu_finish_all(void)
 {
-	for (unsigned i = 0; i < MAX_VCPUS; i++)
-		if (vcpus[i]) {
-			self = vcpus[i];
-			finish(vcpus[i]);
+	struct vcpu *mine_was = self;
+
+	/* QEMU has stopped the other threads: their state can be finished here
+	   (finish() runs as the thread whose state it is, for the records). */
+	for (unsigned i = 0; i < nall; i++)
+		if (all[i]->used) {
+			self = all[i];
+			finish(all[i]);
 		}
-	self = NULL;
+	self = mine_was;
 }
 
 void hwt_qemu_vcpu_die(void)
@@ -448,15 +415,12 @@ void hwt_qemu_vcpu_die(void)
 
 	if (v) {
 		encode(v);
-		if (v->enabled && v->prev) {
+		if (v->st.enabled && v->prev) {
 			/* Where in its last block the thread died is not known: none
 			   of that block is claimed (the block log drops it too). */
-			sync_state(v);
-			reserve(v);
-			hwt_pt_fup(&v->enc, v->prev->start);
 			if (v->nblocks && v->blocks[v->nblocks - 1].start == v->prev->start)
 				v->nblocks--;
-			disable(v);
+			interrupt(v, v->prev->start);
 		}
 	}
 	hwt_qemu_vcpu_finish_all();
@@ -468,9 +432,7 @@ void hwt_qemu_vcpu_drain_self(void)
 		return;
 	encode(self);
 	if (self->open) {
-		reserve(self);
-		hwt_pt_flush_tnt(&self->enc);
-		drain(self);
+		hwt_sw_stream_flush(&self->st);
 		drain_blocks(self);
 	}
 }
@@ -479,22 +441,24 @@ unsigned hwt_qemu_vcpu_others_busy(void)
 {
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < MAX_VCPUS; i++)
-		if (vcpus[i] && vcpus[i] != self && vcpus[i]->open)
+	for (unsigned i = 0; i < nall; i++)
+		if (all[i]->used && all[i] != self && all[i]->open)
 			n++;
 	return n;
 }
 
 void hwt_qemu_vcpu_forget_all(void)
 {
-	for (unsigned i = 0; i < MAX_VCPUS; i++) {
-		struct vcpu *v = vcpus[i];
+	/* The child's only thread is the caller: the others' state is free. */
+	pthread_mutex_init(&alloc_lock, NULL);
+	for (unsigned i = 0; i < nall; i++) {
+		struct vcpu *v = all[i];
 
-		if (!v)
-			continue;
+		v->used = v == self;
 		v->nlog = 0;
 		v->nblocks = 0;
-		v->open = v->enabled = false;
+		v->open = false;
+		v->st.enabled = 0;
 		v->prev = v->syscall = NULL;
 		v->npending = 0;
 		v->sigreturn = false;
