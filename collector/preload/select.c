@@ -18,6 +18,7 @@
 
 #include "hwt_select_rule.h"
 #include "needed.h"
+#include "elf_note.h"
 #include "select.h"
 
 void hwt_select_config_from_env(struct hwt_select_config *cfg)
@@ -74,7 +75,9 @@ static int has_build_id_debug_file(int fd, const Elf64_Ehdr *eh)
 	for (unsigned i = 0; i < eh->e_phnum && i < 64; i++) {
 		Elf64_Phdr ph;
 		unsigned char notes[512];
-		size_t pos = 0, len;
+		const uint8_t *id;
+		uint32_t id_size;
+		size_t len;
 
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh->e_phoff + i * sizeof(ph))) !=
 			    (ssize_t)sizeof(ph) || ph.p_type != PT_NOTE)
@@ -82,28 +85,15 @@ static int has_build_id_debug_file(int fd, const Elf64_Ehdr *eh)
 		len = ph.p_filesz < sizeof(notes) ? ph.p_filesz : sizeof(notes);
 		if (pread(fd, notes, len, (off_t)ph.p_offset) != (ssize_t)len)
 			continue;
-		while (pos + 12 <= len) {
-			Elf64_Nhdr nh;
-			size_t name_at = pos + 12, desc_at;
+		id_size = hwt_elf_note_build_id(notes, len, 64, &id);
+		if (id_size >= 2) {
+			char path[200];
+			int at = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
 
-			memcpy(&nh, notes + pos, sizeof(nh));
-			desc_at = name_at + ((nh.n_namesz + 3) & ~3u);
-			if (desc_at + nh.n_descsz > len)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    memcmp(notes + name_at, "GNU", 4) == 0 && nh.n_descsz >= 2 &&
-			    nh.n_descsz <= 64) {
-				char path[200];
-				int at = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
-						  notes[desc_at]);
-
-				for (unsigned k = 1; k < nh.n_descsz; k++)
-					at += snprintf(path + at, sizeof(path) - (size_t)at, "%02x",
-						       notes[desc_at + k]);
-				snprintf(path + at, sizeof(path) - (size_t)at, ".debug");
-				return is_file(path);
-			}
-			pos = desc_at + ((nh.n_descsz + 3) & ~3u);
+			for (unsigned k = 1; k < id_size; k++)
+				at += snprintf(path + at, sizeof(path) - (size_t)at, "%02x", id[k]);
+			snprintf(path + at, sizeof(path) - (size_t)at, ".debug");
+			return is_file(path);
 		}
 	}
 	return 0;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_note.h"
 #include "unit.h"
 
 struct image {
@@ -52,7 +53,8 @@ static uint32_t read_build_id(const char *path, uint8_t *out)
 	for (unsigned i = 0; i < eh.e_phnum && !found; i++) {
 		Elf64_Phdr ph;
 		uint8_t notes[1024];
-		size_t pos = 0, len;
+		const uint8_t *desc;
+		size_t len;
 
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
 			    (ssize_t)sizeof(ph) ||
@@ -61,25 +63,9 @@ static uint32_t read_build_id(const char *path, uint8_t *out)
 		len = ph.p_filesz < sizeof(notes) ? (size_t)ph.p_filesz : sizeof(notes);
 		if (pread(fd, notes, len, (off_t)ph.p_offset) != (ssize_t)len)
 			continue;
-		/* Each note: namesz, descsz, type, name (4-aligned), desc (4-aligned). */
-		while (pos + 12 <= len) {
-			uint32_t namesz, descsz, type;
-			size_t name_at = pos + 12, desc_at;
-
-			memcpy(&namesz, notes + pos, 4);
-			memcpy(&descsz, notes + pos + 4, 4);
-			memcpy(&type, notes + pos + 8, 4);
-			desc_at = name_at + ((namesz + 3u) & ~3u);
-			if (namesz > len || descsz > len || desc_at + descsz > len)
-				break;
-			if (type == NT_GNU_BUILD_ID && namesz == 4 &&
-			    memcmp(notes + name_at, "GNU", 4) == 0 && descsz <= HWT_BUILD_ID_MAX) {
-				memcpy(out, notes + desc_at, descsz);
-				found = descsz;
-				break;
-			}
-			pos = desc_at + ((descsz + 3u) & ~3u);
-		}
+		found = hwt_elf_note_build_id(notes, len, HWT_BUILD_ID_MAX, &desc);
+		if (found)
+			memcpy(out, desc, found);
 	}
 out:
 	close(fd);

@@ -6,6 +6,7 @@
  */
 #include "tool.h"
 #include "elf64.h"
+#include "elf_note.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -59,7 +60,8 @@ static UInt read_build_id(const HChar *path, UChar *out)
 	for (i = 0; i < eh.phnum && !found; i++) {
 		struct elf64_phdr ph;
 		UChar notes[1024];
-		UInt pos = 0, len;
+		const UChar *desc;
+		UInt len;
 
 		if (!hwt_vg_elf_read_at(fd, eh.phoff + i * sizeof(ph), &ph, sizeof(ph)) ||
 		    ph.type != PT_NOTE)
@@ -67,22 +69,9 @@ static UInt read_build_id(const HChar *path, UChar *out)
 		len = ph.filesz < sizeof(notes) ? (UInt)ph.filesz : sizeof(notes);
 		if (!hwt_vg_elf_read_at(fd, ph.offset, notes, len))
 			continue;
-		/* Each note: namesz, descsz, type, name (4-aligned), desc (4-aligned). */
-		while (pos + 12 <= len) {
-			UInt namesz = *(UInt *)(notes + pos), descsz = *(UInt *)(notes + pos + 4);
-			UInt type = *(UInt *)(notes + pos + 8);
-			UInt name_at = pos + 12, desc_at = name_at + ((namesz + 3) & ~3u);
-
-			if (namesz > len || descsz > len || desc_at + descsz > len)
-				break;
-			if (type == NT_GNU_BUILD_ID && namesz == 4 &&
-			    VG_(memcmp)(notes + name_at, "GNU", 4) == 0 && descsz <= HWT_BUILD_ID_MAX) {
-				VG_(memcpy)(out, notes + desc_at, descsz);
-				found = descsz;
-				break;
-			}
-			pos = desc_at + ((descsz + 3) & ~3u);
-		}
+		found = hwt_elf_note_build_id(notes, len, HWT_BUILD_ID_MAX, &desc);
+		if (found)
+			VG_(memcpy)(out, desc, found);
 	}
 out:
 	VG_(close)(fd);

@@ -10,34 +10,21 @@
 #include <unistd.h>
 
 #include "elf_file.h"
+#include "elf_note.h"
 #include "profile.h"
 
 /* Reads the GNU build-id from the notes in data[offset .. offset + size). */
 static void read_build_id(struct hwt_elf_file *file, uint64_t offset, uint64_t size)
 {
-	uint64_t pos = offset, end;
+	const uint8_t *desc;
+	uint32_t n;
 
 	if (offset > file->size || size > file->size - offset)
 		return;
-	end = offset + size;
-	while (end - pos >= 12) {
-		uint32_t namesz, descsz, type;
-		uint64_t name, desc;
-
-		memcpy(&namesz, file->data + pos, 4);
-		memcpy(&descsz, file->data + pos + 4, 4);
-		memcpy(&type, file->data + pos + 8, 4);
-		name = pos + 12;
-		desc = name + (((uint64_t)namesz + 3) & ~3ull);
-		if (desc > end || descsz > end - desc)
-			return;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
-		    !memcmp(file->data + name, "GNU", 4) && descsz <= sizeof(file->build_id)) {
-			memcpy(file->build_id, file->data + desc, descsz);
-			file->build_id_size = descsz;
-			return;
-		}
-		pos = desc + (((uint64_t)descsz + 3) & ~3ull);
+	n = hwt_elf_note_build_id(file->data + offset, size, sizeof(file->build_id), &desc);
+	if (n) {
+		memcpy(file->build_id, desc, n);
+		file->build_id_size = n;
 	}
 }
 
