@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "qemu_plugin_api.h"
@@ -36,6 +37,19 @@ static bool ended;                /* PROCESS_EXIT written */
 static bool direct_memory;
 /* clone flags of the call in progress, per thread. */
 static __thread uint64_t clone_flags;
+
+/*
+ * Reads guest memory at guest address addr (= host address when
+ * direct_memory). A bad pointer from the guest fails here (EFAULT) instead
+ * of crashing QEMU. Returns the bytes read.
+ */
+static size_t guest_read(uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+
+	return n > 0 ? (size_t)n : 0;
+}
 
 /* Blocks live as long as the process: QEMU may run a translation until exit. */
 static struct hwt_qemu_block *new_block(void)
@@ -93,7 +107,10 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	b->ninsns = (uint32_t)n;
 	if (!checked_addresses) {
 		/* This QEMU maps guest memory at the guest's addresses (no guest_base). */
-		direct_memory = memcmp((const void *)(uintptr_t)b->insn, bytes, size) == 0;
+		uint8_t copy[HWT_X86_MAX_LEN];
+
+		direct_memory = size <= sizeof(copy) && guest_read(b->insn, copy, size) == size &&
+				memcmp(copy, bytes, size) == 0;
 		checked_addresses = true;
 		if (!direct_memory)
 			dprintf(2, "hwt: this QEMU does not map guest memory 1:1: signal handlers "
@@ -141,8 +158,8 @@ static void write_unfollowed(uint64_t path)
 	memset(&u, 0, sizeof(u));
 	u.rec.ppid = (uint32_t)getppid();
 	if (direct_memory && path)
-		n = strnlen((const char *)(uintptr_t)path, 255);
-	memcpy(u.strings, (const char *)(uintptr_t)path, n);
+		n = strnlen(u.strings, guest_read(path, u.strings, 255));
+	memset(u.strings + n, 0, sizeof(u.strings) - n);
 	memcpy(u.strings + n + 1, reason, sizeof(reason));
 	hwt_qemu_process_record(&u.rec.hdr, HWT_RECORD_UNTRACED,
 				(uint32_t)(sizeof(u.rec) + n + 1 + sizeof(reason)));
@@ -164,9 +181,10 @@ static void syscall_entry(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, u
 	case SYS_rt_sigaction:
 		/* struct sigaction as the kernel takes it: the handler comes first. */
 		if (direct_memory && a2) {
-			uint64_t handler = *(const uint64_t *)(uintptr_t)a2;
+			uint64_t handler = 0;
 
-			if (handler > 1) /* not SIG_DFL, SIG_IGN */
+			if (guest_read(a2, &handler, sizeof(handler)) == sizeof(handler) &&
+			    handler > 1) /* not SIG_DFL, SIG_IGN */
 				hwt_qemu_vcpu_add_handler(handler);
 		}
 		break;
