@@ -8,7 +8,9 @@ so QEMU itself logged, independently of hwt's plugin, encoder and decoder,
 each block it translated ("IN:" and the block's instructions) and each
 block it ran ("Trace N: ... [cs_base/PC/flags/cflags]"; nochain makes every
 run go through the logged path). Each run of a block counts once for every
-instruction hwt decoded in the block's byte range.
+instruction hwt decoded in the block's byte range; a run QEMU stopped before
+the block's first instruction ("Stopped execution of TB chain before")
+does not count.
 
 INSNS is `profile_tool insns PROFILE` (ELF virtual addresses per image),
 MAPS is `profile_tool maps BUNDLE` (the run-time layout), which turns QEMU's
@@ -29,6 +31,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from callgrind_compare import read_insns, read_maps  # noqa: E402
 
 TRACE = re.compile(r'^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/')
+# A block entered but left before its first instruction (another thread asked
+# every vCPU to stop: thread start or exit, a flush): QEMU logged it as run.
+STOPPED = re.compile(r'^Stopped execution of TB chain before \S+ \[([0-9a-f]+)\]')
 # "0xADDR:  BYTES  MNEMONIC ...", and for an instruction longer than 8 bytes
 # a line "0xADDR:  BYTES" of its further bytes.
 LINE = re.compile(r'^0x([0-9a-f]+):\s+((?:[0-9a-f]{2} )*[0-9a-f]{2})')
@@ -61,6 +66,11 @@ def read_qemu_log(path):
             if m:
                 pc = int(m.group(1), 16)
                 runs[ranges.get(pc, (pc, None))] += 1
+                continue
+            m = STOPPED.match(line)
+            if m:
+                pc = int(m.group(1), 16)
+                runs[ranges.get(pc, (pc, None))] -= 1
     return runs
 
 
