@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Benchmark of the software trace unit (hwt record with the Valgrind tool):
+# Benchmark of the software trace units: hwt record with the Valgrind tool,
 # slowdown against native and against `valgrind --tool=none` on the same
-# run, and trace bytes per million instructions.
+# run, and trace bytes per million instructions; hwt record with the QEMU
+# unit (docs/qemu-unit.md), slowdown against native.
 #
 # usage: bench/trace_unit.sh [BUILD_DIR]     (default: build)
 # Prints a table; medians of $RUNS runs (default 3). Not a test: no pass/fail.
@@ -40,26 +41,33 @@ instructions() {
 # default selection would leave the shells untraced; bench/select/ measures that).
 record() {
 	rm -rf "$work/b"
-	"$hwt" record -q --trace-all -o "$work/b" -- "$@"
+	"$hwt" record -q --unit valgrind --trace-all -o "$work/b" -- "$@"
+}
+
+record_qemu() {
+	rm -rf "$work/q"
+	"$hwt" record -q --unit qemu --trace-all -o "$work/q" -- "$@"
 }
 
 row() {
 	local name=$1
 	shift
-	local native none traced bytes insns
+	local native none traced qemu bytes insns
 	native=$(median "$@")
 	none=$(median valgrind --tool=none -q --trace-children=yes "$@")
 	traced=$(median record "$@")
+	qemu=$(median record_qemu "$@")
 	record "$@" >/dev/null 2>&1 || true
 	bytes=$(du -cb "$work"/b/streams/*.pt | tail -n 1 | cut -f1)
 	insns=$(instructions "$@")
 	awk -v n="$name" -v nat="$native" -v none="$none" -v hwt="$traced" -v b="$bytes" -v i="$insns" \
-		'BEGIN { printf "%-28s %8.3f %8.3f %8.3f %7.2fx %7.2fx %10.0f\n", n, nat, none, hwt,
-			 hwt / nat, hwt / none, b * 1000000 / i }'
+		-v q="$qemu" \
+		'BEGIN { printf "%-28s %8.3f %8.3f %8.3f %7.2fx %7.2fx %10.0f %8.3f %7.2fx\n", n, nat, none,
+			 hwt, hwt / nat, hwt / none, b * 1000000 / i, q, q / nat }'
 }
 
-printf '%-28s %8s %8s %8s %8s %8s %10s\n' workload native[s] none[s] hwt[s] \
-	vs-nat vs-none B/Minsn
+printf '%-28s %8s %8s %8s %8s %8s %10s %8s %8s\n' workload native[s] none[s] hwt[s] \
+	vs-nat vs-none B/Minsn qemu[s] vs-nat
 row "cpu_interp train (CPU)" "$build/bench/programs/cpu_interp" train
 row "cpu_interp measure (CPU)" "$build/bench/programs/cpu_interp" measure
 row "mini_suite (6 processes)" sh bench/programs/mini_suite/run-tests.sh \
