@@ -88,8 +88,10 @@ struct hwt_bundle_image {
 	uint32_t pid;
 	uint32_t generation;
 	const char *name;      /* "<pid>.<gen>" */
-	const char *path;      /* DIR/sideband/<pid>.<gen>.sb */
-	uint64_t size;         /* file size in bytes */
+	const char *path;      /* DIR/sideband/<pid>.<gen>.sb, or DIR/sideband/untraced.sb */
+	int shared;            /* a native image: one record of untraced.sb */
+	uint64_t offset;       /* where that record is in untraced.sb */
+	uint64_t size;         /* bytes of its records (its file's size, or the record's) */
 
 	/* What hwt_bundle_open found reading the file through. */
 	uint64_t records;      /* records that checked, before any damage */
@@ -169,6 +171,9 @@ int hwt_bundle_summary_at(const struct hwt_bundle *bundle, size_t i,
 
 size_t hwt_bundle_image_count(const struct hwt_bundle *bundle);
 const struct hwt_bundle_image *hwt_bundle_image_at(const struct hwt_bundle *bundle, size_t i);
+/* Opens an image's records for hwt_sideband_next (its file, or its range of untraced.sb). */
+struct hwt_sideband;
+int hwt_bundle_image_open(struct hwt_sideband *sideband, const struct hwt_bundle_image *image);
 /* The image pid.generation, or NULL. */
 const struct hwt_bundle_image *hwt_bundle_image_find(const struct hwt_bundle *bundle,
 						     uint32_t pid, uint32_t generation);
@@ -266,6 +271,9 @@ void hwt_sideband_free(struct hwt_sideband *sideband);
 
 /* Opens a sideband file for reading (closing one opened before). */
 int hwt_sideband_open(struct hwt_sideband *sideband, const char *path);
+/* The same for length bytes of it from offset on: their end is the end. */
+int hwt_sideband_open_range(struct hwt_sideband *sideband, const char *path, uint64_t offset,
+			    uint64_t length);
 
 /*
  * Reads the next record into *record. Returns 0 for a record, -hbe_eos at

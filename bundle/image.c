@@ -1,4 +1,8 @@
-/* Process images: the files sideband/<pid>.<gen>.sb and what they say. */
+/*
+ * Process images: the files sideband/<pid>.<gen>.sb and what they say, and
+ * the processes that ran natively, one UNTRACED record each in
+ * sideband/untraced.sb (docs/bundle.md).
+ */
 #include "bundle_int.h"
 
 #include <errno.h>
@@ -7,9 +11,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* What the name of an image's file says: "<pid>.<gen>.sb". */
+#define UNTRACED_FILE "untraced.sb"
+
+/* What the name of an image's file says: "<pid>.<gen>.sb", or untraced.sb. */
 struct image_name {
 	uint32_t pid, gen;
+	int untraced;
+	char *untraced_path;  /* sideband/untraced.sb, when there is one */
 };
 
 static int parse_name(const char *name, void *ctx)
@@ -17,6 +25,9 @@ static int parse_name(const char *name, void *ctx)
 	struct image_name *n = ctx;
 	const char *p = name;
 
+	n->untraced = strcmp(name, UNTRACED_FILE) == 0;
+	if (n->untraced)
+		return 0;
 	if (hwt_parse_u32(&p, &n->pid) || *p++ != '.' || hwt_parse_u32(&p, &n->gen))
 		return -1;
 	return strcmp(p, ".sb") ? -1 : 0;
@@ -24,9 +35,15 @@ static int parse_name(const char *name, void *ctx)
 
 static int add_image(struct hwt_bundle *bundle, void *ctx, char *path, uint64_t size)
 {
-	const struct image_name *n = ctx;
+	struct image_name *n = ctx;
 	struct hwt_bundle_image *image;
 	int err;
+
+	if (n->untraced) {
+		/* Its records become images once the files are listed. */
+		n->untraced_path = path;
+		return 0;
+	}
 
 	err = hwt_grow((void **)&bundle->images, &bundle->cap_images, bundle->nimages + 1,
 		       sizeof(*bundle->images));
@@ -55,15 +72,144 @@ static int image_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* An UNTRACED record of untraced.sb, in file order. */
+struct native {
+	uint32_t pid;
+	size_t order;
+	uint64_t offset, size;
+};
+
+static int native_cmp(const void *a, const void *b)
+{
+	const struct native *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The largest generation of pid among the images listed so far (sorted), or -1. */
+static int64_t last_generation(const struct hwt_bundle *bundle, size_t nfile, uint32_t pid)
+{
+	size_t lo = 0, hi = nfile;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bundle->images[mid].pid <= pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && bundle->images[lo - 1].pid == pid)
+		return bundle->images[lo - 1].generation;
+	return -1;
+}
+
+/*
+ * untraced.sb: processes that ran natively, one UNTRACED record each,
+ * appended by the preloaded library; a record with HWT_UNTRACED_CANCEL takes
+ * back its pid's last one (that exec failed). Each record becomes an image
+ * whose generation follows its pid's files (a native image has no streams
+ * to match); damage ends the list, with a warning, as in any sideband file.
+ */
+static int add_natives(struct hwt_bundle *bundle, const char *path)
+{
+	struct hwt_sideband *sb = hwt_sideband_alloc();
+	struct hwt_sideband_record rec;
+	struct native *list = NULL;
+	size_t n = 0, cap = 0, nfile = bundle->nimages, i, k;
+	int status, err = 0;
+
+	if (!sb)
+		return -hbe_nomem;
+	status = hwt_sideband_open(sb, path);
+	while (status == 0 && (status = hwt_sideband_next(sb, &rec)) == 0) {
+		if (rec.hdr->type != HWT_RECORD_UNTRACED) {
+			err = hwt_bundle_diag_add(bundle, hwt_diag_mismatch, path, (int64_t)rec.offset,
+						  "%s record in " UNTRACED_FILE ", ignored",
+						  hwt_record_type_name(rec.hdr->type));
+		} else if (rec.hdr->flags & HWT_UNTRACED_CANCEL) {
+			for (k = n; k-- > 0;)
+				if (list[k].pid == rec.hdr->pid) {
+					memmove(&list[k], &list[k + 1], (n - k - 1) * sizeof(*list));
+					n--;
+					break;
+				}
+		} else if (!(err = hwt_grow((void **)&list, &cap, n + 1, sizeof(*list)))) {
+			list[n].pid = rec.hdr->pid;
+			list[n].order = n;
+			list[n].offset = rec.offset;
+			list[n].size = rec.hdr->size;
+			n++;
+		}
+		if (err)
+			break;
+	}
+	if (!err && status != -hbe_eos)
+		err = hwt_bundle_diag_add(bundle,
+					  status == -hbe_torn ? hwt_diag_torn
+					  : status == -hbe_corrupt ? hwt_diag_corrupt : hwt_diag_io,
+					  path, (int64_t)hwt_sideband_offset(sb),
+					  "%s; kept the %zu native processes before it",
+					  hwt_sideband_error(sb), n);
+	hwt_sideband_free(sb);
+
+	/* The file images are sorted: each pid's native images come after them. */
+	qsort(list, n, sizeof(*list), native_cmp);
+	for (i = 0; i < n && !err; i++) {
+		struct hwt_bundle_image *image;
+		int64_t last = i > 0 && list[i - 1].pid == list[i].pid
+				       ? (int64_t)bundle->images[bundle->nimages - 1].generation
+				       : last_generation(bundle, nfile, list[i].pid);
+
+		err = hwt_grow((void **)&bundle->images, &bundle->cap_images, bundle->nimages + 1,
+			       sizeof(*bundle->images));
+		if (err)
+			break;
+		image = &bundle->images[bundle->nimages];
+		memset(image, 0, sizeof(*image));
+		image->pid = list[i].pid;
+		image->generation = (uint32_t)(last + 1);
+		image->shared = 1;
+		image->offset = list[i].offset;
+		image->size = list[i].size;
+		image->path = strdup(path);
+		image->name = hwt_strdup_printf("%" PRIu32 ".%" PRIu32, image->pid,
+						image->generation);
+		if (!image->path || !image->name) {
+			free((char *)image->path);
+			free((char *)image->name);
+			err = -hbe_nomem;
+			break;
+		}
+		bundle->nimages++;
+	}
+	free(list);
+	return err;
+}
+
 int hwt_bundle_images_list(struct hwt_bundle *bundle)
 {
-	struct image_name name;
+	struct image_name name = { 0 };
 	int err = hwt_bundle_list_folder(bundle, "sideband", "process images", "<pid>.<gen>.sb",
 					 parse_name, add_image, &name);
 
 	if (bundle->nimages > 1)
 		qsort(bundle->images, bundle->nimages, sizeof(*bundle->images), image_cmp);
+	if (!err && name.untraced_path) {
+		err = add_natives(bundle, name.untraced_path);
+		if (bundle->nimages > 1)
+			qsort(bundle->images, bundle->nimages, sizeof(*bundle->images), image_cmp);
+	}
+	free(name.untraced_path);
 	return err;
+}
+
+int hwt_bundle_image_open(struct hwt_sideband *sb, const struct hwt_bundle_image *image)
+{
+	return image->shared ? hwt_sideband_open_range(sb, image->path, image->offset, image->size)
+			     : hwt_sideband_open(sb, image->path);
 }
 
 const struct hwt_bundle_image *hwt_bundle_image_find(const struct hwt_bundle *bundle,
@@ -99,7 +245,7 @@ static int image_check(struct hwt_bundle *bundle, struct hwt_sideband *sb,
 	uint64_t first_type = 0;
 	int status, err;
 
-	status = hwt_sideband_open(sb, image->path);
+	status = hwt_bundle_image_open(sb, image);
 	if (status < 0) {
 		image->end = status;
 		return hwt_bundle_diag_add(bundle, hwt_diag_io, image->path, -1,

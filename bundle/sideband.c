@@ -14,6 +14,8 @@ struct hwt_sideband {
 	FILE *file;
 	char *path;
 	uint64_t offset;     /* of the next record, or of the bad one */
+	uint64_t pos;        /* of the file's read position */
+	uint64_t end;        /* reading stops here (the end of a range) */
 	uint64_t count;      /* records returned */
 	int status;          /* 0, or the sticky error */
 	/*
@@ -39,6 +41,8 @@ static void sideband_close(struct hwt_sideband *sb)
 	free(sb->path);
 	sb->path = NULL;
 	sb->offset = 0;
+	sb->pos = 0;
+	sb->end = UINT64_MAX;
 	sb->count = 0;
 	sb->status = -hbe_eos;
 	sb->error[0] = '\0';
@@ -54,7 +58,8 @@ void hwt_sideband_free(struct hwt_sideband *sb)
 	free(sb);
 }
 
-int hwt_sideband_open(struct hwt_sideband *sb, const char *path)
+int hwt_sideband_open_range(struct hwt_sideband *sb, const char *path, uint64_t offset,
+			    uint64_t length)
 {
 	if (!sb || !path)
 		return -hbe_invalid;
@@ -63,13 +68,20 @@ int hwt_sideband_open(struct hwt_sideband *sb, const char *path)
 	if (!sb->path)
 		return -hbe_nomem;
 	sb->file = fopen(path, "rb");
-	if (!sb->file) {
+	if (!sb->file || (offset && fseeko(sb->file, (off_t)offset, SEEK_SET) != 0)) {
 		snprintf(sb->error, sizeof(sb->error), "%s", strerror(errno));
 		sb->status = -hbe_io;
 		return -hbe_io;
 	}
+	sb->offset = sb->pos = offset;
+	sb->end = length <= UINT64_MAX - offset ? offset + length : UINT64_MAX;
 	sb->status = 0;
 	return 0;
+}
+
+int hwt_sideband_open(struct hwt_sideband *sb, const char *path)
+{
+	return hwt_sideband_open_range(sb, path, 0, UINT64_MAX);
 }
 
 uint64_t hwt_sideband_offset(const struct hwt_sideband *sb)
@@ -109,7 +121,15 @@ static int fail(struct hwt_sideband *sb, int status, const char *fmt, ...)
 /* Reads up to len bytes; returns how many (short only at the end or on error). */
 static size_t read_bytes(struct hwt_sideband *sb, void *dst, size_t len)
 {
-	return fread(dst, 1, len, sb->file);
+	size_t n;
+
+	if (sb->pos >= sb->end)
+		return 0;
+	if (len > sb->end - sb->pos)
+		len = (size_t)(sb->end - sb->pos);
+	n = fread(dst, 1, len, sb->file);
+	sb->pos += n;
+	return n;
 }
 
 /* Why a header that hwt_record_check refused is bad. */

@@ -153,6 +153,9 @@ struct hwt_record_signal {
  * thread runs untraced, still followed, until an EXEC of a selected image
  * (in it or in a descendant) resumes its records.
  */
+/* UNTRACED flags (hdr.flags), in a bundle's sideband/untraced.sb. */
+#define HWT_UNTRACED_CANCEL 0x1u /* the exec the pid's last record announced failed */
+
 struct hwt_record_untraced {
 	struct hwt_record_header hdr;
 	uint32_t ppid;

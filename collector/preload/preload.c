@@ -159,74 +159,54 @@ __attribute__((constructor)) static void hwt_preload_init(int argc, char **argv,
 /* ---- the UNTRACED record ---- */
 
 /*
- * Writes sideband/<pid>.<gen>.sb holding one UNTRACED record: the image that
- * pid is about to become runs natively. Returns the generation or -1.
+ * Appends one UNTRACED record to sideband/untraced.sb: the image that pid is
+ * about to become runs natively, or (flags HWT_UNTRACED_CANCEL) the exec
+ * that pid's last record announced failed. One write(2) with O_APPEND, so
+ * the records of processes writing at once do not mix. One file for all of
+ * them rather than one per process: on a busy ext4, creating a file costs
+ * about 0.5 ms, as much as the exec. Returns 0 or -1.
  */
-/* Room for "<bundle>/sideband/<pid>.<gen>.sb" (as much as PATH_MAX allows). */
-static size_t sideband_name_size(void)
-{
-	size_t n = strlen(env_bundle) + 48;
-
-	return n < PATH_MAX ? n : PATH_MAX;
-}
-
-static int write_untraced(pid_t pid, pid_t ppid, const char *path, const char *reason)
+static int write_untraced(pid_t pid, pid_t ppid, const char *path, const char *reason,
+			  unsigned flags)
 {
 	const char *bundle = strchr(env_bundle, '=') + 1;
-	char file[sideband_name_size()];
-	size_t plen = strlen(path) + 1, rlen = strlen(reason) + 1, size;
+	size_t plen = strlen(path) + 1, rlen = strlen(reason) + 1, size, flen;
+	ssize_t n;
+	int fd;
 
 	if (plen > PATH_MAX)
 		plen = PATH_MAX;
 	if (rlen > 256)
 		rlen = 256;
+	flen = strlen(bundle) + sizeof("/sideband/untraced.sb");
+	if (flen > PATH_MAX)
+		return -1;
 	size = hwt_record_align((uint32_t)(sizeof(struct hwt_record_untraced) + plen + rlen));
 	/* The record, as long as this one needs (whole words: the header's alignment). */
 	uint64_t words[size / sizeof(uint64_t)];
 	unsigned char *bytes = (unsigned char *)words;
 	struct hwt_record_untraced *rec = (struct hwt_record_untraced *)words;
+	char file[flen];
 
 	memset(words, 0, size);
 	memcpy(bytes + sizeof(*rec), path, plen - 1);
 	memcpy(bytes + sizeof(*rec) + plen, reason, rlen - 1);
 	rec->hdr.magic = HWT_RECORD_MAGIC;
 	rec->hdr.type = HWT_RECORD_UNTRACED;
+	rec->hdr.flags = (uint16_t)flags;
 	rec->hdr.size = (uint32_t)size;
 	rec->hdr.time = 1;
 	rec->hdr.pid = (uint32_t)pid;
 	rec->hdr.tid = (uint32_t)pid;
 	rec->ppid = (uint32_t)ppid;
 	hwt_record_seal(&rec->hdr);
-	for (int gen = 0; gen < 100000; gen++) {
-		int fd;
-
-		snprintf(file, sizeof(file), "%s/sideband/%d.%d.sb", bundle, (int)pid, gen);
-		fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			if (errno == EEXIST)
-				continue;
-			return -1;
-		}
-		if (write(fd, bytes, size) != (ssize_t)size) {
-			close(fd);
-			unlink(file);
-			return -1;
-		}
-		close(fd);
-		return gen;
-	}
-	return -1;
-}
-
-static void forget_untraced(pid_t pid, int gen)
-{
-	if (gen < 0)
-		return;
-	char file[sideband_name_size()];
-
-	snprintf(file, sizeof(file), "%s/sideband/%d.%d.sb", strchr(env_bundle, '=') + 1, (int)pid,
-		 gen);
-	unlink(file);
+	snprintf(file, sizeof(file), "%s/sideband/untraced.sb", bundle);
+	fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	n = write(fd, bytes, size);
+	close(fd);
+	return n == (ssize_t)size ? 0 : -1;
 }
 
 /* ---- environment and argument vectors, built on the caller's stack ---- */
@@ -411,7 +391,7 @@ static int exec_selected(const char *path, char *const argv[], char *const envp[
 {
 	char real[PATH_MAX];
 	const char *reason;
-	int static_exe, gen, err;
+	int static_exe, written, err;
 	enum hwt_select_verdict v;
 
 	if (!active)
@@ -432,12 +412,12 @@ static int exec_selected(const char *path, char *const argv[], char *const envp[
 		/* The trace unit cannot be started: say so, and run the program natively. */
 		reason = "the trace unit could not be started";
 	}
-	gen = -1;
-	if (v == HWT_SELECT_NATIVE || v == HWT_SELECT_TRACE)
-		gen = write_untraced(getpid(), getppid(), real, reason);
+	written = (v == HWT_SELECT_NATIVE || v == HWT_SELECT_TRACE) &&
+		  write_untraced(getpid(), getppid(), real, reason, 0) == 0;
 	native(ctx, fix_env(envp, env_out, preload_buf, sizeof(preload_buf), NULL));
 	err = errno;
-	forget_untraced(getpid(), gen);
+	if (written) /* still here: the exec failed */
+		write_untraced(getpid(), getppid(), real, "the exec failed", HWT_UNTRACED_CANCEL);
 	errno = err;
 	return -1;
 }
@@ -754,7 +734,7 @@ static int spawn_selected(pid_t *pid, const char *file, int search,
 	rc = spawn(&child, file, actions, attr, argv,
 		   fix_env(envp, env_out, preload_buf, sizeof(preload_buf), NULL));
 	if (rc == 0 && v != HWT_SELECT_PASS)
-		write_untraced(child, getpid(), real, reason);
+		write_untraced(child, getpid(), real, reason, 0);
 	if (rc == 0 && pid)
 		*pid = child;
 	return rc;

@@ -62,7 +62,7 @@ size_t hwt_record_print_by_library(struct hwt_bundle *bundle, const struct hwt_u
 		const char *found;
 		int static_exe;
 
-		if (image->native || hwt_sideband_open(sideband, image->path) < 0 ||
+		if (image->native || hwt_bundle_image_open(sideband, image) < 0 ||
 		    hwt_sideband_next(sideband, &rec) != 0 || !rec.known ||
 		    rec.hdr->type != HWT_RECORD_PROCESS_START || !rec.path || !rec.path[0] ||
 		    hwt_select_decide(&cfg, rec.path, NULL, real, &reason, &static_exe) !=

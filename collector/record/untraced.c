@@ -29,7 +29,7 @@ size_t hwt_record_print_untraced(struct hwt_bundle *bundle, FILE *out, const cha
 		const struct hwt_bundle_image *image = hwt_bundle_image_at(bundle, i);
 		struct hwt_sideband_record rec;
 
-		if (!image->native || hwt_sideband_open(sideband, image->path) < 0 ||
+		if (!image->native || hwt_bundle_image_open(sideband, image) < 0 ||
 		    hwt_sideband_next(sideband, &rec) < 0 || rec.hdr->type != HWT_RECORD_UNTRACED)
 			continue;
 		total++;

@@ -261,7 +261,7 @@ int hwt_space_load(struct hwt_decoder *d, const struct hwt_bundle_image *image,
 		hwt_sideband_free(sb);
 		return -hbe_nomem;
 	}
-	status = hwt_sideband_open(sb, image->path);
+	status = hwt_bundle_image_open(sb, image);
 	while (status >= 0 && (status = hwt_sideband_next(sb, &rec)) == 0) {
 		uint64_t time = rec.hdr->time;
 

@@ -54,9 +54,13 @@ static void dump_image(FILE *out, const struct hwt_bundle_image *image,
 	struct hwt_sideband_record rec;
 	int status;
 
-	fprintf(out, "image %s sideband/%s.sb %" PRIu64 " bytes\n", image->name, image->name,
-		image->size);
-	status = hwt_sideband_open(sb, image->path);
+	if (image->shared)
+		fprintf(out, "image %s sideband/untraced.sb@%" PRIu64 " %" PRIu64 " bytes\n",
+			image->name, image->offset, image->size);
+	else
+		fprintf(out, "image %s sideband/%s.sb %" PRIu64 " bytes\n", image->name, image->name,
+			image->size);
+	status = hwt_bundle_image_open(sb, image);
 	if (status < 0) {
 		fprintf(out, "  end: cannot read: %s\n", hwt_sideband_error(sb));
 		return;

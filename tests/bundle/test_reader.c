@@ -497,11 +497,106 @@ static void test_errstr(void)
 	CHECK(hwt_sideband_next(NULL, NULL) == -hbe_invalid);
 }
 
+/* One UNTRACED record of untraced.sb for pid (flags: HWT_UNTRACED_CANCEL). */
+static void put_native(const char *file, uint32_t pid, const char *path, uint16_t flags)
+{
+	struct test_rec r;
+	struct hwt_record_untraced *u = rec_begin(&r, HWT_RECORD_UNTRACED, sizeof(*u), 1, pid, pid);
+	struct hwt_record_header *hdr;
+
+	u->ppid = 1;
+	u->hdr.flags = flags;
+	rec_string(&r, path);
+	rec_string(&r, "no debug info");
+	hdr = rec_end(&r);
+	test_append(file, hdr, hdr->size);
+}
+
+/*
+ * sideband/untraced.sb: a native image per record, after its pid's own
+ * files; a cancel takes back its pid's last record; a torn tail keeps what
+ * came before, with a warning. Each image reads back its own record only.
+ */
+static void test_untraced_file(void)
+{
+	char *dir = test_tmpdir("untraced"), *file;
+	struct test_bundle tb;
+	struct hwt_bundle *b;
+	struct hwt_sideband *sb = hwt_sideband_alloc();
+	struct hwt_sideband_record rec;
+	const struct hwt_bundle_image *image;
+	static const struct {
+		uint32_t pid, gen;
+		const char *path;
+	} want[] = {
+		{ 100, 2, "/bin/sed" }, /* synth_bundle has 100.0 and 100.1 */
+		{ 7, 0, "/bin/cmp" },
+		{ 7, 1, "/bin/rm" },
+		{ 9, 0, "/bin/true" },
+	};
+	uint8_t half[40];
+	size_t natives_before, i;
+
+	synth_bundle(&tb, dir, 0);
+	b = open_ok(dir);
+	natives_before = 0;
+	for (i = 0; i < hwt_bundle_image_count(b); i++)
+		natives_before += hwt_bundle_image_at(b, i)->native;
+	hwt_bundle_free(b);
+
+	file = test_path(dir, "sideband/untraced.sb");
+	put_native(file, 100, "/bin/sed", 0);
+	put_native(file, 7, "/bin/cmp", 0);
+	put_native(file, 7, "/bin/diff", 0);
+	put_native(file, 7, "/bin/diff", HWT_UNTRACED_CANCEL); /* that exec failed */
+	put_native(file, 9, "/bin/true", 0);
+	put_native(file, 7, "/bin/rm", 0);
+	{
+		/* A writer that died mid-record: the first bytes of one. */
+		struct test_rec r;
+		struct hwt_record_untraced *u =
+			rec_begin(&r, HWT_RECORD_UNTRACED, sizeof(*u), 1, 11, 11);
+
+		rec_string(&r, "/bin/ls");
+		rec_string(&r, "no debug info");
+		memcpy(half, rec_end(&r), sizeof(half));
+		(void)u;
+	}
+	test_append(file, half, sizeof(half));
+
+	b = open_ok(dir);
+	CHECK_EQ(count_kind(b, hwt_diag_torn), 1);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		image = hwt_bundle_image_find(b, want[i].pid, want[i].gen);
+		CHECKF(image && image->native && image->shared, "native image %u.%u", want[i].pid,
+		       want[i].gen);
+		if (!image)
+			continue;
+		CHECK_EQ(hwt_bundle_image_open(sb, image), 0);
+		CHECK_EQ(hwt_sideband_next(sb, &rec), 0);
+		CHECK(rec.hdr && rec.hdr->type == HWT_RECORD_UNTRACED && rec.path &&
+		      strcmp(rec.path, want[i].path) == 0);
+		CHECK_EQ(hwt_sideband_next(sb, &rec), -hbe_eos);
+	}
+	CHECK(hwt_bundle_image_find(b, 7, 2) == NULL);
+	natives_before += sizeof(want) / sizeof(want[0]);
+	for (i = 0; i < hwt_bundle_image_count(b); i++)
+		natives_before -= hwt_bundle_image_at(b, i)->native;
+	CHECK_EQ(natives_before, 0);
+	hwt_bundle_free(b);
+	hwt_sideband_free(sb);
+	synth_free(&tb);
+	free(file);
+	test_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	test_clean();
 	test_lost();
 	test_warnings();
+	test_untraced_file();
 	test_header_keys();
 	test_create();
 	test_quote();
