@@ -21,13 +21,14 @@ default_suites="cjson libtasn1 jansson"
 
 usage() {
 	cat <<EOF
-usage: bench/select/real_suites.sh [-n RUNS] [-b HWT_BUILD_DIR] [-k KEEP_DIR] [SUITE...]
+usage: bench/select/real_suites.sh [-n RUNS] [-b HWT_BUILD_DIR] [-k KEEP_DIR] [-s] [SUITE...]
 
 Times each suite RUNS times (default 3) and prints the medians:
 native, hwt-cov, hwt-cov --trace-all, gcov flow (full and incremental).
   -n RUNS   runs per measurement (median reported) [3]
   -b DIR    hwt build directory holding bin/hwt-cov [the repository's build/]
   -k DIR    keep logs, lcov files and the coverage differences in DIR
+  -s        skip hwt-cov --trace-all (the slowest column: 100 s a run)
 SUITEs: $all_suites [default: $default_suites]
   cjson     CMake + ctest, 22 test binaries                     (ctest shape)
   libtasn1  autotools + libtool + gnulib, make check, 40 tests  (make shape)
@@ -39,9 +40,11 @@ Sources are cached in \${XDG_CACHE_HOME:-\$HOME/.cache}/hwt-bench.
 EOF
 }
 
-while getopts n:b:k:h opt; do
+skip_all=
+while getopts n:b:k:sh opt; do
 	case $opt in
 	n) runs=$OPTARG ;;
+	s) skip_all=1 ;;
 	b) hwt_build=$OPTARG ;;
 	k) keep=$OPTARG ;;
 	h) usage; exit 0 ;;
@@ -470,12 +473,16 @@ $(tail -n 25 "$d/native-run.log")"
 		fi
 		say "$s: run $r/$runs: hwt-cov ${T} s (status $RC)"
 
-		timed "$d/hwt-all.log" run_hwt "$s" "$native" "$d/all.hwt" "$d/hwt-all.info" --trace-all
-		ta+=("$T")
-		[ "$RC" = 0 ] || notes="$notes trace-all:status-$RC"
-		say "$s: run $r/$runs: hwt-cov --trace-all ${T} s (status $RC)"
-		procs_all=$(summary_value "$d/all.hwt" processes)
-		rm -rf "$d/all.hwt"
+		if [ -n "$skip_all" ]; then
+			ta+=(-)
+		else
+			timed "$d/hwt-all.log" run_hwt "$s" "$native" "$d/all.hwt" "$d/hwt-all.info" --trace-all
+			ta+=("$T")
+			[ "$RC" = 0 ] || notes="$notes trace-all:status-$RC"
+			say "$s: run $r/$runs: hwt-cov --trace-all ${T} s (status $RC)"
+			procs_all=$(summary_value "$d/all.hwt" processes)
+			rm -rf "$d/all.hwt"
+		fi
 
 		rm -rf "$d/gcov"
 		timed "$d/gcov-flow.log" gcov_full "$s" "$src" "$d/gcov" "$d/gcov.info"

@@ -18,7 +18,7 @@
 
 /* Guards the sideband file, the clock and the image table (image.c). */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t clock_now;
+uint64_t hwt_qemu_clock_now;
 static char sideband_name[48];
 static char image_name[32];
 static bool sideband_open, lost_write;
@@ -28,11 +28,6 @@ static char *exe_path = "";
 static char **guest_argv;
 static int guest_argc;
 static bool exe_static;
-
-uint64_t hwt_qemu_process_clock(void)
-{
-	return __atomic_load_n(&clock_now, __ATOMIC_ACQUIRE);
-}
 
 const char *hwt_qemu_process_name(void)
 {
@@ -106,7 +101,7 @@ static void record_locked(struct hwt_record_header *hdr, unsigned type, uint32_t
 	hdr->magic = HWT_RECORD_MAGIC;
 	hdr->type = (uint16_t)type;
 	hdr->size = hwt_record_align(size);
-	hdr->time = __atomic_add_fetch(&clock_now, 1, __ATOMIC_RELEASE);
+	hdr->time = __atomic_add_fetch(&hwt_qemu_clock_now, 1, __ATOMIC_RELEASE);
 	hdr->pid = (uint32_t)getpid();
 	hdr->tid = (uint32_t)gettid();
 	hwt_record_seal(hdr);
@@ -260,7 +255,7 @@ void hwt_qemu_process_start_forked(void)
 {
 	/* The parent may have held the lock at fork: the child starts afresh. */
 	pthread_mutex_init(&lock, NULL);
-	clock_now = 0;
+	hwt_qemu_clock_now = 0;
 	lost_write = false;
 	open_sideband();
 	write_process_start();

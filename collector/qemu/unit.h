@@ -35,8 +35,12 @@ void hwt_qemu_process_start_forked(void);
 void hwt_qemu_process_record(struct hwt_record_header *hdr, unsigned type, uint32_t size);
 void hwt_qemu_process_lost(unsigned reason, unsigned records, uint64_t bytes);
 void hwt_qemu_process_exit(int status);
-/* The sideband clock: bumped by every record. */
-uint64_t hwt_qemu_process_clock(void);
+/* The sideband clock: bumped by every record (read per block: inline). */
+extern uint64_t hwt_qemu_clock_now;
+static inline uint64_t hwt_qemu_process_clock(void)
+{
+	return __atomic_load_n(&hwt_qemu_clock_now, __ATOMIC_ACQUIRE);
+}
 /* "<pid>.<gen>": the prefix of this image's files in the bundle. */
 const char *hwt_qemu_process_name(void);
 /* The program QEMU runs, and whether it is statically linked. */

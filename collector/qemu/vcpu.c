@@ -155,14 +155,12 @@ static void open_stream(struct vcpu *v)
 			    (uint64_t)hwt_qemu_opts.psb_period, drain);
 }
 
-/* The calling thread's state, made (or reused) at its first block. */
-static struct vcpu *mine(void)
+/* Makes (or reuses) the calling thread's state, at its first block. */
+static __attribute__((noinline)) struct vcpu *make_mine(void)
 {
-	struct vcpu *v = self;
+	struct vcpu *v = NULL;
 	unsigned i;
 
-	if (__builtin_expect(v != NULL, 1))
-		return v;
 	pthread_mutex_lock(&alloc_lock);
 	for (i = 0; i < nall && all[i]->used; i++)
 		;
@@ -181,6 +179,14 @@ static struct vcpu *mine(void)
 		hwt_qemu_process_lost(HWT_LOST_TRACE_WRITE, 0, 0);
 	}
 	return self = v;
+}
+
+/* The calling thread's state. */
+static inline struct vcpu *mine(void)
+{
+	struct vcpu *v = self;
+
+	return __builtin_expect(v != NULL, 1) ? v : make_mine();
 }
 
 /* Where the thread is: its last block's start (FUP after OVF). */
@@ -214,7 +220,7 @@ static inline void branch(struct vcpu *v, const struct hwt_qemu_block *b, uint64
 }
 
 /* Can the last instruction of b lead to next? */
-static bool leads_to(const struct hwt_qemu_block *b, uint64_t next)
+static inline bool leads_to(const struct hwt_qemu_block *b, uint64_t next)
 {
 	switch (b->branch) {
 	case HWT_X86_COND:
@@ -313,6 +319,9 @@ static void log_block(struct vcpu *v, const struct hwt_qemu_block *b)
 static void encode(struct vcpu *v)
 {
 	unsigned n = v->nlog;
+	/* Records other threads write meanwhile are not ordered with these blocks anyway. */
+	uint64_t now = hwt_qemu_process_clock();
+	bool debug_blocks = hwt_qemu_opts.debug_blocks;
 
 	v->nlog = 0;
 	if (n == 0)
@@ -322,12 +331,12 @@ static void encode(struct vcpu *v)
 	for (unsigned i = 0; i < n; i++) {
 		const struct hwt_qemu_block *b = v->log[i], *prev = v->prev;
 
-		if (__builtin_expect(hwt_qemu_opts.debug_blocks, 0))
+		if (__builtin_expect(debug_blocks, 0))
 			log_block(v, b);
 		if (__builtin_expect(!v->st.enabled, 0)) {
 			resume(v, b->start);
 		} else {
-			hwt_sw_stream_sync(&v->st, hwt_qemu_process_clock(), here(v));
+			hwt_sw_stream_sync(&v->st, now, here(v));
 			if (__builtin_expect(!leads_to(prev, b->start), 0)) {
 				interrupted(v, prev);
 				resume(v, b->start);
