@@ -22,6 +22,41 @@ const char *hwt_record_type_name(uint32_t type)
 	return "unknown";
 }
 
+/* Bytes of s up to its NUL, at most max - 1 (room for the NUL in max). */
+static size_t cut_length(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	while (n + 1 < max && s[n])
+		n++;
+	return n;
+}
+
+uint32_t hwt_record_untraced_build(void *buf, size_t size, uint32_t ppid, uint16_t flags,
+				   const char *path, size_t path_max, const char *reason,
+				   size_t reason_max)
+{
+	struct hwt_record_untraced *rec = buf;
+	uint8_t *bytes = buf;
+	size_t plen = cut_length(path, path_max), rlen = cut_length(reason, reason_max), i;
+	uint32_t total = hwt_record_align((uint32_t)(sizeof(*rec) + plen + 1 + rlen + 1));
+
+	if (path_max == 0 || reason_max == 0 || total > size)
+		return 0;
+	for (i = 0; i < total; i++)
+		bytes[i] = 0;
+	for (i = 0; i < plen; i++)
+		bytes[sizeof(*rec) + i] = (uint8_t)path[i];
+	for (i = 0; i < rlen; i++)
+		bytes[sizeof(*rec) + plen + 1 + i] = (uint8_t)reason[i];
+	rec->hdr.magic = HWT_RECORD_MAGIC;
+	rec->hdr.type = HWT_RECORD_UNTRACED;
+	rec->hdr.flags = flags;
+	rec->hdr.size = total;
+	rec->ppid = ppid;
+	return total;
+}
+
 /* CRC over the record with the crc32 field taken as zero. */
 static uint32_t record_crc(const struct hwt_record_header *hdr)
 {

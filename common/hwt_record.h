@@ -162,6 +162,17 @@ struct hwt_record_untraced {
 	uint32_t reserved;
 };
 
+/*
+ * Lays out an UNTRACED record in buf (size bytes, 8-aligned, zeroed here):
+ * ppid, then path and reason, each NUL-terminated and cut to path_max and
+ * reason_max bytes with their NUL. Fills magic, type, flags and size; the
+ * writer adds time, pid and tid, then seals it. Returns the record's size,
+ * 0 when it does not fit. Shared by the preloaded library and both units.
+ */
+uint32_t hwt_record_untraced_build(void *buf, size_t size, uint32_t ppid, uint16_t flags,
+				   const char *path, size_t path_max, const char *reason,
+				   size_t reason_max);
+
 /* Rounds a record size up to HWT_RECORD_ALIGN. */
 static inline uint32_t hwt_record_align(uint32_t size)
 {

@@ -170,8 +170,9 @@ static int write_untraced(pid_t pid, pid_t ppid, const char *path, const char *r
 			  unsigned flags)
 {
 	const char *bundle = strchr(env_bundle, '=') + 1;
-	size_t plen = strlen(path) + 1, rlen = strlen(reason) + 1, size, flen;
+	size_t plen = strlen(path) + 1, rlen = strlen(reason) + 1, flen;
 	ssize_t n;
+	uint32_t size;
 	int fd;
 
 	if (plen > PATH_MAX)
@@ -181,30 +182,22 @@ static int write_untraced(pid_t pid, pid_t ppid, const char *path, const char *r
 	flen = strlen(bundle) + sizeof("/sideband/untraced.sb");
 	if (flen > PATH_MAX)
 		return -1;
-	size = hwt_record_align((uint32_t)(sizeof(struct hwt_record_untraced) + plen + rlen));
 	/* The record, as long as this one needs (whole words: the header's alignment). */
-	uint64_t words[size / sizeof(uint64_t)];
-	unsigned char *bytes = (unsigned char *)words;
+	uint64_t words[(sizeof(struct hwt_record_untraced) + plen + rlen + 7) / sizeof(uint64_t)];
 	struct hwt_record_untraced *rec = (struct hwt_record_untraced *)words;
 	char file[flen];
 
-	memset(words, 0, size);
-	memcpy(bytes + sizeof(*rec), path, plen - 1);
-	memcpy(bytes + sizeof(*rec) + plen, reason, rlen - 1);
-	rec->hdr.magic = HWT_RECORD_MAGIC;
-	rec->hdr.type = HWT_RECORD_UNTRACED;
-	rec->hdr.flags = (uint16_t)flags;
-	rec->hdr.size = (uint32_t)size;
+	size = hwt_record_untraced_build(words, sizeof(words), (uint32_t)ppid, (uint16_t)flags,
+					 path, plen, reason, rlen);
 	rec->hdr.time = 1;
 	rec->hdr.pid = (uint32_t)pid;
 	rec->hdr.tid = (uint32_t)pid;
-	rec->ppid = (uint32_t)ppid;
 	hwt_record_seal(&rec->hdr);
 	snprintf(file, sizeof(file), "%s/sideband/untraced.sb", bundle);
 	fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	n = write(fd, bytes, size);
+	n = write(fd, words, size);
 	close(fd);
 	return n == (ssize_t)size ? 0 : -1;
 }

@@ -149,20 +149,15 @@ static void write_exec(unsigned flags)
 static void write_unfollowed(uint64_t path)
 {
 	static const char reason[] = "started by a statically linked program: not followed";
-	struct {
-		struct hwt_record_untraced rec;
-		char strings[256 + sizeof(reason) + 8];
-	} u;
-	size_t n = 0;
+	uint64_t words[(sizeof(struct hwt_record_untraced) + 256 + sizeof(reason) + 7) / 8];
+	char name[256] = "";
+	uint32_t size;
 
-	memset(&u, 0, sizeof(u));
-	u.rec.ppid = (uint32_t)getppid();
 	if (direct_memory && path)
-		n = strnlen(u.strings, guest_read(path, u.strings, 255));
-	memset(u.strings + n, 0, sizeof(u.strings) - n);
-	memcpy(u.strings + n + 1, reason, sizeof(reason));
-	hwt_qemu_process_record(&u.rec.hdr, HWT_RECORD_UNTRACED,
-				(uint32_t)(sizeof(u.rec) + n + 1 + sizeof(reason)));
+		name[strnlen(name, guest_read(path, name, sizeof(name) - 1))] = '\0';
+	size = hwt_record_untraced_build(words, sizeof(words), (uint32_t)getppid(), 0, name,
+					 sizeof(name), reason, sizeof(reason));
+	hwt_qemu_process_record((struct hwt_record_header *)words, HWT_RECORD_UNTRACED, size);
 }
 
 static void syscall_entry(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,

@@ -148,22 +148,20 @@ static Bool ends_image(UInt sysno)
 static void write_unfollowed(Addr path)
 {
 	static const HChar reason[] = "started by a statically linked program: not followed";
-	struct {
-		struct hwt_record_untraced rec;
-		HChar strings[256 + sizeof(reason) + 8];
-	} u;
+	ULong words[(sizeof(struct hwt_record_untraced) + 256 + sizeof(reason) + 7) / 8];
+	HChar name[256];
 	SizeT n = 0;
+	UInt size;
 
-	VG_(memset)(&u, 0, sizeof(u));
-	u.rec.ppid = (UInt)VG_(getppid)();
-	while (n < 255 && VG_(am_is_valid_for_client)(path + n, 1, VKI_PROT_READ) &&
-	       *(const HChar *)(path + n))
+	while (n < sizeof(name) - 1 && VG_(am_is_valid_for_client)(path + n, 1, VKI_PROT_READ) &&
+	       *(const HChar *)(path + n)) {
+		name[n] = *(const HChar *)(path + n);
 		n++;
-	if (n)
-		VG_(memcpy)(u.strings, (const HChar *)path, n);
-	VG_(memcpy)(u.strings + n + 1, reason, sizeof(reason));
-	hwt_vg_process_record(&u.rec.hdr, HWT_RECORD_UNTRACED,
-			      sizeof(u.rec) + n + 1 + sizeof(reason));
+	}
+	name[n] = '\0';
+	size = hwt_record_untraced_build(words, sizeof(words), (UInt)VG_(getppid)(), 0, name,
+					 sizeof(name), reason, sizeof(reason));
+	hwt_vg_process_record((struct hwt_record_header *)words, HWT_RECORD_UNTRACED, size);
 }
 
 static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
