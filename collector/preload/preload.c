@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <valgrind/valgrind.h>
@@ -755,27 +756,19 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
  * function here, called before such a kill, that writes out its streams.
  * Anywhere else no function is registered and kill() is passed on.
  */
-typedef int (*kill_fn)(pid_t, int);
 static void (*self_kill_hook)(int);
 
 EXPORT void hwt_preload_on_self_kill(void (*hook)(int sig));
-
 EXPORT void hwt_preload_on_self_kill(void (*hook)(int sig))
 {
 	self_kill_hook = hook;
 }
 
+/* The system call itself, not libc's through dlsym: kill() may be called
+   from a signal handler, where dlsym is not safe. */
 EXPORT int kill(pid_t pid, int sig)
 {
-	static kill_fn real_kill;
-
-	if (!real_kill)
-		real_kill = (kill_fn)dlsym(RTLD_NEXT, "kill");
 	if (self_kill_hook && sig != 0 && (pid == getpid() || pid == 0))
 		self_kill_hook(sig);
-	if (!real_kill) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return real_kill(pid, sig);
+	return (int)syscall(SYS_kill, pid, sig);
 }
