@@ -83,6 +83,7 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	struct hwt_qemu_block *b;
 	const uint8_t *bytes;
 	size_t size;
+	int decoded;
 
 	(void)id;
 	if (n == 0 || !(b = new_block()))
@@ -97,8 +98,9 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		last = qemu_plugin_tb_get_insn(tb, n - 1);
 		size = qemu_plugin_insn_size(last);
 		bytes = qemu_plugin_insn_data(last);
-		if (n == 1 || (hwt_x86_insn_decode(bytes, size, &insn) == (int)size &&
-			       ((qemu_plugin_insn_vaddr(last) + size - 1) >> 12) == (b->start >> 12)))
+		decoded = hwt_x86_insn_decode(bytes, size, &insn) == (int)size;
+		if (n == 1 || (decoded && ((qemu_plugin_insn_vaddr(last) + size - 1) >> 12) ==
+						  (b->start >> 12)))
 			break;
 		n--;
 	}
@@ -116,12 +118,11 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			dprintf(2, "hwt: this QEMU does not map guest memory 1:1: signal handlers "
 				   "and exec paths will not be seen\n");
 	}
-	if (hwt_x86_insn_decode(bytes, size, &insn) == (int)size) {
+	if (decoded) {
 		b->branch = insn.branch;
 		b->rep = (insn.flags & HWT_X86_REP) != 0;
 		if (insn.flags & HWT_X86_HAS_TARGET)
 			b->target = hwt_x86_insn_target(&insn, b->insn);
-		b->leaves_user = insn.branch == HWT_X86_FAR;
 	}
 	hwt_qemu_image_seen(b->start);
 	if (b->fallthrough - 1 - b->start > 0)
@@ -222,7 +223,6 @@ static void syscall_entry(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, u
 	default:
 		break;
 	}
-	(void)a4;
 }
 
 static void syscall_return(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)

@@ -75,8 +75,8 @@ struct hwt_qemu_block {
 	uint64_t fallthrough; /* insn + its length */
 	uint64_t target;      /* direct branch target, else 0 */
 	uint32_t ninsns;
-	uint8_t branch;       /* enum hwt_x86_branch of insn */
-	uint8_t leaves_user;  /* syscall / int: tracing stops (TIP.PGD) */
+	uint8_t branch;       /* enum hwt_x86_branch of insn (a system call's TIP.PGD
+	                         comes from the system call callback) */
 	uint8_t rep;          /* insn is a REP string instruction */
 };
 

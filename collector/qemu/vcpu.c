@@ -55,7 +55,6 @@ struct vcpu {
 	bool open;               /* stream file exists */
 	bool sigreturn;          /* the last system call was rt_sigreturn */
 	const struct hwt_qemu_block *syscall; /* block whose system call disabled tracing */
-	int tid;
 	char stream_name[64];
 	char blocks_name[64];
 	const struct hwt_qemu_block *prev; /* the last block encoded, while enabled */
@@ -135,14 +134,14 @@ static void drain(struct hwt_sw_stream *st)
 
 static void open_stream(struct vcpu *v)
 {
-	v->tid = gettid();
-	snprintf(v->stream_name, sizeof(v->stream_name), "%s-%d.pt", hwt_qemu_process_name(),
-		 v->tid);
+	int tid = gettid();
+
+	snprintf(v->stream_name, sizeof(v->stream_name), "%s-%d.pt", hwt_qemu_process_name(), tid);
 	/* A failure here shows as failed appends: LOST records and OVF. */
 	hwt_qemu_file_create("streams", v->stream_name, false);
 	if (hwt_qemu_opts.debug_blocks) {
 		snprintf(v->blocks_name, sizeof(v->blocks_name), "%s-%d.blk",
-			 hwt_qemu_process_name(), v->tid);
+			 hwt_qemu_process_name(), tid);
 		hwt_qemu_file_create("blocks", v->blocks_name, false);
 		if (!v->blocks)
 			v->blocks = malloc(BLOCK_LOG_ENTRIES * sizeof(*v->blocks));
