@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -69,15 +70,28 @@ static char env_valgrind_lib[ENV_MAX];  /* VALGRIND_LIB=<the unit's> for a trace
 static char unit_lines[ENV_MAX];        /* the unit's argv prefix, one NUL-terminated line each */
 static size_t unit_nlines;
 
+/*
+ * buf (ENV_MAX bytes) = a b c, or 0 when it does not fit. Not snprintf: in
+ * the constructor of a program that QEMU runs, printf's code would be
+ * translated for this alone (about 1 ms a process).
+ */
+static int concat(char *buf, const char *a, const char *b, const char *c)
+{
+	size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+
+	if (na + nb + nc >= ENV_MAX)
+		return 0;
+	memcpy(buf, a, na);
+	memcpy(buf + na, b, nb);
+	memcpy(buf + na + nb, c, nc + 1);
+	return 1;
+}
+
 static int save_env(char *buf, const char *name)
 {
 	const char *v = getenv(name);
-	int n;
 
-	if (!v)
-		return 0;
-	n = snprintf(buf, ENV_MAX, "%s=%s", name, v);
-	return n > 0 && n < ENV_MAX;
+	return v && concat(buf, name, "=", v);
 }
 
 /*
@@ -97,26 +111,60 @@ static void split_unit_lines(const char *unit)
 	}
 }
 
-__attribute__((constructor)) static void hwt_preload_init(int argc, char **argv, char **envp)
+/* The value of a "NAME=value" copy, or NULL when the variable was unset. */
+static const char *value_of(const char *saved)
 {
-	const char *argv0 = getenv(HWT_SELECT_ENV_ARGV0);
-	int n = 0;
+	return saved[0] ? strchr(saved, '=') + 1 : NULL;
+}
 
-	(void)envp;
+/*
+ * The rest of the set-up, at the first exec or spawn rather than in the
+ * constructor: a traced program that starts nothing (most tests) never pays
+ * for it, and under QEMU every instruction run once is first translated
+ * (dlsym, realpath: about 1.2 ms a process).
+ */
+static void configure(void)
+{
 	real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
 	real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
 	real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
 	real_posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
+	if (!env_saved[0])
+		return; /* not under `hwt record` */
+	preload_path = value_of(env_preload);
+	unit_qemu = env_unit_kind[0] && strcmp(value_of(env_unit_kind), "qemu") == 0;
+	hwt_select_config_init(&config, value_of(env_trace), value_of(env_no_trace),
+			       value_of(env_unit_lib), value_of(env_unit));
+	if (!concat(env_valgrind_lib, "VALGRIND_LIB=", config.unit_lib, ""))
+		env_valgrind_lib[0] = '\0';
+	split_unit_lines(value_of(env_unit));
+	active = real_execve && real_posix_spawn && real_posix_spawnp;
+}
 
+/* 1 when `hwt record` configured this process (set up on the first call). */
+static int configured(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, configure);
+	return active;
+}
+
+__attribute__((constructor)) static void hwt_preload_init(int argc, char **argv, char **envp)
+{
+	int n = 0;
+
+	(void)envp;
 	/*
 	 * Under the trace unit, argv[0] is the path: give the program the one it
 	 * was called by. (Natively, this is Valgrind's launcher, which must pass
 	 * the variable on to its client.)
 	 */
-	if (argv0 && RUNNING_ON_VALGRIND) {
+	if (RUNNING_ON_VALGRIND) {
+		const char *argv0 = getenv(HWT_SELECT_ENV_ARGV0);
 		static char saved[PATH_MAX];
 
-		if (argc > 0 && argv && strlen(argv0) < sizeof(saved)) {
+		if (argv0 && argc > 0 && argv && strlen(argv0) < sizeof(saved)) {
 			const char *base;
 
 			strcpy(saved, argv0);
@@ -125,9 +173,11 @@ __attribute__((constructor)) static void hwt_preload_init(int argc, char **argv,
 			base = strrchr(saved, '/');
 			program_invocation_short_name = base ? (char *)base + 1 : saved;
 		}
-		unsetenv(HWT_SELECT_ENV_ARGV0);
+		if (argv0)
+			unsetenv(HWT_SELECT_ENV_ARGV0);
 	}
 
+	/* Copies now: the program may change its environment before it execs. */
 	if (!save_env(env_bundle, HWT_SELECT_ENV_BUNDLE) ||
 	    !save_env(env_preload, HWT_SELECT_ENV_PRELOAD) ||
 	    !save_env(env_unit, HWT_SELECT_ENV_UNIT) ||
@@ -137,24 +187,13 @@ __attribute__((constructor)) static void hwt_preload_init(int argc, char **argv,
 	env_saved[n++] = env_preload;
 	env_saved[n++] = env_unit;
 	env_saved[n++] = env_unit_lib;
-	if (save_env(env_unit_kind, HWT_SELECT_ENV_UNIT_KIND)) {
+	if (save_env(env_unit_kind, HWT_SELECT_ENV_UNIT_KIND))
 		env_saved[n++] = env_unit_kind;
-		unit_qemu = strcmp(strchr(env_unit_kind, '=') + 1, "qemu") == 0;
-	}
 	if (save_env(env_trace, HWT_SELECT_ENV_TRACE))
 		env_saved[n++] = env_trace;
 	if (save_env(env_no_trace, HWT_SELECT_ENV_NO_TRACE))
 		env_saved[n++] = env_no_trace;
 	env_saved[n] = NULL;
-	preload_path = strchr(env_preload, '=') + 1;
-	hwt_select_config_from_env(&config);
-	/* Keep pointing at our copies: the program may change its environment. */
-	config.trace = env_trace[0] ? strchr(env_trace, '=') + 1 : NULL;
-	config.no_trace = env_no_trace[0] ? strchr(env_no_trace, '=') + 1 : NULL;
-	config.unit_lib = strchr(env_unit_lib, '=') + 1;
-	snprintf(env_valgrind_lib, sizeof(env_valgrind_lib), "VALGRIND_LIB=%s", config.unit_lib);
-	split_unit_lines(strchr(env_unit, '=') + 1);
-	active = real_execve && real_posix_spawn && real_posix_spawnp;
 }
 
 /* ---- the UNTRACED record ---- */
@@ -388,7 +427,7 @@ static int exec_selected(const char *path, char *const argv[], char *const envp[
 	int static_exe, written, err;
 	enum hwt_select_verdict v;
 
-	if (!active)
+	if (!configured())
 		return native(ctx, (char *const *)envp);
 
 	char *env_out[count(envp) + 16], preload_buf[preload_size(envp)];
@@ -434,8 +473,6 @@ static int do_execve(const char *path, char *const argv[], char *const envp[])
 {
 	struct execve_ctx ctx = { path, argv };
 
-	if (!real_execve)
-		real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
 	return exec_selected(path, argv, envp, native_execve, &ctx);
 }
 
@@ -490,8 +527,6 @@ static int do_execveat(int dirfd, const char *path, char *const argv[], char *co
 	char file[len < PATH_MAX + 64 ? len : PATH_MAX + 64];
 	struct execveat_ctx ctx = { dirfd, path, argv, flags, file };
 
-	if (!real_execveat)
-		real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
 	execveat_path(dirfd, path, flags, file, sizeof(file));
 	return exec_selected(file, argv, envp, native_execveat, &ctx);
 }
@@ -698,9 +733,10 @@ static int spawn_selected(pid_t *pid, const char *file, int search,
 	int static_exe, rc;
 	pid_t child;
 	enum hwt_select_verdict v = HWT_SELECT_PASS;
+	int on = configured();
 	spawn_fn spawn = search ? real_posix_spawnp : real_posix_spawn;
 
-	if (!active)
+	if (!on)
 		return spawn(pid, file, actions, attr, argv, envp);
 
 	char *env_out[count(envp) + 16], preload_buf[preload_size(envp)];

@@ -21,16 +21,16 @@
 #include "elf_note.h"
 #include "select.h"
 
-void hwt_select_config_from_env(struct hwt_select_config *cfg)
+void hwt_select_config_init(struct hwt_select_config *cfg, const char *trace,
+			    const char *no_trace, const char *unit_lib, const char *unit)
 {
 	static char exe[PATH_MAX];
-	const char *unit = getenv(HWT_SELECT_ENV_UNIT);
 	size_t n;
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->trace = getenv(HWT_SELECT_ENV_TRACE);
-	cfg->no_trace = getenv(HWT_SELECT_ENV_NO_TRACE);
-	cfg->unit_lib = getenv(HWT_SELECT_ENV_UNIT_LIB);
+	cfg->trace = trace;
+	cfg->no_trace = no_trace;
+	cfg->unit_lib = unit_lib;
 	if (unit) {
 		n = strcspn(unit, "\n");
 		if (n < sizeof(exe)) {

@@ -41,8 +41,12 @@ struct hwt_select_config {
 	int executable_only;   /* judge the executable alone, not its libraries */
 };
 
-/* Reads the configuration from the environment (pointers into environ). */
-void hwt_select_config_from_env(struct hwt_select_config *cfg);
+/*
+ * The configuration from the values of HWT_SELECT_TRACE, _NO_TRACE,
+ * _UNIT_LIB and _UNIT (each NULL when unset; cfg points into them).
+ */
+void hwt_select_config_init(struct hwt_select_config *cfg, const char *trace,
+			    const char *no_trace, const char *unit_lib, const char *unit);
 
 /*
  * Decides for the executable at path, started with the environment envp
