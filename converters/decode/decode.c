@@ -121,6 +121,21 @@ void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char 
 	l->count++;
 }
 
+void hwt_diag_list_flush(struct hwt_diag_list *list, struct hwt_bundle *bundle)
+{
+	for (size_t k = 0; k < list->count; k++) {
+		struct hwt_diag_entry *e = &list->items[k];
+
+		if (bundle)
+			(void)hwt_bundle_diag_add(bundle, e->kind, e->path, e->offset, "%s",
+						  e->message);
+		free(e->path);
+		free(e->message);
+	}
+	free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
 void hwt_decode_progress(struct hwt_decoder *d, uint64_t done)
 {
 	const struct hwt_decode_options *o = d->options;
@@ -146,13 +161,36 @@ void hwt_decode_progress(struct hwt_decoder *d, uint64_t done)
 	d->progress_printed = 1;
 }
 
+static int file_path_cmp(const void *a, const void *b)
+{
+	const struct hwt_file *x = *(const struct hwt_file *const *)a;
+	const struct hwt_file *y = *(const struct hwt_file *const *)b;
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/*
+ * One report per file that trace could not be decoded in, by path: the
+ * files table's order depends on which process images were decoded first
+ * (a decode while recording, live.c).
+ */
 static void report_files(struct hwt_decoder *d)
 {
-	for (size_t i = 0; i < d->file_count; i++) {
-		const struct hwt_file *f = d->files[i];
+	struct hwt_file **failed = calloc(d->file_count + 1, sizeof(*failed));
+	size_t n = 0;
 
-		if (!f->fail.failures)
-			continue;
+	if (!failed) {
+		d->nomem = 1;
+		return;
+	}
+	for (size_t i = 0; i < d->file_count; i++)
+		if (d->files[i]->fail.failures)
+			failed[n++] = d->files[i];
+	qsort(failed, n, sizeof(*failed), file_path_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const struct hwt_file *f = failed[i];
+
 		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, f->path[0] ? f->path : NULL, -1,
 				    "%strace entered it %" PRIu64 " times in %" PRIu64
 				    " streams and could not be decoded there (%" PRIu64
@@ -160,6 +198,7 @@ static void report_files(struct hwt_decoder *d)
 				    f->path[0] ? "" : "anonymous code: ", f->fail.failures,
 				    f->fail.failed_streams, f->fail.failed_bytes, f->why);
 	}
+	free(failed);
 }
 
 static void *worker_main(void *arg)
@@ -239,7 +278,7 @@ static struct hwt_profile *worker_profile(struct hwt_decoder *d)
 }
 
 /* The decode of every process image with streams, by jobs workers. */
-static int decode_parallel(struct hwt_decoder *d, unsigned jobs)
+static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag_list *const *done)
 {
 	struct hwt_par par;
 	struct hwt_decoder *workers = NULL;
@@ -265,7 +304,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs)
 		const struct hwt_bundle_image *img = hwt_bundle_image_at(d->bundle, i);
 		struct hwt_job *job = &par.jobs[par.job_count];
 
-		if (!img->streams)
+		if (!img->streams || (done && done[i]))
 			continue;
 		job->image = img;
 		for (size_t k = 0; k < img->streams; k++)
@@ -361,19 +400,17 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs)
 	if (atomic_load(&par.nomem))
 		d->nomem = 1;
 out:
-	for (size_t i = 0; par.jobs && i < nimages; i++) {
-		struct hwt_diag_list *l = &par.jobs[i].diags;
+	/* Diagnostics in bundle order; jobs are in bundle order too. */
+	for (size_t i = 0, j = 0; i < nimages; i++) {
+		const struct hwt_bundle_image *img = hwt_bundle_image_at(d->bundle, i);
 
-		for (size_t k = 0; k < l->count; k++) {
-			struct hwt_diag_entry *e = &l->items[k];
-
-			(void)hwt_bundle_diag_add(d->bundle, e->kind, e->path, e->offset, "%s",
-						  e->message);
-			free(e->path);
-			free(e->message);
+		if (done && done[i]) {
+			hwt_diag_list_flush(done[i], d->bundle);
+		} else if (par.jobs && par.jobs[j].image == img) {
+			hwt_diag_list_flush(&par.jobs[j].diags, d->bundle);
+			hwt_space_fini(&par.jobs[j].space);
+			j++;
 		}
-		free(l->items);
-		hwt_space_fini(&par.jobs[i].space);
 	}
 	for (unsigned i = 0; workers && i < jobs; i++) {
 		hwt_profile_free(workers[i].profile);
@@ -415,82 +452,121 @@ static unsigned decode_jobs(const struct hwt_decode_options *options)
 	return n > HWT_DECODE_MAX_AUTO_JOBS ? HWT_DECODE_MAX_AUTO_JOBS : (unsigned)n;
 }
 
-int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
-	       const struct hwt_decode_options *options)
+void hwt_decoder_init(struct hwt_decoder *d, struct hwt_profile *profile,
+		      const struct hwt_decode_options *options)
 {
-	unsigned jobs = decode_jobs(options);
-	struct hwt_decoder d;
-	const char *start;
-	size_t nstreams;
-	int status = 0;
+	memset(d, 0, sizeof(*d));
+	d->profile = profile;
+	d->bundle_start = -1;
+	hwt_decoder_set_options(d, options);
+}
 
-	if (!bundle || !profile)
-		return -hbe_invalid;
-	memset(&d, 0, sizeof(d));
-	d.bundle = bundle;
-	d.profile = profile;
-	d.options = options;
-	d.bundle_start = -1;
-	start = hwt_bundle_key(bundle, "start");
-	if (start) {
+void hwt_decoder_set_options(struct hwt_decoder *d, const struct hwt_decode_options *options)
+{
+	d->options = options;
+	d->progress_tty = 0;
+	if (options && (options->flags & HWT_DECODE_PROGRESS))
+		d->progress_tty = 1;
+	if (options && (options->flags & HWT_DECODE_PROGRESS_TTY) && isatty(STDERR_FILENO))
+		d->progress_tty = 1;
+}
+
+void hwt_decoder_set_bundle(struct hwt_decoder *d, struct hwt_bundle *bundle)
+{
+	const char *start = bundle ? hwt_bundle_key(bundle, "start") : NULL;
+
+	d->bundle = bundle;
+	if (start && d->bundle_start < 0) {
 		char *end;
 		long long v = strtoll(start, &end, 10);
 
 		if (end != start && !*end && v >= 0)
-			d.bundle_start = v;
+			d->bundle_start = v;
 	}
-	if (options && (options->flags & HWT_DECODE_PROGRESS))
-		d.progress_tty = 1;
-	if (options && (options->flags & HWT_DECODE_PROGRESS_TTY) && isatty(STDERR_FILENO))
-		d.progress_tty = 1;
+}
 
-	nstreams = hwt_bundle_stream_count(bundle);
-	for (size_t i = 0; i < nstreams; i++) {
-		const struct hwt_bundle_stream *st = hwt_bundle_stream_at(bundle, i);
+int hwt_decoder_decode_image(struct hwt_decoder *d, const struct hwt_bundle_image *image)
+{
+	struct hwt_space space;
+	int status;
 
-		d.total_bytes += st->size;
+	d->iscache = pt_iscache_alloc(NULL);
+	if (!d->iscache)
+		return -hbe_nomem;
+	status = hwt_space_load(d, image, &space);
+	for (size_t k = 0; status >= 0 && k < image->streams && !d->nomem; k++)
+		hwt_stream_decode(d, hwt_bundle_stream_at(d->bundle, image->first_stream + k),
+				  &space);
+	hwt_space_fini(&space);
+	pt_iscache_free(d->iscache);
+	d->iscache = NULL;
+	return status < 0 ? status : 0;
+}
+
+int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
+		    struct hwt_diag_list *const *done)
+{
+	unsigned jobs = decode_jobs(d->options);
+	size_t nimages = hwt_bundle_image_count(bundle), i = 0;
+	int status = 0;
+
+	hwt_decoder_set_bundle(d, bundle);
+	d->total_bytes = d->done_bytes = d->last_progress = 0;
+	for (size_t k = 0; k < hwt_bundle_stream_count(bundle); k++) {
+		const struct hwt_bundle_stream *st = hwt_bundle_stream_at(bundle, k);
+
 		if (st->image < 0)
 			hwt_bundle_diag_add(bundle, hwt_diag_stream, st->path, -1,
 					    "not decoded: without sideband its code is unknown");
+		else if (!done || !done[st->image])
+			d->total_bytes += st->size;
 	}
 
-	if (jobs > 1)
-		status = decode_parallel(&d, jobs);
-	for (size_t i = 0; jobs == 1 && i < hwt_bundle_image_count(bundle) && !d.nomem; i++) {
+	if (jobs > 1) {
+		status = decode_parallel(d, jobs, done);
+		i = nimages;
+	}
+	for (; i < nimages && !d->nomem; i++) {
 		const struct hwt_bundle_image *img = hwt_bundle_image_at(bundle, i);
-		struct hwt_space space;
 
-		if (!img->streams)
-			continue;
-		d.iscache = pt_iscache_alloc(NULL);
-		if (!d.iscache) {
-			status = -hbe_nomem;
+		if (done && done[i])
+			hwt_diag_list_flush(done[i], bundle);
+		else if (img->streams && (status = hwt_decoder_decode_image(d, img)) < 0)
 			break;
-		}
-		status = hwt_space_load(&d, img, &space);
-		if (status < 0) {
-			hwt_space_fini(&space);
-			pt_iscache_free(d.iscache);
-			break;
-		}
-		for (size_t k = 0; k < img->streams && !d.nomem; k++)
-			hwt_stream_decode(&d, hwt_bundle_stream_at(bundle, img->first_stream + k),
-					  &space);
-		hwt_space_fini(&space);
-		pt_iscache_free(d.iscache);
 	}
-	if (d.progress_printed)
+	/* Decoded before: their diagnostics are not lost when this one stops. */
+	for (; done && i < nimages; i++)
+		if (done[i])
+			hwt_diag_list_flush(done[i], bundle);
+	if (d->progress_printed)
 		fputc('\n', stderr);
-	report_files(&d);
-	if (d.nomem) {
-		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
+	d->progress_printed = 0;
+	return status;
+}
+
+int hwt_decoder_finish(struct hwt_decoder *d, int status)
+{
+	report_files(d);
+	if (d->nomem) {
+		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, NULL, -1,
 				    "out of memory: the profile is incomplete");
 		status = -hbe_nomem;
 	}
-	hwt_files_free(&d);
-	if (options && options->stats)
-		*options->stats = d.stats;
+	hwt_files_free(d);
+	if (d->options && d->options->stats)
+		*d->options->stats = d->stats;
 	return status < 0 ? status : 0;
+}
+
+int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
+	       const struct hwt_decode_options *options)
+{
+	struct hwt_decoder d;
+
+	if (!bundle || !profile)
+		return -hbe_invalid;
+	hwt_decoder_init(&d, profile, options);
+	return hwt_decoder_finish(&d, hwt_decoder_run(&d, bundle, NULL));
 }
 
 int hwt_decode_bundle(const char *bundle_dir, struct hwt_profile *profile,
@@ -517,7 +593,10 @@ int hwt_decode_bundle(const char *bundle_dir, struct hwt_profile *profile,
 		hwt_bundle_free(bundle);
 		return status;
 	}
-	status = hwt_decode(bundle, profile, options);
+	if (options && options->live)
+		status = hwt_decode_live_finish(options->live, bundle, profile, options);
+	else
+		status = hwt_decode(bundle, profile, options);
 	if (!quiet)
 		hwt_bundle_diag_print(bundle, out, prefix);
 	hwt_bundle_free(bundle);

@@ -114,7 +114,28 @@ void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		      struct hwt_space *space);
 
-/* decode.c */
+/* decode.c: a decode's life, also driven by live.c */
+void hwt_decoder_init(struct hwt_decoder *d, struct hwt_profile *profile,
+		      const struct hwt_decode_options *options);
+/* Options from now on (progress, jobs, stats; NULL: none). */
+void hwt_decoder_set_options(struct hwt_decoder *d, const struct hwt_decode_options *options);
+/* Sets the bundle read from now on (its "start" key, the first time). */
+void hwt_decoder_set_bundle(struct hwt_decoder *d, struct hwt_bundle *bundle);
+/* Decodes one process image of d->bundle, serially. 0 or a negative
+   enum hwt_bundle_error (its space cannot be loaded, out of memory). */
+int hwt_decoder_decode_image(struct hwt_decoder *d, const struct hwt_bundle_image *image);
+/*
+ * Decodes every process image of bundle with streams (options->jobs
+ * threads) but those that done names: done is NULL or holds, per image
+ * index, NULL or the diagnostics of that image's earlier decode, which are
+ * added to the bundle in bundle order (and emptied) as if decoded here.
+ */
+int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
+		    struct hwt_diag_list *const *done);
+/* Reports files trace could not be decoded in, frees the files; status. */
+int hwt_decoder_finish(struct hwt_decoder *d, int status);
+/* Adds held-back diagnostics to bundle (NULL: drops them), empties list. */
+void hwt_diag_list_flush(struct hwt_diag_list *list, struct hwt_bundle *bundle);
 void hwt_decode_progress(struct hwt_decoder *d, uint64_t done);
 /* hwt_bundle_diag_add, or held back in a worker (added after the join). */
 void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char *path,
