@@ -24,6 +24,10 @@ struct hwt_unit_options {
 	const char *trace;  /* --trace globs, newline-separated, or NULL */
 	const char *no_trace; /* --no-trace globs, newline-separated, or NULL */
 	const char *filters[16]; /* --filter IMAGE[:FUNCTION], NULL-terminated */
+	/* Called in the recorder once the command runs (after its fork), for
+	   work alongside it (hwt-cov's decode while recording); NULL: none. */
+	void (*running)(void *context);
+	void *running_context;
 };
 
 /*

@@ -419,6 +419,9 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 		}
 		close(pipefd[0]);
 	}
+	/* Threads start only now: the child above does more than exec. */
+	if (opts.running)
+		opts.running(opts.running_context);
 
 	/* Terminal signals reach the command directly; others are passed on. */
 	child_pid = pid;

@@ -27,6 +27,8 @@ extern "C" {
 #endif
 
 /* What one decode did. */
+struct hwt_decode_live;
+
 struct hwt_decode_stats {
 	uint64_t streams;        /* streams decoded */
 	uint64_t trace_bytes;    /* bytes of PT packets read */
@@ -60,6 +62,9 @@ struct hwt_decode_options {
 	   online CPUs (at most 16), 1 the serial decode. The result does not
 	   depend on it. */
 	unsigned jobs;
+	/* hwt_decode_bundle: finish this decode while recording (below)
+	   instead of decoding the whole bundle; NULL: none. */
+	struct hwt_decode_live *live;
 };
 
 /*
@@ -80,6 +85,27 @@ int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
  */
 int hwt_decode_bundle(const char *bundle_dir, struct hwt_profile *profile,
 		      const struct hwt_decode_options *options);
+
+/*
+ * The decode while recording (live.c): a thread that decodes the process
+ * images of the bundle in bundle_dir (which need not exist yet) as they
+ * end, on CPU time nothing else wants, while the recorder runs the
+ * command. hwt_decode_live_start returns NULL when out of memory or
+ * without threads: the caller then decodes the usual way.
+ *
+ * hwt_decode_live_finish, once the bundle is finished and opened: stops the
+ * thread, decodes what it has not and adds the counts to profile. The
+ * result is hwt_decode's (the diagnostics and their order too); only the
+ * order of images in the profile may differ. Returns as hwt_decode does.
+ */
+struct hwt_decode_live;
+struct hwt_decode_live *hwt_decode_live_start(const char *bundle_dir);
+int hwt_decode_live_finish(struct hwt_decode_live *live, struct hwt_bundle *bundle,
+			   struct hwt_profile *profile, const struct hwt_decode_options *options);
+/* Process images decoded while recording, and used (0 when none were). */
+size_t hwt_decode_live_images(const struct hwt_decode_live *live);
+/* Stops the thread (when still running) and frees live. */
+void hwt_decode_live_free(struct hwt_decode_live *live);
 
 /*
  * Parses the value of a -j/--jobs option (0: one per CPU) into *jobs.

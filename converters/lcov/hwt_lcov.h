@@ -28,6 +28,8 @@
 extern "C" {
 #endif
 
+struct hwt_decode_live;
+
 enum hwt_lcov_error {
 	hle_ok,
 	hle_internal,
@@ -190,6 +192,7 @@ struct hwt_lcov_report_options {
 	int quiet;                   /* no summary, no progress */
 	const char *prefix;          /* message prefix ("hwt report lcov", "hwt-cov") */
 	unsigned jobs;               /* decode threads (hwt_decode_options.jobs) */
+	struct hwt_decode_live *live; /* the decode while recording to finish, or NULL */
 };
 
 /*

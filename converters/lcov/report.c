@@ -226,6 +226,38 @@ static double percent(uint64_t hit, uint64_t found)
 	return found ? 100.0 * (double)hit / (double)found : 0.0;
 }
 
+static int image_path_cmp(const void *a, const void *b, void *profile)
+{
+	const struct hwt_profile_image *x = hwt_profile_image_at(profile, *(const size_t *)a);
+	const struct hwt_profile_image *y = hwt_profile_image_at(profile, *(const size_t *)b);
+	uint32_t n = x->build_id_size < y->build_id_size ? x->build_id_size : y->build_id_size;
+	int c = strcmp(x->path, y->path);
+
+	if (!c)
+		c = memcmp(x->build_id, y->build_id, n);
+	if (!c)
+		c = (x->build_id_size > y->build_id_size) - (x->build_id_size < y->build_id_size);
+	return c;
+}
+
+/*
+ * The profile's images by path and build-id: the order of the warnings
+ * about them does not depend on the order the decode met them in (a decode
+ * while recording meets them as processes end).
+ */
+static size_t *images_by_path(const struct hwt_profile *profile)
+{
+	size_t n = hwt_profile_image_count(profile);
+	size_t *order = malloc((n ? n : 1) * sizeof(*order));
+
+	if (!order)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), image_path_cmp, (void *)profile);
+	return order;
+}
+
 int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options)
 {
 	const char *prefix = options->prefix ? options->prefix : "hwt report lcov";
@@ -234,6 +266,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	struct hwt_profile *profile;
 	struct hwt_coverage *cov;
 	char *tmp = NULL;
+	size_t *order = NULL;
 	struct stat st;
 	FILE *out;
 	size_t i;
@@ -248,6 +281,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	}
 	dopts.flags = options->quiet ? 0 : HWT_DECODE_PROGRESS_TTY;
 	dopts.jobs = options->jobs;
+	dopts.live = options->live;
 	dopts.diag_prefix = prefix;
 	rc = hwt_decode_bundle(bundle_dir, profile, &dopts);
 	if (rc < 0) {
@@ -255,11 +289,17 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		ret = 2;
 		goto done;
 	}
+	order = images_by_path(profile);
+	if (!order) {
+		fprintf(stderr, "%s: out of memory\n", prefix);
+		ret = 2;
+		goto done;
+	}
 	for (i = 0; i < hwt_profile_image_count(profile); i++) {
-		rc = add_image(cov, profile, i, options);
+		rc = add_image(cov, profile, order[i], options);
 		if (rc < 0) {
-			fprintf(stderr, "%s: %s: %s\n", prefix, hwt_profile_image_at(profile, i)->path,
-				hwt_lcov_errstr(rc));
+			fprintf(stderr, "%s: %s: %s\n", prefix,
+				hwt_profile_image_at(profile, order[i])->path, hwt_lcov_errstr(rc));
 			ret = 2;
 			goto done;
 		}
@@ -321,6 +361,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		}
 	}
 done:
+	free(order);
 	free(tmp);
 	hwt_coverage_free(cov);
 	hwt_profile_free(profile);

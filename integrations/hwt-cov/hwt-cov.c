@@ -161,11 +161,26 @@ static void print_untraced(const char *dir, const struct hwt_unit_options *unit)
 	hwt_bundle_free(b);
 }
 
+/* The decode while recording: started once the command runs. */
+struct live_start {
+	const char *bundle;
+	struct hwt_decode_live *live;
+};
+
+static void start_live_decode(void *context)
+{
+	struct live_start *start = context;
+
+	/* Without it (out of memory, no threads), the decode is all at the end. */
+	start->live = hwt_decode_live_start(start->bundle);
+}
+
 static int record_and_report(const char *keep, const struct hwt_lcov_report_options *optsp,
 			     const struct hwt_unit_options *unitp, char **cmd)
 {
 	struct hwt_lcov_report_options opts = *optsp;
 	struct hwt_unit_options unit = *unitp;
+	struct live_start live = { NULL, NULL };
 	const char *tmpdir;
 	char bundle[PATH_MAX];
 	int status = 0, code, report;
@@ -186,7 +201,11 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 			return 2;
 		}
 	}
+	live.bundle = bundle;
+	unit.running = start_live_decode;
+	unit.running_context = &live;
 	if (hwt_record_run(bundle, &unit, cmd, &status, PREFIX) < 0) {
+		hwt_decode_live_free(live.live);
 		if (!keep)
 			remove_tree(bundle);
 		return 2;
@@ -195,7 +214,12 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 	if (!opts.quiet)
 		print_untraced(bundle, &unit);
 
+	opts.live = live.live;
 	report = hwt_lcov_report(bundle, &opts);
+	if (opts.verbose && live.live)
+		fprintf(stderr, PREFIX ": %zu process images were decoded while the command ran\n",
+			hwt_decode_live_images(live.live));
+	hwt_decode_live_free(live.live);
 	if (!keep)
 		remove_tree(bundle);
 	else if (!opts.quiet)

@@ -11,6 +11,8 @@
  *   profile_tool total PROFILE               total instructions executed
  *   profile_tool maps BUNDLE                 every MMAP record of the bundle:
  *       "START END VADDR PATH" (hex; VADDR: the ELF virtual address at START)
+ *   profile_tool live SRC DEST OUT [grow]    the decode while recording, on
+ *       SRC copied into DEST piece by piece (live_replay.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 
 #include "elf_file.h"
 #include "hwt_decode.h"
+#include "live_replay.h"
 #include "x86_insn.h"
 
 static int insns_main(const char *path)
@@ -125,6 +128,8 @@ int main(int argc, char **argv)
 		return total_main(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "maps"))
 		return maps_main(argv[2]);
-	fprintf(stderr, "usage: profile_tool report|merge|insns|total|maps ...\n");
+	if ((argc == 5 || (argc == 6 && !strcmp(argv[5], "grow"))) && !strcmp(argv[1], "live"))
+		return hwt_live_replay_main(argv[2], argv[3], argv[4], argc == 6);
+	fprintf(stderr, "usage: profile_tool report|merge|insns|total|maps|live ...\n");
 	return 2;
 }
