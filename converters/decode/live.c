@@ -275,6 +275,12 @@ static void live_stop(struct hwt_decode_live *live)
 	atomic_store(&live->stop, 1);
 	pthread_cond_signal(&live->wake);
 	pthread_mutex_unlock(&live->lock);
+	/* The image it is decoding is waited for now: at the usual priority. */
+	{
+		struct sched_param param = { 0 };
+
+		(void)pthread_setschedparam(live->thread, SCHED_OTHER, &param);
+	}
 	pthread_join(live->thread, NULL);
 	live->running = 0;
 }
