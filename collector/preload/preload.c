@@ -209,7 +209,7 @@ __attribute__((constructor)) static void hwt_preload_init(int argc, char **argv,
 static int write_untraced(pid_t pid, pid_t ppid, const char *path, const char *reason,
 			  unsigned flags)
 {
-	const char *bundle = strchr(env_bundle, '=') + 1;
+	const char *bundle = value_of(env_bundle);
 	size_t plen = strlen(path) + 1, rlen = strlen(reason) + 1, flen;
 	ssize_t n;
 	uint32_t size;

@@ -94,6 +94,16 @@ static struct live_image *live_find(const struct hwt_decode_live *live, uint32_t
 	return NULL;
 }
 
+/* Puts images[k] into the hash table (which has a free slot). */
+static void live_slot_put(struct hwt_decode_live *live, size_t k)
+{
+	size_t i = key_hash(live->images[k].pid, live->images[k].generation) & live->mask;
+
+	while (live->slots[i])
+		i = (i + 1) & live->mask;
+	live->slots[i] = k + 1;
+}
+
 static int live_rehash(struct hwt_decode_live *live, size_t mask)
 {
 	size_t *slots = calloc(mask + 1, sizeof(*slots));
@@ -103,13 +113,8 @@ static int live_rehash(struct hwt_decode_live *live, size_t mask)
 	free(live->slots);
 	live->slots = slots;
 	live->mask = mask;
-	for (size_t k = 0; k < live->count; k++) {
-		size_t i = key_hash(live->images[k].pid, live->images[k].generation) & mask;
-
-		while (slots[i])
-			i = (i + 1) & mask;
-		slots[i] = k + 1;
-	}
+	for (size_t k = 0; k < live->count; k++)
+		live_slot_put(live, k);
 	return 0;
 }
 
@@ -131,18 +136,12 @@ static struct live_image *live_add(struct hwt_decode_live *live, const struct hw
 	memset(e, 0, sizeof(*e));
 	e->pid = img->pid;
 	e->generation = img->generation;
-	if ((live->count + 1) * 2 > live->mask + 1) {
-		/* The new table holds the new image too. */
-		if (live_rehash(live, live->mask ? 2 * live->mask + 1 : 127) < 0) {
-			live->count--;
-			return NULL;
-		}
-	} else {
-		size_t i = key_hash(e->pid, e->generation) & live->mask;
-
-		while (live->slots[i])
-			i = (i + 1) & live->mask;
-		live->slots[i] = live->count;
+	if ((live->count + 1) * 2 <= live->mask + 1) {
+		live_slot_put(live, live->count - 1);
+	} else if (live_rehash(live, live->mask ? 2 * live->mask + 1 : 127) < 0) {
+		/* (A new table would have held the new image too.) */
+		live->count--;
+		return NULL;
 	}
 	return e;
 }
