@@ -35,7 +35,7 @@ static void pause_ms(long ms)
 		;
 }
 
-static int copy_file(const char *from, const char *to, int append)
+static int copy_file(const char *from, const char *to)
 {
 	char buf[65536];
 	ssize_t n;
@@ -43,7 +43,7 @@ static int copy_file(const char *from, const char *to, int append)
 
 	if (in < 0)
 		return -1;
-	out = open(to, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (out < 0) {
 		close(in);
 		return -1;
@@ -80,7 +80,7 @@ static int copy_dir(const char *src, const char *dest, const char *sub, const ch
 		if (name[0] != '.' && !strncmp(name, prefix, strlen(prefix))) {
 			snprintf(from, sizeof(from), "%s/%s/%s", src, sub, name);
 			snprintf(to, sizeof(to), "%s/%s/%s", dest, sub, name);
-			if (copy_file(from, to, 0) < 0)
+			if (copy_file(from, to) < 0)
 				status = -1;
 		}
 		free(names[i]);
@@ -100,6 +100,45 @@ static int make_dirs(const char *dest)
 			return -1;
 	}
 	return 0;
+}
+
+/* One image: its streams (SRC/streams/PREFIX*), then its sideband file name. */
+static int copy_image(const char *src, const char *dest, const char *name, const char *prefix)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	if (copy_dir(src, dest, "streams", prefix) < 0)
+		return -1;
+	snprintf(from, sizeof(from), "%s/sideband/%s", src, name);
+	snprintf(to, sizeof(to), "%s/sideband/%s", dest, name);
+	return copy_file(from, to);
+}
+
+/* Appends a PAD packet to the first stream DIR/streams/PREFIX*. */
+static int append_pad(const char *dir, const char *prefix)
+{
+	static const char pad;
+	char path[PATH_MAX + 256];
+	struct dirent **names;
+	int n, status = -1;
+
+	snprintf(path, sizeof(path), "%s/streams", dir);
+	n = scandir(path, &names, NULL, by_name);
+	for (int i = 0; i < n; i++) {
+		if (status < 0 && !strncmp(names[i]->d_name, prefix, strlen(prefix))) {
+			int fd;
+
+			snprintf(path, sizeof(path), "%s/streams/%s", dir, names[i]->d_name);
+			fd = open(path, O_WRONLY | O_APPEND);
+			status = fd >= 0 && write(fd, &pad, 1) == 1 ? 0 : -1;
+			if (fd >= 0)
+				close(fd);
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	return status;
 }
 
 int hwt_live_replay_main(const char *src, const char *dest, const char *out, int grow)
@@ -124,59 +163,35 @@ int hwt_live_replay_main(const char *src, const char *dest, const char *out, int
 	pause_ms(PAUSE_MS); /* passes over a directory that is no bundle yet */
 	snprintf(from, sizeof(from), "%s/hwt-bundle", src);
 	snprintf(to, sizeof(to), "%s/hwt-bundle", dest);
-	if (copy_file(from, to, 0) < 0 || copy_dir(src, dest, "images", "") < 0)
+	if (copy_file(from, to) < 0 || copy_dir(src, dest, "images", "") < 0)
 		goto io;
 	snprintf(from, sizeof(from), "%s/sideband", src);
 	n = scandir(from, &names, NULL, by_name);
 	if (n < 0)
 		goto io;
+	status = 0;
 	for (int i = 0; i < n; i++) {
 		char *name = names[i]->d_name, *dot = strrchr(name, '.');
+		char prefix[64];
+		int native = !strcmp(name, "untraced.sb");
 
-		if (name[0] != '.' && dot && !strcmp(dot, ".sb")) {
-			char image[64];
-
-			snprintf(image, sizeof(image), "%.*s-", (int)(dot - name), name);
-			if (copy_dir(src, dest, "streams", strcmp(name, "untraced.sb") ? image : "/") < 0)
-				goto io;
-			snprintf(from, sizeof(from), "%s/sideband/%s", src, name);
-			snprintf(to, sizeof(to), "%s/sideband/%s", dest, name);
-			if (copy_file(from, to, 0) < 0)
-				goto io;
-			if (!first[0] && strcmp(name, "untraced.sb"))
-				snprintf(first, sizeof(first), "%s", image);
+		if (status == 0 && name[0] != '.' && dot && !strcmp(dot, ".sb")) {
+			/* untraced.sb has no streams: a prefix no stream has. */
+			snprintf(prefix, sizeof(prefix), "%.*s-", (int)(dot - name), name);
+			status = copy_image(src, dest, name, native ? "/" : prefix);
+			if (!first[0] && !native)
+				snprintf(first, sizeof(first), "%s", prefix);
 			pause_ms(PAUSE_MS);
 		}
 		free(names[i]);
 	}
 	free(names);
-	if (grow && first[0]) {
-		/* PAD: the profile stays the same, but the stream has changed. */
-		static const char pad;
-		char stream[PATH_MAX + 256];
-		struct dirent **streams;
-		int ns;
-
-		snprintf(from, sizeof(from), "%s/streams", dest);
-		ns = scandir(from, &streams, NULL, by_name);
-		for (int i = 0; i < ns; i++) {
-			if (!strncmp(streams[i]->d_name, first, strlen(first)) && grow) {
-				int fd;
-
-				snprintf(stream, sizeof(stream), "%s/%s", from, streams[i]->d_name);
-				fd = open(stream, O_WRONLY | O_APPEND);
-				if (fd < 0 || write(fd, &pad, 1) != 1)
-					goto io;
-				close(fd);
-				grow = 0;
-			}
-			free(streams[i]);
-		}
-		free(streams);
-	}
+	/* PAD: the profile stays the same, but the stream has changed. */
+	if (status < 0 || (grow && first[0] && append_pad(dest, first) < 0))
+		goto io;
 	snprintf(from, sizeof(from), "%s/summary", src);
 	snprintf(to, sizeof(to), "%s/summary", dest);
-	if (copy_file(from, to, 0) < 0)
+	if (copy_file(from, to) < 0)
 		goto io;
 
 	options.live = live;
