@@ -81,6 +81,16 @@ void hwt_etm4_sw_stream_interrupt(struct hwt_etm4_sw_stream *s, uint64_t ip, uin
 	s->enabled = 0;
 }
 
+void hwt_etm4_sw_stream_leave(struct hwt_etm4_sw_stream *s, unsigned kind, uint64_t target,
+			      uint64_t fallthrough)
+{
+	if (kind != HWT_INSN_OTHER && kind != HWT_INSN_FAR) {
+		hwt_etm4_sw_stream_reserve(s);
+		hwt_etm4_atom(&s->enc, kind != HWT_INSN_COND || target != fallthrough);
+	}
+	s->enabled = 0;
+}
+
 void hwt_etm4_sw_stream_sync_point(struct hwt_etm4_sw_stream *s, uint64_t ip)
 {
 	full_sync(s, ip);

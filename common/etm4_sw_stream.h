@@ -118,6 +118,13 @@ static inline void hwt_etm4_sw_stream_branch(struct hwt_etm4_sw_stream *s, unsig
 	}
 }
 
+/*
+ * A branch of kind to code the trace unit does not trace: its atom (an
+ * indirect branch's target address is not traced), then tracing is off.
+ */
+void hwt_etm4_sw_stream_leave(struct hwt_etm4_sw_stream *s, unsigned kind, uint64_t target,
+			      uint64_t fallthrough);
+
 /* Writes pending atoms and drains the buffer (the stream may end here). */
 void hwt_etm4_sw_stream_flush(struct hwt_etm4_sw_stream *s);
 

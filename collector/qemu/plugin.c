@@ -76,6 +76,17 @@ static size_t guest_read(uint64_t addr, void *buf, size_t len)
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* The little-endian word an instruction of 4 bytes or more starts with. */
+static uint32_t insn_word(const struct qemu_plugin_insn *insn)
+{
+	const uint8_t *p = qemu_plugin_insn_data(insn);
+
+	return qemu_plugin_insn_size(insn) >= 4 ?
+		       (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			       (uint32_t)p[3] << 24 :
+		       0;
+}
+
 /* Blocks live as long as the process: QEMU may run a translation until exit. */
 static struct hwt_qemu_block *new_block(void)
 {
@@ -109,6 +120,7 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	const uint8_t *bytes;
 	size_t size;
 	int decoded;
+	bool file;
 
 	(void)id;
 	if (n == 0 || !(b = new_block()))
@@ -149,9 +161,13 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (insn.flags & HWT_INSN_HAS_TARGET)
 			b->target = hwt_insn_target(&insn, b->insn);
 	}
-	hwt_qemu_image_seen(b->start);
+	file = hwt_qemu_image_seen(b->start);
 	if (b->fallthrough - 1 - b->start > 0)
 		hwt_qemu_image_seen(b->fallthrough - 1);
+	/* QEMU's aarch64 signal frame returns through "mov x8, #139; svc #0" on the stack. */
+	b->untraced = hwt_qemu_etm && !file && n == 2 &&
+		      insn_word(qemu_plugin_tb_get_insn(tb, 0)) == 0xd2801168u &&
+		      insn_word(last) == 0xd4000001u;
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, hwt_qemu_vcpu_block, QEMU_PLUGIN_CB_NO_REGS, b);
 }
 

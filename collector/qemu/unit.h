@@ -60,8 +60,9 @@ void hwt_qemu_process_record_locked(struct hwt_record_header *hdr, unsigned type
 
 /* ---- image.c: the mappings guest code runs from ---- */
 
-/* Makes sure the mapping holding addr is described by an MMAP record. */
-void hwt_qemu_image_seen(uint64_t addr);
+/* Makes sure the mapping holding addr is described by an MMAP record; true
+   when it is a file's (false: anonymous code, or not found). */
+bool hwt_qemu_image_seen(uint64_t addr);
 /* munmap, mprotect without exec, mmap MAP_FIXED over [a, a+len). */
 void hwt_qemu_image_unmapped(uint64_t a, uint64_t len);
 /* Records again every known mapping (a fork child inherits them). */
@@ -82,6 +83,10 @@ struct hwt_qemu_block {
 	uint8_t branch;       /* enum hwt_insn_kind of insn (a system call's TIP.PGD
 	                         or Exception comes from the system call callback) */
 	uint8_t rep;          /* insn is a REP string instruction */
+	uint8_t untraced;     /* code a trace unit would not see (the signal return
+	                         trampoline QEMU writes on an aarch64 guest's stack,
+	                         where Linux has it in the vDSO): tracing is off
+	                         from the branch to it on */
 };
 
 /* Translated code's callback: block ran on the calling thread (the vCPU index

@@ -280,6 +280,20 @@ static void disable(struct vcpu *v)
 	v->prev = NULL;
 }
 
+/*
+ * b's last instruction went to code that is not traced (plugin.c marks the
+ * block untraced): its atom (ETMv4), TIP.PGD (PT), and tracing is off
+ * until the thread comes back (a system call follows there).
+ */
+static void leave(struct vcpu *v, const struct hwt_qemu_block *b, uint64_t next)
+{
+	if (hwt_qemu_etm)
+		hwt_etm4_sw_stream_leave(&v->st.etm, b->branch, next, b->fallthrough);
+	else
+		hwt_sw_stream_disable(&v->st.pt);
+	v->prev = NULL;
+}
+
 /* An asynchronous event at ip: FUP, TIP.PGD (ETMv4: Exception). */
 static void interrupt(struct vcpu *v, uint64_t ip)
 {
@@ -413,6 +427,13 @@ static void encode(struct vcpu *v)
 	for (unsigned i = 0; i < n; i++) {
 		const struct hwt_qemu_block *b = v->log[i], *prev = v->prev;
 
+		if (__builtin_expect(b->untraced, 0)) {
+			if (enabled(v) && prev) {
+				sync_clock(v, now, here(v));
+				leave(v, prev, b->start);
+			}
+			continue;
+		}
 		if (__builtin_expect(debug_blocks, 0))
 			log_block(v, b);
 		if (__builtin_expect(!enabled(v), 0)) {

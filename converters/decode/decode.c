@@ -201,6 +201,15 @@ static void report_files(struct hwt_decoder *d)
 	free(failed);
 }
 
+int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		      struct hwt_space *space)
+{
+	const struct hwt_trace_decoder *td =
+		stream->trace == hwt_trace_etmv4 ? &hwt_etm_decoder : &hwt_pt_decoder;
+
+	return td->decode_stream(d, stream, space);
+}
+
 static void *worker_main(void *arg)
 {
 	struct hwt_decoder *w = arg;

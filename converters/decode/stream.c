@@ -481,8 +481,8 @@ static void *map_stream(const char *path, size_t *size)
 	return p;
 }
 
-int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
-		      struct hwt_space *space)
+static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		     struct hwt_space *space)
 {
 	struct stream_ctx s = { 0 };
 	struct error_state err = { 0 };
@@ -662,3 +662,8 @@ out:
 	hwt_decode_progress(d, d->done_bytes);
 	return s.nomem ? -hbe_nomem : 0;
 }
+
+const struct hwt_trace_decoder hwt_pt_decoder = {
+	.name = "intel-pt",
+	.decode_stream = pt_decode,
+};

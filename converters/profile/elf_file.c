@@ -43,6 +43,12 @@ static void read_headers(struct hwt_elf_file *file)
 		return;
 	}
 	file->is_elf = 1;
+	{
+		GElf_Ehdr ehdr;
+
+		if (gelf_getehdr(elf, &ehdr))
+			file->machine = ehdr.e_machine;
+	}
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr phdr;
 

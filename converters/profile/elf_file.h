@@ -22,6 +22,7 @@ struct hwt_elf_file {
 	size_t size;
 	uint64_t mtime_ns;    /* modification time */
 	int is_elf;           /* 1: an ELF file whose program headers were read */
+	unsigned machine;     /* its e_machine (EM_X86_64, EM_AARCH64...), 0 when not ELF */
 	uint8_t build_id[20];
 	uint32_t build_id_size; /* 0: none (or longer than 20 bytes) */
 	struct hwt_elf_load loads[HWT_ELF_MAX_LOADS];

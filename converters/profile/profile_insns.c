@@ -1,6 +1,7 @@
 /*
  * The per-instruction view of an image: blocks walked instruction by
- * instruction with the x86-64 classifier over the image's file, plus the
+ * instruction with the classifier of the image's architecture (its ELF
+ * e_machine: x86-64 or AArch64) over the image's file, plus the
  * taken/not-taken counts of conditional branches from the edges.
  */
 #include <errno.h>
@@ -10,7 +11,7 @@
 #include "grow.h"
 #include "elf_file.h"
 #include "profile_int.h"
-#include "x86_insn.h"
+#include "insn.h"
 
 struct insn_map {
 	struct hwt_profile_insn *items;
@@ -83,7 +84,7 @@ static int walk_block(struct insn_map *m, const struct hwt_elf_file *file,
 	uint64_t off = b->begin;
 
 	for (uint32_t n = 0; n < b->insns; n++) {
-		struct hwt_x86_insn insn;
+		struct hwt_insn insn;
 		struct hwt_profile_insn *pi;
 		int len;
 
@@ -91,7 +92,7 @@ static int walk_block(struct insn_map *m, const struct hwt_elf_file *file,
 			return -hpe_mismatch;
 		if (n + 1 == b->insns && off != b->end)
 			return -hpe_bad_code;
-		len = hwt_x86_insn_decode(file->data + off, file->size - off, &insn);
+		len = hwt_insn_decode(file->machine, file->data + off, file->size - off, &insn);
 		if (len < 0)
 			return -hpe_bad_code;
 		pi = map_get(m, off, 1);
@@ -99,7 +100,7 @@ static int walk_block(struct insn_map *m, const struct hwt_elf_file *file,
 			return -hpe_nomem;
 		pi->count += b->count;
 		pi->length = (uint8_t)len;
-		pi->branch = insn.branch;
+		pi->branch = insn.kind;
 		pi->x86_flags = insn.flags;
 		off += (uint64_t)len;
 	}
@@ -129,7 +130,7 @@ int hwt_profile_image_insns(const struct hwt_profile *profile, size_t image,
 	status = hwt_elf_file_open(&file, path ? path : img->path);
 	if (status < 0)
 		return status;
-	if (!file.is_elf) {
+	if (!file.is_elf || !hwt_insn_machine_known(file.machine)) {
 		status = -hpe_not_elf;
 		goto out;
 	}
