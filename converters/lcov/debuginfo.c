@@ -41,6 +41,7 @@ struct fn_symbol {
 struct hwt_debuginfo {
 	int fd;
 	Elf *elf;
+	unsigned machine;          /* e_machine */
 	const uint8_t *raw;        /* the whole file (elf_rawfile) */
 	size_t raw_size;
 	struct segment *segs;
@@ -135,6 +136,11 @@ const struct hwt_function *hwt_debuginfo_functions(const struct hwt_debuginfo *i
 	return info->funcs;
 }
 
+unsigned hwt_debuginfo_machine(const struct hwt_debuginfo *info)
+{
+	return info->machine;
+}
+
 const uint8_t *hwt_debuginfo_code(const struct hwt_debuginfo *info, uint64_t vaddr,
 				  size_t *avail)
 {
@@ -187,6 +193,12 @@ static int read_elf(struct hwt_debuginfo *info)
 	if (!info->raw || elf_getphdrnum(info->elf, &nphdr) != 0 ||
 	    elf_getshdrstrndx(info->elf, &shstrndx) != 0)
 		return -hle_not_elf;
+	{
+		GElf_Ehdr ehdr;
+
+		if (gelf_getehdr(info->elf, &ehdr))
+			info->machine = ehdr.e_machine;
+	}
 	info->segs = calloc(nphdr ? nphdr : 1, sizeof(*info->segs));
 	if (!info->segs)
 		return -hle_nomem;
