@@ -35,7 +35,7 @@
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
 
 #include "decode_int.h"
-#include "etm4_encoder.h"
+#include "etm_config.h"
 
 /* Errors of one stream listed one by one; the rest are summed up. */
 #define MAX_ERROR_MESSAGES 5
@@ -70,6 +70,8 @@ struct etm_ctx {
 	uint32_t pending_kind;
 	size_t pending_epoch;
 	int enabled;                 /* in user code (not after an exception) */
+	int synced;                  /* an A-Sync was seen */
+	uint64_t first_sync;         /* where the first one starts */
 	int epoch_change;            /* a timestamp moved the epoch: re-add the memory callback */
 	uint64_t blocks, insns;
 	/* What went wrong. */
@@ -432,6 +434,10 @@ static void packet(const void *context, const ocsd_datapath_op_t op, const ocsd_
 		return;
 	switch (p->type) {
 	case ETM4_PKT_I_ASYNC:
+		if (!s->synced) {
+			s->synced = 1;
+			s->first_sync = index;
+		}
 		error_resolved(s, index, 0);
 		break;
 	case ETM4_PKT_I_OVERFLOW:
@@ -478,23 +484,6 @@ static void *map_stream(const char *path, size_t *size)
 	return p;
 }
 
-/* A register of the trace unit: the bundle header's etm_<name>, else hwt's software unit's. */
-static uint32_t etm_register(const struct hwt_decoder *d, const char *name, uint32_t dflt)
-{
-	char key[40];
-	const char *v;
-	char *end;
-	unsigned long long x;
-
-	snprintf(key, sizeof(key), "etm_%s", name);
-	v = hwt_bundle_key(d->bundle, key);
-	if (!v)
-		return dflt;
-	errno = 0;
-	x = strtoull(v, &end, 0);
-	return errno || *end || end == v || x > UINT32_MAX ? dflt : (uint32_t)x;
-}
-
 static dcd_tree_handle_t make_tree(struct etm_ctx *s)
 {
 	ocsd_etmv4_cfg cfg;
@@ -503,15 +492,7 @@ static dcd_tree_handle_t make_tree(struct etm_ctx *s)
 
 	if (!tree)
 		return NULL;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.reg_idr0 = etm_register(s->d, "trcidr0", HWT_ETM4_TRCIDR0);
-	cfg.reg_idr1 = etm_register(s->d, "trcidr1", HWT_ETM4_TRCIDR1);
-	cfg.reg_idr2 = etm_register(s->d, "trcidr2", HWT_ETM4_TRCIDR2);
-	cfg.reg_idr8 = etm_register(s->d, "trcidr8", HWT_ETM4_TRCIDR8);
-	cfg.reg_configr = etm_register(s->d, "trcconfigr", HWT_ETM4_TRCCONFIGR);
-	cfg.reg_traceidr = 0x10;
-	cfg.arch_ver = ARCH_V8;
-	cfg.core_prof = profile_CortexA;
+	hwt_etm_config(s->d->bundle, &cfg);
 	if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER,
 				   &cfg, &csid) != OCSD_OK ||
 	    ocsd_dt_set_gen_elem_outfn(tree, element, s) != OCSD_OK ||
@@ -598,6 +579,19 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	if (!s.nomem)
 		ocsd_dt_process_data(s.tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
 	error_resolved(&s, size, 1);
+	/* A stream starts with an A-Sync: anything before the first one is lost. */
+	if (!s.synced || s.first_sync) {
+		uint64_t lost = s.synced ? s.first_sync : size;
+
+		s.errors++;
+		s.error_bytes += lost;
+		d->stats.errors++;
+		d->stats.error_bytes += lost;
+		hwt_decode_diag(d, hwt_diag_stream, stream->path, 0,
+				"%s: %" PRIu64 " trace bytes not decoded", s.synced ?
+				"the stream does not start with an A-Sync" :
+				"no A-Sync in the whole stream (not ETMv4 trace?)", lost);
+	}
 	if (s.enabled && !s.errors)
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, (int64_t)size,
 				"the trace ends at offset 0x%zx while the thread ran user code: the "

@@ -12,12 +12,12 @@ static const char usage_text[] =
 	"\n"
 	"Lists a trace bundle: its header and summary, per process image its\n"
 	"sideband records (one per line: offset, time, pid/tid, type, fields),\n"
-	"per thread stream its size and, with --packets, its Intel PT packets.\n"
+	"per thread stream its size and, with --packets, its packets (Intel PT, ETMv4).\n"
 	"\n"
 	"options:\n"
 	"  --pid N          only the images and streams of process N\n"
 	"  --sideband-only  list no streams\n"
-	"  --packets        decode and list every packet of every stream (libipt)\n"
+	"  --packets        decode and list every packet of every stream (libipt, OpenCSD)\n"
 	"  -h, --help       this text\n"
 	"\n"
 	"Warnings about the bundle go to stderr. Exit status: 0 clean, 1 the\n"
@@ -80,9 +80,14 @@ static void dump_image(FILE *out, const struct hwt_bundle_image *image,
 static int dump_stream(FILE *out, struct hwt_bundle *bundle,
 		       const struct hwt_bundle_stream *stream, int packets)
 {
-	fprintf(out, "stream %s streams/%s.pt %" PRIu64 " bytes%s\n", stream->name,
-		stream->name, stream->size, stream->image < 0 ? " (no sideband)" : "");
-	return packets ? hwt_dump_packets(out, bundle, stream) : 0;
+	const char *ext = stream->trace == hwt_trace_etmv4 ? "etm" : "pt";
+
+	fprintf(out, "stream %s streams/%s.%s %" PRIu64 " bytes%s\n", stream->name, stream->name,
+		ext, stream->size, stream->image < 0 ? " (no sideband)" : "");
+	if (!packets)
+		return 0;
+	return stream->trace == hwt_trace_etmv4 ? hwt_dump_etm_packets(out, bundle, stream) :
+						  hwt_dump_packets(out, bundle, stream);
 }
 
 int hwt_dump(const char *dir, const struct hwt_dump_options *options, FILE *out, FILE *err)
