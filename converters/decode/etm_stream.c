@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -51,6 +52,16 @@ struct count_entry {
 	uint64_t count;
 };
 
+struct etm_ctx;
+
+/* A decode tree of the pool below; ctx the stream it decodes, NULL when free. */
+struct etm_tree {
+	dcd_tree_handle_t tree;
+	ocsd_etmv4_cfg cfg;
+	struct etm_ctx *ctx;
+	struct etm_tree *next;
+};
+
 struct etm_ctx {
 	struct hwt_decoder *d;
 	const struct hwt_bundle_stream *stream;
@@ -58,6 +69,7 @@ struct etm_ctx {
 	size_t epoch;
 	uint64_t next_time;          /* of epoch + 1, UINT64_MAX when none */
 	const struct hwt_mapping *last_map; /* of the last memory read */
+	struct etm_tree *pool;
 	dcd_tree_handle_t tree;
 	struct count_entry *table;
 	size_t mask, used;
@@ -384,7 +396,7 @@ static void range(struct etm_ctx *s, ocsd_trc_index_t index, const ocsd_generic_
 static ocsd_datapath_resp_t element(const void *context, const ocsd_trc_index_t index,
 				    const uint8_t chan, const ocsd_generic_trace_elem *e)
 {
-	struct etm_ctx *s = (struct etm_ctx *)context;
+	struct etm_ctx *s = ((const struct etm_tree *)context)->ctx;
 	char where[200];
 
 	(void)chan;
@@ -425,7 +437,7 @@ static ocsd_datapath_resp_t element(const void *context, const ocsd_trc_index_t 
 static void packet(const void *context, const ocsd_datapath_op_t op, const ocsd_trc_index_t index,
 		   const void *pkt, const uint32_t size, const uint8_t *data)
 {
-	struct etm_ctx *s = (struct etm_ctx *)context;
+	struct etm_ctx *s = ((const struct etm_tree *)context)->ctx;
 	const ocsd_etmv4_i_pkt *p = pkt;
 
 	(void)size;
@@ -484,24 +496,66 @@ static void *map_stream(const char *path, size_t *size)
 	return p;
 }
 
-static dcd_tree_handle_t make_tree(struct etm_ctx *s)
-{
-	ocsd_etmv4_cfg cfg;
-	unsigned char csid = 0;
-	dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+/*
+ * OpenCSD decode trees, kept for the life of the process and reused from
+ * stream to stream (reset in between): a tree is not cheap to make, and
+ * OpenCSD 1.3.3's ocsd_destroy_dcd_tree leaks its element callback. One
+ * per thread decoding at a time and configuration.
+ */
+static struct etm_tree *trees;
+static pthread_mutex_t trees_lock = PTHREAD_MUTEX_INITIALIZER;
 
-	if (!tree)
+static struct etm_tree *tree_make(const ocsd_etmv4_cfg *cfg)
+{
+	struct etm_tree *t = calloc(1, sizeof(*t));
+	unsigned char csid = 0;
+
+	if (!t)
 		return NULL;
-	hwt_etm_config(s->d->bundle, &cfg);
-	if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER,
-				   &cfg, &csid) != OCSD_OK ||
-	    ocsd_dt_set_gen_elem_outfn(tree, element, s) != OCSD_OK ||
-	    ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_MON, (void *)packet, s) !=
-		    OCSD_OK) {
-		ocsd_destroy_dcd_tree(tree);
+	t->cfg = *cfg;
+	t->tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	if (!t->tree ||
+	    ocsd_dt_create_decoder(t->tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER,
+				   &t->cfg, &csid) != OCSD_OK ||
+	    ocsd_dt_set_gen_elem_outfn(t->tree, element, t) != OCSD_OK ||
+	    ocsd_dt_attach_packet_callback(t->tree, csid, OCSD_C_API_CB_PKT_MON, (void *)packet,
+					   t) != OCSD_OK) {
+		if (t->tree)
+			ocsd_destroy_dcd_tree(t->tree);
+		free(t);
 		return NULL;
 	}
-	return tree;
+	return t;
+}
+
+/* A free tree of the bundle's configuration, for s; NULL when out of memory. */
+static struct etm_tree *tree_get(struct etm_ctx *s)
+{
+	ocsd_etmv4_cfg cfg;
+	struct etm_tree *t;
+
+	hwt_etm_config(s->d->bundle, &cfg);
+	pthread_mutex_lock(&trees_lock);
+	for (t = trees; t && (t->ctx || memcmp(&t->cfg, &cfg, sizeof(cfg))); t = t->next)
+		;
+	if (!t && (t = tree_make(&cfg)) != NULL) {
+		t->next = trees;
+		trees = t;
+	}
+	if (t)
+		t->ctx = s;
+	pthread_mutex_unlock(&trees_lock);
+	if (t)
+		ocsd_dt_process_data(t->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+	return t;
+}
+
+static void tree_put(struct etm_tree *t)
+{
+	ocsd_dt_remove_mem_acc(t->tree, 0, OCSD_MEM_SPACE_ANY);
+	pthread_mutex_lock(&trees_lock);
+	t->ctx = NULL;
+	pthread_mutex_unlock(&trees_lock);
 }
 
 /*
@@ -564,7 +618,8 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	d->stats.streams++;
 	d->stats.trace_bytes += size;
 	hwt_space_check(d, space);
-	s.tree = make_tree(&s);
+	s.pool = tree_get(&s);
+	s.tree = s.pool ? s.pool->tree : NULL;
 	if (!s.tree || grow(&s) < 0 || attach_memory(&s) < 0) {
 		s.nomem = 1;
 		goto out;
@@ -611,8 +666,8 @@ out:
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
 				"%" PRIu64 " decoded ranges do not match the code in the image files "
 				"and were not counted, e.g. %s", s.bad_blocks, s.bad_example);
-	if (s.tree)
-		ocsd_destroy_dcd_tree(s.tree);
+	if (s.pool)
+		tree_put(s.pool);
 	free(s.table);
 	munmap(buf, size);
 	d->done_bytes += size;
