@@ -116,9 +116,6 @@ int hwt_decode_parse_jobs(const char *arg, unsigned *jobs);
 /* Help text of the -j option, for usage messages. */
 #define HWT_DECODE_JOBS_HELP "decode with N threads (default: one per CPU, at most 16)"
 
-/* `hwt report profile BUNDLE -o OUT`: argv[0] is "profile". Exit status. */
-int hwt_report_profile_main(int argc, char **argv);
-
 #ifdef __cplusplus
 }
 #endif

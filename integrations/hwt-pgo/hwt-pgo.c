@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-#include "hwt_afdo.h"
+#include "commands.h"
 #include "hwt_decode.h"
 #include "record.h"
 #include "trace_unit.h"

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "hwt_afdo.h"
 #include "hwt_bundle.h"
 #include "hwt_decode.h"

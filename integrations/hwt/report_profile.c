@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commands.h"
 #include "hwt_decode.h"
 
 static void usage(FILE *out)
