@@ -1,0 +1,153 @@
+/*
+ * hwt_lcov_report, shared by `hwt report lcov` and hwt-cov: decode the
+ * bundle into a profile, add every image's executed instructions to the
+ * coverage (converters/lcov), write the lcov file, run genhtml, print the
+ * warnings and a summary.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hwt_command.h"
+#include "hwt_decode.h"
+#include "hwt_lcov.h"
+#include "profile.h"
+
+/* Runs genhtml on the lcov file; returns its exit status (or -1). */
+static int run_genhtml(const char *info, const char *dir, const char *prefix)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0) {
+		fprintf(stderr, "%s: cannot run genhtml: %s\n", prefix, strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		execlp("genhtml", "genhtml", "--quiet", "--branch-coverage", "--function-coverage",
+		       "-o", dir, info, (char *)NULL);
+		fprintf(stderr, "%s: cannot run genhtml: %s\n", prefix, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static double percent(uint64_t hit, uint64_t found)
+{
+	return found ? 100.0 * (double)hit / (double)found : 0.0;
+}
+
+int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options)
+{
+	const char *prefix = options->prefix ? options->prefix : "hwt report lcov";
+	struct hwt_decode_options dopts = { 0 };
+	struct hwt_lcov_profile_options images;
+	struct hwt_lcov_totals totals;
+	struct hwt_profile *profile;
+	struct hwt_coverage *cov;
+	char *tmp = NULL;
+	struct stat st;
+	FILE *out;
+	size_t i, failed;
+	int rc, ret = 0, direct;
+
+	profile = hwt_profile_alloc();
+	cov = hwt_coverage_alloc();
+	if (!profile || !cov) {
+		fprintf(stderr, "%s: out of memory\n", prefix);
+		ret = 2;
+		goto done;
+	}
+	dopts.flags = options->quiet ? 0 : HWT_DECODE_PROGRESS_TTY;
+	dopts.jobs = options->jobs;
+	dopts.live = options->live;
+	dopts.diag_prefix = prefix;
+	rc = hwt_decode_bundle(bundle_dir, profile, &dopts);
+	if (rc < 0) {
+		/* hwt_decode_bundle said why. */
+		ret = 2;
+		goto done;
+	}
+	images.system = options->system;
+	images.verbose = options->verbose;
+	rc = hwt_coverage_add_profile(cov, profile, &images, &failed);
+	if (rc < 0) {
+		if (failed != SIZE_MAX)
+			fprintf(stderr, "%s: %s: %s\n", prefix,
+				hwt_profile_image_at(profile, failed)->path, hwt_lcov_errstr(rc));
+		else
+			fprintf(stderr, "%s: %s\n", prefix, hwt_lcov_errstr(rc));
+		ret = 2;
+		goto done;
+	}
+	hwt_coverage_drop_unreadable(cov, &options->filter);
+	for (i = 0; i < hwt_coverage_warning_count(cov); i++)
+		fprintf(stderr, "%s: warning: %s\n", prefix, hwt_coverage_warning_at(cov, i));
+	/*
+	 * Written beside the target, then renamed: no half-written report. Not
+	 * so for a device or a pipe (-o /dev/null, -o /dev/stdout): renaming
+	 * over one would replace it with a regular file.
+	 */
+	direct = stat(options->output, &st) == 0 && !S_ISREG(st.st_mode);
+	if (!direct && asprintf(&tmp, "%s.tmp%ld", options->output, (long)getpid()) < 0) {
+		ret = 2;
+		goto done;
+	}
+	out = fopen(direct ? options->output : tmp, "w");
+	if (!out) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", prefix, options->output, strerror(errno));
+		ret = 2;
+		goto done;
+	}
+	rc = hwt_coverage_write_lcov(cov, out, NULL, &options->filter, &totals);
+	if (fclose(out) != 0 || rc < 0 || (!direct && rename(tmp, options->output) != 0)) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", prefix, options->output, strerror(errno));
+		if (!direct)
+			unlink(tmp);
+		ret = 2;
+		goto done;
+	}
+	if (totals.files == 0)
+		fprintf(stderr, "%s: warning: no source file with debug info%s ran: %s is empty\n",
+			prefix, options->filter.includes || options->filter.excludes ?
+			" passed the filters" : "", options->output);
+	if (!options->quiet) {
+		fprintf(stderr, "%s: lines......: %.1f%% (%llu of %llu lines)\n", prefix,
+			percent(totals.lines_hit, totals.lines_found),
+			(unsigned long long)totals.lines_hit, (unsigned long long)totals.lines_found);
+		fprintf(stderr, "%s: functions..: %.1f%% (%llu of %llu functions)\n", prefix,
+			percent(totals.functions_hit, totals.functions_found),
+			(unsigned long long)totals.functions_hit,
+			(unsigned long long)totals.functions_found);
+		fprintf(stderr, "%s: branches...: %.1f%% (%llu of %llu branches)\n", prefix,
+			percent(totals.branches_hit, totals.branches_found),
+			(unsigned long long)totals.branches_hit,
+			(unsigned long long)totals.branches_found);
+		fprintf(stderr, "%s: wrote %s (%llu source file%s)\n", prefix, options->output,
+			(unsigned long long)totals.files, totals.files == 1 ? "" : "s");
+	}
+	if (options->html && totals.files) {
+		rc = run_genhtml(options->output, options->html, prefix);
+		if (rc != 0) {
+			fprintf(stderr, "%s: genhtml failed (status %d): no HTML report in %s\n", prefix,
+				rc, options->html);
+			ret = 2;
+		} else if (!options->quiet) {
+			fprintf(stderr, "%s: HTML report in %s/index.html\n", prefix, options->html);
+		}
+	}
+done:
+	free(tmp);
+	hwt_coverage_free(cov);
+	hwt_profile_free(profile);
+	return ret;
+}
+
