@@ -7,6 +7,8 @@
 #ifndef HWT_COMMANDS_H
 #define HWT_COMMANDS_H
 
+#include <stdio.h>
+
 /* record.c: `hwt record [-o BUNDLE] [options] -- CMD ARGS...`. */
 int hwt_record_main(int argc, char **argv);
 /* report.c: `hwt report FORMAT ...`, dispatching to the formats below. */
@@ -23,5 +25,18 @@ int hwt_report_afdo_text_main(int argc, char **argv);
 int hwt_merge_main(int argc, char **argv);
 /* dump.c: `hwt dump [options] BUNDLE`. */
 int hwt_dump_main(int argc, char **argv);
+
+/* Exit statuses of hwt dump. */
+#define HWT_DUMP_OK       0  /* clean */
+#define HWT_DUMP_WARNINGS 1  /* readable, with warnings */
+#define HWT_DUMP_UNUSABLE 2  /* not a bundle, bad usage */
+
+/*
+ * What hwt dump does once its options are read (for the fuzz test too):
+ * lists the bundle in dir to out, its diagnostics to err; returns an exit
+ * status.
+ */
+struct hwt_dump_options;
+int hwt_dump(const char *dir, const struct hwt_dump_options *options, FILE *out, FILE *err);
 
 #endif
