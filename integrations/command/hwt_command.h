@@ -10,6 +10,20 @@
 #include "hwt_lcov.h"
 
 struct hwt_decode_live;
+struct hwt_unit_options;
+
+/* ----- record_run.c: a recording ------------------------------------------ */
+
+/*
+ * Creates the bundle dir, runs argv (and everything it starts) under the
+ * trace unit into it and writes its summary. Returns 0 with the command's
+ * waitpid status in *status, or -1 with a message (prefixed) printed.
+ */
+int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *const argv[],
+		   int *status, const char *prefix);
+
+/* Exit status a shell would give for a waitpid status (128 + signal when killed). */
+int hwt_exit_code(int wait_status);
 
 /* ----- lcov_report.c: a bundle's lcov report ------------------------------ */
 

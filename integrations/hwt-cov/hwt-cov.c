@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "hwt_bundle.h"
-#include "hwt_decode.h"
 #include "hwt_command.h"
+#include "hwt_decode.h"
 #include "hwt_lcov.h"
 #include "record.h"
 #include "trace_unit.h"

@@ -25,8 +25,8 @@
 #include <fcntl.h>
 
 #include "commands.h"
+#include "hwt_command.h"
 #include "hwt_decode.h"
-#include "record.h"
 #include "trace_unit.h"
 
 #define PREFIX "hwt-pgo"

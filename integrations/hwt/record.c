@@ -5,7 +5,6 @@
  * unit, writes the summary, reports what the bundle says is wrong, and
  * exits with CMD's status so that it can stand in for CMD in a script.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -15,7 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "hwt_bundle.h"
+#include "hwt_command.h"
 #include "record.h"
 #include "trace_unit.h"
 
@@ -68,15 +69,6 @@ static int remove_bundle(const char *dir)
 	return 0;
 }
 
-int hwt_exit_code(int wait_status)
-{
-	if (WIFEXITED(wait_status))
-		return WEXITSTATUS(wait_status);
-	if (WIFSIGNALED(wait_status))
-		return 128 + WTERMSIG(wait_status);
-	return 255;
-}
-
 static void print_summary(const char *dir, const struct hwt_unit_options *unit, int quiet)
 {
 	struct hwt_bundle *bundle = hwt_bundle_alloc();
@@ -101,43 +93,6 @@ static void print_summary(const char *dir, const struct hwt_unit_options *unit, 
 	if (!err && !quiet)
 		hwt_record_print_by_library(bundle, unit, stderr, "hwt record");
 	hwt_bundle_free(bundle);
-}
-
-int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *const argv[],
-		   int *status, const char *prefix)
-{
-	struct hwt_unit_run run;
-	char abs_dir[PATH_MAX], *command;
-	int argc, err;
-
-	if (hwt_unit_prepare(&run, unit, prefix) < 0)
-		return -1;
-	for (argc = 0; argv[argc]; argc++)
-		;
-	command = hwt_bundle_quote_argv(argc, argv);
-	/* The header names the unit that writes the bundle. */
-	err = hwt_bundle_create(dir, run.unit->name, "sequence", command ? command : "");
-	free(command);
-	if (err < 0) {
-		fprintf(stderr, "%s: cannot create the bundle %s: %s%s%s\n", prefix, dir,
-			hwt_bundle_errstr(err), err == -hbe_io ? ": " : "",
-			err == -hbe_io ? strerror(errno) : "");
-		if (err == -hbe_exists)
-			fprintf(stderr, "%s: use -f to replace an old bundle, or another directory\n",
-				prefix);
-		return -1;
-	}
-	if (!realpath(dir, abs_dir)) {
-		fprintf(stderr, "%s: %s: %s\n", prefix, dir, strerror(errno));
-		return -1;
-	}
-	if (hwt_unit_run(&run, abs_dir, unit, argv, status, prefix) < 0)
-		return -1;
-	err = hwt_bundle_write_summary(abs_dir, *status);
-	if (err < 0)
-		fprintf(stderr, "%s: cannot write the summary of %s: %s\n", prefix, dir,
-			hwt_bundle_errstr(err));
-	return 0;
 }
 
 int hwt_record_main(int argc, char **argv)
