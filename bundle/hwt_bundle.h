@@ -193,8 +193,6 @@ const struct hwt_bundle_diag *hwt_bundle_diag_at(const struct hwt_bundle *bundle
 int hwt_bundle_diag_add(struct hwt_bundle *bundle, enum hwt_diag_kind kind,
 			const char *path, int64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
-/* Prints every diagnostic as "PREFIX: warning: MESSAGE\n" (prefix may be NULL). */
-void hwt_bundle_diag_print(const struct hwt_bundle *bundle, FILE *file, const char *prefix);
 /* Number of diagnostics that are warnings (all but hwt_diag_fatal). */
 size_t hwt_bundle_warning_count(const struct hwt_bundle *bundle);
 

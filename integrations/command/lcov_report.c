@@ -48,7 +48,7 @@ static double percent(uint64_t hit, uint64_t found)
 int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options)
 {
 	const char *prefix = options->prefix ? options->prefix : "hwt report lcov";
-	struct hwt_decode_options dopts = { 0 };
+	struct hwt_command_decode_options how = { 0 };
 	struct hwt_lcov_profile_options images;
 	struct hwt_lcov_totals totals;
 	struct hwt_profile *profile;
@@ -66,13 +66,11 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		ret = 2;
 		goto done;
 	}
-	dopts.flags = options->quiet ? 0 : HWT_DECODE_PROGRESS_TTY;
-	dopts.jobs = options->jobs;
-	dopts.live = options->live;
-	dopts.diag_prefix = prefix;
-	rc = hwt_decode_bundle(bundle_dir, profile, &dopts);
-	if (rc < 0) {
-		/* hwt_decode_bundle said why. */
+	how.prefix = prefix;
+	how.progress = options->quiet ? hwt_progress_none : hwt_progress_tty;
+	how.jobs = options->jobs;
+	how.live = options->live;
+	if (hwt_command_decode(bundle_dir, profile, &how) < 0) {
 		ret = 2;
 		goto done;
 	}

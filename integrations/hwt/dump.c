@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "hwt_bundle.h"
+#include "hwt_command.h"
 #include "hwt_dump.h"
 
 static const char usage_text[] =
@@ -29,21 +30,11 @@ static const char usage_text[] =
 
 int hwt_dump(const char *dir, const struct hwt_dump_options *options, FILE *out, FILE *err)
 {
-	struct hwt_bundle *bundle = hwt_bundle_alloc();
+	struct hwt_bundle *bundle = hwt_command_open_bundle(dir, err, "hwt dump");
 	int status, result;
 
-	if (!bundle) {
-		fprintf(err, "hwt dump: out of memory\n");
+	if (!bundle)
 		return HWT_DUMP_UNUSABLE;
-	}
-	status = hwt_bundle_open(bundle, dir);
-	if (status < 0) {
-		if (!hwt_bundle_diag_count(bundle))
-			fprintf(err, "hwt dump: %s: %s\n", dir, hwt_bundle_errstr(status));
-		hwt_bundle_diag_print(bundle, err, "hwt dump");
-		hwt_bundle_free(bundle);
-		return HWT_DUMP_UNUSABLE;
-	}
 	status = hwt_dump_bundle(out, bundle, options);
 	fflush(out);
 	if (status < 0) {
@@ -51,7 +42,7 @@ int hwt_dump(const char *dir, const struct hwt_dump_options *options, FILE *out,
 		hwt_bundle_free(bundle);
 		return HWT_DUMP_UNUSABLE;
 	}
-	hwt_bundle_diag_print(bundle, err, "hwt dump");
+	hwt_command_print_diags(bundle, err, "hwt dump");
 	result = hwt_bundle_warning_count(bundle) ? HWT_DUMP_WARNINGS : HWT_DUMP_OK;
 	hwt_bundle_free(bundle);
 	return result;

@@ -78,7 +78,7 @@ static void print_summary(const char *dir, const struct hwt_unit_options *unit, 
 	if (!bundle)
 		return;
 	err = hwt_bundle_open(bundle, dir);
-	hwt_bundle_diag_print(bundle, stderr, "hwt record");
+	hwt_command_print_diags(bundle, stderr, "hwt record");
 	if (!err && hwt_bundle_totals(bundle, &totals) == 0 && totals.processes == 0) {
 		fprintf(stderr, "hwt record: warning: %s: no process was traced%s\n", dir,
 			totals.untraced ? "" : " (the command could not be started?)");

@@ -17,7 +17,7 @@
 
 #include "commands.h"
 #include "hwt_afdo.h"
-#include "hwt_bundle.h"
+#include "hwt_command.h"
 #include "hwt_decode.h"
 
 struct options {
@@ -173,39 +173,18 @@ static int load_inputs(const struct options *o, struct hwt_profile *profile)
 			return -1;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			struct hwt_decode_options dopt = { 0 };
-			struct hwt_bundle *bundle = hwt_bundle_alloc();
-			int rc;
+			struct hwt_command_decode_options how = {
+				.prefix = o->prefix,
+				.progress = hwt_progress_tty,
+				.quiet = o->quiet,
+				.jobs = o->jobs,
+			};
+			int rc = hwt_command_decode(in, profile, &how);
 
-			if (!bundle) {
-				fprintf(stderr, "%s: out of memory\n", o->prefix);
+			if (rc < 0)
 				return -1;
-			}
-			rc = hwt_bundle_open(bundle, in);
-			if (rc < 0) {
-				if (hwt_bundle_diag_count(bundle))
-					fprintf(stderr, "%s: error: %s\n", o->prefix,
-						hwt_bundle_diag_at(bundle, 0)->message);
-				else
-					fprintf(stderr, "%s: error: %s: %s\n", o->prefix, in,
-						hwt_bundle_errstr(rc));
-				hwt_bundle_free(bundle);
-				return -1;
-			}
-			dopt.flags = HWT_DECODE_PROGRESS_TTY;
-			dopt.jobs = o->jobs;
-			rc = hwt_decode(bundle, profile, &dopt);
-			if (!o->quiet)
-				hwt_bundle_diag_print(bundle, stderr, o->prefix);
-			if (rc < 0) {
-				fprintf(stderr, "%s: error: %s: %s\n", o->prefix, in,
-					hwt_bundle_errstr(rc));
-				hwt_bundle_free(bundle);
-				return -1;
-			}
-			if (hwt_bundle_warning_count(bundle))
+			if (rc)
 				warned++;
-			hwt_bundle_free(bundle);
 		} else {
 			size_t line = 0;
 			int rc = hwt_profile_load(profile, in, &line);

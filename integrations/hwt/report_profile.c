@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "hwt_command.h"
 #include "hwt_decode.h"
 
 static void usage(FILE *out)
@@ -32,14 +33,13 @@ static void usage(FILE *out)
 
 int hwt_report_profile_main(int argc, char **argv)
 {
-	struct hwt_decode_options options = { 0 };
+	struct hwt_command_decode_options options = { .prefix = "hwt report profile" };
 	struct hwt_decode_stats stats;
 	struct hwt_profile *profile;
-	struct hwt_bundle *bundle;
 	const char *out = NULL, *dir = NULL;
-	int show_stats = 0, quiet = 0, status, i;
+	int show_stats = 0, status, warnings, i;
 
-	options.flags = HWT_DECODE_PROGRESS_TTY;
+	options.progress = hwt_progress_tty;
 	options.stats = &stats;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -48,7 +48,7 @@ int hwt_report_profile_main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--progress")) {
-			options.flags |= HWT_DECODE_PROGRESS;
+			options.progress = hwt_progress_always;
 		} else if ((!strcmp(argv[i], "-j") || !strcmp(argv[i], "--jobs")) && i + 1 < argc) {
 			if (hwt_decode_parse_jobs(argv[++i], &options.jobs) < 0) {
 				fprintf(stderr, "hwt report profile: bad -j value '%s'\n", argv[i]);
@@ -67,7 +67,7 @@ int hwt_report_profile_main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--stats")) {
 			show_stats = 1;
 		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
-			quiet = 1;
+			options.quiet = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "hwt report profile: unknown option '%s'\n", argv[i]);
 			usage(stderr);
@@ -84,29 +84,12 @@ int hwt_report_profile_main(int argc, char **argv)
 		return 2;
 	}
 	profile = hwt_profile_alloc();
-	bundle = hwt_bundle_alloc();
-	if (!profile || !bundle) {
+	if (!profile) {
 		fprintf(stderr, "hwt report profile: out of memory\n");
-		hwt_profile_free(profile);
-		hwt_bundle_free(bundle);
 		return 2;
 	}
-	status = hwt_bundle_open(bundle, dir);
-	if (status < 0) {
-		if (hwt_bundle_diag_count(bundle))
-			fprintf(stderr, "hwt report profile: error: %s\n",
-				hwt_bundle_diag_at(bundle, 0)->message);
-		else
-			fprintf(stderr, "hwt report profile: error: %s: %s\n", dir,
-				hwt_bundle_errstr(status));
-		status = 2;
-		goto out;
-	}
-	status = hwt_decode(bundle, profile, &options);
-	if (!quiet)
-		hwt_bundle_diag_print(bundle, stderr, "hwt report profile");
-	if (status < 0) {
-		fprintf(stderr, "hwt report profile: error: %s\n", hwt_bundle_errstr(status));
+	warnings = hwt_command_decode(dir, profile, &options);
+	if (warnings < 0) {
 		status = 2;
 		goto out;
 	}
@@ -125,9 +108,8 @@ int hwt_report_profile_main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
-	status = hwt_bundle_warning_count(bundle) ? 1 : 0;
+	status = warnings ? 1 : 0;
 out:
-	hwt_bundle_free(bundle);
 	hwt_profile_free(profile);
 	return status;
 }
