@@ -210,6 +210,14 @@ int hwt_bundle_create(const char *dir, const char *unit, const char *clock,
 		      const char *command);
 
 /*
+ * Removes the directory dir and everything in it (a bundle, or what is
+ * left of one), symbolic links as links, never what they point to; a dir
+ * that does not exist is no error. Returns 0, or -hbe_io (errno says why;
+ * what could be removed is gone) or -hbe_invalid.
+ */
+int hwt_bundle_remove(const char *dir);
+
+/*
  * Computes the totals of the bundle in dir from its files and writes the
  * summary with them and exit_status (the recorded command's, waitpid style
  * or exit code as the caller decides). Written atomically: a temporary

@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -60,17 +59,9 @@ static void usage(FILE *out)
 		"If COMMAND succeeds but no report can be written, the exit status is 2.\n");
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) != 0 && errno != ENOENT;
-}
-
 static void remove_tree(const char *dir)
 {
-	if (nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+	if (hwt_bundle_remove(dir) < 0)
 		fprintf(stderr, PREFIX ": warning: cannot remove the temporary bundle %s\n", dir);
 }
 

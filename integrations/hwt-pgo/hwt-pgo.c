@@ -25,6 +25,7 @@
 #include <fcntl.h>
 
 #include "commands.h"
+#include "hwt_bundle.h"
 #include "hwt_command.h"
 #include "hwt_decode.h"
 #include "trace_unit.h"
@@ -390,14 +391,7 @@ int main(int argc, char **argv)
 	/* 2. The training run under hwt record (a bundle that exists is replaced). */
 	if (!quiet)
 		fprintf(stderr, PREFIX ": 2/4 train: %s %s (traced)\n", train_bin, train);
-	if (file_exists(bundle)) {
-		struct argv_list rm = { 0 };
-
-		if (push(&rm, "rm") || push(&rm, "-rf") || push(&rm, bundle))
-			goto nomem;
-		run(rm.v, 0);
-		clear(&rm);
-	}
+	(void)hwt_bundle_remove(bundle);
 	if (push(&rec, "record") || push(&rec, "-o") || push(&rec, bundle) ||
 	    (unit.unit && (push(&rec, "--unit") || push(&rec, unit.unit))) || push(&rec, "--") ||
 	    push(&rec, train_bin) || push_words(&rec, train))
@@ -436,14 +430,8 @@ int main(int argc, char **argv)
 		if (rc == 2)
 			goto out;
 	}
-	if (!keep) {
-		struct argv_list rm = { 0 };
-
-		if (push(&rm, "rm") || push(&rm, "-rf") || push(&rm, bundle))
-			goto nomem;
-		run(rm.v, 0);
-		clear(&rm);
-	}
+	if (!keep)
+		(void)hwt_bundle_remove(bundle);
 
 	/* 4. The optimised build. */
 	if (!quiet)

@@ -45,8 +45,6 @@ static void usage(FILE *out)
 static int remove_bundle(const char *dir)
 {
 	char header[PATH_MAX];
-	char *cmd;
-	int rc;
 
 	snprintf(header, sizeof(header), "%s/hwt-bundle", dir);
 	if (access(dir, F_OK) != 0)
@@ -56,13 +54,7 @@ static int remove_bundle(const char *dir)
 			dir);
 		return -1;
 	}
-	if (asprintf(&cmd, "rm -rf -- '%s'", dir) < 0 || strchr(dir, '\'')) {
-		fprintf(stderr, "hwt record: cannot replace %s\n", dir);
-		return -1;
-	}
-	rc = system(cmd);
-	free(cmd);
-	if (rc != 0) {
+	if (hwt_bundle_remove(dir) < 0) {
 		fprintf(stderr, "hwt record: cannot remove %s\n", dir);
 		return -1;
 	}

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -80,14 +79,6 @@ char *test_tmpdir(const char *tag)
 	return path;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
 char *test_diag_text(const struct hwt_bundle *b)
 {
 	char *text = NULL;
@@ -108,7 +99,7 @@ char *test_diag_text(const struct hwt_bundle *b)
 
 void test_rmtree(const char *path)
 {
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	(void)hwt_bundle_remove(path);
 }
 
 char *test_path(const char *dir, const char *name)

@@ -44,7 +44,7 @@ char *test_diag_text(const struct hwt_bundle *b);
 
 /* A fresh scratch directory (under $TMPDIR or /tmp), malloc'd path. */
 char *test_tmpdir(const char *tag);
-/* rm -rf */
+/* rm -rf (hwt_bundle_remove) */
 void test_rmtree(const char *path);
 char *test_path(const char *dir, const char *name);
 /* Whole file, malloc'd and NUL-terminated; NULL when unreadable. */
