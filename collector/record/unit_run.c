@@ -369,7 +369,13 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 		return -1;
 	}
 
-	/* The child reports a failed exec through a close-on-exec pipe. */
+	/*
+	 * Not the commands' runner (hwt_command_run, posix_spawn): this child
+	 * works between fork and exec, setting the unit's environment and
+	 * starting the command through the preloaded library's execvp, which
+	 * decides whether to trace it. It reports a failed exec through a
+	 * close-on-exec pipe.
+	 */
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		fprintf(stderr, "%s: pipe: %s\n", prefix, strerror(errno));
 		pid = -1;

@@ -46,6 +46,16 @@ void hwt_progress_print(uint64_t done, uint64_t total, void *context);
 /* Ends the line when one was printed. */
 void hwt_progress_end(struct hwt_progress *progress);
 
+/* ----- run.c: another program ------------------------------------------ */
+
+/*
+ * Runs argv[0] (looked up in PATH when it has no '/') with argv, standard
+ * output to /dev/null when stdout_to_null, and waits for it. Returns 0
+ * with its waitpid status in *status, or the errno value that kept it from
+ * running (ENOENT: no such program).
+ */
+int hwt_command_run(char *const argv[], int stdout_to_null, int *status);
+
 /* ----- decode.c: a bundle's decode ---------------------------------------- */
 
 struct hwt_command_decode_options {

@@ -18,25 +18,17 @@
 #include "hwt_lcov.h"
 #include "profile.h"
 
-/* Runs genhtml on the lcov file; returns its exit status (or -1). */
+/* Runs genhtml on the lcov file; returns its exit status (127: not run), or -1. */
 static int run_genhtml(const char *info, const char *dir, const char *prefix)
 {
-	pid_t pid = fork();
-	int status;
+	char *argv[] = { "genhtml", "--quiet", "--branch-coverage", "--function-coverage",
+			 "-o", (char *)dir, (char *)info, NULL };
+	int status, err = hwt_command_run(argv, 0, &status);
 
-	if (pid < 0) {
-		fprintf(stderr, "%s: cannot run genhtml: %s\n", prefix, strerror(errno));
-		return -1;
+	if (err) {
+		fprintf(stderr, "%s: cannot run genhtml: %s\n", prefix, strerror(err));
+		return 127;
 	}
-	if (pid == 0) {
-		execlp("genhtml", "genhtml", "--quiet", "--branch-coverage", "--function-coverage",
-		       "-o", dir, info, (char *)NULL);
-		fprintf(stderr, "%s: cannot run genhtml: %s\n", prefix, strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

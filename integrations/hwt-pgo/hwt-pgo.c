@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +30,6 @@
 #include "trace_unit.h"
 
 #define PREFIX "hwt-pgo"
-
-extern char **environ;
 
 static void usage(FILE *out)
 {
@@ -129,21 +126,12 @@ static void print_command(char *const *argv)
  */
 static int run(char *const *argv, int quiet_out)
 {
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status = 0, rc;
+	int status = 0, err = hwt_command_run(argv, quiet_out, &status);
 
-	posix_spawn_file_actions_init(&fa);
-	if (quiet_out)
-		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0) {
-		fprintf(stderr, PREFIX ": error: cannot run %s: %s\n", argv[0], strerror(rc));
+	if (err) {
+		fprintf(stderr, PREFIX ": error: cannot run %s: %s\n", argv[0], strerror(err));
 		return -1;
 	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
 	return hwt_exit_code(status);
 }
 
@@ -349,21 +337,13 @@ int main(int argc, char **argv)
 	if (!cc) {
 		struct argv_list probe = { 0 };
 
+		int probe_status;
+
 		cc = "clang-19";
 		if (push(&probe, "clang-19") || push(&probe, "--version"))
 			goto nomem;
-		{
-			posix_spawn_file_actions_t fa;
-			pid_t pid;
-
-			posix_spawn_file_actions_init(&fa);
-			posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-			if (posix_spawnp(&pid, "clang-19", &fa, NULL, probe.v, environ) != 0)
-				cc = "clang";
-			else
-				waitpid(pid, NULL, 0);
-			posix_spawn_file_actions_destroy(&fa);
-		}
+		if (hwt_command_run(probe.v, 1, &probe_status) != 0)
+			cc = "clang";
 		clear(&probe);
 	}
 	if (!work)

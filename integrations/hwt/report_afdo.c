@@ -6,7 +6,6 @@
  * Both read trace bundles (decoded here) and hwt profiles, adding them up.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -265,38 +264,15 @@ static int run_profdata(const struct options *o, const char *in, const char *out
 	for (i = 0; i < n; i++) {
 		char *argv[] = { (char *)candidates[i], "merge", "--sample", fmt, (char *)in,
 				 "-o", (char *)out, NULL };
-		int status = 0, pipefd[2];
-		char buf[1];
-		pid_t pid;
+		int status = 0, err = hwt_command_run(argv, 0, &status);
 
-		/* The pipe tells the parent whether exec worked (it closes on exec). */
-		if (pipe2(pipefd, O_CLOEXEC) != 0)
-			break;
-		pid = fork();
-		if (pid < 0) {
-			close(pipefd[0]);
-			close(pipefd[1]);
-			break;
-		}
-		if (pid == 0) {
-			close(pipefd[0]);
-			execvp(argv[0], argv);
-			buf[0] = (char)(errno == ENOENT ? 'n' : 'e');
-			if (write(pipefd[1], buf, 1) < 0)
-				_exit(127);
-			_exit(127);
-		}
-		close(pipefd[1]);
-		if (read(pipefd[0], buf, 1) == 1) {
-			close(pipefd[0]);
-			waitpid(pid, &status, 0);
-			if (buf[0] == 'n')
-				continue;
+		if (err == ENOENT)
+			continue;
+		if (err) {
 			fprintf(stderr, "%s: error: cannot run %s\n", o->prefix, argv[0]);
 			return -1;
 		}
-		close(pipefd[0]);
-		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 			fprintf(stderr, "%s: error: %s merge --sample %s failed\n", o->prefix,
 				argv[0], fmt);
 			return -1;
