@@ -39,7 +39,6 @@
  *  jobs > 1, while the serial decode finds it when it first uses an epoch
  *  with that mapping and may have counted code in the file before.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -415,21 +414,6 @@ out:
 	pthread_cond_destroy(&par.finished);
 	pthread_mutex_destroy(&par.lock);
 	return status;
-}
-
-int hwt_decode_parse_jobs(const char *arg, unsigned *jobs)
-{
-	char *end;
-	unsigned long v;
-
-	if (!arg || *arg < '0' || *arg > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || *end || v > 1024)
-		return -1;
-	*jobs = (unsigned)v;
-	return 0;
 }
 
 static unsigned decode_jobs(const struct hwt_decode_options *options)

@@ -88,15 +88,6 @@ size_t hwt_decode_live_images(const struct hwt_decode_live *live);
 /* Stops the thread (when still running) and frees live. */
 void hwt_decode_live_free(struct hwt_decode_live *live);
 
-/*
- * Parses the value of a -j/--jobs option (0: one per CPU) into *jobs.
- * Returns 0, or -1 when it is not a number from 0 to 1024.
- */
-int hwt_decode_parse_jobs(const char *arg, unsigned *jobs);
-
-/* Help text of the -j option, for usage messages. */
-#define HWT_DECODE_JOBS_HELP "decode with N threads (default: one per CPU, at most 16)"
-
 #ifdef __cplusplus
 }
 #endif

@@ -59,15 +59,15 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		goto done;
 	}
 	how.prefix = prefix;
-	how.progress = options->quiet ? hwt_progress_none : hwt_progress_tty;
-	how.jobs = options->jobs;
+	how.progress = options->common.quiet ? hwt_progress_none : hwt_progress_tty;
+	how.jobs = options->common.jobs;
 	how.live = options->live;
 	if (hwt_command_decode(bundle_dir, profile, &how) < 0) {
 		ret = 2;
 		goto done;
 	}
 	images.system = options->system;
-	images.verbose = options->verbose;
+	images.verbose = options->common.verbose;
 	rc = hwt_coverage_add_profile(cov, profile, &images, &failed);
 	if (rc < 0) {
 		if (failed != SIZE_MAX)
@@ -86,20 +86,20 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	 * so for a device or a pipe (-o /dev/null, -o /dev/stdout): renaming
 	 * over one would replace it with a regular file.
 	 */
-	direct = stat(options->output, &st) == 0 && !S_ISREG(st.st_mode);
-	if (!direct && asprintf(&tmp, "%s.tmp%ld", options->output, (long)getpid()) < 0) {
+	direct = stat(options->common.output, &st) == 0 && !S_ISREG(st.st_mode);
+	if (!direct && asprintf(&tmp, "%s.tmp%ld", options->common.output, (long)getpid()) < 0) {
 		ret = 2;
 		goto done;
 	}
-	out = fopen(direct ? options->output : tmp, "w");
+	out = fopen(direct ? options->common.output : tmp, "w");
 	if (!out) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", prefix, options->output, strerror(errno));
+		fprintf(stderr, "%s: cannot write %s: %s\n", prefix, options->common.output, strerror(errno));
 		ret = 2;
 		goto done;
 	}
 	rc = hwt_coverage_write_lcov(cov, out, NULL, &options->filter, &totals);
-	if (fclose(out) != 0 || rc < 0 || (!direct && rename(tmp, options->output) != 0)) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", prefix, options->output, strerror(errno));
+	if (fclose(out) != 0 || rc < 0 || (!direct && rename(tmp, options->common.output) != 0)) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", prefix, options->common.output, strerror(errno));
 		if (!direct)
 			unlink(tmp);
 		ret = 2;
@@ -108,8 +108,8 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	if (totals.files == 0)
 		fprintf(stderr, "%s: warning: no source file with debug info%s ran: %s is empty\n",
 			prefix, options->filter.includes || options->filter.excludes ?
-			" passed the filters" : "", options->output);
-	if (!options->quiet) {
+			" passed the filters" : "", options->common.output);
+	if (!options->common.quiet) {
 		fprintf(stderr, "%s: lines......: %.1f%% (%llu of %llu lines)\n", prefix,
 			percent(totals.lines_hit, totals.lines_found),
 			(unsigned long long)totals.lines_hit, (unsigned long long)totals.lines_found);
@@ -121,16 +121,16 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 			percent(totals.branches_hit, totals.branches_found),
 			(unsigned long long)totals.branches_hit,
 			(unsigned long long)totals.branches_found);
-		fprintf(stderr, "%s: wrote %s (%llu source file%s)\n", prefix, options->output,
+		fprintf(stderr, "%s: wrote %s (%llu source file%s)\n", prefix, options->common.output,
 			(unsigned long long)totals.files, totals.files == 1 ? "" : "s");
 	}
 	if (options->html && totals.files) {
-		rc = run_genhtml(options->output, options->html, prefix);
+		rc = run_genhtml(options->common.output, options->html, prefix);
 		if (rc != 0) {
 			fprintf(stderr, "%s: genhtml failed (status %d): no HTML report in %s\n", prefix,
 				rc, options->html);
 			ret = 2;
-		} else if (!options->quiet) {
+		} else if (!options->common.quiet) {
 			fprintf(stderr, "%s: HTML report in %s/index.html\n", prefix, options->html);
 		}
 	}
@@ -141,3 +141,43 @@ done:
 	return ret;
 }
 
+
+int hwt_lcov_report_options_init(struct hwt_lcov_report_options *options, int argc,
+				 const char *prefix)
+{
+	const char **include = calloc((size_t)argc + 1, sizeof(*include));
+	const char **exclude = calloc((size_t)argc + 1, sizeof(*exclude));
+
+	memset(options, 0, sizeof(*options));
+	options->common.output = HWT_LCOV_REPORT_DEFAULT_OUTPUT;
+	options->prefix = prefix;
+	options->filter.include = include;
+	options->filter.exclude = exclude;
+	if (!include || !exclude) {
+		hwt_lcov_report_options_fini(options);
+		return -1;
+	}
+	return 0;
+}
+
+void hwt_lcov_report_options_fini(struct hwt_lcov_report_options *options)
+{
+	free((void *)options->filter.include);
+	free((void *)options->filter.exclude);
+	options->filter.include = options->filter.exclude = NULL;
+}
+
+int hwt_lcov_report_option(struct hwt_lcov_report_options *options, int opt, const char *arg)
+{
+	/* The filters have room for one per argument. */
+	const char **include = (const char **)options->filter.include;
+	const char **exclude = (const char **)options->filter.exclude;
+
+	switch (opt) {
+	case 'H': options->html = arg; return 1;
+	case 'i': include[options->filter.includes++] = arg; return 1;
+	case 'x': exclude[options->filter.excludes++] = arg; return 1;
+	case 'S': options->system = 1; return 1;
+	default: return hwt_command_option(&options->common, opt, arg, options->prefix);
+	}
+}

@@ -252,7 +252,7 @@ static char *concat(const char *a, const char *b)
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
-		{ "output", required_argument, NULL, 'o' },
+		HWT_OPTION_OUTPUT,
 		{ "train", required_argument, NULL, 't' },
 		{ "cc", required_argument, NULL, 'c' },
 		{ "cflags", required_argument, NULL, 'f' },
@@ -261,24 +261,23 @@ int main(int argc, char **argv)
 		{ "keep", no_argument, NULL, 'k' },
 		{ "measure", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, 'r' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "jobs", required_argument, NULL, 'j' },
+		HWT_OPTION_QUIET,
+		HWT_OPTION_JOBS,
 		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hwt_unit_options unit = { 0 };
-	const char *output = NULL, *train = "", *cc = NULL, *cflags_s = "-O2", *profile = NULL;
-	const char *work = NULL, *measure_args = NULL, *jobs = "0";
+	struct hwt_command_options o = { 0 };
+	const char *output, *train = "", *cc = NULL, *cflags_s = "-O2", *profile = NULL;
+	const char *work = NULL, *measure_args = NULL, *jobs;
 	char *own_output = NULL, *own_profile = NULL, *own_work = NULL, *train_bin = NULL, *bundle = NULL,
 	     *base_bin = NULL, *use_flag = NULL;
 	struct argv_list inputs = { 0 }, cflags = { 0 }, rec = { 0 };
-	int opt, runs = 11, keep = 0, quiet = 0, status = 2, train_status, i;
+	int opt, runs = 11, keep = 0, quiet, status = 2, train_status, i;
 	char *end;
 
 	while ((opt = getopt_long(argc, argv, "+o:qj:h", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'o': output = optarg; break;
 		case 't': train = optarg; break;
 		case 'c': cc = optarg; break;
 		case 'f': cflags_s = optarg; break;
@@ -294,26 +293,19 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'q': quiet = 1; break;
-		case 'j': {
-			unsigned n;
-
-			if (hwt_decode_parse_jobs(optarg, &n) < 0) {
-				fprintf(stderr, PREFIX ": bad -j value '%s'\n", optarg);
-				return 2;
-			}
-			jobs = optarg;
-			break;
-		}
 		case 'h': usage(stdout); return 0;
-		case HWT_UNIT_OPT_UNIT:
-			/* Checked here, passed on to hwt record. */
-			if (hwt_unit_select_option(&unit, opt, optarg, PREFIX) < 0)
-				return 2;
-			break;
-		default: usage(stderr); return 2;
+		default:
+			/* -o, -q, -j and --unit (checked here, passed on). */
+			switch (hwt_command_option(&o, opt, optarg, PREFIX)) {
+			case 1: break;
+			case 0: usage(stderr); return 2;
+			default: return 2;
+			}
 		}
 	}
+	output = o.output;
+	quiet = o.quiet;
+	jobs = o.jobs_arg ? o.jobs_arg : "0";
 	if (!output) {
 		fprintf(stderr, PREFIX ": no program to build (-o PROG)\n");
 		usage(stderr);
@@ -373,7 +365,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PREFIX ": 2/4 train: %s %s (traced)\n", train_bin, train);
 	(void)hwt_bundle_remove(bundle);
 	if (push(&rec, "record") || push(&rec, "-o") || push(&rec, bundle) ||
-	    (unit.unit && (push(&rec, "--unit") || push(&rec, unit.unit))) || push(&rec, "--") ||
+	    (o.unit.unit && (push(&rec, "--unit") || push(&rec, o.unit.unit))) || push(&rec, "--") ||
 	    push(&rec, train_bin) || push_words(&rec, train))
 		goto nomem;
 	{

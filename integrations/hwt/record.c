@@ -90,31 +90,29 @@ static void print_summary(const char *dir, const struct hwt_unit_options *unit, 
 int hwt_record_main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
-		{ "output", required_argument, NULL, 'o' },
+		HWT_OPTION_OUTPUT,
 		{ "force", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },
+		HWT_OPTION_QUIET,
 		{ "psb-period", required_argument, NULL, 'p' },
 		{ "debug-blocks", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_SELECT_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hwt_unit_options unit = { 0 };
-	const char *output = DEFAULT_OUTPUT;
+	struct hwt_command_options o = { .output = DEFAULT_OUTPUT };
+	struct hwt_unit_options *unit = &o.unit;
 	char *end;
-	int force = 0, quiet = 0, opt, status;
+	int force = 0, opt, status;
 
-	optind = 1;
+	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
 	while ((opt = getopt_long(argc, argv, "+o:fqh", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'o': output = optarg; break;
 		case 'f': force = 1; break;
-		case 'q': quiet = 1; break;
-		case 'd': unit.debug_blocks = 1; break;
+		case 'd': unit->debug_blocks = 1; break;
 		case 'p':
 			errno = 0;
-			unit.psb_period = strtol(optarg, &end, 0);
-			if (errno || *end || unit.psb_period < 256 || unit.psb_period > (1 << 20)) {
+			unit->psb_period = strtol(optarg, &end, 0);
+			if (errno || *end || unit->psb_period < 256 || unit->psb_period > (1 << 20)) {
 				fprintf(stderr, "hwt record: --psb-period wants 256..1048576, not '%s'\n",
 					optarg);
 				return 2;
@@ -122,7 +120,7 @@ int hwt_record_main(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return 0;
 		default:
-			switch (hwt_unit_select_option(&unit, opt, optarg, "hwt record")) {
+			switch (hwt_command_option(&o, opt, optarg, "hwt record")) {
 			case 1: break;
 			case 0: usage(stderr); return 2;
 			default: return 2;
@@ -134,10 +132,10 @@ int hwt_record_main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (force && remove_bundle(output) < 0)
+	if (force && remove_bundle(o.output) < 0)
 		return 2;
-	if (hwt_record_run(output, &unit, argv + optind, &status, "hwt record") < 0)
+	if (hwt_record_run(o.output, unit, argv + optind, &status, "hwt record") < 0)
 		return 2;
-	print_summary(output, &unit, quiet);
+	print_summary(o.output, unit, o.quiet);
 	return hwt_exit_code(status);
 }

@@ -21,15 +21,13 @@
 
 struct options {
 	const char *prefix;       /* "hwt report afdo" */
-	const char *output;
+	struct hwt_command_options common; /* -o, -v, -q, -j */
 	const char *format;       /* text, binary, extbinary */
 	const char *profdata;     /* llvm-profdata to run, or NULL */
 	const char **binaries;    /* --binary FILE... */
 	size_t nbinaries;
 	const char **inputs;
 	size_t ninputs;
-	int verbose, quiet;
-	unsigned jobs;            /* -j */
 };
 
 static void afdo_usage(FILE *out)
@@ -53,7 +51,7 @@ static void afdo_usage(FILE *out)
 	      "                      llvm-profdata-19, else llvm-profdata]\n"
 	      "  -v, --verbose       figures per image, and images left out\n"
 	      "  -q, --quiet         do not print the bundle's warnings\n"
-	      "  -j, --jobs N        " HWT_DECODE_JOBS_HELP "\n"
+	      "  -j, --jobs N        " HWT_JOBS_HELP "\n"
 	      "  -h, --help          this text\n"
 	      "\n"
 	      "Exit status: 0 written, 1 written but an input had warnings (partial\n"
@@ -76,7 +74,7 @@ static void text_usage(FILE *out)
 	      "  --binary FILE   the image to write (matched by path or name, build-id\n"
 	      "                  checked) [the image with debug info that ran most]\n"
 	      "  -q, --quiet     do not print the bundle's warnings\n"
-	      "  -j, --jobs N    " HWT_DECODE_JOBS_HELP "\n"
+	      "  -j, --jobs N    " HWT_JOBS_HELP "\n"
 	      "  -h, --help      this text\n"
 	      "\n"
 	      "Exit status: 0 written, 1 written but an input had warnings, 2 nothing written.\n",
@@ -86,7 +84,27 @@ static void text_usage(FILE *out)
 /* Parses the options both commands share; returns -1 (exit 2), 0, or 1 (help shown). */
 static int parse(int argc, char **argv, struct options *o, int text)
 {
-	int i;
+	static const struct option afdo_options[] = {
+		HWT_OPTION_OUTPUT,
+		{ "binary", required_argument, NULL, 'B' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "llvm-profdata", required_argument, NULL, 'P' },
+		HWT_OPTION_VERBOSE,
+		HWT_OPTION_QUIET,
+		HWT_OPTION_JOBS,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct option text_options[] = {
+		HWT_OPTION_OUTPUT,
+		{ "binary", required_argument, NULL, 'B' },
+		HWT_OPTION_VERBOSE,
+		HWT_OPTION_QUIET,
+		HWT_OPTION_JOBS,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, saved_opterr = opterr, rc = 0;
 
 	o->binaries = calloc((size_t)argc + 1, sizeof(*o->binaries));
 	o->inputs = calloc((size_t)argc + 1, sizeof(*o->inputs));
@@ -94,40 +112,37 @@ static int parse(int argc, char **argv, struct options *o, int text)
 		fprintf(stderr, "%s: out of memory\n", o->prefix);
 		return -1;
 	}
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int has_next = i + 1 < argc;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	/* Options and inputs in any order; the messages are ours. */
+	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
+	opterr = 0;
+	while (rc == 0 && (opt = getopt_long(argc, argv, ":o:vqj:h",
+					     text ? text_options : afdo_options, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
 			text ? text_usage(stdout) : afdo_usage(stdout);
-			return 1;
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_next) {
-			o->output = argv[++i];
-		} else if (!strcmp(a, "--binary") && has_next) {
-			o->binaries[o->nbinaries++] = argv[++i];
-		} else if (!text && !strcmp(a, "--format") && has_next) {
-			o->format = argv[++i];
-		} else if (!text && !strcmp(a, "--llvm-profdata") && has_next) {
-			o->profdata = argv[++i];
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			o->verbose = 1;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			o->quiet = 1;
-		} else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && has_next) {
-			if (hwt_decode_parse_jobs(argv[++i], &o->jobs) < 0) {
-				fprintf(stderr, "%s: bad -j value '%s'\n", o->prefix, argv[i]);
-				return -1;
-			}
-		} else if (a[0] == '-' && a[1]) {
+			rc = 1;
+			break;
+		case 'B': o->binaries[o->nbinaries++] = optarg; break;
+		case 'F': o->format = optarg; break;
+		case 'P': o->profdata = optarg; break;
+		case '?':
+		case ':':
 			fprintf(stderr, "%s: unknown option '%s' (or its value is missing)\n",
-				o->prefix, a);
+				o->prefix, hwt_command_bad_option(argv));
 			text ? text_usage(stderr) : afdo_usage(stderr);
-			return -1;
-		} else {
-			o->inputs[o->ninputs++] = a;
+			rc = -1;
+			break;
+		default:
+			if (hwt_command_option(&o->common, opt, optarg, o->prefix) < 0)
+				rc = -1;
 		}
 	}
-	if (!o->ninputs || !o->output) {
+	opterr = saved_opterr;
+	if (rc)
+		return rc;
+	while (optind < argc)
+		o->inputs[o->ninputs++] = argv[optind++];
+	if (!o->ninputs || !o->common.output) {
 		fprintf(stderr, "%s: %s\n", o->prefix,
 			!o->ninputs ? "no input (a trace bundle or an hwt profile)"
 				    : "no output file (-o OUT)");
@@ -142,7 +157,7 @@ static int parse(int argc, char **argv, struct options *o, int text)
 			o->prefix, o->format);
 		return -1;
 	}
-	if (strcmp(o->format, "text") && !strcmp(o->output, "-")) {
+	if (strcmp(o->format, "text") && !strcmp(o->common.output, "-")) {
 		fprintf(stderr, "%s: the %s format cannot go to standard output\n", o->prefix,
 			o->format);
 		return -1;
@@ -175,8 +190,8 @@ static int load_inputs(const struct options *o, struct hwt_profile *profile)
 			struct hwt_command_decode_options how = {
 				.prefix = o->prefix,
 				.progress = hwt_progress_tty,
-				.quiet = o->quiet,
-				.jobs = o->jobs,
+				.quiet = o->common.quiet,
+				.jobs = o->common.jobs,
 			};
 			int rc = hwt_command_decode(in, profile, &how);
 
@@ -293,29 +308,29 @@ static int write_samples(const struct options *o, const struct hwt_afdo_samples 
 	int rc, fd;
 
 	if (!strcmp(o->format, "text")) {
-		f = strcmp(o->output, "-") ? fopen(o->output, "w") : stdout;
+		f = strcmp(o->common.output, "-") ? fopen(o->common.output, "w") : stdout;
 		if (!f) {
-			fprintf(stderr, "%s: error: %s: %s\n", o->prefix, o->output, strerror(errno));
+			fprintf(stderr, "%s: error: %s: %s\n", o->prefix, o->common.output, strerror(errno));
 			return -1;
 		}
 		rc = hwt_afdo_samples_write_text(samples, f);
 		if (f != stdout && fclose(f) != 0)
 			rc = -hae_io;
 		if (rc < 0) {
-			fprintf(stderr, "%s: error: %s: %s\n", o->prefix, o->output,
+			fprintf(stderr, "%s: error: %s: %s\n", o->prefix, o->common.output,
 				hwt_afdo_errstr(rc));
 			return -1;
 		}
 		return 0;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.text.XXXXXX", o->output) >= (int)sizeof(tmp)) {
-		fprintf(stderr, "%s: error: %s: path too long\n", o->prefix, o->output);
+	if (snprintf(tmp, sizeof(tmp), "%s.text.XXXXXX", o->common.output) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "%s: error: %s: path too long\n", o->prefix, o->common.output);
 		return -1;
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		fprintf(stderr, "%s: error: cannot make a temporary file beside %s: %s\n", o->prefix,
-			o->output, strerror(errno));
+			o->common.output, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);
@@ -330,7 +345,7 @@ static int write_samples(const struct options *o, const struct hwt_afdo_samples 
 		unlink(tmp);
 		return -1;
 	}
-	rc = run_profdata(o, tmp, o->output);
+	rc = run_profdata(o, tmp, o->common.output);
 	unlink(tmp);
 	return rc;
 }
@@ -381,7 +396,7 @@ int hwt_report_afdo_main(int argc, char **argv)
 		}
 		if (rc == -hae_no_debug && !file) {
 			nodebug++;
-			if (o.verbose)
+			if (o.common.verbose)
 				fprintf(stderr, "%s: %s: no DWARF, left out\n", o.prefix, img->path);
 			continue;
 		}
@@ -391,7 +406,7 @@ int hwt_report_afdo_main(int argc, char **argv)
 			continue;
 		}
 		used++;
-		if (o.verbose)
+		if (o.common.verbose)
 			fprintf(stderr,
 				"%s: %s: %" PRIu64 " instructions executed at %" PRIu64
 				" addresses, %" PRIu64 " without a source line, %" PRIu64
@@ -411,10 +426,10 @@ int hwt_report_afdo_main(int argc, char **argv)
 	}
 	if (write_samples(&o, samples) < 0)
 		goto out;
-	if (o.verbose)
+	if (o.common.verbose)
 		fprintf(stderr, "%s: %zu functions, %" PRIu64 " samples, written to %s (%s)\n",
 			o.prefix, hwt_afdo_samples_function_count(samples),
-			hwt_afdo_samples_total(samples), o.output, o.format);
+			hwt_afdo_samples_total(samples), o.common.output, o.format);
 	status = warned ? 1 : 0;
 out:
 	hwt_afdo_samples_free(samples);
@@ -493,12 +508,12 @@ int hwt_report_afdo_text_main(int argc, char **argv)
 				o.prefix);
 		goto out;
 	}
-	if (!o.quiet && !o.nbinaries)
+	if (!o.common.quiet && !o.nbinaries)
 		fprintf(stderr, "%s: writing %s\n", o.prefix,
 			hwt_profile_image_at(profile, best)->path);
-	f = strcmp(o.output, "-") ? fopen(o.output, "w") : stdout;
+	f = strcmp(o.common.output, "-") ? fopen(o.common.output, "w") : stdout;
 	if (!f) {
-		fprintf(stderr, "%s: error: %s: %s\n", o.prefix, o.output, strerror(errno));
+		fprintf(stderr, "%s: error: %s: %s\n", o.prefix, o.common.output, strerror(errno));
 		goto out;
 	}
 	rc = hwt_afdo_write_autofdo_text(profile, best, file, f, &perr);
@@ -510,10 +525,10 @@ int hwt_report_afdo_text_main(int argc, char **argv)
 				file ? file : hwt_profile_image_at(profile, best)->path,
 				hwt_profile_errstr(perr));
 		else
-			fprintf(stderr, "%s: error: %s: %s\n", o.prefix, o.output,
+			fprintf(stderr, "%s: error: %s: %s\n", o.prefix, o.common.output,
 				hwt_afdo_errstr(rc));
 		if (f != stdout)
-			unlink(o.output);
+			unlink(o.common.output);
 		goto out;
 	}
 	status = warned ? 1 : 0;

@@ -8,9 +8,8 @@
 
 #include "commands.h"
 #include "hwt_command.h"
-#include "hwt_decode.h"
 
-#define DEFAULT_OUTPUT "hwt-cov.info"
+#define DEFAULT_OUTPUT HWT_LCOV_REPORT_DEFAULT_OUTPUT
 
 static void usage(FILE *out)
 {
@@ -29,65 +28,34 @@ static void usage(FILE *out)
 		"                      debug info (left out by default)\n"
 		"  -v, --verbose       also say which system libraries were left out\n"
 		"  -q, --quiet         no progress and no summary\n"
-		"  -j, --jobs N        " HWT_DECODE_JOBS_HELP "\n"
+		"  -j, --jobs N        " HWT_JOBS_HELP "\n"
 		"  -h, --help          this text\n");
 }
 
 int hwt_report_lcov_main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "include", required_argument, NULL, 'i' },
-		{ "exclude", required_argument, NULL, 'x' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "system", no_argument, NULL, 'S' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+		HWT_LCOV_REPORT_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hwt_lcov_report_options opts = { 0 };
-	const char **inc = calloc((size_t)argc + 1, sizeof(*inc));
-	const char **exc = calloc((size_t)argc + 1, sizeof(*exc));
+	struct hwt_lcov_report_options opts;
 	int opt, rc;
 
-	if (!inc || !exc) {
-		free(inc);
-		free(exc);
+	if (hwt_lcov_report_options_init(&opts, argc, "hwt report lcov") < 0)
 		return 2;
-	}
-	opts.output = DEFAULT_OUTPUT;
-	opts.prefix = "hwt report lcov";
-	opts.filter.include = inc;
-	opts.filter.exclude = exc;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:vqj:h", long_options, NULL)) != -1) {
-		switch (opt) {
-		case 'o': opts.output = optarg; break;
-		case 'H': opts.html = optarg; break;
-		case 'i': inc[opts.filter.includes++] = optarg; break;
-		case 'x': exc[opts.filter.excludes++] = optarg; break;
-		case 'v': opts.verbose = 1; break;
-		case 'S': opts.system = 1; break;
-		case 'q': opts.quiet = 1; break;
-		case 'j':
-			if (hwt_decode_parse_jobs(optarg, &opts.jobs) < 0) {
-				fprintf(stderr, "hwt report lcov: bad -j value '%s'\n", optarg);
-				free(inc);
-				free(exc);
-				return 2;
-			}
-			break;
-		case 'h':
+	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
+	while ((opt = getopt_long(argc, argv, HWT_LCOV_REPORT_SHORT_OPTIONS, long_options,
+				  NULL)) != -1) {
+		if (opt == 'h') {
 			usage(stdout);
-			free(inc);
-			free(exc);
+			hwt_lcov_report_options_fini(&opts);
 			return 0;
-		default:
-			usage(stderr);
-			free(inc);
-			free(exc);
+		}
+		rc = hwt_lcov_report_option(&opts, opt, optarg);
+		if (rc <= 0) {
+			if (rc == 0)
+				usage(stderr);
+			hwt_lcov_report_options_fini(&opts);
 			return 2;
 		}
 	}
@@ -95,12 +63,10 @@ int hwt_report_lcov_main(int argc, char **argv)
 		fprintf(stderr, "hwt report lcov: %s\n",
 			optind >= argc ? "which bundle?" : "one bundle at a time");
 		usage(stderr);
-		free(inc);
-		free(exc);
+		hwt_lcov_report_options_fini(&opts);
 		return 2;
 	}
 	rc = hwt_lcov_report(argv[optind], &opts);
-	free(inc);
-	free(exc);
+	hwt_lcov_report_options_fini(&opts);
 	return rc;
 }

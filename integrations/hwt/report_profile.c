@@ -24,7 +24,7 @@ static void usage(FILE *out)
 	      "  --progress    show progress on stderr even when it is not a terminal\n"
 	      "  --stats       print decode figures on stderr\n"
 	      "  -q, --quiet   do not print the bundle's warnings\n"
-	      "  -j, --jobs N  " HWT_DECODE_JOBS_HELP "\n"
+	      "  -j, --jobs N  " HWT_JOBS_HELP "\n"
 	      "  -h, --help    this text\n"
 	      "\n"
 	      "Exit status: 0 clean, 1 the profile was written but the bundle had\n"
@@ -33,52 +33,59 @@ static void usage(FILE *out)
 
 int hwt_report_profile_main(int argc, char **argv)
 {
+	static const struct option long_options[] = {
+		HWT_OPTION_OUTPUT,
+		{ "progress", no_argument, NULL, 'P' },
+		HWT_OPTION_JOBS,
+		{ "stats", no_argument, NULL, 's' },
+		HWT_OPTION_QUIET,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct hwt_command_decode_options options = { .prefix = "hwt report profile" };
+	struct hwt_command_options common = { 0 };
 	struct hwt_decode_stats stats;
 	struct hwt_profile *profile;
-	const char *out = NULL, *dir = NULL;
-	int show_stats = 0, status, warnings, i;
+	const char *out, *dir = NULL;
+	int show_stats = 0, status = 0, warnings, saved_opterr = opterr, opt;
 
 	options.progress = hwt_progress_tty;
 	options.stats = &stats;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	/* Options and the bundle in any order; the messages are ours. */
+	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
+	opterr = 0;
+	while (status == 0 && (opt = getopt_long(argc, argv, ":o:j:qh", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
 			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			out = argv[++i];
-		} else if (!strcmp(argv[i], "--progress")) {
-			options.progress = hwt_progress_always;
-		} else if ((!strcmp(argv[i], "-j") || !strcmp(argv[i], "--jobs")) && i + 1 < argc) {
-			if (hwt_decode_parse_jobs(argv[++i], &options.jobs) < 0) {
-				fprintf(stderr, "hwt report profile: bad -j value '%s'\n", argv[i]);
-				return 2;
-			}
-		} else if (!strncmp(argv[i], "-j", 2) && argv[i][2]) {
-			if (hwt_decode_parse_jobs(argv[i] + 2, &options.jobs) < 0) {
-				fprintf(stderr, "hwt report profile: bad -j value '%s'\n", argv[i] + 2);
-				return 2;
-			}
-		} else if (!strncmp(argv[i], "--jobs=", 7)) {
-			if (hwt_decode_parse_jobs(argv[i] + 7, &options.jobs) < 0) {
-				fprintf(stderr, "hwt report profile: bad -j value '%s'\n", argv[i] + 7);
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--stats")) {
-			show_stats = 1;
-		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
-			options.quiet = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "hwt report profile: unknown option '%s'\n", argv[i]);
+			status = 1;
+			break;
+		case 'P': options.progress = hwt_progress_always; break;
+		case 's': show_stats = 1; break;
+		case '?':
+		case ':':
+			fprintf(stderr, "hwt report profile: unknown option '%s'\n",
+				hwt_command_bad_option(argv));
 			usage(stderr);
-			return 2;
-		} else if (!dir) {
-			dir = argv[i];
-		} else {
-			fprintf(stderr, "hwt report profile: one bundle at a time ('%s')\n", argv[i]);
-			return 2;
+			status = 2;
+			break;
+		default:
+			if (hwt_command_option(&common, opt, optarg, "hwt report profile") < 0)
+				status = 2;
 		}
 	}
+	opterr = saved_opterr;
+	if (status)
+		return status == 1 ? 0 : 2;
+	if (optind < argc)
+		dir = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "hwt report profile: one bundle at a time ('%s')\n", argv[optind]);
+		return 2;
+	}
+	out = common.output;
+	options.quiet = common.quiet;
+	options.jobs = common.jobs;
 	if (!dir || !out) {
 		usage(stderr);
 		return 2;
