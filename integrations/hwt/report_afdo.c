@@ -84,26 +84,19 @@ static void text_usage(FILE *out)
 /* Parses the options both commands share; returns -1 (exit 2), 0, or 1 (help shown). */
 static int parse(int argc, char **argv, struct options *o, int text)
 {
+	/* afdo-text: without the last two. */
 	static const struct option afdo_options[] = {
 		HWT_OPTION_OUTPUT,
 		{ "binary", required_argument, NULL, 'B' },
+		HWT_OPTION_VERBOSE,
+		HWT_OPTION_QUIET,
+		HWT_OPTION_JOBS,
+		{ "help", no_argument, NULL, 'h' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "llvm-profdata", required_argument, NULL, 'P' },
-		HWT_OPTION_VERBOSE,
-		HWT_OPTION_QUIET,
-		HWT_OPTION_JOBS,
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct option text_options[] = {
-		HWT_OPTION_OUTPUT,
-		{ "binary", required_argument, NULL, 'B' },
-		HWT_OPTION_VERBOSE,
-		HWT_OPTION_QUIET,
-		HWT_OPTION_JOBS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option text_options[sizeof(afdo_options) / sizeof(afdo_options[0]) - 2];
 	int opt, saved_opterr = opterr, rc = 0;
 
 	o->binaries = calloc((size_t)argc + 1, sizeof(*o->binaries));
@@ -112,6 +105,9 @@ static int parse(int argc, char **argv, struct options *o, int text)
 		fprintf(stderr, "%s: out of memory\n", o->prefix);
 		return -1;
 	}
+	memcpy(text_options, afdo_options, sizeof(text_options));
+	text_options[sizeof(text_options) / sizeof(text_options[0]) - 1] =
+		(struct option){ NULL, 0, NULL, 0 };
 	/* Options and inputs in any order; the messages are ours. */
 	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
 	opterr = 0;
@@ -350,6 +346,26 @@ static int write_samples(const struct options *o, const struct hwt_afdo_samples 
 	return rc;
 }
 
+/*
+ * The start both commands share: the options, then every input added up
+ * into *profile (the caller frees it). Returns the number of inputs that had
+ * warnings, or -1 (exit status 2, said why), or -2 (help shown: exit 0).
+ */
+static int read_inputs(int argc, char **argv, struct options *o, int text,
+		       struct hwt_profile **profile)
+{
+	int rc = parse(argc, argv, o, text);
+
+	if (rc != 0)
+		return rc > 0 ? -2 : -1;
+	*profile = hwt_profile_alloc();
+	if (!*profile) {
+		fprintf(stderr, "%s: out of memory\n", o->prefix);
+		return -1;
+	}
+	return load_inputs(o, *profile);
+}
+
 int hwt_report_afdo_main(int argc, char **argv)
 {
 	struct options o = { .prefix = "hwt report afdo" };
@@ -358,20 +374,16 @@ int hwt_report_afdo_main(int argc, char **argv)
 	size_t i, used = 0, nodebug = 0;
 	int status = 2, warned, rc;
 
-	rc = parse(argc, argv, &o, 0);
-	if (rc != 0) {
-		status = rc > 0 ? 0 : 2;
+	warned = read_inputs(argc, argv, &o, 0, &profile);
+	if (warned < 0) {
+		status = warned == -2 ? 0 : 2;
 		goto out;
 	}
-	profile = hwt_profile_alloc();
 	samples = hwt_afdo_samples_alloc();
-	if (!profile || !samples) {
+	if (!samples) {
 		fprintf(stderr, "%s: out of memory\n", o.prefix);
 		goto out;
 	}
-	warned = load_inputs(&o, profile);
-	if (warned < 0)
-		goto out;
 	for (i = 0; i < hwt_profile_image_count(profile); i++) {
 		const struct hwt_profile_image *img = hwt_profile_image_at(profile, i);
 		const char *file = o.nbinaries ? binary_for(&o, img) : NULL;
@@ -463,19 +475,11 @@ int hwt_report_afdo_text_main(int argc, char **argv)
 	int status = 2, warned, rc, perr = 0;
 	FILE *f;
 
-	rc = parse(argc, argv, &o, 1);
-	if (rc != 0) {
-		status = rc > 0 ? 0 : 2;
+	warned = read_inputs(argc, argv, &o, 1, &profile);
+	if (warned < 0) {
+		status = warned == -2 ? 0 : 2;
 		goto out;
 	}
-	profile = hwt_profile_alloc();
-	if (!profile) {
-		fprintf(stderr, "%s: out of memory\n", o.prefix);
-		goto out;
-	}
-	warned = load_inputs(&o, profile);
-	if (warned < 0)
-		goto out;
 	for (i = 0; i < hwt_profile_image_count(profile); i++) {
 		const struct hwt_profile_image *img = hwt_profile_image_at(profile, i);
 		const char *bin = o.nbinaries ? binary_for(&o, img) : NULL;
