@@ -1,8 +1,8 @@
 /*
  * What the commands (hwt's subcommands, hwt-cov, hwt-pgo) share: the parts
- * that print messages, run other programs or decide exit statuses, on top
- * of the libraries (bundle/, collector/, converters/), which do none of
- * that.
+ * that parse options, print messages, run other programs or decide exit
+ * statuses, on top of the libraries of bundle/ and converters/, which do
+ * none of that, and of the recorder (collector/record).
  */
 #ifndef HWT_COMMAND_H
 #define HWT_COMMAND_H
@@ -18,7 +18,6 @@ struct hwt_bundle;
 struct hwt_decode_live;
 struct hwt_decode_stats;
 struct hwt_profile;
-struct hwt_unit_options;
 
 /* ----- bundle.c: opening a bundle, its diagnostics ------------------------ */
 
