@@ -120,6 +120,13 @@ struct hwt_trace_decoder {
 };
 extern const struct hwt_trace_decoder hwt_pt_decoder, hwt_etm_decoder;
 
+/* The stream file mapped read-only (*size bytes; munmap it), or NULL when
+   it cannot be read or is empty. (decode.c) */
+void *hwt_stream_map(const char *path, size_t *size);
+/* Trace stopped at code of file f; skipped bytes of stream until it resumed. (space.c) */
+void hwt_file_failed(struct hwt_decoder *d, struct hwt_file *f,
+		     const struct hwt_bundle_stream *stream, uint64_t skipped);
+
 /* Decodes a stream with the decoder of its trace format (decode.c). */
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		      struct hwt_space *space);

@@ -23,13 +23,11 @@
  * replaced file) stops the walk until the next address packet.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <opencsd/c_api/opencsd_c_api.h>
@@ -326,17 +324,7 @@ static void error_resolved(struct etm_ctx *s, uint64_t resumed, int at_end)
 	s->d->stats.errors++;
 	s->d->stats.error_bytes += skipped;
 	if (s->err_file) {
-		struct hwt_file *f = s->err_file;
-		struct hwt_file_fail *ff = hwt_file_fail(s->d, f);
-
-		ff->failures++;
-		ff->failed_bytes += skipped;
-		if (ff->last_stream != s->stream) {
-			ff->last_stream = s->stream;
-			ff->failed_streams++;
-		}
-		if (f->image >= 0)
-			hwt_profile_image_add_undecoded(s->d->profile, (size_t)f->image, 1);
+		hwt_file_failed(s->d, s->err_file, s->stream, skipped);
 		return; /* reported once per file at the end */
 	}
 	if (s->error_messages++ >= MAX_ERROR_MESSAGES)
@@ -475,27 +463,6 @@ static void packet(const void *context, const ocsd_datapath_op_t op, const ocsd_
 
 /* ----- The stream ------------------------------------------------------- */
 
-static void *map_stream(const char *path, size_t *size)
-{
-	struct stat st;
-	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	*size = 0;
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
-		close(fd);
-		return NULL;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return NULL;
-	*size = (size_t)st.st_size;
-	return p;
-}
-
 /*
  * OpenCSD decode trees, kept for the life of the process and reused from
  * stream to stream (reset in between): a tree is not cheap to make, and
@@ -608,7 +575,7 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	s.stream = stream;
 	s.space = space;
 	s.next_time = space->count > 1 ? space->epochs[1].time : UINT64_MAX;
-	buf = map_stream(stream->path, &size);
+	buf = hwt_stream_map(stream->path, &size);
 	if (!buf) {
 		if (stream->size)
 			hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
