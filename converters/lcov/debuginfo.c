@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include <libdwarf/dwarf.h>
-#include <libdwarf/libdwarf.h>
 
 #include "grow.h"
+#include "hwt_dwarf.h"
 #include "lines.h"
 #include "ranges.h"
 #include "hwt_lcov.h"
@@ -255,14 +255,16 @@ struct row {
 /* Reads the line table of one CU into spans. */
 static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die cu)
 {
-	int nomem = 0, have_prev = 0, rc = 0;
-	struct hwt_dwarf_lines *table = hwt_dwarf_lines_open(dbg, cu, &nomem);
+	int have_prev = 0, rc = 0;
+	struct hwt_dwarf_lines *table;
 	long *fmap = NULL;
 	size_t fmap_size = 0, i, nlines;
 	struct row prev = { 0 };
 
+	if (hwt_dwarf_lines_open(dbg, cu, &table) < 0)
+		return -hle_nomem;
 	if (!table)
-		return nomem ? -hle_nomem : 0; /* a CU without a readable table: skipped */
+		return 0; /* a CU without a readable table: skipped */
 	nlines = hwt_dwarf_lines_count(table);
 	for (i = 0; i < nlines; i++) {
 		struct hwt_dwarf_row dr;
@@ -330,87 +332,6 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 	free(fmap);
 	hwt_dwarf_lines_close(table);
 	return rc;
-}
-
-static int attr_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name, Dwarf_Unsigned *value)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	int res = dwarf_attr(die, name, &attr, &err);
-
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return -1;
-	}
-	res = dwarf_formudata(attr, value, &err);
-	if (res == DW_DLV_ERROR)
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	return res == DW_DLV_OK ? 0 : -1;
-}
-
-static int attr_string(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name, char **out)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	char *s = NULL;
-	int res = dwarf_attr(die, name, &attr, &err);
-
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return -1;
-	}
-	res = dwarf_formstring(attr, &s, &err);
-	if (res == DW_DLV_ERROR)
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	if (res != DW_DLV_OK || !s)
-		return -1;
-	*out = strdup(s); /* strings point into the section: not deallocated */
-	return *out ? 0 : -1;
-}
-
-static int has_attr(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name)
-{
-	Dwarf_Bool b = 0;
-	Dwarf_Error err = NULL;
-	int res = dwarf_hasattr(die, name, &b, &err);
-
-	if (res == DW_DLV_ERROR)
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-	return res == DW_DLV_OK && b;
-}
-
-/* The DIE an attribute (abstract_origin, specification) refers to, or NULL. */
-static Dwarf_Die attr_ref(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Off off = 0;
-	Dwarf_Die ref = NULL;
-	int res = dwarf_attr(die, name, &attr, &err);
-
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return NULL;
-	}
-	res = dwarf_global_formref(attr, &off, &err);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return NULL;
-	}
-	res = dwarf_offdie_b(dbg, off, 1, &ref, &err);
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return NULL;
-	}
-	return ref;
 }
 
 static int cmp_symbol(const void *a, const void *b)
@@ -497,44 +418,6 @@ static uint64_t symbol_in(struct hwt_debuginfo *info, const char *name, uint64_t
 	return 0;
 }
 
-/* DW_AT_entry_pc: an address, or (class constant) an offset from base. */
-static int attr_entry_pc(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr base, Dwarf_Addr *entry)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Half form = 0;
-	Dwarf_Unsigned off = 0;
-	int res = dwarf_attr(die, DW_AT_entry_pc, &attr, &err);
-
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return -1;
-	}
-	res = dwarf_whatform(attr, &form, &err);
-	if (res == DW_DLV_OK) {
-		switch (form) {
-		case DW_FORM_addr:
-		case DW_FORM_addrx:
-		case DW_FORM_addrx1:
-		case DW_FORM_addrx2:
-		case DW_FORM_addrx3:
-		case DW_FORM_addrx4:
-		case DW_FORM_GNU_addr_index:
-			res = dwarf_formaddr(attr, entry, &err);
-			break;
-		default:
-			res = dwarf_formudata(attr, &off, &err);
-			*entry = base + off;
-			break;
-		}
-	}
-	if (res == DW_DLV_ERROR)
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	return res == DW_DLV_OK ? 0 : -1;
-}
-
 /*
  * A DW_TAG_subprogram with code: DW_AT_low_pc/DW_AT_high_pc, or DW_AT_ranges
  * (a function in several parts: gcc's hot/cold splitting, clang's basic
@@ -553,11 +436,10 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	struct fn_range *fr;
 	struct hwt_addr_ranges list = { 0 };
 	struct hwt_addr_range *r;
+	struct hwt_dwarf_function fn = { 0 };
 	size_t nr, i;
-	Dwarf_Die cur = die, next;
-	Dwarf_Unsigned decl_line = 0;
-	char *name = NULL, *plain = NULL;
-	int hops, value = 0, rc = 0, from_low_pc;
+	char *name = NULL;
+	int rc = 0, from_low_pc;
 
 	if (hwt_dwarf_die_ranges(dbg, die, cu_base, &list, &from_low_pc) < 0) {
 		rc = -hle_nomem;
@@ -567,30 +449,8 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	nr = list.n;
 	if (nr == 0)
 		goto out; /* no code of its own (or discarded by the linker): no FN */
-	/* Name, decl_line and type may sit on the DIE this one refers to. */
-	for (hops = 0; cur && hops < 4; hops++) {
-		if (!name && attr_string(dbg, cur, DW_AT_linkage_name, &name) < 0)
-			attr_string(dbg, cur, DW_AT_MIPS_linkage_name, &name);
-		if (!plain)
-			attr_string(dbg, cur, DW_AT_name, &plain);
-		if (!decl_line)
-			attr_udata(dbg, cur, DW_AT_decl_line, &decl_line);
-		if (has_attr(dbg, cur, DW_AT_type))
-			value = 1;
-		next = attr_ref(dbg, cur, DW_AT_abstract_origin);
-		if (!next)
-			next = attr_ref(dbg, cur, DW_AT_specification);
-		if (cur != die)
-			dwarf_dealloc_die(cur);
-		cur = next;
-	}
-	if (cur && cur != die)
-		dwarf_dealloc_die(cur);
-	if (!name) {
-		name = plain;
-		plain = NULL;
-	}
-	free(plain);
+	hwt_dwarf_function_read(dbg, die, &fn);
+	name = fn.name;
 	if (!name)
 		goto out;
 	/* The entry address. */
@@ -598,7 +458,7 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	for (i = 1; i < nr; i++)
 		if (r[i].begin < lowest)
 			lowest = r[i].begin;
-	if (attr_entry_pc(dbg, die, lowest, &entry) < 0) {
+	if (!hwt_dwarf_entry_pc(dbg, die, lowest, &entry)) {
 		entry = from_low_pc ? r[0].begin : 0;
 		for (i = 0; i < nr && !entry; i++)
 			entry = symbol_in(info, name, r[i].begin, r[i].end);
@@ -627,8 +487,8 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	name = NULL;
 	f->entry = entry;
 	f->end = r[i].end;
-	f->decl_line = decl_line <= UINT32_MAX ? (uint32_t)decl_line : 0;
-	f->returns_value = value;
+	f->decl_line = fn.decl_line;
+	f->returns_value = fn.has_type;
 	for (i = 0; i < nr; i++) {
 		fr[info->nranges].begin = r[i].begin;
 		fr[info->nranges].end = r[i].end;
@@ -641,40 +501,29 @@ out:
 	return rc;
 }
 
-/* Walks a DIE tree for subprograms with code (depth-limited). */
-static int walk_dies(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die,
-		     Dwarf_Addr cu_base, int depth)
-{
-	Dwarf_Error err = NULL;
-	Dwarf_Die child = NULL, sib;
-	Dwarf_Half tag = 0;
-	int rc = 0, res;
+struct walk {
+	struct hwt_debuginfo *info;
+	Dwarf_Debug dbg;
+	Dwarf_Addr cu_base;
+};
 
-	if (depth > 64)
-		return 0;
-	if (dwarf_tag(die, &tag, &err) == DW_DLV_OK && tag == DW_TAG_subprogram) {
-		rc = add_function(info, dbg, die, cu_base);
+/*
+ * Subprograms with code are functions. Inlined copies
+ * (DW_TAG_inlined_subroutine) are not functions of their own; nested
+ * subprograms (C++ lambdas, local classes) are: every DIE is walked.
+ */
+static int visit_die(void *arg, Dwarf_Die die, Dwarf_Half tag, int level)
+{
+	struct walk *w = arg;
+	int rc;
+
+	(void)level;
+	if (tag == DW_TAG_subprogram) {
+		rc = add_function(w->info, w->dbg, die, w->cu_base);
 		if (rc < 0)
 			return rc;
-	} else if (err) {
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		err = NULL;
 	}
-	/* Inlined copies (DW_TAG_inlined_subroutine) are not functions of
-	   their own; nested subprograms (C++ lambdas, local classes) are. */
-	res = dwarf_child(die, &child, &err);
-	if (res == DW_DLV_ERROR)
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-	while (res == DW_DLV_OK && rc == 0) {
-		rc = walk_dies(info, dbg, child, cu_base, depth + 1);
-		err = NULL;
-		res = dwarf_siblingof_b(dbg, child, 1, &sib, &err);
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		dwarf_dealloc_die(child);
-		child = sib;
-	}
-	return rc;
+	return 1;
 }
 
 static int cmp_span(const void *a, const void *b)
@@ -776,61 +625,43 @@ static void finish(struct hwt_debuginfo *info)
 	}
 }
 
-static int read_dwarf(struct hwt_debuginfo *info, int fd)
+static int from_dwarf_error(int code)
 {
-	Dwarf_Debug dbg = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Unsigned next = 0;
-	int res, rc = 0, cus = 0;
-
-	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err);
-	if (res == DW_DLV_NO_ENTRY)
-		return -hle_no_debug;
-	if (res != DW_DLV_OK) {
-		/* With no dbg there is nothing to deallocate the error with. */
-		return -hle_dwarf;
+	switch ((enum hwt_dwarf_error)-code) {
+	case hde_ok:       return 0;
+	case hde_invalid:  return -hle_invalid;
+	case hde_nomem:    return -hle_nomem;
+	case hde_io:       return -hle_io;
+	case hde_no_debug: return -hle_no_debug;
+	case hde_dwarf:    return -hle_dwarf;
 	}
-	for (;;) {
-		Dwarf_Die cu = NULL;
-		Dwarf_Half version = 0, cu_type = 0;
+	return -hle_internal;
+}
 
-		err = NULL;
-		res = dwarf_next_cu_header_d(dbg, 1, NULL, &version, NULL, NULL, NULL, NULL, NULL,
-					     NULL, &next, &cu_type, &err);
-		if (res == DW_DLV_ERROR) {
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-			rc = cus ? 0 : -hle_dwarf;
-			break;
-		}
-		if (res != DW_DLV_OK)
-			break;
-		res = dwarf_siblingof_b(dbg, NULL, 1, &cu, &err);
-		if (res != DW_DLV_OK) {
-			if (res == DW_DLV_ERROR)
-				dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-			continue;
-		}
-		cus++;
-		rc = read_cu_lines(info, dbg, cu);
+static int read_dwarf(struct hwt_debuginfo *info, const char *path)
+{
+	struct hwt_dwarf *dw;
+	struct hwt_dwarf_cu cu;
+	struct walk w = { info, NULL, 0 };
+	int res, rc = hwt_dwarf_open(path, &dw);
+
+	if (rc < 0)
+		return from_dwarf_error(rc);
+	w.dbg = hwt_dwarf_debug(dw);
+	while ((res = hwt_dwarf_next_cu(dw, &cu)) > 0) {
+		rc = read_cu_lines(info, w.dbg, cu.die);
 		if (rc == 0) {
-			/* The base address of the CU's range lists (0 when the
-			   CU has DW_AT_ranges of its own, as gcc and clang
-			   write it then). */
-			Dwarf_Addr cu_base = 0;
-
-			err = NULL;
-			if (dwarf_lowpc(cu, &cu_base, &err) != DW_DLV_OK) {
-				if (err)
-					dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-				cu_base = 0;
-			}
-			rc = walk_dies(info, dbg, cu, cu_base, 0);
+			/* cu.base is 0 when the CU has DW_AT_ranges of its
+			   own, as gcc and clang write it then. */
+			w.cu_base = cu.base;
+			rc = hwt_dwarf_walk(w.dbg, cu.die, 64, visit_die, &w);
 		}
-		dwarf_dealloc_die(cu);
 		if (rc < 0)
 			break;
 	}
-	dwarf_finish(dbg, &err);
+	hwt_dwarf_close(dw);
+	if (res < 0)
+		rc = from_dwarf_error(res);
 	if (rc == 0 && info->nspans == 0)
 		return -hle_no_debug;
 	if (rc == 0)
@@ -868,21 +699,20 @@ int hwt_debuginfo_load(struct hwt_debuginfo *info, const char *path)
 	rc = read_elf(info);
 	if (rc < 0)
 		return rc;
-	rc = read_dwarf(info, info->fd);
+	rc = read_dwarf(info, path);
 	if (rc == -hle_no_debug) {
 		char *dbgpath = debug_file_for(info);
-		int fd;
+		int dbgrc;
 
 		if (!dbgpath)
 			return rc;
-		fd = open(dbgpath, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
+		dbgrc = read_dwarf(info, dbgpath);
+		if (dbgrc == -hle_io) {
 			free(dbgpath);
 			return rc;
 		}
 		info->debug_file = dbgpath;
-		rc = read_dwarf(info, fd);
-		close(fd);
+		rc = dbgrc;
 	}
 	return rc;
 }
