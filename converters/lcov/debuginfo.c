@@ -15,6 +15,7 @@
 
 #include <libdwarf/dwarf.h>
 
+#include "elf_note.h"
 #include "grow.h"
 #include "hwt_dwarf.h"
 #include "lines.h"
@@ -161,17 +162,13 @@ const uint8_t *hwt_debuginfo_code(const struct hwt_debuginfo *info, uint64_t vad
 
 static void read_build_id(struct hwt_debuginfo *info, Elf_Data *data)
 {
-	size_t off = 0, name_off, desc_off;
-	GElf_Nhdr nhdr;
+	const uint8_t *desc;
+	uint32_t n = hwt_elf_note_build_id(data->d_buf, data->d_size, HWT_DEBUGINFO_BUILD_ID_MAX,
+					   &desc);
 
-	while ((off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
-		if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
-		    !memcmp((const char *)data->d_buf + name_off, "GNU", 4) &&
-		    nhdr.n_descsz > 0 && nhdr.n_descsz <= HWT_DEBUGINFO_BUILD_ID_MAX) {
-			memcpy(info->build_id, (const char *)data->d_buf + desc_off, nhdr.n_descsz);
-			info->build_id_size = nhdr.n_descsz;
-			return;
-		}
+	if (n) {
+		memcpy(info->build_id, desc, n);
+		info->build_id_size = n;
 	}
 }
 
