@@ -12,15 +12,12 @@
  *    DW_AT_ranges from .debug_ranges or .debug_rnglists);
  *  - the line table as spans [begin, end) with line and discriminator.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <libdwarf/dwarf.h>
 
+#include "elf_file.h"
 #include "grow.h"
 #include "hwt_dwarf.h"
 #include "lines.h"
@@ -438,26 +435,17 @@ static int read_dwarf(struct hwt_afdo_debug *d, const char *path)
 
 int hwt_afdo_debug_load(struct hwt_afdo_debug *debug, const char *path)
 {
-	Elf *elf;
-	int fd;
+	struct hwt_elf_file elf;
+	int rc, is_elf;
 
 	if (!debug || !path || debug->nnodes)
 		return -hae_invalid;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -hae_internal;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -hae_io;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -hae_not_elf;
-	}
-	elf_end(elf);
-	close(fd);
-	return read_dwarf(debug, path);
+	rc = hwt_elf_file_open(&elf, path);
+	if (rc < 0)
+		return rc == -hee_nomem ? -hae_nomem : -hae_io;
+	is_elf = elf.is_elf;
+	hwt_elf_file_close(&elf);
+	return is_elf ? read_dwarf(debug, path) : -hae_not_elf;
 }
 
 /* ----- Lookups ------------------------------------------------------------- */

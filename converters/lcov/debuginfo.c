@@ -1,21 +1,16 @@
 /*
  * struct hwt_debuginfo: what one ELF file says about its code, read with
- * libelf (segments, build-id, code bytes) and libdwarf (line tables and
- * functions; the 20210528 API that Debian 12 ships).
+ * the converters' ELF reader (segments, build-id, code bytes, symbols) and
+ * DWARF reader (line tables and functions).
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libdwarf/dwarf.h>
 
-#include "elf_note.h"
+#include "elf_file.h"
 #include "grow.h"
 #include "hwt_dwarf.h"
 #include "lines.h"
@@ -23,32 +18,15 @@
 #include "hwt_lcov.h"
 #include "lcov_int.h"
 
-struct segment {
-	uint64_t vaddr, filesz, offset;
-};
-
 /* One address range of a function's code: [begin, end), and the function
    it belongs to (by its entry address, unique once duplicates are gone). */
 struct fn_range {
 	uint64_t begin, end, entry;
 };
 
-/* A function symbol of the ELF file (.symtab, else .dynsym). */
-struct fn_symbol {
-	uint64_t addr;
-	const char *name; /* in the ELF file's string table */
-};
-
 struct hwt_debuginfo {
-	int fd;
-	Elf *elf;
-	const uint8_t *raw;        /* the whole file (elf_rawfile) */
-	size_t raw_size;
-	struct segment *segs;
-	size_t nsegs;
-	uint8_t build_id[HWT_DEBUGINFO_BUILD_ID_MAX];
-	size_t build_id_size;
-	int has_symtab;
+	struct hwt_elf_file elf;
+	int loaded;                /* elf is open */
 	char *debug_file;
 
 	struct hwt_line_span *spans;
@@ -59,18 +37,11 @@ struct hwt_debuginfo {
 	size_t nfuncs, funcs_cap;
 	struct fn_range *ranges;   /* every function's ranges */
 	size_t nranges, ranges_cap;
-	struct fn_symbol *syms;    /* sorted by addr; read when first needed */
-	size_t nsyms;
-	int syms_read;
 };
 
 struct hwt_debuginfo *hwt_debuginfo_alloc(void)
 {
-	struct hwt_debuginfo *info = calloc(1, sizeof(*info));
-
-	if (info)
-		info->fd = -1;
-	return info;
+	return calloc(1, sizeof(struct hwt_debuginfo));
 }
 
 void hwt_debuginfo_free(struct hwt_debuginfo *info)
@@ -79,10 +50,7 @@ void hwt_debuginfo_free(struct hwt_debuginfo *info)
 
 	if (!info)
 		return;
-	if (info->elf)
-		elf_end(info->elf);
-	if (info->fd >= 0)
-		close(info->fd);
+	hwt_elf_file_close(&info->elf);
 	for (i = 0; i < info->nfiles; i++)
 		free(info->files[i]);
 	for (i = 0; i < info->nfuncs; i++)
@@ -90,22 +58,20 @@ void hwt_debuginfo_free(struct hwt_debuginfo *info)
 	free(info->files);
 	free(info->funcs);
 	free(info->ranges);
-	free(info->syms);
 	free(info->spans);
-	free(info->segs);
 	free(info->debug_file);
 	free(info);
 }
 
 const uint8_t *hwt_debuginfo_build_id(const struct hwt_debuginfo *info, size_t *size)
 {
-	*size = info->build_id_size;
-	return info->build_id;
+	*size = info->elf.build_id_size;
+	return info->elf.build_id;
 }
 
 int hwt_debuginfo_has_symtab(const struct hwt_debuginfo *info)
 {
-	return info->has_symtab;
+	return info->elf.has_symtab;
 }
 
 const char *hwt_debuginfo_debug_file(const struct hwt_debuginfo *info)
@@ -139,80 +105,7 @@ const struct hwt_function *hwt_debuginfo_functions(const struct hwt_debuginfo *i
 const uint8_t *hwt_debuginfo_code(const struct hwt_debuginfo *info, uint64_t vaddr,
 				  size_t *avail)
 {
-	size_t i;
-
-	for (i = 0; i < info->nsegs; i++) {
-		const struct segment *s = &info->segs[i];
-
-		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
-			uint64_t off = s->offset + (vaddr - s->vaddr);
-
-			if (off >= info->raw_size)
-				return NULL;
-			*avail = (size_t)(s->filesz - (vaddr - s->vaddr));
-			if (*avail > info->raw_size - off)
-				*avail = info->raw_size - off;
-			return info->raw + off;
-		}
-	}
-	return NULL;
-}
-
-/* ----- ELF --------------------------------------------------------------- */
-
-static void read_build_id(struct hwt_debuginfo *info, Elf_Data *data)
-{
-	const uint8_t *desc;
-	uint32_t n = hwt_elf_note_build_id(data->d_buf, data->d_size, HWT_DEBUGINFO_BUILD_ID_MAX,
-					   &desc);
-
-	if (n) {
-		memcpy(info->build_id, desc, n);
-		info->build_id_size = n;
-	}
-}
-
-static int read_elf(struct hwt_debuginfo *info)
-{
-	size_t nphdr, i, shstrndx;
-	Elf_Scn *scn = NULL;
-
-	info->elf = elf_begin(info->fd, ELF_C_READ_MMAP, NULL);
-	if (!info->elf || elf_kind(info->elf) != ELF_K_ELF)
-		return -hle_not_elf;
-	info->raw = (const uint8_t *)elf_rawfile(info->elf, &info->raw_size);
-	if (!info->raw || elf_getphdrnum(info->elf, &nphdr) != 0 ||
-	    elf_getshdrstrndx(info->elf, &shstrndx) != 0)
-		return -hle_not_elf;
-	info->segs = calloc(nphdr ? nphdr : 1, sizeof(*info->segs));
-	if (!info->segs)
-		return -hle_nomem;
-	for (i = 0; i < nphdr; i++) {
-		GElf_Phdr phdr;
-
-		if (!gelf_getphdr(info->elf, (int)i, &phdr) || phdr.p_type != PT_LOAD ||
-		    !(phdr.p_flags & PF_X))
-			continue;
-		info->segs[info->nsegs].vaddr = phdr.p_vaddr;
-		info->segs[info->nsegs].filesz = phdr.p_filesz;
-		info->segs[info->nsegs].offset = phdr.p_offset;
-		info->nsegs++;
-	}
-	while ((scn = elf_nextscn(info->elf, scn)) != NULL) {
-		GElf_Shdr shdr;
-
-		if (!gelf_getshdr(scn, &shdr))
-			continue;
-		if (shdr.sh_type == SHT_SYMTAB)
-			info->has_symtab = 1;
-		if (shdr.sh_type == SHT_NOTE && !info->build_id_size) {
-			Elf_Data *data = elf_getdata(scn, NULL);
-
-			if (data)
-				read_build_id(info, data);
-		}
-	}
-	return 0;
+	return hwt_elf_file_code(&info->elf, vaddr, avail);
 }
 
 /* ----- DWARF ------------------------------------------------------------- */
@@ -331,90 +224,6 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 	return rc;
 }
 
-static int cmp_symbol(const void *a, const void *b)
-{
-	const struct fn_symbol *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* Reads the function symbols of .symtab (or .dynsym when there is none). */
-static int read_symbols(struct hwt_debuginfo *info)
-{
-	Elf_Scn *scn = NULL;
-	size_t cap = 0;
-	int pass;
-
-	info->syms_read = 1;
-	for (pass = 0; pass < 2 && !info->nsyms; pass++) {
-		Elf32_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
-
-		scn = NULL;
-		while ((scn = elf_nextscn(info->elf, scn)) != NULL) {
-			GElf_Shdr shdr;
-			Elf_Data *data;
-			size_t i, n;
-
-			if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != want || !shdr.sh_entsize)
-				continue;
-			data = elf_getdata(scn, NULL);
-			if (!data)
-				continue;
-			n = shdr.sh_size / shdr.sh_entsize;
-			for (i = 0; i < n; i++) {
-				GElf_Sym sym;
-				struct fn_symbol *syms;
-				const char *name;
-
-				if (!gelf_getsym(data, (int)i, &sym) ||
-				    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-				    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-					continue;
-				name = elf_strptr(info->elf, shdr.sh_link, sym.st_name);
-				if (!name || !*name)
-					continue;
-				syms = hwt_grow_array(info->syms, &cap, info->nsyms + 1, sizeof(*syms));
-				if (!syms)
-					return -hle_nomem;
-				info->syms = syms;
-				syms[info->nsyms].addr = sym.st_value;
-				syms[info->nsyms].name = name;
-				info->nsyms++;
-			}
-		}
-	}
-	if (info->nsyms)
-		qsort(info->syms, info->nsyms, sizeof(*info->syms), cmp_symbol);
-	return 0;
-}
-
-/*
- * The address of the function symbol called name inside [begin, end), or 0.
- * A function split in parts has a symbol of its own name at its entry only
- * (gcc names the other part foo.cold, clang foo.__part.N).
- */
-static uint64_t symbol_in(struct hwt_debuginfo *info, const char *name, uint64_t begin,
-			  uint64_t end)
-{
-	size_t lo = 0, hi;
-
-	if (!info->syms_read && read_symbols(info) < 0)
-		return 0;
-	hi = info->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (info->syms[mid].addr < begin)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < info->nsyms && info->syms[lo].addr < end; lo++)
-		if (!strcmp(info->syms[lo].name, name))
-			return info->syms[lo].addr;
-	return 0;
-}
-
 /*
  * A DW_TAG_subprogram with code: DW_AT_low_pc/DW_AT_high_pc, or DW_AT_ranges
  * (a function in several parts: gcc's hot/cold splitting, clang's basic
@@ -458,7 +267,7 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	if (!hwt_dwarf_entry_pc(dbg, die, lowest, &entry)) {
 		entry = from_low_pc ? r[0].begin : 0;
 		for (i = 0; i < nr && !entry; i++)
-			entry = symbol_in(info, name, r[i].begin, r[i].end);
+			entry = hwt_elf_file_function_in(&info->elf, name, r[i].begin, r[i].end);
 		if (!entry)
 			entry = r[0].begin;
 	}
@@ -669,15 +478,16 @@ static int read_dwarf(struct hwt_debuginfo *info, const char *path)
 /* /usr/lib/debug/.build-id/xx/yyyy.debug, when it exists. */
 static char *debug_file_for(const struct hwt_debuginfo *info)
 {
+	const struct hwt_elf_file *elf = &info->elf;
 	char path[128];
 	size_t i, n;
 
-	if (info->build_id_size < 2)
+	if (elf->build_id_size < 2)
 		return NULL;
 	n = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
-			     info->build_id[0]);
-	for (i = 1; i < info->build_id_size && n + 3 < sizeof(path); i++)
-		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", info->build_id[i]);
+			     elf->build_id[0]);
+	for (i = 1; i < elf->build_id_size && n + 3 < sizeof(path); i++)
+		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", elf->build_id[i]);
 	snprintf(path + n, sizeof(path) - n, ".debug");
 	return access(path, R_OK) == 0 ? strdup(path) : NULL;
 }
@@ -686,16 +496,14 @@ int hwt_debuginfo_load(struct hwt_debuginfo *info, const char *path)
 {
 	int rc;
 
-	if (!info || !path || info->fd >= 0)
+	if (!info || !path || info->loaded)
 		return -hle_invalid;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -hle_internal;
-	info->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (info->fd < 0)
-		return -hle_io;
-	rc = read_elf(info);
+	rc = hwt_elf_file_open(&info->elf, path);
 	if (rc < 0)
-		return rc;
+		return rc == -hee_nomem ? -hle_nomem : -hle_io;
+	info->loaded = 1;
+	if (!info->elf.is_elf)
+		return -hle_not_elf;
 	rc = read_dwarf(info, path);
 	if (rc == -hle_no_debug) {
 		char *dbgpath = debug_file_for(info);
