@@ -33,7 +33,9 @@ int hwt_dwarf_open(const char *path, struct hwt_dwarf **dwarf)
 	}
 	res = dwarf_init_b(dw->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dw->dbg, &err);
 	if (res != DW_DLV_OK) {
-		/* With no dbg there is nothing to deallocate the error with. */
+		/* An error made before there was a dbg is released without one. */
+		if (err)
+			dwarf_dealloc(NULL, err, DW_DLA_ERROR);
 		close(dw->fd);
 		free(dw);
 		return res == DW_DLV_NO_ENTRY ? -hde_no_debug : -hde_dwarf;
