@@ -1,7 +1,7 @@
 /*
  * Unit tests of the profile library: counts add up, the serialised form
  * round-trips and is independent of insertion and merge order, bad input
- * is refused with the right error.
+ * is refused with the right error, every error has a string.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -197,8 +197,18 @@ static void test_bad_input(void)
 	expect_bad("hwt-profile 1\nimage 0 - - 0 /a\nimage 1 - - 0 /a\nend 2 0 0\n", -hpe_format, 3);
 }
 
+static void test_errstr(void)
+{
+	for (int code = hpe_ok; code <= hpe_not_elf; code++) {
+		CHECK(strcmp(hwt_profile_errstr(-code), "unknown error") != 0);
+		CHECK(!strcmp(hwt_profile_errstr(-code), hwt_profile_errstr(code)));
+	}
+	CHECK(!strcmp(hwt_profile_errstr(-1000), "unknown error"));
+}
+
 int main(void)
 {
+	test_errstr();
 	test_counts();
 	test_round_trip();
 	test_merge();

@@ -1,7 +1,7 @@
 /*
- * Unit tests of the lcov writer's small parts: path normalisation, the
- * include/exclude filter, the writer on coverage with nothing in it, and
- * the loader on files that are not what it wants.
+ * Unit tests of the lcov writer's small parts: error strings, path
+ * normalisation, the include/exclude filter, the writer on coverage with
+ * nothing in it, and the loader on files that are not what it wants.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,8 +111,18 @@ static void test_loader(void)
 	CHECK(strcmp(hwt_lcov_errstr(-hle_no_debug), "no debug info") == 0);
 }
 
+static void test_errstr(void)
+{
+	for (int code = hle_ok; code <= hle_mismatch; code++) {
+		CHECK(strcmp(hwt_lcov_errstr(-code), "unknown error") != 0);
+		CHECK(!strcmp(hwt_lcov_errstr(-code), hwt_lcov_errstr(code)));
+	}
+	CHECK(!strcmp(hwt_lcov_errstr(-1000), "unknown error"));
+}
+
 int main(void)
 {
+	test_errstr();
 	test_paths();
 	test_filter();
 	test_empty_writer();
