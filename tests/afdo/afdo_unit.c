@@ -12,16 +12,7 @@
 #include <unistd.h>
 
 #include "hwt_afdo.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "unit_check.h"
 
 int afdo_unit_probe(int x);
 
@@ -40,11 +31,7 @@ static int each_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void test_errstr(void)
 {
-	for (int code = hae_ok; code <= hae_profile; code++) {
-		CHECK(strcmp(hwt_afdo_errstr(-code), "unknown error") != 0);
-		CHECK(!strcmp(hwt_afdo_errstr(-code), hwt_afdo_errstr(code)));
-	}
-	CHECK(!strcmp(hwt_afdo_errstr(-1000), "unknown error"));
+	CHECK_ERRSTR(hwt_afdo_errstr, hae_ok, hae_profile);
 }
 
 static void test_discriminators(void)
@@ -101,10 +88,5 @@ int main(void)
 	test_errstr();
 	test_discriminators();
 	test_loader();
-	if (failures) {
-		fprintf(stderr, "afdo_unit: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("afdo_unit: all passed\n");
-	return 0;
+	return unit_exit("afdo_unit");
 }

@@ -9,17 +9,7 @@
 #include <string.h>
 
 #include "profile.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                          \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "unit_check.h"
 
 static const uint8_t id_a[20] = { 0xaa, 1, 2, 3 };
 static const uint8_t id_b[20] = { 0xbb, 9, 8, 7 };
@@ -169,7 +159,7 @@ static void expect_bad(const char *text, int want, size_t want_line)
 	if (status != want || (want_line && line != want_line)) {
 		fprintf(stderr, "bad input gave %d at line %zu, wanted %d at line %zu:\n%s\n", status,
 			line, want, want_line, text);
-		failures++;
+		unit_failures++;
 	}
 	/* Nothing of a bad file is kept. */
 	CHECK(hwt_profile_image_count(p) == 0);
@@ -199,11 +189,7 @@ static void test_bad_input(void)
 
 static void test_errstr(void)
 {
-	for (int code = hpe_ok; code <= hpe_not_elf; code++) {
-		CHECK(strcmp(hwt_profile_errstr(-code), "unknown error") != 0);
-		CHECK(!strcmp(hwt_profile_errstr(-code), hwt_profile_errstr(code)));
-	}
-	CHECK(!strcmp(hwt_profile_errstr(-1000), "unknown error"));
+	CHECK_ERRSTR(hwt_profile_errstr, hpe_ok, hpe_not_elf);
 }
 
 int main(void)
@@ -213,10 +199,5 @@ int main(void)
 	test_round_trip();
 	test_merge();
 	test_bad_input();
-	if (failures) {
-		fprintf(stderr, "profile_unit: %d checks failed\n", failures);
-		return 1;
-	}
-	printf("profile_unit: all checks passed\n");
-	return 0;
+	return unit_exit("profile_unit");
 }

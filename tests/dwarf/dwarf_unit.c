@@ -17,16 +17,7 @@
 #include "hwt_dwarf.h"
 #include "lines.h"
 #include "ranges.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "unit_check.h"
 
 /* The definitions the test looks for in its own DWARF. */
 int dwarf_unit_probe(int x);
@@ -182,8 +173,8 @@ static void test_self(void)
 
 static void test_not_dwarf(void)
 {
-	struct hwt_dwarf *dw = (struct hwt_dwarf *)&failures;
 	char path[] = "/tmp/dwarf_unit.XXXXXX";
+	struct hwt_dwarf *dw = (struct hwt_dwarf *)path; /* set to NULL on failure */
 	int fd = mkstemp(path);
 
 	CHECK(hwt_dwarf_open("/nonexistent/file", &dw) == -hde_io && !dw);
@@ -201,11 +192,7 @@ static void test_not_dwarf(void)
 
 static void test_errstr(void)
 {
-	for (int code = hde_ok; code <= hde_dwarf; code++) {
-		CHECK(strcmp(hwt_dwarf_errstr(-code), "unknown error") != 0);
-		CHECK(!strcmp(hwt_dwarf_errstr(-code), hwt_dwarf_errstr(code)));
-	}
-	CHECK(!strcmp(hwt_dwarf_errstr(-1000), "unknown error"));
+	CHECK_ERRSTR(hwt_dwarf_errstr, hde_ok, hde_dwarf);
 }
 
 int main(void)
@@ -217,10 +204,5 @@ int main(void)
 	test_not_dwarf();
 	test_self();
 	test_errstr();
-	if (failures) {
-		fprintf(stderr, "dwarf_unit: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("dwarf_unit: all passed\n");
-	return 0;
+	return unit_exit("dwarf_unit");
 }

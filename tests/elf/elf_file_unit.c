@@ -15,16 +15,7 @@
 
 #include "elf_file.h"
 #include "elf_note.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "unit_check.h"
 
 /* What the loader says of the executable: its load bias and build-id. */
 struct loaded {
@@ -176,11 +167,7 @@ static void test_self(void)
 
 static void test_errstr(void)
 {
-	for (int code = hee_ok; code <= hee_io; code++) {
-		CHECK(strcmp(hwt_elf_errstr(-code), "unknown error") != 0);
-		CHECK(!strcmp(hwt_elf_errstr(-code), hwt_elf_errstr(code)));
-	}
-	CHECK(!strcmp(hwt_elf_errstr(-1000), "unknown error"));
+	CHECK_ERRSTR(hwt_elf_errstr, hee_ok, hee_io);
 }
 
 int main(void)
@@ -188,10 +175,5 @@ int main(void)
 	test_not_elf();
 	test_self();
 	test_errstr();
-	if (failures) {
-		fprintf(stderr, "elf_file_unit: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("elf_file_unit: all passed\n");
-	return 0;
+	return unit_exit("elf_file_unit");
 }

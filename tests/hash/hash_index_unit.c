@@ -9,16 +9,7 @@
 #include <string.h>
 
 #include "hash_index.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "unit_check.h"
 
 /* Every item a look-up of hash yields, as a count per item (seen[k]). */
 static size_t yields(const struct hwt_hash_index *ix, uint64_t hash, unsigned *seen, size_t n)
@@ -179,10 +170,5 @@ int main(void)
 	test_collisions();
 	test_clear();
 	test_limits();
-	if (failures) {
-		fprintf(stderr, "hash_index_unit: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("hash_index_unit: all passed\n");
-	return 0;
+	return unit_exit("hash_index_unit");
 }

@@ -10,16 +10,7 @@
 
 #include "hwt_lcov.h"
 #include "lcov_int.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "unit_check.h"
 
 static void check_path(const char *in, const char *want)
 {
@@ -27,7 +18,7 @@ static void check_path(const char *in, const char *want)
 
 	if (!got || strcmp(got, want)) {
 		fprintf(stderr, "FAIL: normalize(%s) = %s, want %s\n", in, got ? got : "(null)", want);
-		failures++;
+		unit_failures++;
 	}
 	free(got);
 }
@@ -113,11 +104,7 @@ static void test_loader(void)
 
 static void test_errstr(void)
 {
-	for (int code = hle_ok; code <= hle_mismatch; code++) {
-		CHECK(strcmp(hwt_lcov_errstr(-code), "unknown error") != 0);
-		CHECK(!strcmp(hwt_lcov_errstr(-code), hwt_lcov_errstr(code)));
-	}
-	CHECK(!strcmp(hwt_lcov_errstr(-1000), "unknown error"));
+	CHECK_ERRSTR(hwt_lcov_errstr, hle_ok, hle_mismatch);
 }
 
 int main(void)
@@ -127,10 +114,5 @@ int main(void)
 	test_filter();
 	test_empty_writer();
 	test_loader();
-	if (failures) {
-		fprintf(stderr, "lcov_unit: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("lcov_unit: all passed\n");
-	return 0;
+	return unit_exit("lcov_unit");
 }
