@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash_index.h"
 #include "hwt_lcov.h"
 #include "lcov_int.h"
 #include "insn.h"
@@ -73,9 +74,7 @@ struct source {
 struct hwt_coverage {
 	struct source **sources;
 	size_t nsources, sources_cap;
-	/* Open addressing: indexes + 1 into sources, 0 empty. */
-	size_t *table;
-	size_t table_size;
+	struct hwt_hash_index index;  /* of sources by path */
 	char **warnings;
 	size_t nwarnings, warnings_cap;
 };
@@ -111,7 +110,7 @@ void hwt_coverage_free(struct hwt_coverage *cov)
 	for (i = 0; i < cov->nwarnings; i++)
 		free(cov->warnings[i]);
 	free(cov->sources);
-	free(cov->table);
+	hwt_hash_index_free(&cov->index);
 	free(cov->warnings);
 	free(cov);
 }
@@ -177,49 +176,25 @@ int hwt_coverage_source_drop(struct hwt_coverage *cov, size_t i)
 	return 0;
 }
 
-static size_t hash_str(const char *s)
+static uint64_t hash_str(const char *s)
 {
-	size_t h = 1469598103934665603ull;
+	uint64_t h = 1469598103934665603ull;
 
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
 	return h;
 }
 
-static int rehash(struct hwt_coverage *cov)
-{
-	size_t size = cov->table_size ? cov->table_size * 2 : 64, i;
-	size_t *table = calloc(size, sizeof(*table));
-
-	if (!table)
-		return -hle_nomem;
-	for (i = 0; i < cov->nsources; i++) {
-		size_t h = hash_str(cov->sources[i]->path) & (size - 1);
-
-		while (table[h])
-			h = (h + 1) & (size - 1);
-		table[h] = i + 1;
-	}
-	free(cov->table);
-	cov->table = table;
-	cov->table_size = size;
-	return 0;
-}
-
 static struct source *source_get(struct hwt_coverage *cov, const char *path)
 {
 	struct source *src, **sources;
-	size_t h;
+	struct hwt_hash_probe probe;
+	uint64_t hash = hash_str(path);
 
-	if ((cov->nsources + 1) * 2 > cov->table_size && rehash(cov) < 0)
-		return NULL;
-	h = hash_str(path) & (cov->table_size - 1);
-	while (cov->table[h]) {
-		src = cov->sources[cov->table[h] - 1];
-		if (!strcmp(src->path, path))
-			return src;
-		h = (h + 1) & (cov->table_size - 1);
-	}
+	for (long k = hwt_hash_index_find(&cov->index, hash, &probe); k >= 0;
+	     k = hwt_hash_index_next(&cov->index, &probe))
+		if (!strcmp(cov->sources[k]->path, path))
+			return cov->sources[k];
 	sources = hwt_grow_array(cov->sources, &cov->sources_cap, cov->nsources + 1, sizeof(*sources));
 	if (!sources)
 		return NULL;
@@ -229,8 +204,12 @@ static struct source *source_get(struct hwt_coverage *cov, const char *path)
 		free(src);
 		return NULL;
 	}
+	if (hwt_hash_index_add(&cov->index, hash, cov->nsources) < 0) {
+		free(src->path);
+		free(src);
+		return NULL;
+	}
 	sources[cov->nsources++] = src;
-	cov->table[h] = cov->nsources;
 	return src;
 }
 

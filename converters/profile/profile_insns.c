@@ -16,41 +16,20 @@
 struct insn_map {
 	struct hwt_profile_insn *items;
 	size_t count, capacity;
-	uint32_t *slots;
-	size_t mask;
+	struct hwt_hash_index index;  /* of items by offset */
 };
-
-static int map_grow(struct insn_map *m)
-{
-	size_t size = m->mask ? (m->mask + 1) * 2 : 1024;
-	uint32_t *slots = calloc(size, sizeof(*slots));
-
-	if (!slots)
-		return -hpe_nomem;
-	free(m->slots);
-	m->slots = slots;
-	m->mask = size - 1;
-	for (size_t k = 0; k < m->count; k++) {
-		size_t i = hwt_hash_mix(m->items[k].offset) & m->mask;
-
-		while (m->slots[i])
-			i = (i + 1) & m->mask;
-		m->slots[i] = (uint32_t)(k + 1);
-	}
-	return 0;
-}
 
 /* The entry for offset, or NULL (when create is 0 and there is none, or out of memory). */
 static struct hwt_profile_insn *map_get(struct insn_map *m, uint64_t offset, int create)
 {
-	size_t i;
+	struct hwt_hash_probe probe;
+	uint64_t hash = hwt_hash_mix(offset);
 
-	if (m->mask) {
-		for (i = hwt_hash_mix(offset) & m->mask; m->slots[i]; i = (i + 1) & m->mask)
-			if (m->items[m->slots[i] - 1].offset == offset)
-				return &m->items[m->slots[i] - 1];
-	}
-	if (!create || m->count >= UINT32_MAX - 1)
+	for (long k = hwt_hash_index_find(&m->index, hash, &probe); k >= 0;
+	     k = hwt_hash_index_next(&m->index, &probe))
+		if (m->items[k].offset == offset)
+			return &m->items[k];
+	if (!create)
 		return NULL;
 	{
 		void *p = hwt_grow_array(m->items, &m->capacity, m->count + 1,
@@ -60,13 +39,10 @@ static struct hwt_profile_insn *map_get(struct insn_map *m, uint64_t offset, int
 			return NULL;
 		m->items = p;
 	}
-	if ((m->count + 1) * 2 > (m->mask ? m->mask + 1 : 0) && map_grow(m) < 0)
+	if (hwt_hash_index_add(&m->index, hash, m->count) < 0)
 		return NULL;
 	memset(&m->items[m->count], 0, sizeof(m->items[0]));
 	m->items[m->count].offset = offset;
-	for (i = hwt_hash_mix(offset) & m->mask; m->slots[i]; i = (i + 1) & m->mask)
-		;
-	m->slots[i] = (uint32_t)(m->count + 1);
 	return &m->items[m->count++];
 }
 
@@ -129,7 +105,7 @@ int hwt_profile_image_insns(const struct hwt_profile *profile, size_t image,
 		return status;
 	status = hwt_elf_file_open(&file, path ? path : img->path);
 	if (status < 0)
-		return status;
+		return status == -hee_nomem ? -hpe_nomem : -hpe_io;
 	if (!file.is_elf || !hwt_insn_machine_known(file.machine)) {
 		status = -hpe_not_elf;
 		goto out;
@@ -170,7 +146,7 @@ int hwt_profile_image_insns(const struct hwt_profile *profile, size_t image,
 out:
 	hwt_elf_file_close(&file);
 	free(m.items);
-	free(m.slots);
+	hwt_hash_index_free(&m.index);
 	return status;
 }
 
