@@ -81,13 +81,14 @@ def parse_text(text):
     """{function: {"head": h, "lines": {path: count}}} where path is a tuple
     of (offset, disc) keys from the function down to the body line;
     callsite names are left out of the path (create_llvm_prof 0.19 writes
-    garbage for them)."""
+    garbage for them: any bytes, digits and line separators included). So a
+    line is told to be an inlined callsite by its shape alone: the next
+    line is indented deeper. Lines are split at newlines only."""
+    rows = [r for r in text.split("\n") if r.strip()]
     funcs = {}
     cur = None
     stack = []  # (depth, key)
-    for raw in text.splitlines():
-        if not raw.strip():
-            continue
+    for i, raw in enumerate(rows):
         if not raw.startswith(" "):
             m = re.match(r"^(.*):(\d+):(\d+)$", raw)
             if not m:
@@ -101,15 +102,16 @@ def parse_text(text):
             continue
         depth = len(m.group(1))
         key = (int(m.group(2)), int(m.group(3) or 0))
-        rest = m.group(4)
         while stack and stack[-1][0] >= depth:
             stack.pop()
-        count = re.match(r"^(\d+)(\s|$)", rest)
+        following = rows[i + 1] if i + 1 < len(rows) else ""
+        if len(following) - len(following.lstrip(" ")) > depth:  # NAME:TOTAL
+            stack.append((depth, key))
+            continue
+        count = re.match(r"^(\d+)(\s|$)", m.group(4))
         if count:  # a body line
             path = tuple(k for _, k in stack) + (key,)
             cur["lines"][path] = cur["lines"].get(path, 0) + int(count.group(1))
-        else:  # an inlined callsite: NAME:TOTAL
-            stack.append((depth, key))
     return funcs
 
 
@@ -269,7 +271,7 @@ def check_autofdo(args):
              "--format=text", "--out=" + clp])
     check(r.returncode == 0 and os.path.getsize(clp) > 0, "create_llvm_prof reads it")
     ours = parse_text(open(afdo(args, [prof], w("hwt4.txt"), "--binary", prog)).read())
-    theirs = parse_text(open(clp, errors="replace").read())
+    theirs = parse_text(open(clp, encoding="latin-1").read())
     compare(ours, theirs)
 
 
