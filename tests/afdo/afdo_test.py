@@ -25,6 +25,11 @@ import sys
 
 CC = "clang-19"
 PROFDATA = "llvm-profdata-19"
+# The programs each check runs besides hwt's; without one the check is
+# skipped, with this exit status (CTest's SKIP_RETURN_CODE).
+NEEDS = {"llvm": [CC, PROFDATA], "autofdo": [CC, PROFDATA, "create_llvm_prof"],
+         "robustness": [CC, PROFDATA], "pgo": [CC, PROFDATA]}
+SKIPPED = 77
 # Sample-profile diagnostics of clang 19 are backend diagnostics in the
 # -Wbackend-plugin group ("No debug information found in function ...",
 # "N of M available profile records (X%) were applied"); the -Wprofile-instr-*
@@ -46,11 +51,15 @@ COVERAGE_RE = re.compile(r"(\S+):(\d+): (\d+) of (\d+) available profile (record
                          r"\((\d+)%\) were applied")
 
 failures = []
+passed = 0
 
 
 def check(cond, what):
+    global passed
     print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
+    if cond:
+        passed += 1
+    else:
         failures.append(what)
     return cond
 
@@ -359,6 +368,12 @@ def main():
     ap.add_argument("--src", required=True)
     ap.add_argument("--work", required=True)
     args = ap.parse_args()
+    missing = [p for p in NEEDS[args.check] if not shutil.which(p)]
+    if missing:
+        print(f"skipped: {', '.join(missing)} not found (scripts/setup.sh installs it)")
+        sys.exit(SKIPPED)
+    if args.check == "pgo" and not args.hwt_pgo:
+        sys.exit("the pgo check needs --hwt-pgo")
     args.work = os.path.join(args.work, args.check)
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
@@ -367,7 +382,10 @@ def main():
     if failures:
         print(f"\n{len(failures)} check(s) failed")
         sys.exit(1)
-    print("\nall checks passed")
+    if not passed:
+        print("\nno check ran")
+        sys.exit(1)
+    print(f"\nall {passed} checks passed")
 
 
 if __name__ == "__main__":

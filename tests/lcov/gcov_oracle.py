@@ -13,7 +13,8 @@ hwt-cov output without a word on stderr.
 
 usage: gcov_oracle.py --hwt-cov PATH --cc gcc|clang-19 --work DIR [CASE...]
        gcov_oracle.py --compare GCOV.info HWT.info SOURCE...   (just compare)
-Exit status 0 when everything agrees (up to the listed exceptions).
+Exit status 0 when everything agrees (up to the listed exceptions), 77
+(skipped) when the compiler under test is not installed.
 """
 import argparse
 import os
@@ -26,6 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PROGRAMS = os.path.join(ROOT, 'tests', 'programs')
 SRC = os.path.join(HERE, 'src')
+SKIPPED = 77  # exit status of a check that cannot run here (CTest's SKIP_RETURN_CODE)
 
 # name: (program sources, library sources or [], library name, arguments)
 CASES = {
@@ -279,6 +281,9 @@ def main():
         mismatches, _ = compare(args.compare[0], args.compare[1], args.compare[2:],
                                 os.path.basename(args.cc), sys.stdout)
         return 1 if mismatches else 0
+    if not shutil.which(args.cc):
+        print('skipped: %s not found (scripts/setup.sh installs it)' % args.cc)
+        return SKIPPED
     ok = True
     totals = {}
     for name in args.cases or sorted(CASES):
@@ -293,6 +298,9 @@ def main():
            totals.get('executed_agree', 0), totals.get('counts_agree', 0),
            totals.get('functions', 0), totals.get('exceptions', 0),
            totals.get('mismatches', 0)))
+    if not totals.get('lines'):
+        print('FAIL: no line was compared')
+        ok = False
     return 0 if ok else 1
 
 
