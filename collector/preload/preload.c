@@ -628,10 +628,12 @@ EXPORT int execvp(const char *file, char *const argv[])
 /*
  * execl, execle, execlp: the arguments into a vector on the stack, as long
  * as the list (counted first, as glibc does). A NULL arg (which the
- * declaration says cannot be, hence the opaque test) is an empty argv.
+ * declaration says cannot be) is an empty argv: arg goes through an empty
+ * asm first, so that no compiler drops the test on the declaration's word.
  */
-__attribute__((noipa)) static int no_arg(const char *arg)
+static int no_arg(const char *arg)
 {
+	__asm__("" : "+r"(arg));
 	return arg == NULL;
 }
 

@@ -43,12 +43,14 @@ struct block {
 	uint32_t flags;
 };
 
+/* The whole file at path, its size in *size (0 when it cannot be read: NULL). */
 static void *read_file(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t cap = 0, len = 0, n;
 
+	*size = 0;
 	if (!f)
 		return NULL;
 	do {
@@ -183,7 +185,6 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 	struct pt_config config;
 	struct pt_insn_decoder *dec;
 	int status, failed = 0;
-	uint64_t errors = 0;
 
 	snprintf(path, sizeof(path), "%s/streams/%s", dir, name);
 	pt = read_file(path, &pt_size);
@@ -241,7 +242,6 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 			pt_insn_get_offset(dec, &off);
 			fprintf(stderr, "%s: decode error at offset 0x%" PRIx64 ": %s\n", name, off,
 				pt_errstr(pt_errcode(status)));
-			errors++;
 			failed = 1;
 		}
 		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
