@@ -6,8 +6,8 @@
  * process of the tree, native or traced (there it runs as guest code under
  * the trace unit: Valgrind with --trace-children=no, or qemu-x86_64, which
  * runs a guest's execve natively), it intercepts the exec family and
- * posix_spawn(p), decides per target (select.c) and either rewrites the
- * exec into one of the trace unit (HWT_SELECT_UNIT_KIND says which kind of
+ * posix_spawn(p), decides per target (collector/select) and either rewrites
+ * the exec into one of the trace unit (HWT_SELECT_UNIT_KIND says which kind of
  * command line) with the same arguments and environment, or lets it run
  * natively and writes an UNTRACED record for the new image into the
  * bundle. Every exec keeps LD_PRELOAD and the

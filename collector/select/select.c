@@ -63,12 +63,6 @@ static int under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-/* The rule's system directories, and the trace unit's own installation. */
-static int is_system_path(const char *real)
-{
-	return hwt_rule_system_dir(real) || under(real, "/opt/valgrind");
-}
-
 /* A GNU build-id note among the program headers: is its debug file installed? */
 static int has_build_id_debug_file(int fd, const Elf64_Ehdr *eh)
 {
@@ -255,7 +249,7 @@ int hwt_select_library(const struct hwt_select_config *cfg, const char *real, in
 		return 0;
 	facts.no_trace = hwt_select_match(cfg->no_trace, real);
 	facts.trace = hwt_select_match(cfg->trace, real);
-	facts.system_dir = is_system_path(real);
+	facts.system_dir = hwt_rule_system_dir(real);
 	v = hwt_rule_decide(&facts, &why);
 	if (v == HWT_RULE_NEED_DEBUG_INFO) {
 		if (fd < 0 && (fd = own_fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
@@ -321,7 +315,7 @@ enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, c
 	facts.no_trace = hwt_select_match(cfg->no_trace, real);
 	facts.set_id = (st.st_mode & (S_ISUID | S_ISGID)) != 0;
 	facts.trace = hwt_select_match(cfg->trace, real);
-	facts.system_dir = is_system_path(real);
+	facts.system_dir = hwt_rule_system_dir(real);
 	fd = open(real, O_RDONLY | O_CLOEXEC);
 	facts.elf = fd >= 0 && read_elf_header(fd, &eh);
 	v = hwt_rule_decide(&facts, reason);
