@@ -63,34 +63,26 @@ static int under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-/* A GNU build-id note among the program headers: is its debug file installed? */
-static int has_build_id_debug_file(int fd, const Elf64_Ehdr *eh)
+static int read_at(void *fd, uint64_t off, void *buf, size_t len)
 {
-	for (unsigned i = 0; i < eh->e_phnum && i < 64; i++) {
-		Elf64_Phdr ph;
-		unsigned char notes[512];
-		const uint8_t *id;
-		uint32_t id_size;
-		size_t len;
+	return pread(*(int *)fd, buf, len, (off_t)off) == (ssize_t)len;
+}
 
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh->e_phoff + i * sizeof(ph))) !=
-			    (ssize_t)sizeof(ph) || ph.p_type != PT_NOTE)
-			continue;
-		len = ph.p_filesz < sizeof(notes) ? ph.p_filesz : sizeof(notes);
-		if (pread(fd, notes, len, (off_t)ph.p_offset) != (ssize_t)len)
-			continue;
-		id_size = hwt_elf_note_build_id(notes, len, 64, &id);
-		if (id_size >= 2) {
-			char path[200];
-			int at = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+/* A GNU build-id note among the program headers: is its debug file installed? */
+static int has_build_id_debug_file(int fd)
+{
+	uint8_t id[64];
+	uint32_t id_size = hwt_elf_file_build_id(read_at, &fd, id, sizeof(id));
+	char path[200];
+	int at;
 
-			for (unsigned k = 1; k < id_size; k++)
-				at += snprintf(path + at, sizeof(path) - (size_t)at, "%02x", id[k]);
-			snprintf(path + at, sizeof(path) - (size_t)at, ".debug");
-			return is_file(path);
-		}
-	}
-	return 0;
+	if (id_size < 2)
+		return 0;
+	at = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (unsigned k = 1; k < id_size; k++)
+		at += snprintf(path + at, sizeof(path) - (size_t)at, "%02x", id[k]);
+	snprintf(path + at, sizeof(path) - (size_t)at, ".debug");
+	return is_file(path);
 }
 
 /*
@@ -216,7 +208,7 @@ int hwt_select_has_debug_info(int fd, const char *real)
 		if (k < 8)
 			break; /* the rest is not in the file (or the table ends) */
 	}
-	return has_build_id_debug_file(fd, &eh);
+	return has_build_id_debug_file(fd);
 }
 
 static int is_static_elf(int fd, const Elf64_Ehdr *eh)
