@@ -95,26 +95,35 @@ uint32_t hwt_record_process_build(void *buf, size_t size, uint32_t ppid, uint32_
 	return (uint32_t)(sizeof(*rec) + used);
 }
 
-void hwt_record_munmap_init(struct hwt_record_munmap *rec, uint64_t addr, uint64_t len)
+void hwt_record_write_munmap(hwt_record_write_fn *write, uint64_t addr, uint64_t len)
 {
-	zero(rec, sizeof(*rec));
-	rec->addr = addr;
-	rec->len = len;
+	struct hwt_record_munmap rec;
+
+	zero(&rec, sizeof(rec));
+	rec.addr = addr;
+	rec.len = len;
+	write(&rec.hdr, HWT_RECORD_MUNMAP, sizeof(rec));
 }
 
-void hwt_record_lost_init(struct hwt_record_lost *rec, uint32_t reason, uint32_t records,
-			  uint64_t bytes)
+void hwt_record_write_lost(hwt_record_write_fn *write, uint32_t reason, uint32_t records,
+			   uint64_t bytes)
 {
-	zero(rec, sizeof(*rec));
-	rec->reason = reason;
-	rec->records = records;
-	rec->bytes = bytes;
+	struct hwt_record_lost rec;
+
+	zero(&rec, sizeof(rec));
+	rec.reason = reason;
+	rec.records = records;
+	rec.bytes = bytes;
+	write(&rec.hdr, HWT_RECORD_LOST, sizeof(rec));
 }
 
-void hwt_record_exit_init(struct hwt_record_exit *rec, int32_t status)
+void hwt_record_write_exit(hwt_record_write_fn *write, int32_t status)
 {
-	zero(rec, sizeof(*rec));
-	rec->status = status;
+	struct hwt_record_exit rec;
+
+	zero(&rec, sizeof(rec));
+	rec.status = status;
+	write(&rec.hdr, HWT_RECORD_PROCESS_EXIT, sizeof(rec));
 }
 
 void hwt_record_finish(struct hwt_record_header *hdr, uint16_t type, uint32_t size,

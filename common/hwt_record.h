@@ -184,11 +184,17 @@ uint32_t hwt_record_untraced_build(void *buf, size_t size, uint32_t ppid, uint16
 uint32_t hwt_record_process_build(void *buf, size_t size, uint32_t ppid, uint32_t generation,
 				  const char *path, const char *const *argv, uint32_t argc);
 
-/* The fixed-size records: zeroed, the payload filled; the writer fills the header. */
-void hwt_record_munmap_init(struct hwt_record_munmap *rec, uint64_t addr, uint64_t len);
-void hwt_record_lost_init(struct hwt_record_lost *rec, uint32_t reason, uint32_t records,
-			  uint64_t bytes);
-void hwt_record_exit_init(struct hwt_record_exit *rec, int32_t status);
+/*
+ * A writer of records: fills the header of the record at hdr (type, size
+ * bytes, payload laid out and padding zero) and appends it to the sideband.
+ */
+typedef void hwt_record_write_fn(struct hwt_record_header *hdr, unsigned type, uint32_t size);
+
+/* The fixed-size records, built on the stack and handed to write. */
+void hwt_record_write_munmap(hwt_record_write_fn *write, uint64_t addr, uint64_t len);
+void hwt_record_write_lost(hwt_record_write_fn *write, uint32_t reason, uint32_t records,
+			   uint64_t bytes);
+void hwt_record_write_exit(hwt_record_write_fn *write, int32_t status);
 
 /*
  * Fills the header of a laid-out record (all but flags): magic, type, size

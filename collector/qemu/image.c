@@ -131,12 +131,8 @@ void hwt_qemu_image_unmapped(uint64_t a, uint64_t len)
 	   finds it again in /proc/self/maps. */
 	hit = hwt_sw_image_drop(&table, a, len);
 	hwt_qemu_process_unlock();
-	if (hit) {
-		struct hwt_record_munmap rec;
-
-		hwt_record_munmap_init(&rec, a, len);
-		hwt_qemu_process_record(&rec.hdr, HWT_RECORD_MUNMAP, sizeof(rec));
-	}
+	if (hit)
+		hwt_record_write_munmap(hwt_qemu_process_record, a, len);
 }
 
 void hwt_qemu_image_replay(void)

@@ -242,18 +242,12 @@ void hwt_qemu_process_start_forked(void)
 
 void hwt_qemu_process_lost(unsigned reason, unsigned records, uint64_t bytes)
 {
-	struct hwt_record_lost rec;
-
-	hwt_record_lost_init(&rec, reason, records, bytes);
-	hwt_qemu_process_record(&rec.hdr, HWT_RECORD_LOST, sizeof(rec));
+	hwt_record_write_lost(hwt_qemu_process_record, reason, records, bytes);
 }
 
 void hwt_qemu_process_exit(int status)
 {
-	struct hwt_record_exit rec;
-
-	hwt_record_exit_init(&rec, status);
-	hwt_qemu_process_record(&rec.hdr, HWT_RECORD_PROCESS_EXIT, sizeof(rec));
+	hwt_record_write_exit(hwt_qemu_process_record, status);
 	sideband_open = false;
 }
 

@@ -125,12 +125,8 @@ void hwt_vg_image_mapped(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
 void hwt_vg_image_unmapped(Addr a, SizeT len)
 {
 	hwt_vg_filter_unmapped(a, len);
-	if (hwt_sw_image_cut(&table, a, len)) {
-		struct hwt_record_munmap rec;
-
-		hwt_record_munmap_init(&rec, a, len);
-		hwt_vg_process_record(&rec.hdr, HWT_RECORD_MUNMAP, sizeof(rec));
-	}
+	if (hwt_sw_image_cut(&table, a, len))
+		hwt_record_write_munmap(hwt_vg_process_record, a, len);
 }
 
 void hwt_vg_image_protected(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)

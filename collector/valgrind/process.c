@@ -102,17 +102,11 @@ void hwt_vg_process_start_forked(void)
 
 void hwt_vg_process_lost(UInt reason, UInt records, ULong bytes)
 {
-	struct hwt_record_lost rec;
-
-	hwt_record_lost_init(&rec, reason, records, bytes);
-	hwt_vg_process_record(&rec.hdr, HWT_RECORD_LOST, sizeof(rec));
+	hwt_record_write_lost(hwt_vg_process_record, reason, records, bytes);
 }
 
 void hwt_vg_process_exit(Int status)
 {
-	struct hwt_record_exit rec;
-
-	hwt_record_exit_init(&rec, status);
-	hwt_vg_process_record(&rec.hdr, HWT_RECORD_PROCESS_EXIT, sizeof(rec));
+	hwt_record_write_exit(hwt_vg_process_record, status);
 	sideband_open = False;
 }

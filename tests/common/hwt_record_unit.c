@@ -63,24 +63,36 @@ static void process_start(void)
 	CHECK(hwt_record_process_build(words, sizeof(*rec), 1, 0, "", NULL, 0) == 0);
 }
 
+/* The writer the fixed-size builders hand their record to: a copy in words. */
+static unsigned written_type;
+static uint32_t written_size;
+
+static void write_copy(struct hwt_record_header *hdr, unsigned type, uint32_t size)
+{
+	written_type = type;
+	written_size = size;
+	memset(words, 0xee, sizeof(words));
+	memcpy(words, hdr, size);
+}
+
 static void fixed_size(void)
 {
-	struct hwt_record_munmap un;
-	struct hwt_record_lost lost;
-	struct hwt_record_exit ex;
+	const struct hwt_record_munmap *un = (const struct hwt_record_munmap *)words;
+	const struct hwt_record_lost *lost = (const struct hwt_record_lost *)words;
+	const struct hwt_record_exit *ex = (const struct hwt_record_exit *)words;
 
-	memset(&un, 0xee, sizeof(un));
-	hwt_record_munmap_init(&un, 0x1000, 0x2000);
-	CHECK(un.addr == 0x1000 && un.len == 0x2000 && un.hdr.flags == 0 && un.hdr.crc32 == 0);
-	memset(&lost, 0xee, sizeof(lost));
-	hwt_record_lost_init(&lost, HWT_LOST_IMAGE, 3, 4096);
-	CHECK(lost.reason == HWT_LOST_IMAGE && lost.records == 3 && lost.bytes == 4096);
-	CHECK(lost.hdr.flags == 0);
-	memset(&ex, 0xee, sizeof(ex));
-	hwt_record_exit_init(&ex, -9);
-	CHECK(ex.status == -9 && ex.reserved == 0 && ex.hdr.flags == 0);
-	memcpy(words, &lost, sizeof(lost));
-	CHECK(finished(HWT_RECORD_LOST, sizeof(lost)));
+	hwt_record_write_munmap(write_copy, 0x1000, 0x2000);
+	CHECK(written_type == HWT_RECORD_MUNMAP && written_size == sizeof(*un));
+	CHECK(un->addr == 0x1000 && un->len == 0x2000 && un->hdr.flags == 0);
+	CHECK(finished(HWT_RECORD_MUNMAP, written_size));
+	hwt_record_write_lost(write_copy, HWT_LOST_IMAGE, 3, 4096);
+	CHECK(written_type == HWT_RECORD_LOST && written_size == sizeof(*lost));
+	CHECK(lost->reason == HWT_LOST_IMAGE && lost->records == 3 && lost->bytes == 4096);
+	CHECK(lost->hdr.flags == 0 && finished(HWT_RECORD_LOST, written_size));
+	hwt_record_write_exit(write_copy, -9);
+	CHECK(written_type == HWT_RECORD_PROCESS_EXIT && written_size == sizeof(*ex));
+	CHECK(ex->status == -9 && ex->reserved == 0 && ex->hdr.flags == 0);
+	CHECK(finished(HWT_RECORD_PROCESS_EXIT, written_size));
 }
 
 int main(void)

@@ -23,6 +23,7 @@
 #include <intel-pt.h>
 
 #include "hwt_record.h"
+#include "sw_block_log.h"
 
 struct mapping {
 	uint64_t start, end, pgoff;
@@ -35,12 +36,6 @@ struct image {
 	struct mapping *maps;
 	size_t nmaps;
 	uint64_t now;     /* the decoder's current sideband time */
-};
-
-struct block {
-	uint64_t start;
-	uint32_t insns;
-	uint32_t flags;
 };
 
 /* The whole file at path, its size in *size (0 when it cannot be read: NULL). */
@@ -146,7 +141,7 @@ static int read_memory(uint8_t *buffer, size_t size, const struct pt_asid *asid,
 }
 
 struct expect {
-	struct block *blocks;
+	struct hwt_block_entry *blocks;
 	size_t nblocks, at;  /* current block */
 	uint32_t done;       /* instructions of blocks[at] matched so far */
 	uint64_t insns;
@@ -194,7 +189,7 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 		printf("FAIL %s: missing stream or block log\n", name);
 		return -1;
 	}
-	e.nblocks = blk_size / sizeof(struct block);
+	e.nblocks = blk_size / sizeof(struct hwt_block_entry);
 
 	pt_config_init(&config);
 	config.begin = pt;
