@@ -22,11 +22,11 @@ uint32_t hwt_elf_note_build_id(const uint8_t *notes, size_t len, uint32_t max_si
 typedef int hwt_elf_read_fn(void *ctx, uint64_t off, void *buf, size_t len);
 
 /*
- * The GNU build-id of a 64-bit little-endian ELF file,
- * read through read: the first one of at most max_size bytes in the first
- * HWT_ELF_NOTE_BYTES bytes of a PT_NOTE segment among the first
- * HWT_ELF_NOTE_PHDRS program headers. Copies it to out (max_size bytes)
- * and returns its size; 0 when there is none or the file is not such an ELF.
+ * The GNU build-id of a 64-bit little-endian ELF file, read through read:
+ * the first one of at most max_size bytes in the first HWT_ELF_NOTE_BYTES
+ * bytes of a PT_NOTE segment, among the program headers (at most
+ * HWT_ELF_NOTE_PHDRS of them). Copies it to out (max_size bytes) and
+ * returns its size; 0 when there is none or the file is not such an ELF.
  */
 #define HWT_ELF_NOTE_PHDRS 256u
 #define HWT_ELF_NOTE_BYTES 1024u
