@@ -23,6 +23,7 @@
 #include <intel-pt.h>
 
 #include "hwt_record.h"
+#include "sw_block_log.h"
 
 struct mapping {
 	uint64_t start, end, pgoff;
@@ -37,18 +38,14 @@ struct image {
 	uint64_t now;     /* the decoder's current sideband time */
 };
 
-struct block {
-	uint64_t start;
-	uint32_t insns;
-	uint32_t flags;
-};
-
+/* The whole file at path, its size in *size (0 when it cannot be read: NULL). */
 static void *read_file(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t cap = 0, len = 0, n;
 
+	*size = 0;
 	if (!f)
 		return NULL;
 	do {
@@ -144,7 +141,7 @@ static int read_memory(uint8_t *buffer, size_t size, const struct pt_asid *asid,
 }
 
 struct expect {
-	struct block *blocks;
+	struct hwt_block_entry *blocks;
 	size_t nblocks, at;  /* current block */
 	uint32_t done;       /* instructions of blocks[at] matched so far */
 	uint64_t insns;
@@ -183,7 +180,6 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 	struct pt_config config;
 	struct pt_insn_decoder *dec;
 	int status, failed = 0;
-	uint64_t errors = 0;
 
 	snprintf(path, sizeof(path), "%s/streams/%s", dir, name);
 	pt = read_file(path, &pt_size);
@@ -193,7 +189,7 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 		printf("FAIL %s: missing stream or block log\n", name);
 		return -1;
 	}
-	e.nblocks = blk_size / sizeof(struct block);
+	e.nblocks = blk_size / sizeof(struct hwt_block_entry);
 
 	pt_config_init(&config);
 	config.begin = pt;
@@ -241,7 +237,6 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 			pt_insn_get_offset(dec, &off);
 			fprintf(stderr, "%s: decode error at offset 0x%" PRIx64 ": %s\n", name, off,
 				pt_errstr(pt_errcode(status)));
-			errors++;
 			failed = 1;
 		}
 		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
