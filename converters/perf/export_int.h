@@ -1,0 +1,63 @@
+/* Internals of hwt export, shared by its files. */
+#ifndef HWT_PERF_EXPORT_INT_H
+#define HWT_PERF_EXPORT_INT_H
+
+#include "hwt_perf_export.h"
+#include "hwt_perfdata.h"
+
+/* One process image with streams, its records in memory. */
+struct xport_image {
+	const struct hwt_bundle_image *bi;
+	struct hwt_record_header **recs;  /* copies, in file order */
+	size_t nrecs;
+	uint64_t max_time;       /* of its records and its streams' TSC packets */
+	uint64_t base;           /* global time of its time 0 */
+	int exec_entered;        /* the image before it (same pid) ended in EXEC */
+	long parent;             /* image index of the process that forked it, or -1 */
+	uint32_t fork_tid;       /* the thread that forked it (else its ppid) */
+	long prev_gen;           /* image index of the same pid's previous generation, or -1 */
+	/* timeline.c */
+	size_t pending;          /* images it must follow that are not placed yet */
+	int placed;
+};
+
+struct xport {
+	struct hwt_bundle *bundle;
+	const struct hwt_perf_export_options *options;
+	struct hwt_perf_export_stats stats;
+	struct xport_image *images;
+	size_t nimages;
+	long *image_of;          /* bundle image index -> images index, or -1 */
+	uint64_t scale;          /* global ticks per sequence step */
+};
+
+/* A warning through the caller's callback. */
+void hwt_xport_warn(struct xport *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* timeline.c: orders the images and gives each its base. 0 or -hxe_clock. */
+int hwt_xport_timeline(struct xport *x);
+/* The global time of record time t of image im, and of TSC value t. */
+static inline uint64_t hwt_xport_record_time(const struct xport *x,
+					     const struct xport_image *im, uint64_t t)
+{
+	return im->base + t * x->scale - x->scale / 2;
+}
+static inline uint64_t hwt_xport_tsc(const struct xport *x, const struct xport_image *im,
+				     uint64_t t)
+{
+	return im->base + t * x->scale;
+}
+
+/*
+ * stream.c: walks the packets of size bytes at buf. With im NULL, finds the
+ * largest TSC value into *max_tsc; else rewrites every TSC packet onto the
+ * global clock. Bytes that are not packets (up to the next PSB) are
+ * counted in *damaged and left as they are.
+ */
+int hwt_xport_stream_tsc(const struct xport *x, const struct xport_image *im, uint8_t *buf,
+			 size_t size, uint64_t *max_tsc, uint64_t *damaged);
+
+/* note.c: hwt's own feature section (docs/perf.md), text (malloc'd). 0 or -hxe_nomem. */
+int hwt_xport_note(struct xport *x, char **text, size_t *len);
+
+#endif /* HWT_PERF_EXPORT_INT_H */
