@@ -210,6 +210,14 @@ size_t hwt_bundle_warning_count(const struct hwt_bundle *bundle);
  */
 int hwt_bundle_create(const char *dir, const char *unit, const char *clock,
 		      const char *command);
+/*
+ * The same with more header keys: keys is NULL or a NULL-terminated list
+ * of "key=value" lines (no newline in them), written after the four above;
+ * a "start=..." among them replaces the current time (an import keeps the
+ * recording's).
+ */
+int hwt_bundle_create_keys(const char *dir, const char *unit, const char *clock,
+			   const char *command, const char *const *keys);
 
 /*
  * Computes the totals of the bundle in dir from its files and writes the

@@ -176,6 +176,32 @@ static int xevent_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/*
+ * A thread's FORK must come before its trace and its EXIT, which a trace
+ * unit may have recorded first (the QEMU unit writes THREAD_CREATE when the
+ * parent returns from clone): no later than either.
+ */
+static uint64_t thread_fork_time(const struct xport *x, const struct xport_image *im,
+				 const struct hwt_record_header *h, uint64_t t)
+{
+	uint32_t child = ((const struct hwt_record_thread *)(const void *)h)->child_tid;
+
+	for (size_t i = 0; i < im->nfirst; i++) {
+		uint64_t first = hwt_xport_tsc(x, im, im->first[i].tsc);
+
+		if (im->first[i].tid == child && im->first[i].tsc != UINT64_MAX && first <= t)
+			t = first - 1;
+	}
+	for (size_t r = 0; r < im->nrecs; r++) {
+		const struct hwt_record_header *e = im->recs[r];
+		uint64_t et = hwt_xport_record_time(x, im, e->time);
+
+		if (e->type == HWT_RECORD_THREAD_EXIT && e->tid == child && et <= t)
+			t = et - 1;
+	}
+	return t;
+}
+
 /* The sideband records perf.data has a place for, in time order. */
 static struct xevent *collect_events(struct xport *x, size_t *count)
 {
@@ -231,6 +257,8 @@ static struct xevent *collect_events(struct xport *x, size_t *count)
 			}
 			ev[n] = (struct xevent){ hwt_xport_record_time(x, im, h->time), n, im, h,
 						 kind };
+			if (kind == xe_thread_fork)
+				ev[n].time = thread_fork_time(x, im, h, ev[n].time);
 			n++;
 		}
 	}
@@ -593,6 +621,7 @@ static void free_images(struct xport *x)
 		for (size_t r = 0; r < x->images[i].nrecs; r++)
 			free(x->images[i].recs[r]);
 		free(x->images[i].recs);
+		free(x->images[i].first);
 	}
 	free(x->images);
 	free(x->image_of);
@@ -621,7 +650,7 @@ static int write_streams(struct xport *x, struct hwt_perf_writer *w)
 			hwt_xport_warn(x, "%s: cannot read it: %s", s->path, strerror(errno));
 			continue;
 		}
-		err = hwt_xport_stream_tsc(x, im, buf, size, &max, &damaged);
+		err = hwt_xport_stream_tsc(x, im, buf, size, NULL, &max, &damaged);
 		if (err) {
 			free(buf);
 			return err;
@@ -695,7 +724,7 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	for (size_t i = 0; i < hwt_bundle_stream_count(bundle); i++) {
 		const struct hwt_bundle_stream *s = hwt_bundle_stream_at(bundle, i);
 		struct xport_image *im;
-		uint64_t damaged, max = 0;
+		uint64_t damaged, max = 0, min = UINT64_MAX;
 		size_t size;
 		uint8_t *buf;
 
@@ -705,12 +734,24 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 		buf = read_stream(s, &size, 0);
 		if (!buf)
 			continue;
-		err = hwt_xport_stream_tsc(&x, NULL, buf, size, &max, &damaged);
+		err = hwt_xport_stream_tsc(&x, NULL, buf, size, &min, &max, &damaged);
 		free(buf);
 		if (err)
 			goto out;
 		if (max > im->max_time)
 			im->max_time = max;
+		{
+			void *p = realloc(im->first, (im->nfirst + 1) * sizeof(*im->first));
+
+			if (!p) {
+				err = -hxe_nomem;
+				goto out;
+			}
+			im->first = p;
+			im->first[im->nfirst].tid = s->tid;
+			im->first[im->nfirst].tsc = min;
+			im->nfirst++;
+		}
 	}
 	x.stats.images = x.nimages;
 	err = hwt_xport_timeline(&x);

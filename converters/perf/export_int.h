@@ -19,6 +19,9 @@ struct xport_image {
 	/* timeline.c */
 	size_t pending;          /* images it must follow that are not placed yet */
 	int placed;
+	/* its threads' first TSC (sequence clock), to put their FORK before it */
+	struct { uint32_t tid; uint64_t tsc; } *first;
+	size_t nfirst;
 };
 
 struct xport {
@@ -50,12 +53,13 @@ static inline uint64_t hwt_xport_tsc(const struct xport *x, const struct xport_i
 
 /*
  * stream.c: walks the packets of size bytes at buf. With im NULL, finds the
- * largest TSC value into *max_tsc; else rewrites every TSC packet onto the
- * global clock. Bytes that are not packets (up to the next PSB) are
- * counted in *damaged and left as they are.
+ * smallest and largest TSC values into *min_tsc and *max_tsc (unchanged when
+ * there is none); else rewrites every TSC packet onto the global clock.
+ * Bytes that are not packets (up to the next PSB) are counted in *damaged
+ * and left as they are.
  */
 int hwt_xport_stream_tsc(const struct xport *x, const struct xport_image *im, uint8_t *buf,
-			 size_t size, uint64_t *max_tsc, uint64_t *damaged);
+			 size_t size, uint64_t *min_tsc, uint64_t *max_tsc, uint64_t *damaged);
 
 /* note.c: hwt's own feature section (docs/perf.md), text (malloc'd). 0 or -hxe_nomem. */
 int hwt_xport_note(struct xport *x, char **text, size_t *len);

@@ -5,10 +5,13 @@
  *
  *   hwt-perf 1
  *   bundle KEY=VALUE                     the bundle's header keys
+ *   summary KEY=VALUE                    its summary's (exit_status)
  *   mmap PID TIME ADDR FLAGS PATH        a mapping's HWT_MMAP_* flags and the
  *                                        path the bundle names it by
  *   munmap PID TID TIME ADDR LEN
  *   exit PID TIME STATUS                 a process's exit status (waitpid style)
+ *   process PID TIME PPID PATH           an image's PROCESS_START (perf knows only
+ *                                        the comm; the first mapping may be ld.so)
  *
  * TIME is perf time (the MMAP2 or EXIT record's), numbers hexadecimal but
  * PID, TID, TIME and STATUS; PATH and VALUE are percent-escaped (bytes
@@ -47,6 +50,8 @@ int hwt_xport_note(struct xport *x, char **text, size_t *len)
 		escaped(f, value);
 		fputc('\n', f);
 	}
+	if (hwt_bundle_summary_key(x->bundle, "exit_status"))
+		fprintf(f, "summary exit_status=%s\n", hwt_bundle_summary_key(x->bundle, "exit_status"));
 	for (size_t i = 0; i < x->nimages; i++) {
 		const struct xport_image *im = &x->images[i];
 
@@ -68,6 +73,13 @@ int hwt_xport_note(struct xport *x, char **text, size_t *len)
 
 				fprintf(f, "munmap %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIx64
 					" %" PRIx64 "\n", h->pid, h->tid, t, m->addr, m->len);
+			} else if (h->type == HWT_RECORD_PROCESS_START) {
+				const struct hwt_record_process *p = (const void *)h;
+
+				fprintf(f, "process %" PRIu32 " %" PRIu64 " %" PRIu32 " ", h->pid, t,
+					p->ppid);
+				escaped(f, (const char *)(p + 1));
+				fputc('\n', f);
 			} else if (h->type == HWT_RECORD_PROCESS_EXIT) {
 				const struct hwt_record_exit *e = (const void *)h;
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 int hwt_xport_stream_tsc(const struct xport *x, const struct xport_image *im, uint8_t *buf,
-			 size_t size, uint64_t *max_tsc, uint64_t *damaged)
+			 size_t size, uint64_t *min_tsc, uint64_t *max_tsc, uint64_t *damaged)
 {
 	struct pt_packet_decoder *dec;
 	struct pt_config config;
@@ -56,6 +56,8 @@ int hwt_xport_stream_tsc(const struct xport *x, const struct xport_image *im, ui
 		if (!im) {
 			if (packet.payload.tsc.tsc > *max_tsc)
 				*max_tsc = packet.payload.tsc.tsc;
+			if (packet.payload.tsc.tsc < *min_tsc)
+				*min_tsc = packet.payload.tsc.tsc;
 		} else {
 			uint64_t t = hwt_xport_tsc(x, im, packet.payload.tsc.tsc);
 

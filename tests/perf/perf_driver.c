@@ -3,6 +3,7 @@
  * commands are wired (and for modes the commands do not offer):
  *
  *   perf_driver export BUNDLE OUT [pipe] [compress]
+ *   perf_driver import PERF_DATA BUNDLE [--symfs DIR] [--buildid-dir DIR]
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "hwt_bundle.h"
 #include "hwt_perf_export.h"
+#include "hwt_perf_import.h"
 
 static void warn(void *context, const char *message)
 {
@@ -52,10 +54,44 @@ static int do_export(int argc, char **argv)
 	return 0;
 }
 
+static int do_import(int argc, char **argv)
+{
+	struct hwt_perf_import_options o = { 0 };
+	struct hwt_perf_import_stats st;
+	char error[512] = "";
+	int err;
+
+	o.warn = warn;
+	o.error = error;
+	o.error_size = sizeof(error);
+	for (int i = 4; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--symfs"))
+			o.symfs = argv[i + 1];
+		else if (!strcmp(argv[i], "--buildid-dir"))
+			o.buildid_dir = argv[i + 1];
+	}
+	err = hwt_perf_import(argv[2], argv[3], &o, &st);
+	if (err) {
+		fprintf(stderr, "perf_driver: import: %s (%s)\n", error, hwt_perf_import_errstr(err));
+		return 1;
+	}
+	fprintf(stderr, "perf_driver: %" PRIu64 " records, %" PRIu64 " AUX buffers (%" PRIu64
+		" bytes, %s), %" PRIu64 " images, %" PRIu64 " streams, %" PRIu64 " trace bytes, %"
+		PRIu64 " kernel, %" PRIu64 " orphan, %" PRIu64 " damaged, %" PRIu64 " lost events, %"
+		PRIu64 " binaries missing\n", st.records, st.aux_buffers, st.aux_bytes,
+		st.per_cpu ? "per CPU" : "per thread", st.images, st.streams, st.trace_bytes,
+		st.kernel_bytes, st.orphan_bytes, st.damaged_bytes, st.lost_events,
+		st.missing_binaries);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "export"))
 		return do_export(argc, argv);
-	fprintf(stderr, "usage: perf_driver export BUNDLE OUT [pipe] [compress]\n");
+	if (argc >= 4 && !strcmp(argv[1], "import"))
+		return do_import(argc, argv);
+	fprintf(stderr, "usage: perf_driver export BUNDLE OUT [pipe] [compress]\n"
+		"       perf_driver import PERF_DATA BUNDLE [--symfs DIR] [--buildid-dir DIR]\n");
 	return 2;
 }
