@@ -24,6 +24,7 @@
  * the TIP back into user code TIP.PGE, and what ran in between is counted.
  */
 #include "import_int.h"
+#include "pt_encoder.h"
 
 #include <intel-pt.h>
 #include <stdlib.h>
@@ -97,7 +98,8 @@ struct run {
 	uint64_t ip_len;           /* bytes of the start packet (IP-carrying kinds) */
 	uint8_t mode_csl, mode_csd;/* the execution mode at its start */
 	struct pclock clock;       /* at its start */
-	uint64_t lo, hi;           /* the start's time lies in [lo, hi] */
+	uint64_t lo;               /* the start's time is at least this */
+	uint64_t inside;           /* the latest time inside it (0: none): it ran then */
 	uint64_t end;              /* offset after its last byte */
 	enum run_end end_kind;
 	uint64_t end_packet;       /* re_kernel_tip: offset of that TIP */
@@ -131,6 +133,8 @@ struct walk {
 
 static int timing_point(struct walk *w, uint64_t off)
 {
+	if (w->open)
+		w->runs[w->nruns - 1].inside = w->clock.tsc;
 	if (w->ntp && w->tp[w->ntp - 1].time == w->clock.tsc)
 		return 0;
 	if (hwt_import_grow(w->im, (void **)&w->tp, &w->cap_tp, w->ntp + 1, sizeof(*w->tp)))
@@ -190,32 +194,9 @@ static void run_end(struct walk *w, uint64_t end, enum run_end kind, uint64_t pa
 
 static uint64_t ip_of(struct walk *w, const struct pt_packet_ip *p, int *suppressed)
 {
-	uint64_t ip = w->last_ip;
+	uint64_t ip = 0;
 
-	*suppressed = 0;
-	switch (p->ipc) {
-	case pt_ipc_suppressed:
-		*suppressed = 1;
-		return 0;
-	case pt_ipc_update_16:
-		ip = (ip & ~0xffffull) | (p->ip & 0xffffull);
-		break;
-	case pt_ipc_update_32:
-		ip = (ip & ~0xffffffffull) | (p->ip & 0xffffffffull);
-		break;
-	case pt_ipc_update_48:
-		ip = (ip & ~0xffffffffffffull) | (p->ip & 0xffffffffffffull);
-		break;
-	case pt_ipc_sext_48:
-		ip = p->ip & 0xffffffffffffull;
-		if (ip & (1ull << 47))
-			ip |= 0xffff000000000000ull;
-		break;
-	case pt_ipc_full:
-		ip = p->ip;
-		break;
-	}
-	w->last_ip = ip;
+	*suppressed = hwt_pt_ip_decompress(&w->last_ip, p->ipc, p->ip, &ip) < 0;
 	return ip;
 }
 
@@ -414,7 +395,7 @@ static int walk_chunk(struct walk *w, const uint8_t *buf, uint64_t size)
 
 /* ----- Owners ----------------------------------------------------------- */
 
-/* hi of each run: the time of the first timing point after its start. */
+/* A run with no time before it: the first time inside it is its earliest. */
 static void set_bounds(struct walk *w, size_t first_run, size_t first_tp)
 {
 	size_t t = first_tp;
@@ -424,19 +405,18 @@ static void set_bounds(struct walk *w, size_t first_run, size_t first_tp)
 
 		while (t < w->ntp && w->tp[t].off <= r->start)
 			t++;
-		r->hi = t < w->ntp ? w->tp[t].time : r->lo;
 		if (!r->clock.have_tsc)
-			r->lo = r->hi; /* no time before it: only the next one says */
-		if (r->hi < r->lo)
-			r->hi = r->lo;
+			r->lo = t < w->ntp ? w->tp[t].time : 0;
 	}
 }
 
 /*
- * Who each run belongs to. Owner changes at or before a run's earliest
- * time (lo) certainly precede it; of those inside its window (lo, hi], the
- * run takes the first (a switch is followed by its thread's run; the next
- * run takes the next).
+ * Who each run belongs to. Owner changes no later than the run's earliest
+ * start time (lo) came before it, and so did those no later than a time
+ * at which it was running user code (a switch needs the kernel). One
+ * between lo and the run's first time inside is taken to come after it:
+ * where the trace's clock cannot tell, the run keeps the thread that ran
+ * before it (a switch is usually followed by a timing packet).
  */
 static void set_owners(struct iqueue *q, struct walk *w, size_t first_run)
 {
@@ -445,10 +425,9 @@ static void set_owners(struct iqueue *q, struct walk *w, size_t first_run)
 
 	for (size_t i = first_run; i < w->nruns; i++) {
 		struct run *r = &w->runs[i];
+		uint64_t before = r->inside > r->lo ? r->inside : r->lo;
 
-		while (k < q->nowners && q->owners[k].time <= r->lo)
-			cur = q->owners[k++].out;
-		if (k < q->nowners && q->owners[k].time <= r->hi && q->owners[k].time > r->lo)
+		while (k < q->nowners && q->owners[k].time <= before)
 			cur = q->owners[k++].out;
 		r->out = cur;
 	}

@@ -157,6 +157,7 @@ enum xevent_kind {
 	xe_thread_exit,
 	xe_process_exit,
 	xe_lost,
+	xe_switch,      /* one_cpu: the i-th SWITCH_CPU_WIDE (rec is NULL) */
 };
 
 struct xevent {
@@ -165,6 +166,7 @@ struct xevent {
 	const struct xport_image *im;
 	const struct hwt_record_header *rec;
 	enum xevent_kind kind;
+	size_t index;          /* xe_switch */
 };
 
 static int xevent_cmp(const void *pa, const void *pb)
@@ -181,20 +183,20 @@ static int xevent_cmp(const void *pa, const void *pb)
  * unit may have recorded first (the QEMU unit writes THREAD_CREATE when the
  * parent returns from clone): no later than either.
  */
-static uint64_t thread_fork_time(const struct xport *x, const struct xport_image *im,
+static uint64_t thread_fork_time(const struct xport_image *im,
 				 const struct hwt_record_header *h, uint64_t t)
 {
 	uint32_t child = ((const struct hwt_record_thread *)(const void *)h)->child_tid;
 
 	for (size_t i = 0; i < im->nfirst; i++) {
-		uint64_t first = hwt_xport_tsc(x, im, im->first[i].tsc);
+		uint64_t first = im->first[i].time;
 
 		if (im->first[i].tid == child && im->first[i].tsc != UINT64_MAX && first <= t)
-			t = first - 1;
+			t = first - 3; /* before a switch to it, too */
 	}
 	for (size_t r = 0; r < im->nrecs; r++) {
 		const struct hwt_record_header *e = im->recs[r];
-		uint64_t et = hwt_xport_record_time(x, im, e->time);
+		uint64_t et = im->times[r];
 
 		if (e->type == HWT_RECORD_THREAD_EXIT && e->tid == child && et <= t)
 			t = et - 1;
@@ -203,10 +205,31 @@ static uint64_t thread_fork_time(const struct xport *x, const struct xport_image
 }
 
 /* The sideband records perf.data has a place for, in time order. */
-static struct xevent *collect_events(struct xport *x, size_t *count)
+static struct xevent *collect_events(struct xport *x, size_t *count,
+				     const struct xport_cpu *cpu)
 {
 	struct xevent *ev = NULL;
 	size_t n = 0, cap = 0;
+	size_t nswitch = cpu ? hwt_xport_one_cpu_switches(cpu) : 0;
+
+	for (size_t i = 0; i < nswitch; i++) {
+		uint64_t t;
+		int out;
+		uint32_t a, b, c, d;
+
+		if (n == cap) {
+			void *p = realloc(ev, (cap = cap ? cap * 2 : 256) * sizeof(*ev));
+
+			if (!p) {
+				free(ev);
+				return NULL;
+			}
+			ev = p;
+		}
+		hwt_xport_one_cpu_switch(cpu, i, &t, &out, &a, &b, &c, &d);
+		ev[n] = (struct xevent){ t, n, NULL, NULL, xe_switch, i };
+		n++;
+	}
 
 	for (size_t i = 0; i < x->nimages; i++) {
 		const struct xport_image *im = &x->images[i];
@@ -255,10 +278,9 @@ static struct xevent *collect_events(struct xport *x, size_t *count)
 				}
 				ev = p;
 			}
-			ev[n] = (struct xevent){ hwt_xport_record_time(x, im, h->time), n, im, h,
-						 kind };
+			ev[n] = (struct xevent){ im->times[r], n, im, h, kind, 0 };
 			if (kind == xe_thread_fork)
-				ev[n].time = thread_fork_time(x, im, h, ev[n].time);
+				ev[n].time = thread_fork_time(im, h, ev[n].time);
 			n++;
 		}
 	}
@@ -308,7 +330,8 @@ static void sample_of(struct hwt_perf_record *p, uint32_t pid, uint32_t tid, uin
 	p->sample.cpu = 0;
 }
 
-static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct xevent *e)
+static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct xevent *e,
+		       const struct xport_cpu *cpu)
 {
 	const struct hwt_record_header *h = e->rec;
 	const struct xport_image *im = e->im;
@@ -316,6 +339,23 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 	int err = 0;
 
 	memset(&p, 0, sizeof(p));
+	if (e->kind == xe_switch) {
+		uint64_t t;
+		int out;
+		uint32_t pid, tid, opid, otid;
+
+		hwt_xport_one_cpu_switch(cpu, e->index, &t, &out, &pid, &tid, &opid, &otid);
+		p.type = PERF_RECORD_SWITCH_CPU_WIDE;
+		p.misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0;
+		p.u.sw.next_prev_pid = opid;
+		p.u.sw.next_prev_tid = otid;
+		sample_of(&p, pid, tid, t);
+		err = hwt_perf_writer_write(w, &p);
+		if (err)
+			return perf_error(err);
+		x->stats.records++;
+		return 0;
+	}
 	sample_of(&p, h->pid, h->tid, e->time);
 	switch (e->kind) {
 	case xe_start: {
@@ -401,6 +441,8 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 		err = hwt_perf_writer_write(w, &p);
 		break;
 	}
+	case xe_switch:
+		break;
 	case xe_lost: {
 		const struct hwt_record_lost *l = (const void *)h;
 
@@ -434,7 +476,7 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 
 /* ----- The header ------------------------------------------------------- */
 
-static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *tracking)
+static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *tracking, int one_cpu)
 {
 	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 		      PERF_SAMPLE_IDENTIFIER;
@@ -468,6 +510,7 @@ static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *trackin
 	tracking->mmap2 = 1;
 	tracking->comm_exec = 1;
 	tracking->build_id = 1;
+	tracking->context_switch = one_cpu;
 }
 
 static int write_features(struct xport *x, struct hwt_perf_writer *w)
@@ -560,7 +603,7 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 	return err;
 }
 
-static int write_preamble(struct hwt_perf_writer *w)
+static int write_preamble(struct hwt_perf_writer *w, int one_cpu)
 {
 	uint64_t priv[HWT_PT_INFO_WORDS] = { 0 };
 	struct hwt_perf_record p;
@@ -573,9 +616,10 @@ static int write_preamble(struct hwt_perf_writer *w)
 	priv[HWT_PT_INFO_CAP_USER_TIME_ZERO] = 1;
 	priv[HWT_PT_INFO_TSC_BIT] = HWT_PT_CONFIG_TSC;
 	priv[HWT_PT_INFO_NORETCOMP_BIT] = HWT_PT_CONFIG_NORETCOMP;
-	priv[HWT_PT_INFO_HAVE_SCHED_SWITCH] = 0;
+	/* perf's have_sched_switch 3: SWITCH_CPU_WIDE records. */
+	priv[HWT_PT_INFO_HAVE_SCHED_SWITCH] = one_cpu ? 3 : 0;
 	priv[HWT_PT_INFO_SNAPSHOT_MODE] = 0;
-	priv[HWT_PT_INFO_PER_CPU_MMAPS] = 0;
+	priv[HWT_PT_INFO_PER_CPU_MMAPS] = (uint64_t)one_cpu;
 	priv[HWT_PT_INFO_MTC_BIT] = HWT_PT_CONFIG_MTC;
 	priv[HWT_PT_INFO_MTC_FREQ_BITS] = HWT_PT_CONFIG_MTC_PERIOD;
 	priv[HWT_PT_INFO_TSC_CTC_N] = 2;
@@ -621,6 +665,7 @@ static void free_images(struct xport *x)
 		for (size_t r = 0; r < x->images[i].nrecs; r++)
 			free(x->images[i].recs[r]);
 		free(x->images[i].recs);
+		free(x->images[i].times);
 		free(x->images[i].first);
 	}
 	free(x->images);
@@ -690,6 +735,7 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	struct perf_event_attr pt, tracking;
 	struct hwt_perf_writer *w = NULL;
 	struct xevent *events = NULL;
+	struct xport_cpu *cpu = NULL;
 	size_t nimages = hwt_bundle_image_count(bundle), nevents = 0;
 	uint64_t pt_id = PT_ID, tracking_id = TRACKING_ID;
 	unsigned flags = 0;
@@ -750,14 +796,34 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 			im->first = p;
 			im->first[im->nfirst].tid = s->tid;
 			im->first[im->nfirst].tsc = min;
+			im->first[im->nfirst].time = 0;
 			im->nfirst++;
 		}
 	}
 	x.stats.images = x.nimages;
+	x.one_cpu = options && (options->flags & HWT_PERF_EXPORT_ONE_CPU);
 	err = hwt_xport_timeline(&x);
 	if (err)
 		goto out;
-	events = collect_events(&x, &nevents);
+	for (size_t i = 0; i < x.nimages; i++) {
+		struct xport_image *im = &x.images[i];
+
+		im->times = calloc(im->nrecs ? im->nrecs : 1, sizeof(*im->times));
+		if (!im->times) {
+			err = -hxe_nomem;
+			goto out;
+		}
+		for (size_t r = 0; r < im->nrecs; r++)
+			im->times[r] = hwt_xport_record_time(&x, im, im->recs[r]->time);
+		for (size_t k = 0; k < im->nfirst; k++)
+			im->first[k].time = hwt_xport_tsc(&x, im, im->first[k].tsc);
+	}
+	if (x.one_cpu) {
+		err = hwt_xport_one_cpu_plan(&x, &cpu);
+		if (err)
+			goto out;
+	}
+	events = collect_events(&x, &nevents, cpu);
 	if (!events) {
 		err = -hxe_nomem;
 		goto out;
@@ -772,7 +838,7 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 		err = -hxe_nomem;
 		goto out;
 	}
-	attrs_of(&pt, &tracking);
+	attrs_of(&pt, &tracking, x.one_cpu);
 	err = hwt_perf_writer_open(w, path, flags);
 	if (!err)
 		err = hwt_perf_writer_add_attr(w, &pt, &pt_id, 1);
@@ -781,14 +847,14 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	if (!err)
 		err = write_features(&x, w);
 	if (!err)
-		err = write_preamble(w);
+		err = write_preamble(w, x.one_cpu);
 	if (err) {
 		err = perf_error(err);
 		goto out;
 	}
-	err = write_streams(&x, w);
+	err = x.one_cpu ? hwt_xport_one_cpu_write(&x, cpu, w) : write_streams(&x, w);
 	for (size_t i = 0; !err && i < nevents; i++)
-		err = write_event(&x, w, &events[i]);
+		err = write_event(&x, w, &events[i], cpu);
 	if (!err) {
 		struct hwt_perf_record p = { .type = HWT_PERF_RECORD_FINISHED_ROUND };
 
@@ -801,6 +867,7 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 		err = perf_error(err);
 out:
 	hwt_perf_writer_free(w);
+	hwt_xport_one_cpu_free(cpu);
 	free(events);
 	if (stats)
 		*stats = x.stats;

@@ -9,6 +9,7 @@
 struct xport_image {
 	const struct hwt_bundle_image *bi;
 	struct hwt_record_header **recs;  /* copies, in file order */
+	uint64_t *times;         /* each record's time in the export (perf time) */
 	size_t nrecs;
 	uint64_t max_time;       /* of its records and its streams' TSC packets */
 	uint64_t base;           /* global time of its time 0 */
@@ -19,8 +20,9 @@ struct xport_image {
 	/* timeline.c */
 	size_t pending;          /* images it must follow that are not placed yet */
 	int placed;
-	/* its threads' first TSC (sequence clock), to put their FORK before it */
-	struct { uint32_t tid; uint64_t tsc; } *first;
+	/* its threads' first TSC (sequence clock) and when their trace begins in
+	   the export, to put their FORK before it */
+	struct { uint32_t tid; uint64_t tsc, time; } *first;
 	size_t nfirst;
 };
 
@@ -32,6 +34,7 @@ struct xport {
 	size_t nimages;
 	long *image_of;          /* bundle image index -> images index, or -1 */
 	uint64_t scale;          /* global ticks per sequence step */
+	int one_cpu;             /* every thread's trace on one CPU (one_cpu.c) */
 };
 
 /* A warning through the caller's callback. */
@@ -60,6 +63,24 @@ static inline uint64_t hwt_xport_tsc(const struct xport *x, const struct xport_i
  */
 int hwt_xport_stream_tsc(const struct xport *x, const struct xport_image *im, uint8_t *buf,
 			 size_t size, uint64_t *min_tsc, uint64_t *max_tsc, uint64_t *damaged);
+
+/*
+ * one_cpu.c: every stream's trace as one CPU's (HWT_PERF_EXPORT_ONE_CPU):
+ * the streams cut where tracing stops (TIP.PGD) and the pieces run one
+ * after another in time order, on a clock of their own, with a
+ * SWITCH_CPU_WIDE pair where the thread changes. Sets every record's time
+ * onto that clock (im->times) and writes the AUX data; the switches come
+ * back as events (hwt_xport_one_cpu_switches) for the sorted sideband.
+ */
+struct xport_cpu;
+int hwt_xport_one_cpu_plan(struct xport *x, struct xport_cpu **cpu);
+int hwt_xport_one_cpu_write(struct xport *x, struct xport_cpu *cpu, struct hwt_perf_writer *w);
+/* The i-th switch: its time, whether it is the OUT half, who leaves and who comes. */
+size_t hwt_xport_one_cpu_switches(const struct xport_cpu *cpu);
+void hwt_xport_one_cpu_switch(const struct xport_cpu *cpu, size_t i, uint64_t *time, int *out,
+			      uint32_t *pid, uint32_t *tid, uint32_t *other_pid,
+			      uint32_t *other_tid);
+void hwt_xport_one_cpu_free(struct xport_cpu *cpu);
 
 /* note.c: hwt's own feature section (docs/perf.md), text (malloc'd). 0 or -hxe_nomem. */
 int hwt_xport_note(struct xport *x, char **text, size_t *len);

@@ -51,6 +51,14 @@ const char *hwt_perf_export_errstr(int code);
 /* Option flags. */
 #define HWT_PERF_EXPORT_PIPE     0x1u /* pipe mode (as perf record -o -) */
 #define HWT_PERF_EXPORT_COMPRESS 0x2u /* zstd-compressed records (perf record -z) */
+/*
+ * Every thread on one CPU, as a CPU-wide recording (perf record -a
+ * --switch-events) would see them: one AUX buffer, the threads' trace cut
+ * where they leave user mode and run one after another, SWITCH_CPU_WIDE
+ * records between, all on a clock of its own. For tests of per-CPU imports
+ * and decoders: it changes when things ran, not what ran.
+ */
+#define HWT_PERF_EXPORT_ONE_CPU  0x4u
 
 /* The PMU type number the exported intel_pt event claims. */
 #define HWT_PERF_EXPORT_PMU_TYPE 10u

@@ -57,7 +57,7 @@ int hwt_xport_note(struct xport *x, char **text, size_t *len)
 
 		for (size_t r = 0; r < im->nrecs; r++) {
 			const struct hwt_record_header *h = im->recs[r];
-			uint64_t t = hwt_xport_record_time(x, im, h->time);
+			uint64_t t = im->times[r];
 
 			if (h->type == HWT_RECORD_MMAP) {
 				const struct hwt_record_mmap *m = (const void *)h;

@@ -2,7 +2,7 @@
  * Test driver of the perf.data export and import libraries, until the
  * commands are wired (and for modes the commands do not offer):
  *
- *   perf_driver export BUNDLE OUT [pipe] [compress]
+ *   perf_driver export BUNDLE OUT [pipe] [compress] [one-cpu]
  *   perf_driver import PERF_DATA BUNDLE [--symfs DIR] [--buildid-dir DIR]
  */
 #include <inttypes.h>
@@ -34,6 +34,8 @@ static int do_export(int argc, char **argv)
 			o.flags |= HWT_PERF_EXPORT_PIPE;
 		else if (!strcmp(argv[i], "compress"))
 			o.flags |= HWT_PERF_EXPORT_COMPRESS;
+		else if (!strcmp(argv[i], "one-cpu"))
+			o.flags |= HWT_PERF_EXPORT_ONE_CPU;
 	}
 	err = hwt_bundle_open(b, argv[2]);
 	if (err) {
