@@ -272,7 +272,8 @@ int hwt_xport_one_cpu_plan(struct xport *x, struct xport_cpu **out)
 	}
 	c->q = 4 * ((uint64_t)max_tsc + 2);
 
-	/* Pieces in the order they began; the thread running goes on when it can. */
+	/* Pieces in the order they began; pieces that began at the same time (no
+	   record between them) take turns, so that threads switch often. */
 	c->order = calloc(c->npieces + 1, sizeof(*c->order));
 	next = calloc(c->nstreams + 1, sizeof(*next));
 	if (!c->order || !next) {
@@ -290,14 +291,14 @@ int hwt_xport_one_cpu_plan(struct xport *x, struct xport_cpu **out)
 		while (done < c->npieces) {
 			size_t best = SIZE_MAX;
 
-			for (size_t si = 0; si < c->nstreams; si++) {
+			for (size_t k = 1; k <= c->nstreams; k++) {
+				/* Streams from the one after cur on: ties go to the next one. */
+				size_t si = cur == SIZE_MAX ? k - 1 : (cur + k) % c->nstreams;
 				size_t p = next[si];
 
 				if (p >= c->npieces || c->pieces[p].stream != si)
 					continue;
-				if (best == SIZE_MAX ||
-				    c->pieces[p].orig < c->pieces[next[best]].orig ||
-				    (c->pieces[p].orig == c->pieces[next[best]].orig && si == cur))
+				if (best == SIZE_MAX || c->pieces[p].orig < c->pieces[next[best]].orig)
 					best = si;
 			}
 			c->order[done] = next[best]++;
