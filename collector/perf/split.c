@@ -22,11 +22,14 @@
  * it was written with refers to packets that are not in this stream).
  * Kernel-mode trace is cut out: the TIP into the kernel becomes TIP.PGD,
  * the TIP back into user code TIP.PGE, and what ran in between is counted.
+ * PTW packets (the payloads of PTWRITE) are left out: nothing hwt reports
+ * uses them, and libipt fails on one it cannot bind to an instruction.
  */
 #include "import_int.h"
 #include "pt_encoder.h"
 
 #include <intel-pt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,6 +132,10 @@ struct walk {
 	uint64_t kernel_bytes, kernel_from;
 	uint64_t damaged;
 	int lost_after;            /* data is missing after this chunk */
+	/* packets left out of the copies (PTW), in offset order */
+	struct { uint64_t off, len; } *skip;
+	size_t nskip, cap_skip;
+	uint64_t skipped;
 };
 
 static int timing_point(struct walk *w, uint64_t off)
@@ -377,6 +384,17 @@ static int walk_chunk(struct walk *w, const uint8_t *buf, uint64_t size)
 			clock_mtc(&w->clock, w->cfg, p.payload.mtc.ctc);
 			err = timing_point(w, off);
 			break;
+		case ppt_ptw:
+			if (hwt_import_grow(w->im, (void **)&w->skip, &w->cap_skip, w->nskip + 1,
+					    sizeof(*w->skip))) {
+				err = -1;
+				break;
+			}
+			w->skip[w->nskip].off = off;
+			w->skip[w->nskip].len = next - off;
+			w->nskip++;
+			w->skipped++;
+			break;
 		default:
 			break;
 		}
@@ -441,7 +459,31 @@ struct emitter {
 	struct import *im;
 	struct pt_encoder *enc;
 	uint8_t scratch[64];
+	const struct walk *w;      /* its skip list */
+	size_t skip_at;            /* the first skip not before the last copy */
 };
+
+/* Copies buf[from, to) onto s, but the packets left out. */
+static int copy(struct emitter *e, struct istream *s, const uint8_t *buf, uint64_t from,
+		uint64_t to)
+{
+	const struct walk *w = e->w;
+	size_t k = e->skip_at;
+	int err = 0;
+
+	while (k > 0 && w->skip[k - 1].off >= from)
+		k--;
+	while (k < w->nskip && w->skip[k].off < from)
+		k++;
+	for (; !err && k < w->nskip && w->skip[k].off < to; k++) {
+		err = hwt_import_stream_write(e->im, s, buf + from, w->skip[k].off - from);
+		from = w->skip[k].off + w->skip[k].len;
+	}
+	e->skip_at = k;
+	if (!err && from < to)
+		err = hwt_import_stream_write(e->im, s, buf + from, to - from);
+	return err;
+}
 
 /* Encodes one packet onto s. */
 static int put_packet(struct emitter *e, struct istream *s, const struct pt_packet *p)
@@ -517,7 +559,7 @@ static int emit_run(struct emitter *e, const struct ipt_config *cfg, const uint8
 	if (prev && prev->out == s && !s->lost_sync && r->gap_benign &&
 	    r->gap_start == prev->end) {
 		/* Straight on: everything between the two runs, as it was. */
-		err = hwt_import_stream_write(e->im, s, buf + r->gap_start, r->start - r->gap_start);
+		err = copy(e, s, buf, r->gap_start, r->start);
 		goto body;
 	}
 	if (r->start_kind == rs_psb) {
@@ -527,8 +569,7 @@ static int emit_run(struct emitter *e, const struct ipt_config *cfg, const uint8
 	}
 	if (r->gap_benign && r->gap_psb >= 0) {
 		/* From a sync point of the gap: the run's packets decode as they are. */
-		err = hwt_import_stream_write(e->im, s, buf + r->gap_psb,
-					      r->start - (uint64_t)r->gap_psb);
+		err = copy(e, s, buf, (uint64_t)r->gap_psb, r->start);
 		s->started = 1;
 		if (r->start_kind == rs_pge)
 			goto body;
@@ -543,8 +584,7 @@ static int emit_run(struct emitter *e, const struct ipt_config *cfg, const uint8
 		}
 		/* A benign gap keeps its timing packets (the clock follows them). */
 		if (!err && r->gap_benign)
-			err = hwt_import_stream_write(e->im, s, buf + r->gap_start,
-						      r->start - r->gap_start);
+			err = copy(e, s, buf, r->gap_start, r->start);
 	}
 	if (err)
 		return err;
@@ -579,13 +619,13 @@ body:
 		/* Into the kernel: here the user-mode trace stops. */
 		struct pt_packet p = { 0 };
 
-		err = hwt_import_stream_write(e->im, s, buf + from, r->end_packet - from);
+		err = copy(e, s, buf, from, r->end_packet);
 		p.type = ppt_tip_pgd;
 		p.payload.ip.ipc = pt_ipc_suppressed;
 		err = err ? err : put_packet(e, s, &p);
 		return err;
 	}
-	err = hwt_import_stream_write(e->im, s, buf + from, r->end - from);
+	err = copy(e, s, buf, from, r->end);
 	if (!err && r->end_kind == re_damage) {
 		/* Trace is missing after it: say so (libipt reports an overflow). */
 		err = put_simple(e, s, ppt_ovf);
@@ -678,6 +718,7 @@ int hwt_import_split(struct import *im, struct iqueue *q)
 	config.begin = e.scratch;
 	config.end = e.scratch + sizeof(e.scratch);
 	e.im = im;
+	e.w = &w;
 	e.enc = pt_alloc_encoder(&config);
 	if (!e.enc)
 		return -hie_nomem;
@@ -692,6 +733,8 @@ int hwt_import_split(struct import *im, struct iqueue *q)
 		}
 		if (!chunk)
 			continue;
+		w.nskip = 0;
+		e.skip_at = 0;
 		if (walk_chunk(&w, chunk, size)) {
 			free(chunk);
 			err = -hie_nomem;
@@ -712,8 +755,12 @@ int hwt_import_split(struct import *im, struct iqueue *q)
 	}
 	im->stats.kernel_bytes += w.kernel_bytes;
 	im->stats.damaged_bytes += w.damaged;
+	if (w.skipped)
+		hwt_import_warn(im, "%s: %" PRIu64 " PTW packets (PTWRITE payloads) left out",
+				im->perf_path, w.skipped);
 	free(w.runs);
 	free(w.tp);
+	free(w.skip);
 	pt_free_encoder(e.enc);
 	return err;
 }

@@ -82,6 +82,7 @@ struct hwt_decoder {
 	struct hwt_file_fail *fails; /* this worker's, by hwt_file.index */
 	struct hwt_diag_list *diags; /* of the process image being decoded */
 	uint64_t reported;       /* bytes of done_bytes added to par's count */
+	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 };
 
 /* A diagnostic held back until the workers are done. */
@@ -109,6 +110,9 @@ void hwt_files_free(struct hwt_decoder *d);
 /* Parallel decode: marks files shorter than a mapping of them replaced, as
    hwt_epoch_image would on first use, before the workers start. */
 void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
+
+/* pt_config.c: d->pt from the bundle's header keys (pt_cpu, pt_mtc_freq, ...). */
+void hwt_decoder_pt_config(struct hwt_decoder *d, const struct hwt_bundle *bundle);
 
 /* stream.c */
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,

@@ -29,8 +29,8 @@
 #define PT_ID 1
 #define TRACKING_ID 2
 
-/* The intel_pt event's config: what the software units write (TSC on,
-   return compression off, no MTC or CYC). */
+/* The intel_pt event's config for a software unit's bundle: what the units
+   write (TSC on, return compression off, no MTC or CYC). */
 #define EXPORT_CONFIG (HWT_PT_CONFIG_PT | HWT_PT_CONFIG_BRANCH | HWT_PT_CONFIG_TSC | \
 		       HWT_PT_CONFIG_NORETCOMP)
 
@@ -476,7 +476,35 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 
 /* ----- The header ------------------------------------------------------- */
 
-static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *tracking, int one_cpu)
+/* The PMU configuration the file claims: the bundle's (an import of hardware
+   trace says it, docs/bundle.md), else what the software units write. */
+struct pt_claim {
+	uint64_t config;
+	uint32_t ctc_n, ctc_d, nom_freq;
+};
+
+static void pt_claim_of(const struct hwt_bundle *b, struct pt_claim *c)
+{
+	const char *config = hwt_bundle_key(b, "pt_config");
+	const char *mtc = hwt_bundle_key(b, "pt_mtc_freq");
+	const char *ctc = hwt_bundle_key(b, "pt_tsc_ctc");
+	const char *nom = hwt_bundle_key(b, "pt_nom_freq");
+	unsigned v;
+
+	c->config = config ? strtoull(config, NULL, 0) : EXPORT_CONFIG;
+	if (mtc && sscanf(mtc, "%u", &v) == 1 && v < 16)
+		c->config = (c->config & ~HWT_PT_CONFIG_MTC_PERIOD) | ((uint64_t)v << 14);
+	c->ctc_n = 2;
+	c->ctc_d = 1;
+	if (ctc && sscanf(ctc, "%" SCNu32 "/%" SCNu32, &c->ctc_n, &c->ctc_d) != 2) {
+		c->ctc_n = 2;
+		c->ctc_d = 1;
+	}
+	c->nom_freq = nom && sscanf(nom, "%u", &v) == 1 ? v : 0;
+}
+
+static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *tracking, int one_cpu,
+		     const struct pt_claim *claim)
 {
 	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 		      PERF_SAMPLE_IDENTIFIER;
@@ -484,7 +512,7 @@ static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *trackin
 	memset(pt, 0, sizeof(*pt));
 	pt->type = HWT_PERF_EXPORT_PMU_TYPE;
 	pt->size = sizeof(*pt);
-	pt->config = EXPORT_CONFIG;
+	pt->config = claim->config;
 	pt->sample_period = 1;
 	pt->sample_type = st;
 	pt->disabled = 1;
@@ -518,7 +546,7 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 	const struct hwt_perf_export_options *o = x->options;
 	static const char *const names[] = { "intel_pt//u", "dummy:u" };
 	struct utsname u;
-	const char *cpuid = o && o->cpuid ? o->cpuid : hwt_bundle_key(x->bundle, "pt_cpuid");
+	const char *cpuid = o && o->cpuid ? o->cpuid : hwt_bundle_key(x->bundle, "pt_cpu");
 	char desc[128];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	char *note = NULL;
@@ -603,7 +631,7 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 	return err;
 }
 
-static int write_preamble(struct hwt_perf_writer *w, int one_cpu)
+static int write_preamble(struct hwt_perf_writer *w, int one_cpu, const struct pt_claim *claim)
 {
 	uint64_t priv[HWT_PT_INFO_WORDS] = { 0 };
 	struct hwt_perf_record p;
@@ -622,9 +650,10 @@ static int write_preamble(struct hwt_perf_writer *w, int one_cpu)
 	priv[HWT_PT_INFO_PER_CPU_MMAPS] = (uint64_t)one_cpu;
 	priv[HWT_PT_INFO_MTC_BIT] = HWT_PT_CONFIG_MTC;
 	priv[HWT_PT_INFO_MTC_FREQ_BITS] = HWT_PT_CONFIG_MTC_PERIOD;
-	priv[HWT_PT_INFO_TSC_CTC_N] = 2;
-	priv[HWT_PT_INFO_TSC_CTC_D] = 1;
+	priv[HWT_PT_INFO_TSC_CTC_N] = claim->ctc_n;
+	priv[HWT_PT_INFO_TSC_CTC_D] = claim->ctc_d;
 	priv[HWT_PT_INFO_CYC_BIT] = HWT_PT_CONFIG_CYC;
+	priv[HWT_PT_INFO_MAX_NONTURBO_RATIO] = claim->nom_freq;
 	memset(&p, 0, sizeof(p));
 	p.type = HWT_PERF_RECORD_AUXTRACE_INFO;
 	p.u.auxtrace_info.type = HWT_PERF_AUXTRACE_INTEL_PT;
@@ -736,6 +765,7 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	struct hwt_perf_writer *w = NULL;
 	struct xevent *events = NULL;
 	struct xport_cpu *cpu = NULL;
+	struct pt_claim claim;
 	size_t nimages = hwt_bundle_image_count(bundle), nevents = 0;
 	uint64_t pt_id = PT_ID, tracking_id = TRACKING_ID;
 	unsigned flags = 0;
@@ -838,7 +868,11 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 		err = -hxe_nomem;
 		goto out;
 	}
-	attrs_of(&pt, &tracking, x.one_cpu);
+	pt_claim_of(bundle, &claim);
+	/* A CTC tick is a step of the bundle's clock: scaled with it. */
+	if ((uint64_t)claim.ctc_n * x.scale <= UINT32_MAX)
+		claim.ctc_n *= (uint32_t)x.scale;
+	attrs_of(&pt, &tracking, x.one_cpu, &claim);
 	err = hwt_perf_writer_open(w, path, flags);
 	if (!err)
 		err = hwt_perf_writer_add_attr(w, &pt, &pt_id, 1);
@@ -847,7 +881,7 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	if (!err)
 		err = write_features(&x, w);
 	if (!err)
-		err = write_preamble(w, x.one_cpu);
+		err = write_preamble(w, x.one_cpu, &claim);
 	if (err) {
 		err = perf_error(err);
 		goto out;

@@ -34,6 +34,7 @@ struct xport {
 	size_t nimages;
 	long *image_of;          /* bundle image index -> images index, or -1 */
 	uint64_t scale;          /* global ticks per sequence step */
+	int identity;            /* the bundle's clock is the TSC: times kept */
 	int one_cpu;             /* every thread's trace on one CPU (one_cpu.c) */
 };
 
@@ -46,12 +47,12 @@ int hwt_xport_timeline(struct xport *x);
 static inline uint64_t hwt_xport_record_time(const struct xport *x,
 					     const struct xport_image *im, uint64_t t)
 {
-	return im->base + t * x->scale - x->scale / 2;
+	return x->identity ? t : im->base + t * x->scale - x->scale / 2;
 }
 static inline uint64_t hwt_xport_tsc(const struct xport *x, const struct xport_image *im,
 				     uint64_t t)
 {
-	return im->base + t * x->scale;
+	return x->identity ? t : im->base + t * x->scale;
 }
 
 /*

@@ -47,6 +47,7 @@ int hwt_xport_timeline(struct xport *x)
 	uint64_t total = 0, cur;
 	size_t placed = 0;
 	size_t *order;
+	const char *clock = hwt_bundle_key(x->bundle, "clock");
 
 	for (size_t i = 0; i < x->nimages; i++) {
 		struct xport_image *im = &x->images[i];
@@ -77,6 +78,12 @@ int hwt_xport_timeline(struct xport *x)
 		total += im->max_time + 2;
 	}
 
+	if (clock && !strcmp(clock, "tsc")) {
+		/* Already one clock (a recording of hardware): kept as it is. */
+		x->scale = 1;
+		x->identity = 1;
+		return 0;
+	}
 	x->scale = SCALE_MAX;
 	while (x->scale > SCALE_MIN && total + 1 > CLOCK_LIMIT / x->scale)
 		x->scale >>= 1;
