@@ -114,8 +114,8 @@ int hwt_import_bundle_create(struct import *im)
 	const struct ipt_config *c = &im->pt;
 	const char *cpuid = hwt_perf_feature_string(im->reader, HWT_PERF_FEAT_CPUID);
 	const char *start = note_key(im, "start");
-	char keys[12][128], *command;
-	const char *list[13];
+	char keys[13][128], *command;
+	const char *list[14];
 	size_t n = 0;
 	int err;
 
@@ -132,6 +132,7 @@ int hwt_import_bundle_create(struct import *im)
 		snprintf(keys[n++], sizeof(keys[0]), "pt_cpu=%.100s", cpuid);
 	snprintf(keys[n++], sizeof(keys[0]), "pt_config=%#" PRIx64, c->config);
 	snprintf(keys[n++], sizeof(keys[0]), "pt_ret_compression=%d", c->retcomp);
+	snprintf(keys[n++], sizeof(keys[0]), "pt_kernel=%d", !c->exclude_kernel);
 	snprintf(keys[n++], sizeof(keys[0]), "pt_tsc=%d", c->tsc);
 	snprintf(keys[n++], sizeof(keys[0]), "pt_cyc=%d", c->cyc);
 	snprintf(keys[n++], sizeof(keys[0]), "pt_mtc=%d", c->mtc);

@@ -481,6 +481,7 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 struct pt_claim {
 	uint64_t config;
 	uint32_t ctc_n, ctc_d, nom_freq;
+	int kernel;              /* kernel-mode trace too (no exclude_kernel) */
 };
 
 static void pt_claim_of(const struct hwt_bundle *b, struct pt_claim *c)
@@ -501,6 +502,7 @@ static void pt_claim_of(const struct hwt_bundle *b, struct pt_claim *c)
 		c->ctc_d = 1;
 	}
 	c->nom_freq = nom && sscanf(nom, "%u", &v) == 1 ? v : 0;
+	c->kernel = hwt_bundle_key(b, "pt_kernel") && !strcmp(hwt_bundle_key(b, "pt_kernel"), "1");
 }
 
 static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *tracking, int one_cpu,
@@ -516,7 +518,7 @@ static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *trackin
 	pt->sample_period = 1;
 	pt->sample_type = st;
 	pt->disabled = 1;
-	pt->exclude_kernel = 1;
+	pt->exclude_kernel = !claim->kernel;
 	pt->exclude_hv = 1;
 	pt->sample_id_all = 1;
 	pt->exclude_guest = 1;

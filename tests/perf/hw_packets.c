@@ -7,7 +7,11 @@
  * VMCS and MODE.TSX in every PSB+, PIP, PWRE, EXSTOP and PWRX where
  * tracing is off, PTW packets where it is on.
  *
- * usage: hw_packets IN_BUNDLE OUT_BUNDLE
+ * usage: hw_packets IN_BUNDLE OUT_BUNDLE [kernel]
+ * With kernel, the trace goes on into the kernel where the original's
+ * stops (a TIP to a kernel address, kernel TNT bits and TIPs, a TIP back
+ * instead of TIP.PGD ... TIP.PGE), as a PMU without exclude_kernel writes
+ * it; the header says pt_kernel=1.
  * OUT_BUNDLE is a copy of IN_BUNDLE (the caller copies it); its streams are
  * replaced and its header gets the keys that describe such a PMU (pt_config
  * with MTC, CYC, return compression; pt_mtc_freq 0; pt_tsc_ctc 1/1): one
@@ -42,13 +46,16 @@
 		HWT_PT_CONFIG_CYC | HWT_PT_CONFIG_PWR_EVT | HWT_PT_CONFIG_PTW)
 /* A PSB+ about every this many bytes. */
 #define PSB_PERIOD 16384
+/* Where the kernel code of the kernel variant is (never read: cut out). */
+#define KERNEL_ENTRY 0xffffffff81a00000ull
+
 /* Cycles before each MTC: not a power of two, so that libipt's CYC
    calibration never makes a period's time reach the next tick. */
 #define CYC_PER_MTC 7
 
 struct counts {
 	uint64_t psb, tnt_bits, compressed_rets, tip, pge, pgd, fup, ovf, mtc, cyc, tsc, tma,
-		cbr, pip, vmcs, tsx, ptw, pwr;
+		cbr, pip, vmcs, tsx, ptw, pwr, kernel;
 };
 
 struct out {
@@ -63,6 +70,8 @@ struct out {
 	uint64_t stack[64];         /* the return compression model (as libipt's) */
 	unsigned depth, top;
 	int enabled;
+	int kernel;                 /* the kernel variant */
+	int in_kernel;              /* tracing went on into the kernel */
 	uint64_t since_ptw;
 	struct counts n;
 };
@@ -232,6 +241,22 @@ static void off_packets(struct out *o)
 	o->n.pwr += 3;
 }
 
+/* Tracing leaves user mode: TIP.PGD, or on into the kernel (the variant). */
+static void leave_user(struct out *o, uint64_t ip, int suppressed)
+{
+	if (!o->kernel) {
+		put_ip(o, ppt_tip_pgd, ip, suppressed);
+		o->n.pgd++;
+		return;
+	}
+	put_ip(o, ppt_tip, KERNEL_ENTRY, 0);
+	for (int i = 0; i < 9; i++)
+		tnt_bit(o, i & 1);
+	put_ip(o, ppt_tip, KERNEL_ENTRY + 0x1234, 0);
+	o->in_kernel = 1;
+	o->n.kernel++;
+}
+
 /* The outcome of the instruction before the one at next (or of an event at next). */
 static void finish(struct out *o, const struct pt_insn *prev, uint64_t next)
 {
@@ -277,7 +302,7 @@ static void finish(struct out *o, const struct pt_insn *prev, uint64_t next)
 }
 
 static int reencode(const char *in_dir, const char *out_dir, const char *name, struct image *img,
-		    struct counts *total)
+		    int kernel, struct counts *total)
 {
 	char path[4096];
 	size_t size;
@@ -295,6 +320,7 @@ static int reencode(const char *in_dir, const char *out_dir, const char *name, s
 	if (!pt)
 		return -1;
 	memset(&o, 0, sizeof(o));
+	o.kernel = kernel;
 	o.size = size * 16 + 65536;
 	o.buf = calloc(1, o.size);
 	pt_config_init(&config);
@@ -341,15 +367,16 @@ static int reencode(const char *in_dir, const char *out_dir, const char *name, s
 					p.payload.mode.bits.exec.csl = 1;
 					put(&o, &p);
 				}
-				put_ip(&o, ppt_tip_pge, ev.variant.enabled.ip, 0);
+				/* Back from the kernel (the variant) or tracing on again. */
+				put_ip(&o, o.in_kernel ? ppt_tip : ppt_tip_pge, ev.variant.enabled.ip, 0);
+				o.in_kernel = 0;
 				o.n.pge++;
 				o.enabled = 1;
 				have_prev = 0;
 				break;
 			case ptev_disabled:
 				set_time(&o, t);
-				put_ip(&o, ppt_tip_pgd, ev.variant.disabled.ip, ev.ip_suppressed);
-				o.n.pgd++;
+				leave_user(&o, ev.variant.disabled.ip, ev.ip_suppressed);
 				o.enabled = 0;
 				have_prev = 0;
 				reset_stack(&o);
@@ -359,9 +386,8 @@ static int reencode(const char *in_dir, const char *out_dir, const char *name, s
 					finish(&o, &prev, ev.variant.async_disabled.at);
 				set_time(&o, t);
 				put_ip(&o, ppt_fup, ev.variant.async_disabled.at, 0);
-				put_ip(&o, ppt_tip_pgd, ev.variant.async_disabled.ip, ev.ip_suppressed);
+				leave_user(&o, ev.variant.async_disabled.ip, ev.ip_suppressed);
 				o.n.fup++;
-				o.n.pgd++;
 				o.enabled = 0;
 				have_prev = 0;
 				reset_stack(&o);
@@ -452,6 +478,7 @@ static int reencode(const char *in_dir, const char *out_dir, const char *name, s
 	total->tsx += o.n.tsx;
 	total->ptw += o.n.ptw;
 	total->pwr += o.n.pwr;
+	total->kernel += o.n.kernel;
 	pt_insn_free_decoder(dec);
 	pt_free_encoder(o.enc);
 	free(o.buf);
@@ -469,11 +496,11 @@ int main(int argc, char **argv)
 	char path[4096];
 	struct dirent **names;
 	struct counts n = { 0 };
-	int count, failed = 0;
+	int count, failed = 0, kernel = argc == 4 && !strcmp(argv[3], "kernel");
 	FILE *h;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: hw_packets IN_BUNDLE OUT_BUNDLE\n");
+	if (argc != 3 && !kernel) {
+		fprintf(stderr, "usage: hw_packets IN_BUNDLE OUT_BUNDLE [kernel]\n");
 		return 2;
 	}
 	bundle_dir = argv[1];
@@ -489,7 +516,7 @@ int main(int argc, char **argv)
 		if (name[0] != '.' && dash) {
 			snprintf(path, sizeof(path), "%s/sideband/%.*s.sb", argv[1],
 				 (int)(dash - name), name);
-			if (image_load(&img, path) < 0 || reencode(argv[1], argv[2], name, &img, &n) < 0) {
+			if (image_load(&img, path) < 0 || reencode(argv[1], argv[2], name, &img, kernel, &n) < 0) {
 				fprintf(stderr, "hw_packets: %s: cannot write it again\n", name);
 				failed = 1;
 			}
@@ -500,14 +527,16 @@ int main(int argc, char **argv)
 	free(names);
 	snprintf(path, sizeof(path), "%s/hwt-bundle", argv[2]);
 	h = fopen(path, "a");
-	if (!h || fprintf(h, "pt_cpu=%s\npt_config=%#llx\npt_mtc_freq=0\npt_tsc_ctc=1/1\n", CPU,
-			  (unsigned long long)CONFIG) < 0 || fclose(h))
+	if (!h || fprintf(h, "pt_cpu=%s\npt_config=%#llx\npt_mtc_freq=0\npt_tsc_ctc=1/1\n%s", CPU,
+			  (unsigned long long)CONFIG, kernel ? "pt_kernel=1\n" : "") < 0 ||
+	    fclose(h))
 		failed = 1;
 	printf("hw_packets: %" PRIu64 " PSB+ (each with TSC, TMA, CBR, PIP, VMCS, MODE.TSX), %"
 	       PRIu64 " TNT bits of which %" PRIu64 " compressed returns, %" PRIu64 " TIP, %" PRIu64
 	       " TIP.PGE, %" PRIu64 " TIP.PGD, %" PRIu64 " FUP, %" PRIu64 " MTC, %" PRIu64 " CYC, %"
-	       PRIu64 " PIP, %" PRIu64 " PTW, %" PRIu64 " power events, %" PRIu64 " OVF\n",
+	       PRIu64 " PIP, %" PRIu64 " PTW, %" PRIu64 " power events, %" PRIu64 " OVF, %" PRIu64
+	       " stays in the kernel\n",
 	       n.psb, n.tnt_bits, n.compressed_rets, n.tip, n.pge, n.pgd, n.fup, n.mtc, n.cyc, n.pip,
-	       n.ptw, n.pwr, n.ovf);
+	       n.ptw, n.pwr, n.ovf, n.kernel);
 	return failed;
 }
