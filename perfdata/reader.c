@@ -43,6 +43,7 @@ struct hwt_perf_reader {
 	uint64_t file_size;
 	int mapped;               /* map is an mmap (else malloc'd) */
 	uint64_t data_off, data_size, data_end;
+	int data_whole;           /* the header's data section is all in the file */
 	uint64_t pos;             /* file offset of the next record */
 
 	struct hwt_perf_buf rec;  /* the current record, 8-aligned */
@@ -543,6 +544,7 @@ static int open_file_mode(struct hwt_perf_reader *r)
 		r->data_end = r->file_size;
 	} else {
 		r->data_end = r->data_off + r->data_size;
+		r->data_whole = 1;
 	}
 	r->pos = r->data_off;
 
@@ -565,7 +567,7 @@ static int open_file_mode(struct hwt_perf_reader *r)
 			    ids_size > r->file_size - ids_off) {
 				warn(r, "%s: the ids of event attribute %zu are out of range",
 				     r->name, r->nattrs);
-				ids_size = 0;
+				ids_off = ids_size = 0;
 			}
 			err = attr_add(r, r->map + at, (size_t)attr_size - 16, r->map + ids_off,
 				       (size_t)(ids_size / 8));
@@ -889,11 +891,24 @@ static int fetch(struct hwt_perf_reader *r, int *from_decomp)
 	}
 }
 
+/* No AUX area perf maps comes near this: a larger AUXTRACE size is corrupt. */
+#define AUX_SIZE_MAX (1ull << 36)
+
 /* AUXTRACE: hands out the data that follows the record (all, or what there is). */
 static int aux_data(struct hwt_perf_reader *r, struct hwt_perf_record *rec, int from_decomp)
 {
 	uint64_t want = rec->u.auxtrace.size, have;
 	uint64_t at = rec->offset + rec->size;
+
+	/* A size past a data section that is all there is a corrupt size, not a
+	   cut file (whose data simply ends inside the AUX data). */
+	if (want > AUX_SIZE_MAX ||
+	    (!from_decomp && !r->stream && r->data_whole && want > r->data_end - r->pos)) {
+		r->pos = rec->offset;
+		return fail(r, -hpf_bad_record, "%s: byte %" PRIu64 ": the AUXTRACE record claims %"
+			    PRIu64 " bytes of AUX data, more than the data section holds: a corrupt "
+			    "size", r->name, rec->offset, want);
+	}
 
 	if (from_decomp) {
 		have = r->decomp.len - r->decomp_pos;

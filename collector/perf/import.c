@@ -110,6 +110,14 @@ static void take_info(struct import *im, const struct hwt_perf_record *rec)
 	c->time_shift = p[HWT_PT_INFO_TIME_SHIFT];
 	c->time_mult = p[HWT_PT_INFO_TIME_MULT];
 	c->time_zero = p[HWT_PT_INFO_TIME_ZERO];
+	if (c->time_shift >= 64 || !c->time_mult) {
+		hwt_import_warn(im, "%s: AUXTRACE_INFO's time conversion (shift %" PRIu64
+				", multiplier %" PRIu64 ") cannot be: times taken as TSC",
+				im->perf_path, c->time_shift, c->time_mult);
+		c->time_shift = 0;
+		c->time_mult = 1;
+		c->time_zero = 0;
+	}
 	c->per_cpu = !!p[HWT_PT_INFO_PER_CPU_MMAPS];
 	c->snapshot = !!p[HWT_PT_INFO_SNAPSHOT_MODE];
 	/* The config bits of this PMU; defaults are Linux's. */
@@ -253,7 +261,7 @@ static int take_record(struct import *im, const struct hwt_perf_record *rec)
 	case HWT_PERF_RECORD_TIME_CONV:
 		/* AUXTRACE_INFO's conversion is the one perf's decoder uses; this one
 		   stands in when there is none. */
-		if (!im->pt.have_info && !im->pt.time_mult) {
+		if (!im->pt.have_info && !im->pt.time_mult && rec->u.time_conv.time_shift < 64) {
 			im->pt.time_shift = rec->u.time_conv.time_shift;
 			im->pt.time_mult = rec->u.time_conv.time_mult;
 			im->pt.time_zero = rec->u.time_conv.time_zero;
@@ -324,9 +332,7 @@ static int take_record(struct import *im, const struct hwt_perf_record *rec)
 								: rec->u.lost_samples.lost;
 		return 0;
 	case PERF_RECORD_AUX:
-		if (!(rec->u.aux.flags & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL |
-					  PERF_AUX_FLAG_COLLISION)))
-			return 0;
+		/* All of them: they say what the AUX data should hold (check_coverage). */
 		e = new_event(im, rec);
 		if (!e)
 			return -1;
@@ -419,6 +425,105 @@ static int make_queues(struct import *im)
 	return 0;
 }
 
+static int range_cmp(const void *pa, const void *pb)
+{
+	const uint64_t *a = pa, *b = pb;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/*
+ * AUX data missing: the kernel's AUX records say which bytes of a buffer it
+ * wrote; the AUXTRACE records hold what perf copied. Bytes of the one not
+ * in the other are lost trace (perf killed, the file cut, a record
+ * removed). Snapshot mode writes other ranges than it records: not checked.
+ */
+static int check_coverage(struct import *im)
+{
+	if (im->pt.snapshot)
+		return 0;
+	/* AUX records of a thread or CPU with no AUX data at all. */
+	for (size_t i = 0; i < im->nevents; i++) {
+		const struct ievent *e = &im->events[i];
+		int found = 0;
+
+		if (e->type != PERF_RECORD_AUX || !e->u.aux.size)
+			continue;
+		for (size_t qi = 0; qi < im->nqueues && !found; qi++) {
+			const struct iqueue *q = &im->queues[qi];
+
+			found = q->per_cpu ? e->has_cpu && e->cpu == q->cpu : e->tid == q->tid;
+		}
+		if (found)
+			continue;
+		im->stats.damaged_bytes += e->u.aux.size;
+		hwt_import_warn(im, "%s: %" PRIu64 " bytes of thread %" PRId32 "'s AUX data that "
+				"the kernel wrote are not in the file: that trace is lost",
+				im->perf_path, e->u.aux.size, (int32_t)e->tid);
+		if (hwt_import_grow(im, (void **)&im->orphan_aux, &im->cap_orphan_aux,
+				    im->norphan_aux + 1, sizeof(*im->orphan_aux)))
+			return -hie_nomem;
+		im->orphan_aux[im->norphan_aux++] = i;
+	}
+	for (size_t qi = 0; qi < im->nqueues; qi++) {
+		struct iqueue *q = &im->queues[qi];
+		uint64_t (*have)[2] = calloc(q->nbufs + 1, sizeof(*have));
+		uint64_t missing = 0, last_time = 0;
+		uint32_t pid = UINT32_MAX, tid = UINT32_MAX;
+
+		if (!have)
+			return -hie_nomem;
+		for (size_t b = 0; b < q->nbufs; b++) {
+			have[b][0] = q->bufs[b]->offset;
+			have[b][1] = q->bufs[b]->offset + q->bufs[b]->have;
+		}
+		qsort(have, q->nbufs, sizeof(*have), range_cmp);
+		for (size_t i = 0; i < im->nevents; i++) {
+			const struct ievent *e = &im->events[i];
+			uint64_t from, to;
+
+			if (e->type != PERF_RECORD_AUX || !e->u.aux.size ||
+			    (q->per_cpu ? !e->has_cpu || e->cpu != q->cpu : e->tid != q->tid))
+				continue;
+			from = e->u.aux.offset;
+			to = from + e->u.aux.size;
+			/* What no buffer holds of [from, to). */
+			for (size_t b = 0; b < q->nbufs && from < to; b++) {
+				if (have[b][1] <= from)
+					continue;
+				if (have[b][0] > from) {
+					uint64_t gap_end = have[b][0] < to ? have[b][0] : to;
+
+					missing += gap_end - from;
+				}
+				from = have[b][1] > from ? have[b][1] : from;
+			}
+			if (from < to)
+				missing += to - from;
+			pid = e->pid;
+			tid = e->tid;
+			last_time = e->time;
+		}
+		free(have);
+		if (!missing)
+			continue;
+		im->stats.damaged_bytes += missing;
+		if (q->per_cpu)
+			hwt_import_warn(im, "%s: %" PRIu64 " bytes of CPU %u's AUX data that the kernel "
+					"wrote are not in the file: that trace is lost", im->perf_path,
+					missing, q->cpu);
+		else
+			hwt_import_warn(im, "%s: %" PRIu64 " bytes of thread %" PRId32 "'s AUX data that "
+					"the kernel wrote are not in the file: that trace is lost",
+					im->perf_path, missing, (int32_t)q->tid);
+		q->missing = missing;
+		q->missing_pid = pid;
+		q->missing_tid = tid;
+		q->missing_time = last_time;
+	}
+	return 0;
+}
+
 static int event_cmp(const void *pa, const void *pb)
 {
 	const struct ievent *a = pa, *b = pb;
@@ -449,6 +554,7 @@ static void free_all(struct import *im)
 		free(im->queues[i].owners);
 	}
 	free(im->queues);
+	free(im->orphan_aux);
 	hwt_import_note_free(&im->note);
 	hwt_import_processes_free(im);
 	free(im->pt.filter);
@@ -501,6 +607,8 @@ int hwt_perf_import(const char *perf_data, const char *bundle_dir,
 	if (!err)
 		err = make_queues(&im);
 	if (!err)
+		err = check_coverage(&im);
+	if (!err)
 		err = hwt_import_bundle_create(&im);
 	if (err) {
 		if (err == -hie_exists)
@@ -508,6 +616,17 @@ int hwt_perf_import(const char *perf_data, const char *bundle_dir,
 		goto out;
 	}
 	err = hwt_import_processes(&im);
+	/* The losses the coverage found, in the images they hit. */
+	for (size_t i = 0; !err && i < im.nqueues; i++)
+		if (im.queues[i].missing)
+			hwt_import_lost(&im, im.queues[i].missing_pid, im.queues[i].missing_tid,
+					im.queues[i].missing_time, HWT_LOST_BUFFER_WRAP, 0,
+					im.queues[i].missing);
+	for (size_t i = 0; !err && i < im.norphan_aux; i++) {
+		const struct ievent *e = &im.events[im.orphan_aux[i]];
+
+		hwt_import_lost(&im, e->pid, e->tid, e->time, HWT_LOST_BUFFER_WRAP, 0, e->u.aux.size);
+	}
 	if (!err)
 		err = hwt_import_owners(&im);
 	for (size_t i = 0; !err && i < im.nqueues; i++)

@@ -126,6 +126,9 @@ struct iqueue {
 	size_t nbufs, cap;
 	struct iowner *owners;
 	size_t nowners, cap_owners;
+	/* AUX data the kernel's AUX records say it wrote and the file lacks */
+	uint64_t missing, missing_time;
+	uint32_t missing_pid, missing_tid;
 };
 
 /* The decoder-relevant configuration of the PMU (AUXTRACE_INFO and attr). */
@@ -171,6 +174,8 @@ struct import {
 	struct { uint32_t tid, pid; } *threads;
 	size_t nthreads, cap_threads;
 	uint64_t untraced_lost;    /* losses of no known process */
+	size_t *orphan_aux;        /* AUX events of threads without AUX data */
+	size_t norphan_aux, cap_orphan_aux;
 	int nomem;
 };
 

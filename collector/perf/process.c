@@ -389,6 +389,9 @@ static int do_event(struct import *im, const struct ievent *e)
 				e->u.lost.count, 0);
 		return 0;
 	case PERF_RECORD_AUX:
+		if (!(e->u.aux.flags & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL |
+					PERF_AUX_FLAG_COLLISION)))
+			return 0;
 		hwt_import_warn(im, "%s: the kernel flagged the AUX data at offset %#" PRIx64
 				" (%" PRIu64 " bytes, thread %" PRId32 ")%s%s%s: trace is missing",
 				im->perf_path, e->u.aux.offset, e->u.aux.size, (int32_t)e->tid,

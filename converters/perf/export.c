@@ -158,6 +158,7 @@ enum xevent_kind {
 	xe_process_exit,
 	xe_lost,
 	xe_switch,      /* one_cpu: the i-th SWITCH_CPU_WIDE (rec is NULL) */
+	xe_aux,         /* the kernel's AUX record of x->aux[index] (rec is NULL) */
 };
 
 struct xevent {
@@ -228,6 +229,20 @@ static struct xevent *collect_events(struct xport *x, size_t *count,
 		}
 		hwt_xport_one_cpu_switch(cpu, i, &t, &out, &a, &b, &c, &d);
 		ev[n] = (struct xevent){ t, n, NULL, NULL, xe_switch, i };
+		n++;
+	}
+	/* The AUX record the kernel writes for the data (not in one-CPU form). */
+	for (size_t i = 0; !cpu && i < x->naux; i++) {
+		if (n == cap) {
+			void *p = realloc(ev, (cap = cap ? cap * 2 : 256) * sizeof(*ev));
+
+			if (!p) {
+				free(ev);
+				return NULL;
+			}
+			ev = p;
+		}
+		ev[n] = (struct xevent){ x->aux[i].time, n, x->aux[i].image, NULL, xe_aux, i };
 		n++;
 	}
 
@@ -339,6 +354,20 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 	int err = 0;
 
 	memset(&p, 0, sizeof(p));
+	if (e->kind == xe_aux) {
+		const struct xport_aux *a = &x->aux[e->index];
+
+		p.type = PERF_RECORD_AUX;
+		p.u.aux.offset = a->offset;
+		p.u.aux.size = a->size;
+		sample_of(&p, a->stream->pid, a->stream->tid, e->time);
+		p.sample.id = PT_ID;
+		err = hwt_perf_writer_write(w, &p);
+		if (err)
+			return perf_error(err);
+		x->stats.records++;
+		return 0;
+	}
 	if (e->kind == xe_switch) {
 		uint64_t t;
 		int out;
@@ -442,6 +471,7 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 		break;
 	}
 	case xe_switch:
+	case xe_aux:
 		break;
 	case xe_lost: {
 		const struct hwt_record_lost *l = (const void *)h;
@@ -701,26 +731,69 @@ static void free_images(struct xport *x)
 	}
 	free(x->images);
 	free(x->image_of);
+	free(x->aux);
 }
 
-static int write_streams(struct xport *x, struct hwt_perf_writer *w)
+/* Every stream's place in its thread's AUX buffer. */
+static int plan_aux(struct xport *x)
 {
-	size_t idx = 0;
+	size_t n = hwt_bundle_stream_count(x->bundle);
+	uint32_t nidx = 0;
 
-	for (size_t i = 0; i < hwt_bundle_stream_count(x->bundle); i++) {
+	x->aux = calloc(n ? n : 1, sizeof(*x->aux));
+	if (!x->aux)
+		return -hxe_nomem;
+	for (size_t i = 0; i < n; i++) {
 		const struct hwt_bundle_stream *s = hwt_bundle_stream_at(x->bundle, i);
+		struct xport_aux *a = &x->aux[x->naux];
 		const struct xport_image *im;
-		struct hwt_perf_record p;
-		uint64_t damaged, max = 0;
-		size_t size, padded;
-		uint8_t *buf;
-		int err;
+		uint64_t offset = 0;
+		long idx = -1;
 
 		if (s->image < 0 || x->image_of[s->image] < 0) {
 			hwt_xport_warn(x, "%s: a stream without sideband: not exported", s->path);
 			continue;
 		}
 		im = &x->images[x->image_of[s->image]];
+		for (size_t k = 0; k < x->naux; k++)
+			if (x->aux[k].stream->tid == s->tid) {
+				idx = (long)x->aux[k].idx;
+				offset = x->aux[k].offset + x->aux[k].size;
+			}
+		a->stream = s;
+		a->image = im;
+		a->idx = idx < 0 ? nidx++ : (uint32_t)idx;
+		a->offset = offset;
+		a->size = (s->size + 7) & ~(uint64_t)7;
+		a->time = hwt_xport_record_time(x, im, 0);
+		for (size_t f = 0; f < im->nfirst; f++)
+			if (im->first[f].tid == s->tid && im->first[f].tsc != UINT64_MAX)
+				a->time = im->first[f].time;
+		x->naux++;
+	}
+	return 0;
+}
+
+/* The AUX data of the streams of image im (NULL: of all), FINISHED_ROUND after. */
+static int write_streams(struct xport *x, struct hwt_perf_writer *w, const struct xport_image *only)
+{
+	struct hwt_perf_record round = { .type = HWT_PERF_RECORD_FINISHED_ROUND };
+
+	for (size_t i = 0; i < x->naux; i++) {
+		struct xport_aux *a = &x->aux[i];
+
+		if ((only && a->image != only) || a->written)
+			continue;
+		a->written = 1;
+		{
+		const struct hwt_bundle_stream *s = a->stream;
+		const struct xport_image *im = a->image;
+		struct hwt_perf_record p;
+		uint64_t damaged, max = 0;
+		size_t size, padded;
+		uint8_t *buf;
+		int err;
+
 		buf = read_stream(s, &size, 8);
 		if (!buf) {
 			hwt_xport_warn(x, "%s: cannot read it: %s", s->path, strerror(errno));
@@ -738,12 +811,17 @@ static int write_streams(struct xport *x, struct hwt_perf_writer *w)
 		}
 		/* perf pads AUX data to 8 bytes; zero bytes are PAD packets. */
 		padded = (size + 7) & ~(size_t)7;
+		if (padded != a->size) {
+			free(buf);
+			hwt_xport_warn(x, "%s: changed while exported", s->path);
+			return -hxe_io;
+		}
 		memset(&p, 0, sizeof(p));
 		p.type = HWT_PERF_RECORD_AUXTRACE;
 		p.u.auxtrace.size = padded;
-		p.u.auxtrace.offset = 0;
+		p.u.auxtrace.offset = a->offset;
 		p.u.auxtrace.reference = im->base;
-		p.u.auxtrace.idx = (uint32_t)idx++;
+		p.u.auxtrace.idx = a->idx;
 		p.u.auxtrace.tid = s->tid;
 		p.u.auxtrace.cpu = UINT32_MAX;
 		p.u.auxtrace.data = buf;
@@ -754,8 +832,9 @@ static int write_streams(struct xport *x, struct hwt_perf_writer *w)
 			return perf_error(err);
 		x->stats.streams++;
 		x->stats.trace_bytes += size;
+		}
 	}
-	return 0;
+	return perf_error(hwt_perf_writer_write(w, &round));
 }
 
 int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
@@ -854,6 +933,10 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 		err = hwt_xport_one_cpu_plan(&x, &cpu);
 		if (err)
 			goto out;
+	} else {
+		err = plan_aux(&x);
+		if (err)
+			goto out;
 	}
 	events = collect_events(&x, &nevents, cpu);
 	if (!events) {
@@ -888,13 +971,22 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 		err = perf_error(err);
 		goto out;
 	}
-	err = x.one_cpu ? hwt_xport_one_cpu_write(&x, cpu, w) : write_streams(&x, w);
-	for (size_t i = 0; !err && i < nevents; i++)
+	/*
+	 * Where the AUX data goes. On the sequential clock each image's records
+	 * are together: its streams follow them, then FINISHED_ROUND, as perf
+	 * record writes data it has read (a file cut short keeps whole images).
+	 * Otherwise (one CPU, a TSC clock) all of it first: then a reader of a
+	 * pipe has it queued before the sideband asks to decode.
+	 */
+	if (x.one_cpu)
+		err = hwt_xport_one_cpu_write(&x, cpu, w);
+	else if (x.identity)
+		err = write_streams(&x, w, NULL);
+	for (size_t i = 0; !err && i < nevents; i++) {
 		err = write_event(&x, w, &events[i], cpu);
-	if (!err) {
-		struct hwt_perf_record p = { .type = HWT_PERF_RECORD_FINISHED_ROUND };
-
-		err = perf_error(hwt_perf_writer_write(w, &p));
+		if (!err && !x.one_cpu && !x.identity && events[i].im &&
+		    (i + 1 == nevents || events[i + 1].im != events[i].im))
+			err = write_streams(&x, w, events[i].im);
 	}
 	if (err)
 		goto out;

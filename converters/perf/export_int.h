@@ -26,6 +26,17 @@ struct xport_image {
 	size_t nfirst;
 };
 
+/* Where a stream goes: the AUX buffer of its thread (one per tid, as perf
+   record --per-thread has it: an exec's images follow on in it). */
+struct xport_aux {
+	const struct hwt_bundle_stream *stream;
+	const struct xport_image *image;
+	uint32_t idx;
+	uint64_t offset, size;   /* in the buffer; size padded to 8 bytes */
+	uint64_t time;           /* when its trace begins (for its AUX record) */
+	int written;
+};
+
 struct xport {
 	struct hwt_bundle *bundle;
 	const struct hwt_perf_export_options *options;
@@ -36,6 +47,8 @@ struct xport {
 	uint64_t scale;          /* global ticks per sequence step */
 	int identity;            /* the bundle's clock is the TSC: times kept */
 	int one_cpu;             /* every thread's trace on one CPU (one_cpu.c) */
+	struct xport_aux *aux;
+	size_t naux;
 };
 
 /* A warning through the caller's callback. */
