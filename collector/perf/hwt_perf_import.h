@@ -44,6 +44,13 @@ enum hwt_perf_import_error {
 const char *hwt_perf_import_errstr(int code);
 
 typedef void hwt_perf_import_warn_fn(void *context, const char *message);
+/*
+ * Whether the process image running the executable at path is traced (1),
+ * or was to run natively (0, *reason says why): perf traced every process,
+ * the bundle keeps those that the recording's selection (docs/select.md)
+ * would have traced and lists the others as untraced.
+ */
+typedef int hwt_perf_import_select_fn(void *context, const char *path, const char **reason);
 
 struct hwt_perf_import_options {
 	/* Look for binaries under this directory first (perf's --symfs); NULL: none. */
@@ -52,6 +59,8 @@ struct hwt_perf_import_options {
 	const char *buildid_dir;
 	hwt_perf_import_warn_fn *warn;   /* NULL: warnings dropped */
 	void *warn_context;
+	hwt_perf_import_select_fn *select; /* NULL: every process is kept */
+	void *select_context;
 	/* Filled with the error's text when hwt_perf_import fails (may be NULL). */
 	char *error;
 	size_t error_size;
@@ -72,6 +81,8 @@ struct hwt_perf_import_stats {
 	uint64_t damaged_bytes;   /* trace that does not decode as packets, or lost */
 	uint64_t lost_events;     /* LOST, LOST_SAMPLES, AUXTRACE_ERROR, flagged AUX */
 	uint64_t missing_binaries;/* files a mapping names that were not found */
+	uint64_t untraced;        /* process images left out by the selection */
+	uint64_t untraced_bytes;  /* their trace */
 };
 
 /*

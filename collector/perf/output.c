@@ -205,17 +205,56 @@ static int write_image(struct import *im, struct iimage *g)
 	return err ? -hie_io : 0;
 }
 
+/* A process image the selection leaves out: an UNTRACED record, its streams removed. */
+static int write_untraced(struct import *im, struct iimage *g, const char *path,
+			  const char *reason)
+{
+	uint8_t buf[HWT_RECORD_MAX_SIZE];
+	uint32_t size = hwt_record_untraced_build(buf, sizeof(buf), g->ppid, 0, path, 4096,
+						  reason, 512);
+	struct hwt_record_header *h = (void *)buf;
+	char *file = malloc(strlen(im->dir) + 32);
+	int fd, err;
+
+	if (!file)
+		return -hie_nomem;
+	if (!size) {
+		free(file);
+		return -hie_internal;
+	}
+	h->time = g->start;
+	h->pid = h->tid = g->pid;
+	hwt_record_seal(h);
+	sprintf(file, "%s/sideband/untraced.sb", im->dir);
+	fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	err = fd < 0 || write_all(fd, buf, size);
+	if (fd >= 0 && close(fd) < 0)
+		err = 1;
+	free(file);
+	for (size_t k = 0; k < im->nstreams; k++) {
+		struct istream *s = im->streams[k];
+
+		if (s->image != g || !s->bytes)
+			continue;
+		im->stats.untraced_bytes += s->bytes;
+		im->stats.trace_bytes -= s->bytes;
+		if (s->path)
+			unlink(s->path);
+		s->bytes = 0;
+	}
+	im->stats.untraced++;
+	return err ? -hie_io : 0;
+}
+
 int hwt_import_bundle_finish(struct import *im)
 {
 	int err = 0;
 
-	for (size_t i = 0; i < im->nstreams && !err; i++) {
+	for (size_t i = 0; i < im->nstreams && !err; i++)
 		err = stream_flush(im, im->streams[i]);
-		if (im->streams[i]->bytes)
-			im->stats.streams++;
-	}
 	for (size_t i = 0; i < im->nimages && !err; i++) {
 		struct iimage *g = im->images[i];
+		const char *reason = NULL;
 		int traced = g->nmmaps > 0;
 
 		for (size_t k = 0; k < im->nstreams && !traced; k++)
@@ -223,9 +262,17 @@ int hwt_import_bundle_finish(struct import *im)
 		/* An image perf saw only by name (its comm before an exec) is left out. */
 		if (!traced)
 			continue;
+		if (im->opt && im->opt->select && g->path &&
+		    !im->opt->select(im->opt->select_context, g->path, &reason)) {
+			err = write_untraced(im, g, g->path, reason ? reason : "not selected");
+			continue;
+		}
 		err = write_image(im, g);
 		im->stats.images++;
 	}
+	for (size_t i = 0; i < im->nstreams; i++)
+		if (im->streams[i]->bytes)
+			im->stats.streams++;
 	if (im->untraced_lost)
 		hwt_import_warn(im, "%" PRIu64 " losses happened before any process was seen",
 				im->untraced_lost);
