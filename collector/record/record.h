@@ -34,6 +34,9 @@ size_t hwt_record_print_untraced(struct hwt_bundle *bundle, FILE *out, const cha
 size_t hwt_record_print_by_library(struct hwt_bundle *bundle, const struct hwt_unit_options *unit,
 				   FILE *out, const char *prefix);
 
+/* Removes an old bundle for --force; refuses anything that is not one. 0 or -1 (message). */
+int hwt_remove_bundle(const char *dir, const char *prefix);
+
 /* Exit status a shell would give for a waitpid status (128 + signal when killed). */
 int hwt_exit_code(int wait_status);
 

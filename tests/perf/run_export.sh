@@ -2,10 +2,10 @@
 # Records a program with a software trace unit, exports the bundle as
 # perf.data and checks that Linux perf's Intel PT decoder lists exactly the
 # taken branches libipt decodes from the bundle (branches_vs_perf.py).
-# usage: run_export.sh HWT DRIVER CHECK WORKDIR EXPECTED_STATUS UNIT PROGRAM ARGS...
+# usage: run_export.sh HWT CHECK WORKDIR EXPECTED_STATUS UNIT PROGRAM ARGS...
 set -u
-hwt=$1 driver=$2 check=$3 work=$4 expected=$5 unit=$6
-shift 6
+hwt=$1 check=$2 work=$3 expected=$4 unit=$5
+shift 5
 command -v perf >/dev/null || { echo "SKIP: perf (linux-perf) is not installed"; exit 77; }
 rm -rf "$work" "$work.data"
 mkdir -p "$(dirname "$work")"
@@ -16,5 +16,5 @@ if [ "$status" != "$expected" ]; then
 	cat "$work.err"
 	exit 1
 fi
-"$driver" export "$work" "$work.data" || exit 1
+"$hwt" export -q -o "$work.data" "$work" || exit 1
 exec python3 "$(dirname "$0")/branches_vs_perf.py" "$check" "$work" "$work.data"

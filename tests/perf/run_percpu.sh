@@ -5,18 +5,18 @@
 # both and checks that the per-CPU import gives the per-thread import's
 # profile and the bundle's; and that Linux perf, decoding the per-CPU file by
 # its switch records, gives every thread the branches libipt decodes.
-# usage: run_percpu.sh HWT DRIVER CHECK WORKDIR UNIT PROGRAM ARGS...
+# usage: run_percpu.sh HWT CHECK WORKDIR UNIT PROGRAM ARGS...
 set -u
-hwt=$1 driver=$2 check=$3 work=$4 unit=$5
-shift 5
+hwt=$1 check=$2 work=$3 unit=$4
+shift 4
 rm -rf "$work" "$work".*
 mkdir -p "$(dirname "$work")"
 "$hwt" record -q --unit "$unit" -o "$work" -- "$@" >"$work.out" 2>"$work.err" ||
 	{ echo "FAIL: record"; cat "$work.err"; exit 1; }
-"$driver" export "$work" "$work.thread.data" 2>/dev/null || { echo "FAIL: export"; exit 1; }
-"$driver" export "$work" "$work.cpu.data" one-cpu 2>/dev/null || { echo "FAIL: export"; exit 1; }
-"$driver" import "$work.thread.data" "$work.thread" || { echo "FAIL: import"; exit 1; }
-"$driver" import "$work.cpu.data" "$work.cpu" 2>"$work.cpu.err" || { cat "$work.cpu.err"; exit 1; }
+"$hwt" export -q -o "$work.thread.data" "$work" || { echo "FAIL: export"; exit 1; }
+"$hwt" export -q --one-cpu -o "$work.cpu.data" "$work" || { echo "FAIL: export"; exit 1; }
+"$hwt" import -o "$work.thread" "$work.thread.data" || { echo "FAIL: import"; exit 1; }
+"$hwt" import -o "$work.cpu" "$work.cpu.data" 2>"$work.cpu.err" || { cat "$work.cpu.err"; exit 1; }
 cat "$work.cpu.err"
 failed=0
 grep -q "per CPU" "$work.cpu.err" || { echo "FAIL: the one-CPU file did not import per CPU"; failed=1; }

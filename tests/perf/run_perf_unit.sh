@@ -7,10 +7,10 @@
 # come through; auto must pick perf where a PMU directory names intel_pt;
 # --filter must become perf's address filter; hwt-cov --unit perf must write
 # the lcov of the Valgrind unit's recording.
-# usage: run_perf_unit.sh HWT HWT_COV DRIVER WORKDIR STATUS PROGRAM ARGS...
+# usage: run_perf_unit.sh HWT HWT_COV WORKDIR STATUS PROGRAM ARGS...
 set -u
-hwt=$1 cov=$2 driver=$3 work=$4 expected=$5
-shift 5
+hwt=$1 cov=$2 work=$3 expected=$4
+shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work/sources/intel_pt"
@@ -19,7 +19,7 @@ fail() { echo "FAIL $*"; failed=1; }
 
 "$hwt" record -q --unit valgrind -o "$work/ref" -- "$@" >/dev/null 2>&1
 [ $? = "$expected" ] || fail "the reference recording's exit status"
-"$driver" export "$work/ref" "$work/ref.data" 2>/dev/null || fail "export"
+"$hwt" export -q -o "$work/ref.data" "$work/ref" || fail "export"
 export HWT_EVENT_SOURCES="$work/sources" HWT_PERF="$here/fake_perf.sh"
 export FAKE_PERF_DATA="$work/ref.data" FAKE_PERF_LOG="$work/perf.log"
 

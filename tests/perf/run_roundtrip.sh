@@ -3,11 +3,11 @@
 # exports the bundle as perf.data (file mode, pipe mode or compressed), imports
 # that again and checks that the profile of the import equals the bundle's
 # byte for byte, and so do the lcov and AutoFDO outputs and the diagnostics.
-# usage: run_roundtrip.sh HWT DRIVER WORKDIR EXPECTED_STATUS UNIT FORMAT PROGRAM ARGS...
+# usage: run_roundtrip.sh HWT WORKDIR EXPECTED_STATUS UNIT FORMAT PROGRAM ARGS...
 #   FORMAT: file, pipe or compress
 set -u
-hwt=$1 driver=$2 work=$3 expected=$4 unit=$5 format=$6
-shift 6
+hwt=$1 work=$2 expected=$3 unit=$4 format=$5
+shift 5
 rm -rf "$work" "$work.imp" "$work.data"
 mkdir -p "$(dirname "$work")"
 "$hwt" record -q --unit "$unit" -o "$work" -- "$@" >"$work.out" 2>"$work.err"
@@ -18,14 +18,14 @@ if [ "$status" != "$expected" ]; then
 	exit 1
 fi
 case $format in
-file) "$driver" export "$work" "$work.data" ;;
-pipe) "$driver" export "$work" - pipe >"$work.data" ;;
-compress) "$driver" export "$work" "$work.data" compress ;;
+file) "$hwt" export -q -o "$work.data" "$work" ;;
+pipe) "$hwt" export -o - "$work" >"$work.data" ;;
+compress) "$hwt" export -q -z -o "$work.data" "$work" ;;
 esac || { echo "FAIL: export"; exit 1; }
 if [ "$format" = pipe ]; then
-	"$driver" import - "$work.imp" <"$work.data"
+	"$hwt" import -q -o "$work.imp" - <"$work.data"
 else
-	"$driver" import "$work.data" "$work.imp"
+	"$hwt" import -q -o "$work.imp" "$work.data"
 fi || { echo "FAIL: import"; exit 1; }
 failed=0
 for report in profile lcov afdo afdo-text; do
