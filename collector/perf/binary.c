@@ -10,6 +10,7 @@
  */
 #include "import_int.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_file.h"
+#include "elf_note.h"
 
 static void hex(char *out, const uint8_t *id, uint8_t n)
 {
@@ -26,29 +27,67 @@ static void hex(char *out, const uint8_t *id, uint8_t n)
 	out[2 * n] = '\0';
 }
 
-/* 1 when path is a file with this build-id (any file when size is 0); fills
-   the build-id in when the recording did not say it. */
+/*
+ * The GNU build-id of the 64-bit ELF file path (its PT_NOTE segments) into
+ * id: its size (0: none), or -1 when path is no such ELF file.
+ */
+static int read_build_id(const char *path, uint8_t *id)
+{
+	Elf64_Ehdr eh;
+	uint32_t found = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256)
+		goto out;
+	rc = 0;
+	for (unsigned i = 0; i < eh.e_phnum && !found; i++) {
+		Elf64_Phdr ph;
+		uint8_t notes[1024];
+		const uint8_t *desc;
+		size_t len;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+			    (ssize_t)sizeof(ph) ||
+		    ph.p_type != PT_NOTE)
+			continue;
+		len = ph.p_filesz < sizeof(notes) ? (size_t)ph.p_filesz : sizeof(notes);
+		if (pread(fd, notes, len, (off_t)ph.p_offset) != (ssize_t)len)
+			continue;
+		found = hwt_elf_note_build_id(notes, len, 20, &desc);
+		if (found)
+			memcpy(id, desc, found);
+	}
+	rc = (int)found;
+out:
+	close(fd);
+	return rc;
+}
+
+/* 1 when path is a file with this build-id (any ELF file when size is 0);
+   fills the build-id in when the recording did not say it. */
 static int is_it(const char *path, uint8_t *id, uint8_t *size)
 {
-	struct hwt_elf_file f;
+	uint8_t found[20];
 	struct stat st;
-	int ok;
+	int n;
 
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;
-	if (hwt_elf_file_open(&f, path) < 0)
+	n = read_build_id(path, found);
+	if (n < 0)
 		return 0;
 	if (!*size) {
-		ok = 1;
-		if (f.build_id_size && f.build_id_size <= 20) {
-			memcpy(id, f.build_id, f.build_id_size);
-			*size = (uint8_t)f.build_id_size;
+		if (n > 0) {
+			memcpy(id, found, (size_t)n);
+			*size = (uint8_t)n;
 		}
-	} else {
-		ok = f.build_id_size == *size && !memcmp(f.build_id, id, *size);
+		return 1;
 	}
-	hwt_elf_file_close(&f);
-	return ok;
+	return n == *size && !memcmp(found, id, *size);
 }
 
 static char *cache_dir(const struct import *im)

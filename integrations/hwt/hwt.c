@@ -6,10 +6,6 @@
 #include <string.h>
 
 #include "commands.h"
-#include "hwt_dump.h"
-#include "profile.h"
-#include "record.h"
-#include "report.h"
 
 #ifndef HWT_VERSION
 #define HWT_VERSION "unknown"

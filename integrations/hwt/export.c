@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "hwt_bundle.h"
+#include "hwt_command.h"
 #include "hwt_perf_export.h"
 
 #define PREFIX "hwt export"
@@ -52,50 +53,61 @@ static void warn(void *context, const char *message)
 int hwt_export_main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
-		{ "output", required_argument, NULL, 'o' },
+		HWT_OPTION_OUTPUT,
 		{ "pipe", no_argument, NULL, 'p' },
 		{ "compress", no_argument, NULL, 'z' },
 		{ "cpuid", required_argument, NULL, 'c' },
 		{ "one-cpu", no_argument, NULL, '1' },
-		{ "quiet", no_argument, NULL, 'q' },
+		HWT_OPTION_QUIET,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct hwt_command_options common = { .output = DEFAULT_OUTPUT };
 	struct hwt_perf_export_options o = { 0 };
 	struct hwt_perf_export_stats st;
 	struct hwt_bundle *bundle;
 	struct warnings w = { 0 };
-	const char *output = DEFAULT_OUTPUT;
-	int quiet = 0, opt, err;
+	const char *output;
+	int quiet, status = 0, saved_opterr = opterr, opt, err;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:zqh", long_options, NULL)) != -1) {
+	optind = 0; /* glibc: a fresh start, with this optstring's ordering */
+	opterr = 0;
+	while (status == 0 && (opt = getopt_long(argc, argv, ":o:zqh", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'o': output = optarg; break;
 		case 'p': o.flags |= HWT_PERF_EXPORT_PIPE; break;
 		case 'z': o.flags |= HWT_PERF_EXPORT_COMPRESS; break;
 		case 'c': o.cpuid = optarg; break;
 		case '1': o.flags |= HWT_PERF_EXPORT_ONE_CPU; break;
-		case 'q': quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			usage(stdout);
+			status = 1;
+			break;
+		case '?':
+		case ':':
+			fprintf(stderr, PREFIX ": unknown option '%s'\n", hwt_command_bad_option(argv));
+			usage(stderr);
+			status = 2;
+			break;
+		default:
+			if (hwt_command_option(&common, opt, optarg, PREFIX) <= 0)
+				status = 2;
 		}
 	}
+	opterr = saved_opterr;
+	if (status)
+		return status == 1 ? 0 : 2;
+	output = common.output;
+	quiet = common.quiet;
 	if (optind + 1 != argc) {
 		fprintf(stderr, PREFIX ": %s\n", optind >= argc ? "no bundle to export"
 								: "one bundle at a time");
 		usage(stderr);
 		return 2;
 	}
-	bundle = hwt_bundle_alloc();
+	bundle = hwt_command_open_bundle(argv[optind], stderr, PREFIX);
 	if (!bundle)
 		return 2;
-	err = hwt_bundle_open(bundle, argv[optind]);
-	hwt_bundle_diag_print(bundle, stderr, PREFIX);
-	if (err) {
-		hwt_bundle_free(bundle);
-		return 2;
-	}
+	hwt_command_print_diags(bundle, stderr, PREFIX);
 	o.argv = (const char *const *)argv;
 	o.argc = (size_t)argc;
 	o.warn = warn;

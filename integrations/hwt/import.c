@@ -10,8 +10,8 @@
 
 #include "commands.h"
 #include "hwt_bundle.h"
+#include "hwt_command.h"
 #include "hwt_perf_import.h"
-#include "record.h"
 
 #define PREFIX "hwt import"
 #define DEFAULT_OUTPUT "hwt.bundle"
@@ -54,33 +54,49 @@ static void warn(void *context, const char *message)
 int hwt_import_main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
-		{ "output", required_argument, NULL, 'o' },
+		HWT_OPTION_OUTPUT,
 		{ "force", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },
+		HWT_OPTION_QUIET,
 		{ "symfs", required_argument, NULL, 's' },
 		{ "buildid-dir", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct hwt_command_options common = { .output = DEFAULT_OUTPUT };
 	struct hwt_perf_import_options o = { 0 };
 	struct hwt_perf_import_stats st;
 	struct warnings w = { 0 };
-	const char *output = DEFAULT_OUTPUT;
+	const char *output;
 	char error[512] = "";
-	int force = 0, quiet = 0, opt, err;
+	int force = 0, quiet, status = 0, saved_opterr = opterr, opt, err;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:fqh", long_options, NULL)) != -1) {
+	optind = 0; /* glibc: a fresh start, with this optstring's ordering */
+	opterr = 0;
+	while (status == 0 && (opt = getopt_long(argc, argv, ":o:fqh", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'o': output = optarg; break;
 		case 'f': force = 1; break;
-		case 'q': quiet = 1; break;
 		case 's': o.symfs = optarg; break;
 		case 'b': o.buildid_dir = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			usage(stdout);
+			status = 1;
+			break;
+		case '?':
+		case ':':
+			fprintf(stderr, PREFIX ": unknown option '%s'\n", hwt_command_bad_option(argv));
+			usage(stderr);
+			status = 2;
+			break;
+		default:
+			if (hwt_command_option(&common, opt, optarg, PREFIX) <= 0)
+				status = 2;
 		}
 	}
+	opterr = saved_opterr;
+	if (status)
+		return status == 1 ? 0 : 2;
+	output = common.output;
+	quiet = common.quiet;
 	if (optind + 1 != argc) {
 		fprintf(stderr, PREFIX ": %s\n", optind >= argc ? "no perf.data file to import"
 								: "one perf.data file at a time");

@@ -1,0 +1,140 @@
+/*
+ * `hwt record [-o BUNDLE] [options] -- CMD ARGS...`
+ *
+ * Makes the bundle, runs CMD and everything it starts under the trace
+ * unit, writes the summary, reports what the bundle says is wrong, and
+ * exits with CMD's status so that it can stand in for CMD in a script.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "hwt_bundle.h"
+#include "hwt_command.h"
+#include "record.h"
+#include "trace_unit.h"
+
+#define DEFAULT_OUTPUT "hwt.bundle"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hwt record [options] [--] COMMAND [ARGS...]\n"
+		"\n"
+		"Records the branch trace of COMMAND and of every process it starts into\n"
+		"a trace bundle, then exits with COMMAND's exit status.\n"
+		"\n"
+		"  -o, --output DIR      the bundle to write [" DEFAULT_OUTPUT "]; must not exist\n"
+		"                        or be an empty directory\n"
+		"  -f, --force           replace DIR when it is an existing bundle\n"
+		"  -q, --quiet           print nothing but errors and warnings\n"
+		HWT_UNIT_USAGE
+		"      --psb-period N    bytes of trace between two sync points [4096]\n"
+		"      --debug-blocks    also log every executed block (for tests)\n"
+		HWT_UNIT_SELECT_USAGE
+		"  -h, --help            this text\n");
+}
+
+int hwt_remove_bundle(const char *dir, const char *prefix)
+{
+	char header[PATH_MAX];
+
+	snprintf(header, sizeof(header), "%s/hwt-bundle", dir);
+	if (access(dir, F_OK) != 0)
+		return 0;
+	if (access(header, F_OK) != 0) {
+		fprintf(stderr, "%s: %s exists and is not a trace bundle: not replacing it\n", prefix,
+			dir);
+		return -1;
+	}
+	if (hwt_bundle_remove(dir) < 0) {
+		fprintf(stderr, "%s: cannot remove %s\n", prefix, dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_summary(const char *dir, const struct hwt_unit_options *unit, int quiet)
+{
+	struct hwt_bundle *bundle = hwt_bundle_alloc();
+	struct hwt_bundle_totals totals;
+	int err;
+
+	if (!bundle)
+		return;
+	err = hwt_bundle_open(bundle, dir);
+	hwt_command_print_diags(bundle, stderr, "hwt record");
+	if (!err && hwt_bundle_totals(bundle, &totals) == 0 && totals.processes == 0) {
+		fprintf(stderr, "hwt record: warning: %s: no process was traced%s\n", dir,
+			totals.untraced ? "" : " (the command could not be started?)");
+		hwt_record_print_untraced(bundle, stderr, "hwt record");
+	} else if (!err && !quiet && hwt_bundle_totals(bundle, &totals) == 0)
+		fprintf(stderr,
+			"hwt record: %s: %llu process%s, %llu thread%s, %.1f KiB of trace, "
+			"%llu untraced\n", dir,
+			(unsigned long long)totals.processes, totals.processes == 1 ? "" : "es",
+			(unsigned long long)totals.threads, totals.threads == 1 ? "" : "s",
+			totals.trace_bytes / 1024.0, (unsigned long long)totals.untraced);
+	if (!err && !quiet)
+		hwt_record_print_by_library(bundle, unit, stderr, "hwt record");
+	hwt_bundle_free(bundle);
+}
+
+int hwt_record_main(int argc, char **argv)
+{
+	static const struct option long_options[] = {
+		HWT_OPTION_OUTPUT,
+		{ "force", no_argument, NULL, 'f' },
+		HWT_OPTION_QUIET,
+		{ "psb-period", required_argument, NULL, 'p' },
+		{ "debug-blocks", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		HWT_UNIT_SELECT_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hwt_command_options o = { .output = DEFAULT_OUTPUT };
+	struct hwt_unit_options *unit = &o.unit;
+	char *end;
+	int force = 0, opt, status;
+
+	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
+	while ((opt = getopt_long(argc, argv, "+o:fqh", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'f': force = 1; break;
+		case 'd': unit->debug_blocks = 1; break;
+		case 'p':
+			errno = 0;
+			unit->psb_period = strtol(optarg, &end, 0);
+			if (errno || *end || unit->psb_period < 256 || unit->psb_period > (1 << 20)) {
+				fprintf(stderr, "hwt record: --psb-period wants 256..1048576, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default:
+			switch (hwt_command_option(&o, opt, optarg, "hwt record")) {
+			case 1: break;
+			case 0: usage(stderr); return 2;
+			default: return 2;
+			}
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "hwt record: no command to record\n");
+		usage(stderr);
+		return 2;
+	}
+	if (force && hwt_remove_bundle(o.output, "hwt record") < 0)
+		return 2;
+	if (hwt_record_run(o.output, unit, argv + optind, &status, "hwt record") < 0)
+		return 2;
+	print_summary(o.output, unit, o.quiet);
+	return hwt_exit_code(status);
+}
