@@ -106,8 +106,12 @@ enum hwt_perf_feature {
 	HWT_PERF_FEAT_PMU_CAPS = 31,
 	/*
 	 * hwt's own section: what a trace bundle knows and perf.data cannot
-	 * say (docs/perf.md). The highest bit, far from perf's: perf reads
-	 * the sections of the bits it knows and skips the others.
+	 * say (docs/perf.md). No feature bit in file mode: the file header's
+	 * event_types section names it (perf ignores that section, and perf
+	 * inject 6.1 crashes on a feature bit it does not know); the reader
+	 * takes that section when it starts with "hwt-perf ", and a feature
+	 * section of this bit too. In pipe mode a HEADER_FEATURE record of
+	 * this number (perf skips a feature it does not know there).
 	 */
 	HWT_PERF_FEAT_HWT = 255,
 	HWT_PERF_FEAT_BITS = 256,

@@ -515,7 +515,7 @@ static int open_file_mode(struct hwt_perf_reader *r)
 {
 	const uint8_t *h = r->map;
 	uint64_t size, attr_size, attrs_off, attrs_size, feat_bits[4];
-	uint64_t nfeat = 0, feat_off;
+	uint64_t nfeat = 0, feat_off, types_off, types_size;
 
 	memcpy(&size, h + 8, 8);
 	memcpy(&attr_size, h + 16, 8);
@@ -523,6 +523,8 @@ static int open_file_mode(struct hwt_perf_reader *r)
 	memcpy(&attrs_size, h + 32, 8);
 	memcpy(&r->data_off, h + 40, 8);
 	memcpy(&r->data_size, h + 48, 8);
+	memcpy(&types_off, h + 56, 8);
+	memcpy(&types_size, h + 64, 8);
 	memcpy(feat_bits, h + 72, sizeof(feat_bits));
 	if (size != HWT_PERF_FILE_HEADER_SIZE)
 		return fail(r, -hpf_bad_header, "%s: header size %" PRIu64 ", expected %u",
@@ -600,6 +602,23 @@ static int open_file_mode(struct hwt_perf_reader *r)
 		}
 		if (feature_set(r, feat, r->map + off, len, 0))
 			return fail(r, -hpf_nomem, "%s: out of memory", r->name);
+	}
+
+	/*
+	 * hwt's own section: the header's event_types section (perf ignores
+	 * it; very old perf wrote its event types there) when it starts with
+	 * "hwt-perf ".
+	 */
+	if (types_size >= 9 && types_off <= r->file_size &&
+	    types_size <= r->file_size - types_off &&
+	    !memcmp(r->map + types_off, "hwt-perf ", 9)) {
+		if (feature_set(r, HWT_PERF_FEAT_HWT, r->map + types_off, types_size, 0))
+			return fail(r, -hpf_nomem, "%s: out of memory", r->name);
+	} else if (types_size && (types_off > r->file_size ||
+				  types_size > r->file_size - types_off)) {
+		warn(r, "%s: the event_types section (%" PRIu64 " bytes at byte %" PRIu64
+		     ", hwt's own section) is outside the file: ignored", r->name, types_size,
+		     types_off);
 	}
 	return 0;
 }

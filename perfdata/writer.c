@@ -542,13 +542,14 @@ static int feature_bytes(struct hwt_perf_writer *w, unsigned f, const uint8_t **
 	}
 	*p = w->features[f].data;
 	*n = w->features[f].len;
-	return w->have_feature[f];
+	/* hwt's own section is no feature in file mode (the header's event_types). */
+	return w->have_feature[f] && f != HWT_PERF_FEAT_HWT;
 }
 
 static int finish_file(struct hwt_perf_writer *w)
 {
 	uint8_t header[HWT_PERF_FILE_HEADER_SIZE] = { 0 };
-	uint64_t v, bits[4] = { 0 }, table_at, at, data_size;
+	uint64_t v, bits[4] = { 0 }, table_at, at, data_size, hwt_types[2] = { 0, 0 };
 	unsigned nfeat = 0;
 	struct hwt_perf_buf table = { 0 };
 
@@ -595,6 +596,17 @@ static int finish_file(struct hwt_perf_writer *w)
 		if (emit(w, p, n))
 			return w->status;
 	}
+	/*
+	 * hwt's own section after the features, named by the header's
+	 * event_types section, which perf ignores: a feature bit perf does not
+	 * know makes perf inject (6.1) crash when it writes its output.
+	 */
+	if (w->have_feature[HWT_PERF_FEAT_HWT]) {
+		hwt_types[0] = w->offset;
+		hwt_types[1] = w->features[HWT_PERF_FEAT_HWT].len;
+		if (emit(w, w->features[HWT_PERF_FEAT_HWT].data, w->features[HWT_PERF_FEAT_HWT].len))
+			return w->status;
+	}
 	if (flush_out(w))
 		return w->status;
 
@@ -608,6 +620,7 @@ static int finish_file(struct hwt_perf_writer *w)
 	memcpy(header + 32, &w->attrs_size, 8);
 	memcpy(header + 40, &w->data_off, 8);
 	memcpy(header + 48, &data_size, 8);
+	memcpy(header + 56, hwt_types, sizeof(hwt_types));
 	memcpy(header + 72, bits, sizeof(bits));
 	if (pwrite(w->fd, header, sizeof(header), 0) != (ssize_t)sizeof(header))
 		return w->status = -hpf_io;

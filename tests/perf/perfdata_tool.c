@@ -4,9 +4,13 @@
  *   perfdata_tool dump FILE        every record: "raw OFFSET SIZE TYPE" in file
  *                                  order, and for sideband records the line perf
  *                                  report -D prints for them ("TIME: PERF_RECORD_...")
- *   perfdata_tool copy IN OUT [pipe] [compress]
+ *   perfdata_tool copy IN OUT [pipe] [compress] [no-hw-index]
  *                                  reads IN and writes every record again
- *                                  through the writer (header records rebuilt)
+ *                                  through the writer (header records rebuilt);
+ *                                  no-hw-index: branch stacks without the
+ *                                  hw_idx field that perf >= 5.7 writes and
+ *                                  AutoFDO 0.19's reader does not know
+ *                                  (google/autofdo#89; docs/perf.md)
  *   perfdata_tool header FILE      attributes and features
  *
  * Exits 1 when the file does not read to its end, after printing the error.
@@ -197,8 +201,72 @@ static int header(const char *path)
 	return 0;
 }
 
+#ifndef PERF_SAMPLE_BRANCH_HW_INDEX
+#define PERF_SAMPLE_BRANCH_HW_INDEX (1u << 17)
+#endif
+#define NO_HW_INDEX 0x80000000u
+
+/*
+ * A SAMPLE without its branch stack's hw_idx (the fields before the branch
+ * stack walked in perf's order) into out; its size, or 0 to keep it.
+ */
+static size_t drop_hw_index(const struct hwt_perf_reader *r, const struct hwt_perf_record *rec,
+			    uint8_t *out)
+{
+	const uint8_t *p = rec->raw;
+	const struct hwt_perf_attr *a;
+	size_t at = 8, size = rec->size;
+	uint64_t st, id, n;
+
+	if (rec->type != PERF_RECORD_SAMPLE || size < 16 || size > 65535)
+		return 0;
+	a = hwt_perf_attr_count(r) == 1 ? hwt_perf_attr_at(r, 0) : NULL;
+	st = a ? a->attr.sample_type : 0;
+	if (!a) {
+		memcpy(&id, p + 8, 8); /* IDENTIFIER first, as perf inject writes */
+		a = hwt_perf_attr_find(r, id);
+		if (!a)
+			return 0;
+		st = a->attr.sample_type;
+	}
+	if (!(a->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) ||
+	    !(st & PERF_SAMPLE_BRANCH_STACK) || (st & PERF_SAMPLE_READ))
+		return 0;
+	at += 8 * (size_t)__builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+						     PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						     PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+						     PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+						     PERF_SAMPLE_PERIOD));
+	if ((st & PERF_SAMPLE_CALLCHAIN)) {
+		if (at + 8 > size)
+			return 0;
+		memcpy(&n, p + at, 8);
+		if (n > size / 8)
+			return 0;
+		at += 8 + 8 * n;
+	}
+	if ((st & PERF_SAMPLE_RAW)) {
+		uint32_t raw;
+
+		if (at + 4 > size)
+			return 0;
+		memcpy(&raw, p + at, 4);
+		at += 4 + raw;
+	}
+	if (at + 16 > size) /* nr, hw_idx */
+		return 0;
+	memcpy(out, p, at + 8);
+	memcpy(out + at + 8, p + at + 16, size - at - 16);
+	n = size - 8;
+	out[6] = (uint8_t)n;
+	out[7] = (uint8_t)(n >> 8);
+	return size - 8;
+}
+
 static int copy(const char *in, const char *out, unsigned flags)
 {
+	static uint8_t sample[65536];
+	unsigned no_hw_index = flags & NO_HW_INDEX;
 	struct hwt_perf_reader *r;
 	struct hwt_perf_writer *w = hwt_perf_writer_alloc();
 	struct hwt_perf_record rec;
@@ -209,6 +277,7 @@ static int copy(const char *in, const char *out, unsigned flags)
 		hwt_perf_writer_free(w);
 		return 1;
 	}
+	flags &= ~NO_HW_INDEX;
 	err = hwt_perf_writer_open(w, out, flags);
 	if (err) {
 		fprintf(stderr, "error: %s: %s\n", out, hwt_perf_errstr(err));
@@ -231,13 +300,18 @@ static int copy(const char *in, const char *out, unsigned flags)
 			started = 1;
 			for (size_t i = 0; i < hwt_perf_attr_count(r); i++) {
 				const struct hwt_perf_attr *a = hwt_perf_attr_at(r, i);
+				struct perf_event_attr attr = a->attr;
 
-				if (hwt_perf_writer_add_attr(w, &a->attr, a->ids, a->nids))
+				if (no_hw_index)
+					attr.branch_sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_HW_INDEX;
+				if (hwt_perf_writer_add_attr(w, &attr, a->ids, a->nids))
 					status = 1;
 			}
+			/* EVENT_DESC repeats the attributes: left out when they change. */
 			for (unsigned f = 1; f < HWT_PERF_FEAT_BITS; f++)
 				if (f != HWT_PERF_FEAT_BUILD_ID && f != HWT_PERF_FEAT_AUXTRACE &&
 				    f != HWT_PERF_FEAT_COMPRESSED &&
+				    !(no_hw_index && f == HWT_PERF_FEAT_EVENT_DESC) &&
 				    !hwt_perf_feature(r, f, &data, &size))
 					hwt_perf_writer_feature(w, f, data, (size_t)size);
 			for (size_t i = 0; i < hwt_perf_build_id_count(r); i++) {
@@ -247,7 +321,9 @@ static int copy(const char *in, const char *out, unsigned flags)
 							 b->filename);
 			}
 		}
-		err = hwt_perf_writer_write(w, &rec);
+		size_t n = no_hw_index ? drop_hw_index(r, &rec, sample) : 0;
+
+		err = n ? hwt_perf_writer_write_raw(w, sample, n) : hwt_perf_writer_write(w, &rec);
 		if (err) {
 			fprintf(stderr, "error: writing a %s record: %s\n",
 				hwt_perf_record_name(rec.type), hwt_perf_errstr(err));
@@ -283,9 +359,11 @@ int main(int argc, char **argv)
 				flags |= HWT_PERF_WRITE_PIPE;
 			else if (!strcmp(argv[i], "compress"))
 				flags |= HWT_PERF_WRITE_COMPRESS;
+			else if (!strcmp(argv[i], "no-hw-index"))
+				flags |= NO_HW_INDEX;
 		}
 		return copy(argv[2], argv[3], flags);
 	}
-	fprintf(stderr, "usage: perfdata_tool dump|header FILE | copy IN OUT [pipe] [compress]\n");
+	fprintf(stderr, "usage: perfdata_tool dump|header FILE | copy IN OUT [pipe] [compress] [no-hw-index]\n");
 	return 2;
 }
