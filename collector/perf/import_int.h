@@ -129,6 +129,8 @@ struct iqueue {
 	/* AUX data the kernel's AUX records say it wrote and the file lacks */
 	uint64_t missing, missing_time;
 	uint32_t missing_pid, missing_tid;
+	/* Gaps between its AUXTRACE buffers (snapshot mode: overwritten trace) */
+	uint64_t gaps, gap_bytes;
 };
 
 /* The decoder-relevant configuration of the PMU (AUXTRACE_INFO and attr). */

@@ -665,6 +665,8 @@ static int next_chunk(struct import *im, struct iqueue *q, size_t *at, uint8_t *
 			if (a->offset > end) {
 				*lost_after = 1; /* a gap: the next chunk starts there */
 				im->stats.damaged_bytes += a->offset - end;
+				q->gaps++;
+				q->gap_bytes += a->offset - end;
 				break;
 			}
 			skip = end - a->offset; /* overlaps (snapshot mode) */
@@ -755,6 +757,18 @@ int hwt_import_split(struct import *im, struct iqueue *q)
 	}
 	im->stats.kernel_bytes += w.kernel_bytes;
 	im->stats.damaged_bytes += w.damaged;
+	/* Outside snapshot mode the AUX records name what a gap lost (check_coverage). */
+	if (q->gaps && im->pt.snapshot) {
+		char who[48];
+
+		if (q->per_cpu)
+			snprintf(who, sizeof(who), "CPU %" PRIu32, q->cpu);
+		else
+			snprintf(who, sizeof(who), "thread %" PRId32, (int32_t)q->tid);
+		hwt_import_warn(im, "%s: %s: %" PRIu64 " gap%s between snapshots (%" PRIu64 " bytes "
+				"of trace overwritten before perf read them): that trace is lost",
+				im->perf_path, who, q->gaps, q->gaps == 1 ? "" : "s", q->gap_bytes);
+	}
 	if (w.skipped)
 		hwt_import_warn(im, "%s: %" PRIu64 " PTW packets (PTWRITE payloads) left out",
 				im->perf_path, w.skipped);

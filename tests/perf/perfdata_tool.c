@@ -4,13 +4,20 @@
  *   perfdata_tool dump FILE        every record: "raw OFFSET SIZE TYPE" in file
  *                                  order, and for sideband records the line perf
  *                                  report -D prints for them ("TIME: PERF_RECORD_...")
- *   perfdata_tool copy IN OUT [pipe] [compress] [no-hw-index]
+ *   perfdata_tool copy IN OUT [pipe] [compress] [no-hw-index] [snapshot|snapshot-gaps]
  *                                  reads IN and writes every record again
  *                                  through the writer (header records rebuilt);
  *                                  no-hw-index: branch stacks without the
  *                                  hw_idx field that perf >= 5.7 writes and
  *                                  AutoFDO 0.19's reader does not know
- *                                  (google/autofdo#89; docs/perf.md)
+ *                                  (google/autofdo#89; docs/perf.md);
+ *                                  snapshot: as perf record -S would have
+ *                                  written it (snapshot mode, AUX records
+ *                                  flagged OVERWRITE, every AUXTRACE buffer
+ *                                  as 2 KiB snapshots each repeating the last
+ *                                  512 bytes of the one before); snapshot-gaps:
+ *                                  the second of every three snapshots of a
+ *                                  buffer left out (not its last)
  *   perfdata_tool header FILE      attributes and features
  *
  * Exits 1 when the file does not read to its end, after printing the error.
@@ -20,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwt_perf_intel_pt.h"
 #include "hwt_perfdata.h"
 
 static void prot_string(uint32_t prot, uint32_t flags, char *out)
@@ -205,6 +213,34 @@ static int header(const char *path)
 #define PERF_SAMPLE_BRANCH_HW_INDEX (1u << 17)
 #endif
 #define NO_HW_INDEX 0x80000000u
+#define SNAPSHOT 0x40000000u
+#define SNAPSHOT_GAPS 0x20000000u
+#define SNAPSHOT_PIECE 2048u
+#define SNAPSHOT_OVERLAP 512u
+
+/* An AUXTRACE buffer as snapshots that overlap (some left out with gaps). */
+static int write_snapshots(struct hwt_perf_writer *w, const struct hwt_perf_record *rec, int gaps)
+{
+	const uint64_t size = rec->u.auxtrace.data_size;
+	unsigned i = 0;
+
+	for (uint64_t at = 0; at < size; at += SNAPSHOT_PIECE, i++) {
+		struct hwt_perf_record piece = *rec;
+		uint64_t from = at >= SNAPSHOT_OVERLAP ? at - SNAPSHOT_OVERLAP : 0;
+		uint64_t to = at + SNAPSHOT_PIECE < size ? at + SNAPSHOT_PIECE : size;
+		int err;
+
+		if (gaps && i % 3 == 1 && to < size)
+			continue;
+		piece.u.auxtrace.offset = rec->u.auxtrace.offset + from;
+		piece.u.auxtrace.size = piece.u.auxtrace.data_size = to - from;
+		piece.u.auxtrace.data = rec->u.auxtrace.data + from;
+		err = hwt_perf_writer_write(w, &piece);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 /*
  * A SAMPLE without its branch stack's hw_idx (the fields before the branch
@@ -266,7 +302,8 @@ static size_t drop_hw_index(const struct hwt_perf_reader *r, const struct hwt_pe
 static int copy(const char *in, const char *out, unsigned flags)
 {
 	static uint8_t sample[65536];
-	unsigned no_hw_index = flags & NO_HW_INDEX;
+	unsigned no_hw_index = flags & NO_HW_INDEX, snapshot = flags & (SNAPSHOT | SNAPSHOT_GAPS);
+	uint64_t priv[64];
 	struct hwt_perf_reader *r;
 	struct hwt_perf_writer *w = hwt_perf_writer_alloc();
 	struct hwt_perf_record rec;
@@ -277,7 +314,7 @@ static int copy(const char *in, const char *out, unsigned flags)
 		hwt_perf_writer_free(w);
 		return 1;
 	}
-	flags &= ~NO_HW_INDEX;
+	flags &= ~(NO_HW_INDEX | SNAPSHOT | SNAPSHOT_GAPS);
 	err = hwt_perf_writer_open(w, out, flags);
 	if (err) {
 		fprintf(stderr, "error: %s: %s\n", out, hwt_perf_errstr(err));
@@ -323,7 +360,20 @@ static int copy(const char *in, const char *out, unsigned flags)
 		}
 		size_t n = no_hw_index ? drop_hw_index(r, &rec, sample) : 0;
 
-		err = n ? hwt_perf_writer_write_raw(w, sample, n) : hwt_perf_writer_write(w, &rec);
+		if (snapshot && rec.type == HWT_PERF_RECORD_AUXTRACE_INFO &&
+		    rec.u.auxtrace_info.npriv > HWT_PT_INFO_SNAPSHOT_MODE &&
+		    rec.u.auxtrace_info.npriv <= 64) {
+			memcpy(priv, rec.u.auxtrace_info.priv, rec.u.auxtrace_info.npriv * 8);
+			priv[HWT_PT_INFO_SNAPSHOT_MODE] = 1;
+			rec.u.auxtrace_info.priv = priv;
+		}
+		if (snapshot && rec.type == PERF_RECORD_AUX)
+			rec.u.aux.flags |= PERF_AUX_FLAG_OVERWRITE;
+		if (snapshot && rec.type == HWT_PERF_RECORD_AUXTRACE &&
+		    rec.u.auxtrace.data_size == rec.u.auxtrace.size)
+			err = write_snapshots(w, &rec, !!(snapshot & SNAPSHOT_GAPS));
+		else
+			err = n ? hwt_perf_writer_write_raw(w, sample, n) : hwt_perf_writer_write(w, &rec);
 		if (err) {
 			fprintf(stderr, "error: writing a %s record: %s\n",
 				hwt_perf_record_name(rec.type), hwt_perf_errstr(err));
@@ -361,9 +411,13 @@ int main(int argc, char **argv)
 				flags |= HWT_PERF_WRITE_COMPRESS;
 			else if (!strcmp(argv[i], "no-hw-index"))
 				flags |= NO_HW_INDEX;
+			else if (!strcmp(argv[i], "snapshot"))
+				flags |= SNAPSHOT;
+			else if (!strcmp(argv[i], "snapshot-gaps"))
+				flags |= SNAPSHOT_GAPS;
 		}
 		return copy(argv[2], argv[3], flags);
 	}
-	fprintf(stderr, "usage: perfdata_tool dump|header FILE | copy IN OUT [pipe] [compress] [no-hw-index]\n");
+	fprintf(stderr, "usage: perfdata_tool dump|header FILE | copy IN OUT [pipe] [compress] [no-hw-index] [snapshot|snapshot-gaps]\n");
 	return 2;
 }
