@@ -7,7 +7,7 @@ usage: damage_test.py HWT PERFDATA_TOOL PROFILE_TOOL WORKDIR PROGRAM
 Records PROGRAM (fork_exec: several processes and threads), exports it, and
 damages the file: wrong magic, the other byte order, a header cut short,
 the file cut inside AUX data and inside the sideband, a feature section out
-of range, records of absurd sizes, an AUXTRACE record claiming 2^60 bytes,
+of range, hwt's own section out of range, records of absurd sizes, an AUXTRACE record claiming 2^60 bytes,
 one thread's AUX data removed (the kernel's AUX records still say it was
 written), a pipe-mode file cut short. Each case checks the import's exit
 status and message, that every record before the damage was read (the
@@ -153,6 +153,12 @@ k = features.index(2)
 struct.pack_into("<Q", bad, table + 16 * k, len(data) + 4096)
 import_case("feature_range", bytes(bad), True, "feature section 2 .* outside the file", "equal",
             len(records))
+
+# 6b: hwt's own section (the header's event_types section) out of range.
+bad = bytearray(data)
+struct.pack_into("<Q", bad, 56, len(data) + 4096)
+import_case("hwt_section_range", bytes(bad), True,
+            "event_types section .* hwt's own section.* is outside the file", "some", len(records))
 
 # 7: absurd record sizes: past the end of the data, and smaller than a header.
 s = sideband[len(sideband) // 2]
