@@ -2,10 +2,10 @@
  * hwt export: a trace bundle as a perf.data file (hwt_perf_export.h). The
  * images' records are read into memory, the images placed on one clock
  * (timeline.c), then the file is written: header features, the two event
- * attributes, AUXTRACE_INFO and TIME_CONV, every stream as AUX data (its
- * TSC packets moved onto the clock, stream.c), then the sideband sorted by
- * time. The AUX data comes first so that a reader of a pipe has queued it
- * before the sideband tells it to decode.
+ * attributes, AUXTRACE_INFO and TIME_CONV, then the sideband sorted by
+ * time with every stream as AUX data (its TSC packets moved onto the
+ * clock, stream.c) after its image's records (on a TSC clock or in the
+ * one-CPU form, all the AUX data first).
  */
 #include "export_int.h"
 #include "hwt_perf_intel_pt.h"

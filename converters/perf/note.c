@@ -1,5 +1,5 @@
 /*
- * hwt's own feature section of an exported perf.data (docs/perf.md): what
+ * hwt's own section of an exported perf.data (docs/perf.md): what
  * a trace bundle says that perf.data has no record for, as text lines that
  * `hwt import` reads back and perf skips:
  *
