@@ -25,6 +25,8 @@ packages=(
   chromium
   # misc used by tests
   python3 file
+  # perf.data: Linux perf (the oracle of the perf import and export), zstd
+  linux-perf libzstd-dev
 )
 
 missing=()

@@ -127,9 +127,11 @@ enum {
 #define HWT_JOBS_HELP "decode with N threads (default: one per CPU, at most 16)"
 /* Usage text of --unit. */
 #define HWT_UNIT_USAGE                                                                     \
-	"      --unit UNIT       the trace unit: valgrind (the Valgrind tool), qemu\n"       \
+	"      --unit UNIT       the trace unit: perf (Intel PT hardware through Linux\n"    \
+	"                        perf, docs/perf.md), valgrind (the Valgrind tool), qemu\n"  \
 	"                        (qemu-x86_64 with hwt's TCG plugin; no --filter) or auto\n" \
-	"                        (qemu when qemu-x86_64 and the plugin are there and\n"      \
+	"                        (perf where the CPU has Intel PT and perf is installed,\n" \
+	"                        else qemu when qemu-x86_64 and the plugin are there and\n"  \
 	"                        neither --filter nor --trace-all is given, else\n"          \
 	"                        valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n" \
 	"                        aarch64 programs run under qemu-aarch64 (sysroot\n"        \
@@ -151,7 +153,7 @@ enum {
 	"                        every x86-64 executable but set-ID ones, not scripts)\n"   \
 	"      --filter IMAGE[:FUNCTION]  only trace code of IMAGE (a path or base-name\n"   \
 	"                        glob), or of its FUNCTION (ELF symbol); repeatable\n"       \
-	"                        (valgrind unit only)\n"
+	"                        (valgrind and perf units)\n"
 
 
 /* ----- record_run.c: a recording ------------------------------------------ */
