@@ -1,0 +1,57 @@
+/*
+ * Strings written into the text formats the converters write (JSON, XML,
+ * Markdown), escaped as each needs. For the converters' user-space
+ * libraries; they write to a file the caller opened.
+ */
+#ifndef HWT_ESCAPE_H
+#define HWT_ESCAPE_H
+
+#include <stdio.h>
+
+/* s as a JSON string, quotes included (bytes >= 0x80 pass: UTF-8 stays UTF-8). */
+static inline void hwt_write_json_string(FILE *file, const char *s)
+{
+	fputc('"', file);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(file, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", file);
+		else if (c == '\t')
+			fputs("\\t", file);
+		else if (c < 0x20)
+			fprintf(file, "\\u%04x", c);
+		else
+			fputc(c, file);
+	}
+	fputc('"', file);
+}
+
+/*
+ * s as XML character data or an attribute value (quotes escaped too).
+ * Control characters, which XML 1.0 cannot hold even escaped, become
+ * U+FFFD.
+ */
+static inline void hwt_write_xml_text(FILE *file, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&': fputs("&amp;", file); break;
+		case '<': fputs("&lt;", file); break;
+		case '>': fputs("&gt;", file); break;
+		case '"': fputs("&quot;", file); break;
+		case '\'': fputs("&apos;", file); break;
+		default:
+			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+				fputs("&#xFFFD;", file);
+			else
+				fputc(c, file);
+		}
+	}
+}
+
+#endif /* HWT_ESCAPE_H */
