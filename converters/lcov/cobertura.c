@@ -11,24 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "write_text.h"
 #include "hwt_lcov.h"
 #include "lcov_int.h"
 
-/* covered / valid, in as few digits as read back to the same double. */
+/* covered / valid (1 when valid is 0). */
 static void write_rate(FILE *file, uint64_t covered, uint64_t valid)
 {
-	double rate = valid ? (double)covered / (double)valid : 1.0;
-	char buf[40];
-	int digits;
-
-	for (digits = 1; digits < 17; digits++) {
-		snprintf(buf, sizeof(buf), "%.*g", digits, rate);
-		if (strtod(buf, NULL) == rate)
-			break;
-	}
-	snprintf(buf, sizeof(buf), "%.*g", digits, rate);
-	fputs(buf, file);
+	hwt_write_double(file, valid ? (double)covered / (double)valid : 1.0);
 }
 
 struct entry {

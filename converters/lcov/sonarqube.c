@@ -7,7 +7,7 @@
  */
 #include <stdint.h>
 
-#include "escape.h"
+#include "write_text.h"
 #include "hwt_lcov.h"
 #include "lcov_int.h"
 

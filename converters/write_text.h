@@ -1,12 +1,14 @@
 /*
- * Strings written into the text formats the converters write (JSON, XML,
- * Markdown), escaped as each needs. For the converters' user-space
- * libraries; they write to a file the caller opened.
+ * Values written into the text formats the converters write (JSON, XML,
+ * Markdown): strings escaped as each needs, numbers in the fewest digits
+ * that read back the same. For the converters' user-space libraries; they
+ * write to a file the caller opened.
  */
-#ifndef HWT_ESCAPE_H
-#define HWT_ESCAPE_H
+#ifndef HWT_WRITE_TEXT_H
+#define HWT_WRITE_TEXT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* s as a JSON string, quotes included (bytes >= 0x80 pass: UTF-8 stays UTF-8). */
 static inline void hwt_write_json_string(FILE *file, const char *s)
@@ -54,4 +56,29 @@ static inline void hwt_write_xml_text(FILE *file, const char *s)
 	}
 }
 
-#endif /* HWT_ESCAPE_H */
+/* s in Markdown text (a table cell too): its punctuation escaped. */
+static inline void hwt_write_markdown_text(FILE *file, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '|' || *s == '*' || *s == '_' || *s == '`' || *s == '[' ||
+		    *s == ']' || *s == '<' || *s == '>' || *s == '#')
+			fputc('\\', file);
+		fputc(*s == '\n' ? ' ' : *s, file);
+	}
+}
+
+/* v in as few significant digits as strtod reads back to v (JSON, XML). */
+static inline void hwt_write_double(FILE *file, double v)
+{
+	char buf[40];
+	int digits;
+
+	for (digits = 1; digits < 17; digits++) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fprintf(file, "%.*g", digits, v);
+}
+
+#endif /* HWT_WRITE_TEXT_H */
