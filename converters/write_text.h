@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* s as a JSON string, quotes included (bytes >= 0x80 pass: UTF-8 stays UTF-8). */
 static inline void hwt_write_json_string(FILE *file, const char *s)
@@ -67,15 +68,20 @@ static inline void hwt_write_markdown_text(FILE *file, const char *s)
 	}
 }
 
-/* v in as few significant digits as strtod reads back to v (JSON, XML). */
+/*
+ * v in as few significant digits as strtod reads back to v (JSON, XML),
+ * without an exponent in the range people read (40, not 4e+01).
+ */
 static inline void hwt_write_double(FILE *file, double v)
 {
+	double a = v < 0 ? -v : v;
+	int plain = a == 0 || (a >= 1e-4 && a < 1e15);
 	char buf[40];
 	int digits;
 
 	for (digits = 1; digits < 17; digits++) {
 		snprintf(buf, sizeof(buf), "%.*g", digits, v);
-		if (strtod(buf, NULL) == v)
+		if (strtod(buf, NULL) == v && !(plain && strchr(buf, 'e')))
 			break;
 	}
 	fprintf(file, "%.*g", digits, v);

@@ -46,13 +46,20 @@ enum hwt_diff_format hwt_diff_format_from_path(const char *path)
 	return hwt_diff_text;
 }
 
-/* covered of measured in percent, truncated to a tenth: "83.3%". */
-static void write_percent(FILE *file, size_t covered, size_t measured)
+/* covered of measured in percent, truncated to a tenth: "83.3%", at least width wide. */
+static void write_percent_width(FILE *file, size_t covered, size_t measured, int width)
 {
 	uint64_t tenths = measured ? (uint64_t)covered * 1000 / measured : 1000;
+	char buf[32];
 
-	fprintf(file, "%llu.%llu%%", (unsigned long long)(tenths / 10),
-		(unsigned long long)(tenths % 10));
+	snprintf(buf, sizeof(buf), "%llu.%llu%%", (unsigned long long)(tenths / 10),
+		 (unsigned long long)(tenths % 10));
+	fprintf(file, "%*s", width, buf);
+}
+
+static void write_percent(FILE *file, size_t covered, size_t measured)
+{
+	write_percent_width(file, covered, measured, 0);
 }
 
 /* "12, 14-16" */
@@ -91,8 +98,8 @@ static void write_text(const struct hwt_diff_coverage *c, const struct hwt_diff_
 	for (i = 0; i < c->count; i++) {
 		const struct hwt_diff_file_coverage *f = &c->file[i];
 
-		fprintf(file, "  %-*s  ", (int)width, f->path);
-		write_percent(file, f->covered, f->measured);
+		fprintf(file, "  %-*s ", (int)width, f->path);
+		write_percent_width(file, f->covered, f->measured, 7);
 		fprintf(file, "  %zu of %zu %s", f->covered, f->measured,
 			plural(f->measured, "line", "lines"));
 		if (f->measured > f->covered) {
