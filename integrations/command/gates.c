@@ -4,6 +4,7 @@
  * under it, so that CI can tell which one failed.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -39,9 +40,10 @@ static int check(double minimum, uint64_t hit, uint64_t found, double empty, con
 
 	if (minimum < 0 || percent >= minimum)
 		return 0;
-	fprintf(stderr, "%s: %s coverage %.1f%% (%llu of %llu) is under --%s %g: exit status bit %d\n",
-		prefix, what, percent, (unsigned long long)hit, (unsigned long long)found, option,
-		minimum, bit);
+	/* Truncated: a coverage under the gate never reads as the gate itself. */
+	fprintf(stderr, "%s: %s coverage %.2f%% (%llu of %llu) is under --%s %g: exit status bit %d\n",
+		prefix, what, floor(percent * 100) / 100, (unsigned long long)hit,
+		(unsigned long long)found, option, minimum, bit);
 	return bit;
 }
 
@@ -61,7 +63,7 @@ int hwt_coverage_gate_check_diff(const struct hwt_coverage_gates *gates, double 
 {
 	if (gates->diff < 0 || percent >= gates->diff)
 		return 0;
-	fprintf(stderr, "%s: diff coverage %.1f%% is under --fail-under-diff %g: exit status bit %d\n",
-		prefix, percent, gates->diff, HWT_EXIT_DIFF);
+	fprintf(stderr, "%s: diff coverage %.2f%% is under --fail-under-diff %g: exit status bit %d\n",
+		prefix, floor(percent * 100) / 100, gates->diff, HWT_EXIT_DIFF);
 	return HWT_EXIT_DIFF;
 }

@@ -6,6 +6,7 @@
  * gates.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,9 +235,10 @@ static int write_reports(const struct hwt_cov_files *files,
 			ret = 2;
 		else
 			ret |= rc;
+		/* Truncated to a tenth, as the diff report says it. */
 		if (rc >= 0 && !options->common.quiet)
 			fprintf(stderr, "%s: diff.......: %.1f%% (%zu of %zu changed lines with code)\n",
-				prefix, diff.percent, diff.covered, diff.measured);
+				prefix, floor(diff.percent * 10) / 10, diff.covered, diff.measured);
 	}
 	ret |= hwt_coverage_gates_check(&options->gates, &files->totals, prefix);
 out:

@@ -5,6 +5,7 @@
  * (hwt-cov's, or any other), as text, Markdown or JSON.
  */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,7 +149,7 @@ int hwt_report_diff_main(int argc, char **argv)
 	}
 	if (!how.quiet && strcmp(how.output, "-"))
 		fprintf(stderr, PREFIX ": %.1f%% of %zu changed lines with code ran: wrote %s\n",
-			how.percent, how.measured, how.output);
+			floor(how.percent * 10) / 10, how.measured, how.output);
 out:
 	hwt_cov_files_free(files);
 	hwt_coverage_free(cov);
