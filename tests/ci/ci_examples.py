@@ -37,9 +37,7 @@ except ImportError:
     yaml = None
 
 
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
+check = ci_project.check
 
 
 def github_condition(expr):
@@ -156,6 +154,8 @@ def main():
         return 77
     workflow = yaml.safe_load(open(os.path.join(ci_dir, 'github-actions.yml')))
     config = yaml.safe_load(open(os.path.join(ci_dir, 'gitlab-ci.yml')))
+    if os.path.exists(work):
+        shutil.rmtree(work)
     repo = ci_project.make_project(os.path.join(work, 'project'))
     prefix = os.path.join(work, 'hwt')
     ci_project.run(['cmake', '--install', build, '--prefix', prefix])
@@ -182,8 +182,4 @@ def main():
 
 
 if __name__ == '__main__':
-    try:
-        sys.exit(main())
-    except (AssertionError, RuntimeError) as e:
-        print('ci_examples: FAIL: %s' % e)
-        sys.exit(1)
+    ci_project.main_of('ci_examples', main)

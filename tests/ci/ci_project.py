@@ -10,6 +10,7 @@ a header and a README (no code), a test calling the new function.
 import os
 import shutil
 import subprocess
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -27,6 +28,21 @@ foreach(t test_arith test_parse test_prime)
   add_test(NAME ${{t}} COMMAND ${{t}})
 endforeach()
 {extra}'''
+
+
+def check(cond, what):
+    """A failed expectation: the test's FAIL line says what."""
+    if not cond:
+        raise AssertionError(what)
+
+
+def main_of(name, main):
+    """Runs main() as a test's main: its status, or 1 with a FAIL line."""
+    try:
+        sys.exit(main())
+    except (AssertionError, RuntimeError) as e:
+        print('%s: FAIL: %s' % (name, e))
+        sys.exit(1)
 
 
 def run(cmd, cwd=None, env=None, check=True):

@@ -22,18 +22,13 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ci_project  # noqa: E402
 
-def run(cmd, **kw):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
-    if p.returncode != 0:
-        raise RuntimeError('%s: exit %d\n%s%s' % (' '.join(cmd), p.returncode, p.stdout[-3000:],
-                                                  p.stderr[-3000:]))
-    return p
+run = ci_project.run
 
 
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
+check = ci_project.check
 
 
 def packages_of(field):
@@ -148,8 +143,4 @@ def main():
 
 
 if __name__ == '__main__':
-    try:
-        sys.exit(main())
-    except (AssertionError, RuntimeError) as e:
-        print('deb_package: FAIL: %s' % e)
-        sys.exit(1)
+    ci_project.main_of('deb_package', main)

@@ -24,9 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ci_project  # noqa: E402
 
 
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
+check = ci_project.check
 
 
 def diff_cover(repo, report, out):
@@ -114,8 +112,4 @@ def main():
 
 
 if __name__ == '__main__':
-    try:
-        sys.exit(main())
-    except (AssertionError, RuntimeError) as e:
-        print('diff_cover_oracle: FAIL: %s' % e)
-        sys.exit(1)
+    ci_project.main_of('diff_cover_oracle', main)

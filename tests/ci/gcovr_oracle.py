@@ -17,7 +17,6 @@ usage: gcovr_oracle.py HWT_COV WORK
 import os
 import re
 import shutil
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
@@ -25,17 +24,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CALC = os.path.join(ROOT, 'examples', 'calc')
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'lcov'))
+sys.path.insert(0, HERE)
+import ci_project  # noqa: E402
 import gcov_oracle  # noqa: E402  (the label rule)
 
 SWITCH = re.compile(r'\bswitch\s*\(')
 
 
-def run(cmd, **kw):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
-    if p.returncode != 0:
-        raise RuntimeError('%s: exit %d\n%s%s' % (' '.join(cmd), p.returncode, p.stdout,
-                                                  p.stderr))
-    return p
+run = ci_project.run
 
 
 def build(out, flags):

@@ -35,9 +35,7 @@ hwt_add_coverage_target(coverage_strict INCLUDE "*/extra.c" FAIL_UNDER_LINES 99
 '''
 
 
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
+check = ci_project.check
 
 
 def lcov_files(path):
@@ -129,8 +127,4 @@ def main():
 
 
 if __name__ == '__main__':
-    try:
-        sys.exit(main())
-    except (AssertionError, RuntimeError) as e:
-        print('install_tree: FAIL: %s' % e)
-        sys.exit(1)
+    ci_project.main_of('install_tree', main)
