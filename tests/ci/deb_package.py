@@ -76,7 +76,7 @@ def main():
     for f in ('/usr/bin/hwt', '/usr/bin/hwt-cov', '/usr/bin/hwt-pgo',
               '/usr/lib/hwt/libhwt-preload.so', '/usr/lib/hwt/qemu/libhwt-qemu.so',
               '/usr/lib/hwt/valgrind/hwt-amd64-linux', '/usr/lib/cmake/hwt/hwtConfig.cmake',
-              '/usr/share/man/man1/hwt-cov.1', '/usr/share/bash-completion/completions/hwt',
+              '/usr/share/man/man1/hwt-cov.1.gz', '/usr/share/bash-completion/completions/hwt',
               '/usr/share/doc/hwt/examples/calc/calc.c', '/usr/share/doc/hwt/ci/gitlab-ci.yml'):
         check(f in paths, 'the package lacks %s' % f)
 

@@ -57,7 +57,8 @@ def main():
               'lib/hwt/qemu/libhwt-qemu.so', 'lib/hwt/valgrind/hwt-amd64-linux',
               'lib/hwt/valgrind/none-amd64-linux', 'lib/cmake/hwt/hwtConfig.cmake',
               'lib/cmake/hwt/hwtConfigVersion.cmake', 'lib/cmake/hwt/hwtCoverage.cmake',
-              'share/man/man1/hwt.1', 'share/man/man1/hwt-cov.1', 'share/man/man1/hwt-pgo.1',
+              'share/man/man1/hwt.1.gz', 'share/man/man1/hwt-cov.1.gz',
+              'share/man/man1/hwt-pgo.1.gz',
               'share/bash-completion/completions/hwt', 'share/bash-completion/completions/hwt-cov',
               'share/doc/hwt/docs/ci.md', 'share/doc/hwt/ci/github-actions.yml',
               'share/doc/hwt/examples/calc/calc.c'):
