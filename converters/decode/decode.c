@@ -474,8 +474,10 @@ void hwt_decoder_set_options(struct hwt_decoder *d, const struct hwt_decode_opti
 void hwt_decoder_set_bundle(struct hwt_decoder *d, struct hwt_bundle *bundle)
 {
 	const char *start = bundle ? hwt_bundle_key(bundle, "start") : NULL;
+	const char *clock = bundle ? hwt_bundle_key(bundle, "clock") : NULL;
 
 	d->bundle = bundle;
+	d->clock = clock && !strcmp(clock, "tsc") ? hwt_flow_clock_tsc : hwt_flow_clock_sequence;
 	if (start && d->bundle_start < 0) {
 		char *end;
 		long long v = strtoll(start, &end, 10);

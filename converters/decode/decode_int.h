@@ -6,6 +6,7 @@
 
 #include "elf_file.h"
 #include "hwt_decode.h"
+#include "hwt_flow.h"
 
 /* What became of a file that MMAP records name. */
 enum hwt_file_state {
@@ -59,6 +60,7 @@ struct hwt_epoch {
 struct hwt_space {
 	struct hwt_epoch *epochs;/* sorted by time; epochs[0].time == 0 */
 	size_t count;
+	char *command;           /* PROCESS_START's path, or NULL */
 };
 
 /* The whole decode. */
@@ -71,6 +73,7 @@ struct hwt_decoder {
 	struct hwt_file **files;
 	size_t file_count, file_capacity;
 	int64_t bundle_start;    /* header key start (UNIX time), or -1 */
+	uint32_t clock;          /* enum hwt_flow_clock, from the header */
 	/* progress */
 	uint64_t total_bytes, done_bytes;
 	uint64_t last_progress;
@@ -109,6 +112,9 @@ void hwt_files_free(struct hwt_decoder *d);
 /* Parallel decode: marks files shorter than a mapping of them replaced, as
    hwt_epoch_image would on first use, before the workers start. */
 void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
+
+/* flow_profile.c: the consumer that counts into hwt_decoder.profile. */
+extern const struct hwt_flow_consumer hwt_flow_profile_consumer;
 
 /* stream.c */
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,

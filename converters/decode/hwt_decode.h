@@ -22,6 +22,8 @@
 #include "hwt_bundle.h"
 #include "profile.h"
 
+struct hwt_flow_consumer;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -65,6 +67,10 @@ struct hwt_decode_options {
 	/* hwt_decode_bundle: finish this decode while recording (below)
 	   instead of decoding the whole bundle; NULL: none. */
 	struct hwt_decode_live *live;
+	/* Hand every stream's control flow to this consumer (hwt_flow.h)
+	   instead of counting it into the profile, which then only gets the
+	   images; NULL: count into the profile. */
+	const struct hwt_flow_consumer *flow;
 };
 
 /*
