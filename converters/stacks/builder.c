@@ -53,6 +53,8 @@ static const char *const marker_names[mark_count] = {
 };
 
 #define FIRST_FUNCTION ((uint32_t)mark_count)
+/* Function table kind of HWT_STACKS_BLOCKS frames (a marker in the tree). */
+#define BLOCK_FRAME_KIND 100u
 #define FUNC_CHUNK_BITS 12
 #define FUNC_CHUNK ((size_t)1 << FUNC_CHUNK_BITS)
 #define FUNC_CHUNKS 65536
@@ -60,6 +62,7 @@ static const char *const marker_names[mark_count] = {
 /* Function ids: key {image, kind, entry or inlined name}. */
 struct func {
 	int32_t image;
+	uint32_t key_kind;      /* its kind in the key: kind, or BLOCK_FRAME_KIND */
 	uint32_t kind;          /* enum hwt_frame_kind */
 	uint64_t key;           /* entry file offset, or the inlined name's pointer */
 	char *name;             /* display name */
@@ -173,7 +176,7 @@ static int funcs_rehash(struct hwt_stacks *st)
 		return -1;
 	for (size_t i = FIRST_FUNCTION; i < st->func_count; i++) {
 		const struct func *f = func_at(st, (uint32_t)i);
-		size_t k = func_slot(f->image, f->kind, f->key, mask);
+		size_t k = func_slot(f->image, f->key_kind, f->key, mask);
 
 		while (slots[k])
 			k = (k + 1) & mask;
@@ -223,7 +226,7 @@ static uint32_t func_id(struct hwt_stacks *st, int32_t image, uint32_t kind, uin
 	for (k = func_slot(image, kind, key, st->func_mask); st->func_slots[k];
 	     k = (k + 1) & st->func_mask) {
 		f = func_at(st, st->func_slots[k] - 1);
-		if (f->image == image && f->kind == kind && f->key == key) {
+		if (f->image == image && f->key_kind == kind && f->key == key) {
 			id = st->func_slots[k] - 1;
 			goto out;
 		}
@@ -232,12 +235,16 @@ static uint32_t func_id(struct hwt_stacks *st, int32_t image, uint32_t kind, uin
 		goto out;
 	f = func_at(st, (uint32_t)st->func_count);
 	f->image = image;
+	f->key_kind = kind;
 	f->kind = kind;
 	f->key = key;
 	f->named = named;
 	f->tree_name = HWT_STACK_NONE;
-	f->name = kind == hwt_frame_inlined ? hwt_stacks_demangle(symbol)
-					    : func_name(st, image, key, symbol);
+	f->name = kind == BLOCK_FRAME_KIND    ? strdup(symbol)
+		  : kind == hwt_frame_inlined ? hwt_stacks_demangle(symbol)
+					      : func_name(st, image, key, symbol);
+	if (kind == BLOCK_FRAME_KIND)
+		f->kind = hwt_frame_marker;
 	if (!f->name)
 		goto out;
 	id = (uint32_t)st->func_count++;
@@ -290,6 +297,7 @@ struct hwt_stacks *hwt_stacks_alloc(struct hwt_stacks_symbols *symbols, struct h
 		struct func *f = func_at(st, m);
 
 		f->image = -1;
+		f->key_kind = 1000 + m; /* never looked up */
 		f->kind = hwt_frame_marker;
 		f->named = 1;
 		f->tree_name = HWT_STACK_NONE;
@@ -557,8 +565,8 @@ static void pop_to(struct thread *t, size_t depth)
 	}
 }
 
-/* The top frame goes on in another function (a tail call, a jump). */
-static void replace_top(struct thread *t, uint32_t func)
+/* The top frame goes on in another function: a tail call (a call) or a jump. */
+static void replace_top(struct thread *t, uint32_t func, int call)
 {
 	struct frame *f = &t->frames[t->depth - 1];
 
@@ -566,7 +574,8 @@ static void replace_top(struct thread *t, uint32_t func)
 	timeline_close(t, f->func);
 	f->func = func;
 	f->node = tree_child(t, f->parent, func);
-	hwt_stack_tree_add(t->tree, f->node, hwt_weight_calls, 1);
+	if (call)
+		hwt_stack_tree_add(t->tree, f->node, hwt_weight_calls, 1);
 	on_stack_add(t, func, 1);
 	timeline_open(t, func);
 }
@@ -620,7 +629,7 @@ static void go_on(struct thread *t, const struct block_info *bi, int may_tail)
 		if (t->st->options.flags & HWT_STACKS_CALLGRIND)
 			push(t, bi->func, top->ret, FRAME_TAIL);
 		else
-			replace_top(t, bi->func);
+			replace_top(t, bi->func, 1);
 		return;
 	}
 	if (is_on_stack(t, bi->func)) {
@@ -633,7 +642,7 @@ static void go_on(struct thread *t, const struct block_info *bi, int may_tail)
 		push(t, bi->func, top->ret, FRAME_TAIL);
 		return;
 	}
-	replace_top(t, bi->func);
+	replace_top(t, bi->func, 0);
 }
 
 static void do_return(struct thread *t, const struct block_info *bi, uint64_t to)
@@ -666,6 +675,18 @@ static void push_marked(struct thread *t, uint32_t marker, uint32_t func, int at
 	push(t, func, 0, 0);
 }
 
+/* HWT_STACKS_BLOCKS: the id of a block's own frame. */
+static uint32_t block_frame(struct thread *t, const struct hwt_flow_block *b)
+{
+	const struct hwt_profile_image *img =
+		hwt_profile_image_at(hwt_stacks_symbols_profile(t->st->symbols), (size_t)b->image);
+	char name[4200];
+
+	snprintf(name, sizeof(name), "[@%s+0x%" PRIx64 "-0x%" PRIx64 "]",
+		 img && img->path ? img->path : "", b->offset, b->end_offset);
+	return func_id(t->st, b->image, BLOCK_FRAME_KIND, b->offset, name, 1);
+}
+
 /* Counts the block's instructions in the stack it ran in. */
 static void count(struct thread *t, const struct block_info *bi)
 {
@@ -673,6 +694,12 @@ static void count(struct thread *t, const struct block_info *bi)
 
 	for (uint32_t i = 0; i < bi->inlined; i++)
 		node = tree_child(t, node, bi->chain[i]);
+	if ((t->st->options.flags & HWT_STACKS_BLOCKS) && bi->block->image >= 0) {
+		uint32_t id = block_frame(t, bi->block);
+
+		if (id != HWT_STACK_NONE)
+			node = tree_child(t, node, id);
+	}
 	hwt_stack_tree_add(t->tree, node, hwt_weight_insns, bi->block->insns);
 	t->insns += bi->block->insns;
 	t->stats.insns += bi->block->insns;

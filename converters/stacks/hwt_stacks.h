@@ -241,6 +241,9 @@ struct hwt_stacks;
 #define HWT_STACKS_ADDRESSES 0x8u /* frames named PATH+0xENTRY (file offset of the
                                      function's entry) whether a symbol names them or
                                      not: for scripts that compare with other tools */
+#define HWT_STACKS_BLOCKS    0x10u /* tests: each stack ends in a frame naming the block
+                                      that ran there, [@PATH+0xBEGIN-0xEND] (file offsets
+                                      of its first and last instruction) */
 
 struct hwt_stacks_options {
 	uint32_t flags;           /* HWT_STACKS_* */

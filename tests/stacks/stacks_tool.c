@@ -100,9 +100,10 @@ static int symbolize(void)
 		image = hwt_profile_image_add(profile, path, elf.build_id, elf.build_id_size, 0);
 		off = file_offset(&elf, vaddr);
 		hwt_elf_file_close(&elf);
-		if (image < 0 || off < 0 ||
-		    !hwt_stacks_symbols_function(symbols, image, (uint64_t)off, &fn))
+		if (image < 0 || off < 0)
 			printf("-\n");
+		else if (!hwt_stacks_symbols_function(symbols, image, (uint64_t)off, &fn))
+			printf("- %s+0x%" PRIx64 "\n", path, (uint64_t)off);
 		else
 			printf("%s+0x%" PRIx64 "\n", path, fn.entry);
 		fflush(stdout);
@@ -143,6 +144,8 @@ int main(int argc, char **argv)
 			so.flags |= HWT_STACKS_INLINE;
 		else if (!strcmp(argv[i], "--addresses"))
 			so.flags |= HWT_STACKS_ADDRESSES;
+		else if (!strcmp(argv[i], "--blocks"))
+			so.flags |= HWT_STACKS_BLOCKS;
 		else if (!strcmp(argv[i], "--merge"))
 			so.flags |= HWT_STACKS_MERGE;
 		else if (!strcmp(argv[i], "-j") && i + 1 < argc)
