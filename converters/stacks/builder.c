@@ -406,7 +406,11 @@ static const struct block_info *block_info(struct thread *t, const struct hwt_fl
 		named = hwt_stacks_symbols_function(t->st->symbols, b->image, b->offset, &fn);
 		bi->named = (uint8_t)named;
 		bi->program_entry = (uint8_t)fn.program_entry;
-		bi->at_entry = (uint8_t)(!named || fn.entry == b->offset);
+		/* Valgrind leaves symbols without a size out (crtstuff's frame_dummy,
+		   register_tm_clones): in callgrind's convention they are no entry. */
+		bi->at_entry = (uint8_t)(!named || (fn.entry == b->offset &&
+						    (fn.sized || !(t->st->options.flags &
+								   HWT_STACKS_CALLGRIND))));
 		bi->func = func_id(t->st, b->image, hwt_frame_function, named ? fn.entry : b->offset,
 				   named ? fn.name : NULL, named);
 		bi->leaf = bi->func;
@@ -618,8 +622,15 @@ static void go_on(struct thread *t, const struct block_info *bi, int may_tail)
 		return;
 	}
 	top = &t->frames[t->depth - 1];
-	if (top->func == bi->func)
+	if (top->func == bi->func) {
+		/* A jump to the own entry: a recursive call in callgrind's view. */
+		if (may_tail && bi->at_entry && bi->named && bi->block->offset != 0 &&
+		    (t->st->options.flags & HWT_STACKS_CALLGRIND)) {
+			t->stats.tail_calls++;
+			push(t, bi->func, top->ret, FRAME_TAIL);
+		}
 		return;
+	}
 	/* Code without a symbol stays in the frame of code without one. */
 	if (!bi->named && is_pseudo(t, top->func) &&
 	    func_at(t->st, top->func)->image == bi->block->image)
@@ -668,10 +679,9 @@ static void do_return(struct thread *t, const struct block_info *bi, uint64_t to
 }
 
 /* A marker frame, then func above it. */
-static void push_marked(struct thread *t, uint32_t marker, uint32_t func, int at_root)
+static void push_marked(struct thread *t, uint32_t marker, uint32_t func)
 {
-	push_at(t, at_root ? HWT_STACK_ROOT : t->depth ? t->frames[t->depth - 1].node : HWT_STACK_ROOT,
-		marker, 0, 0);
+	push(t, marker, 0, 0);
 	push(t, func, 0, 0);
 }
 
@@ -750,13 +760,13 @@ static void step(struct thread *t, const struct hwt_flow_step *s)
 		if (!t->depth && bi->program_entry)
 			push(t, bi->func, 0, 0);
 		else if (!t->depth)
-			push_marked(t, mark_unknown, bi->func, 0);
+			push_marked(t, mark_unknown, bi->func);
 		else
-			push_marked(t, t->gap, bi->func, 0);
+			push_marked(t, t->gap, bi->func);
 		break;
 	case hwt_flow_signal:
 		t->stats.signals++;
-		push_marked(t, mark_signal, bi->func, !!(t->st->options.flags & HWT_STACKS_CALLGRIND));
+		push_marked(t, mark_signal, bi->func);
 		break;
 	case hwt_flow_sigreturn:
 		t->stats.sigreturns++;
@@ -771,7 +781,7 @@ static void step(struct thread *t, const struct hwt_flow_step *s)
 		if (is_on_stack(t, bi->func))
 			cut_back(t, bi->func);
 		else
-			push_marked(t, mark_untraced, bi->func, 0);
+			push_marked(t, mark_untraced, bi->func);
 		break;
 	case hwt_flow_syscall:
 		go_on(t, bi, 0);

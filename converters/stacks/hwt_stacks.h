@@ -184,6 +184,7 @@ struct hwt_function_info {
 	uint64_t entry;          /* file offset of the function's first instruction */
 	uint64_t end;            /* file offset just after it */
 	const char *name;        /* owned by the symbols; NULL: no symbol here */
+	int sized;               /* the symbol has a size (st_size > 0) */
 	int program_entry;       /* entry is the ELF entry point (e_entry) */
 };
 
@@ -235,9 +236,9 @@ struct hwt_stacks;
 /* Option flags. */
 #define HWT_STACKS_MERGE     0x1u /* processes merged by command (no pid in the root) */
 #define HWT_STACKS_INLINE    0x2u /* inlined frames (needs symbols with HWT_SYMBOLS_INLINE) */
-#define HWT_STACKS_CALLGRIND 0x4u /* callgrind's conventions (docs/flame.md): a jump to a
-                                     function's entry nests a frame instead of replacing
-                                     it, and a signal handler is a root of its own */
+#define HWT_STACKS_CALLGRIND 0x4u /* callgrind's convention (docs/flame.md): a jump to a
+                                     function's entry (a tail call) nests a frame instead
+                                     of replacing the jumping one */
 #define HWT_STACKS_ADDRESSES 0x8u /* frames named PATH+0xENTRY (file offset of the
                                      function's entry) whether a symbol names them or
                                      not: for scripts that compare with other tools */

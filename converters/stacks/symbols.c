@@ -461,6 +461,7 @@ int hwt_stacks_symbols_function(struct hwt_stacks_symbols *s, int32_t image, uin
 		fn->entry = to_offset(im, sym->vaddr);
 		fn->end = sym->size ? to_offset(im, sym->vaddr + sym->size - 1) + 1 : fn->entry + 1;
 		fn->name = sym->name;
+		fn->sized = sym->size != 0;
 		found = 1;
 	} else if (im->debug) {
 		struct hwt_afdo_location loc;
@@ -469,6 +470,7 @@ int hwt_stacks_symbols_function(struct hwt_stacks_symbols *s, int32_t image, uin
 			fn->entry = to_offset(im, loc.entry);
 			fn->end = fn->entry + 1;
 			fn->name = loc.frames[0].function;
+			fn->sized = 1;
 			found = 1;
 		}
 	}

@@ -2,7 +2,7 @@
 """Per-function counts from hwt's folded stacks against callgrind's.
 
 usage: callgrind_stacks.py CALLGRIND_OUT MAPS INSNS INSNS_FOLDED CALLS_FOLDED TOOL
-                           [--require PATH] [--allow-differences]
+                           [--require PATH] [--strict PATH]... [--allow-differences]
 
 CALLGRIND_OUT: `valgrind --tool=callgrind --dump-instr=yes --skip-plt=no`.
 MAPS: `profile_tool maps BUNDLE` (the run-time layout, for callgrind's "???"
@@ -38,7 +38,9 @@ and, through the blocks frames of hwt's stacks, to the inclusive counts of
 the stack it ran in; when its block ran in several stacks, how the
 difference splits between them is unknown, and the inclusive counts of
 those stacks' functions may differ by at most the difference (reported as
-"within"). Exits 1 on any other difference.
+"within"). With --strict PATH, only differences in functions of those
+images (and pairs that involve one) fail; the others are listed. Exits 1
+on any other difference.
 """
 import os
 import re
@@ -233,12 +235,16 @@ def instruction_differences(insns_path, selfs, maps):
 def main():
     args = sys.argv[1:]
     required = []
+    strict = []
     allow = False
     rest = []
     i = 0
     while i < len(args):
         if args[i] == '--require':
             required.append(args[i + 1])
+            i += 2
+        elif args[i] == '--strict':
+            strict.append(args[i + 1])
             i += 2
         elif args[i] == '--allow-differences':
             allow = True
@@ -251,21 +257,17 @@ def main():
     selfs, edges, fnames = read_callgrind(cg_path)
     sym = Symbols(tool, maps)
 
-    # callgrind, keyed by entry. Each of its functions is the one hwt's
-    # symbols give most of its instructions (callgrind files a block's
-    # instructions under the function the block starts in).
-    votes = defaultdict(lambda: defaultdict(int))
-    for (ob, addr), ir in selfs.items():
-        votes[(ob, fnames[(ob, addr)])][sym.entry(ob, addr, fnames[(ob, addr)])] += 1
-    identity = {k: max(sorted(v), key=lambda e: v[e]) for k, v in votes.items()}
+    # callgrind, keyed by entry: each instruction in the function whose symbol
+    # covers it (callgrind itself files the instructions of a block that
+    # chased a jump into another function under the first one).
     cg_self = defaultdict(int)
     for (ob, addr), ir in selfs.items():
-        cg_self[identity[(ob, fnames[(ob, addr)])]] += ir
+        cg_self[sym.entry(ob, addr, fnames[(ob, addr)])] += ir
     cg_incl = defaultdict(int, cg_self)
     cg_calls = defaultdict(int)
     for ob, site, cob, target, calls, ir, fn, cfn in edges:
-        caller = identity.get((ob, fn)) or sym.entry(ob, site, fn)
-        callee = identity.get((cob, cfn)) or sym.entry(cob, target, cfn)
+        caller = sym.entry(ob, site, fn)
+        callee = sym.entry(cob, target, cfn)
         cg_incl[caller] += ir
         cg_calls[(caller, callee)] += calls
 
@@ -314,9 +316,14 @@ def main():
                         within[f] += abs(d) * funcs.count(f)
                         cg_incl[f] += 0
     bad = []
+    other = []
+
+    def in_strict(key):
+        return not strict or any(key.startswith(p + '+') for p in strict)
+
     def check(what, key, h, c):
         if h != c:
-            bad.append(f'{what} {key}: hwt {h}, callgrind {c}')
+            (bad if in_strict(key) else other).append(f'{what} {key}: hwt {h}, callgrind {c}')
 
     functions = sorted(set(cg_self) | set(hw_self) | set(cg_incl) | set(hw_incl))
     loose = 0
@@ -331,16 +338,20 @@ def main():
         check('calls', f'{e[0]} -> {e[1]}', hw_calls.get(e, 0), cg_calls.get(e, 0))
     for a, b in sorted(pairs):
         if (a, b) not in cg_calls:
-            bad.append(f'edge {a} -> {b}: in hwt\'s stacks, not a call callgrind saw')
+            (bad if in_strict(a) or in_strict(b) else other).append(
+                f'edge {a} -> {b}: in hwt\'s stacks, not a call callgrind saw')
     for r in required:
         if not any(f.startswith(r + '+') for f in hw_self):
             bad.append(f'required image {r}: no function of it in hwt\'s stacks')
     print(f'{len(functions)} functions, {len(set(cg_calls) | set(hw_calls))} call edges, '
           f'{len(pairs)} parent->child pairs compared; instructions callgrind counts otherwise: '
           f'{kinds["rep"]} rep, {kinds["uncredited"]} uncredited; {loose} inclusive counts '
-          f'within their rep share; {len(bad)} differences')
+          f'within their rep share; {len(bad)} differences'
+          + (f' in {", ".join(strict)}, {len(other)} elsewhere' if strict else ''))
     for b in bad[:60]:
         print('   ', b)
+    for b in other[:40]:
+        print('    (elsewhere)', b)
     return 1 if bad and not allow else 0
 
 
