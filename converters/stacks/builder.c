@@ -595,10 +595,19 @@ static void cut_back(struct thread *t, uint32_t func)
 	pop_to(t, i + 1);
 }
 
-/* A new stack from an [unknown] root, with func on it. */
+/*
+ * A return below what the trace saw: the stack above the innermost marker
+ * ([signal], a gap, [unknown]) starts again with func; without a marker,
+ * from an [unknown] root.
+ */
 static void restart(struct thread *t, uint32_t func)
 {
-	pop_to(t, t->depth && t->frames[0].func == mark_unknown ? 1 : 0);
+	size_t i = t->depth;
+
+	while (i-- > 0)
+		if (t->frames[i].func < FIRST_FUNCTION)
+			break;
+	pop_to(t, i + 1);
 	if (!t->depth)
 		push(t, mark_unknown, 0, 0);
 	push(t, func, 0, 0);
@@ -766,7 +775,12 @@ static void step(struct thread *t, const struct hwt_flow_step *s)
 		break;
 	case hwt_flow_signal:
 		t->stats.signals++;
-		push_marked(t, mark_signal, bi->func);
+		if (t->st->options.flags & HWT_STACKS_SIGNAL_ROOTS) {
+			push_at(t, HWT_STACK_ROOT, mark_signal, 0, 0);
+			push(t, bi->func, 0, 0);
+		} else {
+			push_marked(t, mark_signal, bi->func);
+		}
 		break;
 	case hwt_flow_sigreturn:
 		t->stats.sigreturns++;

@@ -242,6 +242,9 @@ struct hwt_stacks;
 #define HWT_STACKS_ADDRESSES 0x8u /* frames named PATH+0xENTRY (file offset of the
                                      function's entry) whether a symbol names them or
                                      not: for scripts that compare with other tools */
+#define HWT_STACKS_SIGNAL_ROOTS 0x20u /* a signal handler's stack hangs from the root, not
+                                         from the interrupted stack (tests: callgrind's
+                                         inclusive costs lie between the two) */
 #define HWT_STACKS_BLOCKS    0x10u /* tests: each stack ends in a frame naming the block
                                       that ran there, [@PATH+0xBEGIN-0xEND] (file offsets
                                       of its first and last instruction) */

@@ -38,7 +38,13 @@ and, through the blocks frames of hwt's stacks, to the inclusive counts of
 the stack it ran in; when its block ran in several stacks, how the
 difference splits between them is unknown, and the inclusive counts of
 those stacks' functions may differ by at most the difference (reported as
-"within"). With --strict PATH, only differences in functions of those
+"within"). A function on a stack that a signal handler interrupted has an
+inclusive count that callgrind takes partly from the handler: with
+--signal-roots FOLDED (the same stacks with handlers hung from the root),
+its count must lie between hwt's two (reported as "between"). An
+inclusive difference of a function that calls (directly or not) one whose
+exclusive count differs is inherited (the exclusive difference is the one
+reported). With --strict PATH, only differences in functions of those
 images (and pairs that involve one) fail; the others are listed. Exits 1
 on any other difference.
 """
@@ -236,6 +242,7 @@ def main():
     args = sys.argv[1:]
     required = []
     strict = []
+    roots_path = None
     allow = False
     rest = []
     i = 0
@@ -245,6 +252,9 @@ def main():
             i += 2
         elif args[i] == '--strict':
             strict.append(args[i + 1])
+            i += 2
+        elif args[i] == '--signal-roots':
+            roots_path = args[i + 1]
             i += 2
         elif args[i] == '--allow-differences':
             allow = True
@@ -326,12 +336,51 @@ def main():
             (bad if in_strict(key) else other).append(f'{what} {key}: hwt {h}, callgrind {c}')
 
     functions = sorted(set(cg_self) | set(hw_self) | set(cg_incl) | set(hw_incl))
-    loose = 0
+    # Signal handlers: callgrind counts part of a handler's cost in the
+    # inclusive costs of the calls it interrupted; hwt draws the handler on
+    # them (all of it) or, with --signal-roots, apart (none of it).
+    hw_roots = defaultdict(int)
+    if roots_path:
+        for frames, count in read_folded(roots_path):
+            for f in frames:
+                if is_function(f):
+                    hw_roots[f] += count
+    # An exclusive difference (a run that differs: threads that wait for each
+    # other) shows in the inclusive counts of every caller: those are
+    # inherited, not differences of their own.
+    differ = {f for f in functions if hw_self.get(f, 0) != cg_self.get(f, 0)}
+    callees = defaultdict(set)
+    for a, b in cg_calls:
+        callees[a].add(b)
+    for a, b in hw_calls:
+        callees[a].add(b)
+    reaches = {}
+
+    def reaches_difference(f):
+        seen, todo = set(), [f]
+        while todo:
+            g = todo.pop()
+            if g in differ:
+                return True
+            for h in callees[g]:
+                if h not in seen:
+                    seen.add(h)
+                    todo.append(h)
+        return False
+
+    loose = signal_bound = inherited = 0
     for f in functions:
         check('exclusive', f, hw_self.get(f, 0), cg_self.get(f, 0))
         h, c = hw_incl.get(f, 0), cg_incl.get(f, 0)
+        if h != c and f not in differ and reaches_difference(f):
+            inherited += 1
+            continue
         if h != c and abs(h - c) <= within.get(f, 0):
             loose += 1
+        elif h != c and roots_path and hw_roots.get(f, 0) != h and \
+                min(hw_roots.get(f, 0), h) - within.get(f, 0) <= c <= \
+                max(hw_roots.get(f, 0), h) + within.get(f, 0):
+            signal_bound += 1
         else:
             check('inclusive', f, h, c)
     for e in sorted(set(cg_calls) | set(hw_calls)):
@@ -346,7 +395,8 @@ def main():
     print(f'{len(functions)} functions, {len(set(cg_calls) | set(hw_calls))} call edges, '
           f'{len(pairs)} parent->child pairs compared; instructions callgrind counts otherwise: '
           f'{kinds["rep"]} rep, {kinds["uncredited"]} uncredited; {loose} inclusive counts '
-          f'within their rep share; {len(bad)} differences'
+          f'within their rep share; {signal_bound} between hwt\'s two views of signal '
+          f'handlers; {inherited} inherited from exclusive differences; {len(bad)} differences'
           + (f' in {", ".join(strict)}, {len(other)} elsewhere' if strict else ''))
     for b in bad[:60]:
         print('   ', b)

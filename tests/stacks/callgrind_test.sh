@@ -47,7 +47,10 @@ cmp -s "$work/record.out" "$work/callgrind.stdout" || fail "the two runs printed
 	fail "stacks_tool (insns)"
 "$tool" stacks "$work/bundle" --callgrind --addresses --weight calls -o "$work/calls.folded" ||
 	fail "stacks_tool (calls)"
+"$tool" stacks "$work/bundle" --callgrind --addresses --signal-roots -o "$work/roots.folded" ||
+	fail "stacks_tool (signal roots)"
 dir=$(dirname "$prog")
 python3 "$here/callgrind_stacks.py" "$work/callgrind.out" "$work/maps" "$work/insns" \
-	"$work/insns.folded" "$work/calls.folded" "$tool" --require "$prog" \
+	"$work/insns.folded" "$work/calls.folded" "$tool" --signal-roots "$work/roots.folded" \
+	--require "$prog" \
 	--strict "$prog" --strict "$dir/libhwtprobe.so" --strict "$dir/libhwtplugin.so"

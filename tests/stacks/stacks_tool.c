@@ -144,6 +144,8 @@ int main(int argc, char **argv)
 			so.flags |= HWT_STACKS_INLINE;
 		else if (!strcmp(argv[i], "--addresses"))
 			so.flags |= HWT_STACKS_ADDRESSES;
+		else if (!strcmp(argv[i], "--signal-roots"))
+			so.flags |= HWT_STACKS_SIGNAL_ROOTS;
 		else if (!strcmp(argv[i], "--blocks"))
 			so.flags |= HWT_STACKS_BLOCKS;
 		else if (!strcmp(argv[i], "--merge"))
