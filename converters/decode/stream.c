@@ -273,6 +273,20 @@ static void set_exit(const struct hwt_epoch *epoch, struct hwt_flow_block *b, ui
 		*target = hwt_x86_insn_target(&insn, b->vend);
 }
 
+/* A block that does not decode as libipt says; the trace unit's own code
+   is decoded through and never reported, whatever it holds. */
+static void walk_bad(struct stream_ctx *s, int unit, uint64_t ip, uint32_t ninsn, uint64_t at,
+		     const char *what)
+{
+	if (!unit)
+		bad_block(s, ip, ninsn, at, what);
+}
+
+static uint32_t unit_flag(const struct hwt_mapping *m)
+{
+	return m->file->trace_unit ? HWT_FLOW_BLOCK_TRACE_UNIT : 0;
+}
+
 /*
  * Splits the libipt block {ip, ninsn, end} into s->split. Returns the
  * number of blocks, or 0 when the code does not match (one unreadable
@@ -287,6 +301,8 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 	long n = 0;
 	struct hwt_flow_block *b;
 
+	int unit = m && m->file->trace_unit;
+
 	*target = 0;
 	if (!m || m->file->state != hwt_file_ok) {
 		bad_block(s, ip, ninsn, ip, "no readable mapping");
@@ -297,18 +313,18 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 		int len;
 
 		if (ip < m->start || ip >= m->end) {
-			bad_block(s, begin, ninsn, ip, "leaves its mapping");
+			walk_bad(s, unit, begin, ninsn, ip, "leaves its mapping");
 			return 0;
 		}
 		len = decode_at(m, ip, &insn);
 		if (len < 0) {
-			bad_block(s, begin, ninsn, ip, "undecodable instruction");
+			walk_bad(s, unit, begin, ninsn, ip, "undecodable instruction");
 			return 0;
 		}
 		run++;
 		if (k + 1 == ninsn) {
 			if (ip != end) {
-				bad_block(s, begin, ninsn, ip, "ends elsewhere than libipt says");
+				walk_bad(s, unit, begin, ninsn, ip, "ends elsewhere than libipt says");
 				return 0;
 			}
 			b = split_next(s, (size_t)n);
@@ -316,7 +332,8 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 				return -1;
 			*b = (struct hwt_flow_block){ begin, ip, ip + (uint64_t)len,
 						      file_offset(m, begin), file_offset(m, ip),
-						      m->file->image, run, 0, exit_class(&insn) };
+						      m->file->image, run, unit_flag(m),
+						      exit_class(&insn) };
 			if (insn.flags & HWT_X86_HAS_TARGET)
 				*target = hwt_x86_insn_target(&insn, ip);
 			return n + 1;
@@ -326,8 +343,10 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 			uint64_t to = hwt_x86_insn_target(&insn, ip);
 			const struct hwt_mapping *tm = hwt_epoch_find(epoch, to);
 
-			if (!tm || tm->file->state != hwt_file_ok || tm->file->trace_unit) {
-				bad_block(s, begin, ninsn, ip, "direct branch out of readable code");
+			/* Code of the trace unit calls its own, never the program's. */
+			if (!tm || tm->file->state != hwt_file_ok ||
+			    tm->file->trace_unit != m->file->trace_unit) {
+				walk_bad(s, unit, begin, ninsn, ip, "direct branch out of readable code");
 				return 0;
 			}
 			b = split_next(s, (size_t)n);
@@ -335,7 +354,8 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 				return -1;
 			*b = (struct hwt_flow_block){ begin, ip, ip + (uint64_t)len,
 						      file_offset(m, begin), file_offset(m, ip),
-						      m->file->image, run, 0, exit_class(&insn) };
+						      m->file->image, run, unit_flag(m),
+						      exit_class(&insn) };
 			n++;
 			m = tm;
 			begin = ip = to;
@@ -343,7 +363,7 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 			continue;
 		}
 		if (insn.branch != HWT_X86_OTHER) {
-			bad_block(s, begin, ninsn, ip, "branch inside a block");
+			walk_bad(s, unit, begin, ninsn, ip, "branch inside a block");
 			return 0;
 		}
 		ip += (uint64_t)len;
@@ -372,24 +392,22 @@ static const struct chain *chain_of(struct stream_ctx *s, const struct pt_block 
 	if (!split_next(s, 0))
 		return NULL;
 	m = hwt_epoch_find(epoch, pb->ip);
-	if (m && m->file->state == hwt_file_ok && m->file->trace_unit) {
-		/* Decoded through, never walked or reported. */
+	n = walk(s, epoch, pb->ip, pb->ninsn, pb->end_ip, &target);
+	if (n < 0)
+		return NULL;
+	if (n == 0) {
+		/* Trace unit code is decoded through whatever it holds. */
+		int unit = m && m->file->state == hwt_file_ok && m->file->trace_unit;
+
 		n = 1;
-		s->split[0] = (struct hwt_flow_block){ pb->ip, pb->end_ip, 0, file_offset(m, pb->ip),
-						       file_offset(m, pb->end_ip), m->file->image,
-						       pb->ninsn, HWT_FLOW_BLOCK_TRACE_UNIT, 0 };
+		s->split[0] = (struct hwt_flow_block){ pb->ip, pb->end_ip, 0,
+						       unit ? file_offset(m, pb->ip) : 0,
+						       unit ? file_offset(m, pb->end_ip) : 0,
+						       unit ? m->file->image : -1, pb->ninsn,
+						       unit ? HWT_FLOW_BLOCK_TRACE_UNIT
+							    : HWT_FLOW_BLOCK_UNREADABLE,
+						       0 };
 		set_exit(epoch, &s->split[0], &target);
-	} else {
-		n = walk(s, epoch, pb->ip, pb->ninsn, pb->end_ip, &target);
-		if (n < 0)
-			return NULL;
-		if (n == 0) {
-			n = 1;
-			s->split[0] = (struct hwt_flow_block){ pb->ip, pb->end_ip, 0, 0, 0, -1,
-							       pb->ninsn, HWT_FLOW_BLOCK_UNREADABLE,
-							       0 };
-			set_exit(epoch, &s->split[0], &target);
-		}
 	}
 	blocks = store_blocks(s, (size_t)n);
 	if (!blocks)

@@ -44,12 +44,14 @@ enum marker {
 	mark_error,       /* [decode error]: trace could not be decoded here */
 	mark_untraced,    /* [untraced]: the trace was off and came back here */
 	mark_unreadable,  /* [unreadable code]: blocks whose code is not in the files */
+	mark_trace_unit,  /* [trace unit]: the trace unit's own code (the preloaded library,
+	                     a sigreturn trampoline): followed, its instructions not counted */
 	mark_count
 };
 
 static const char *const marker_names[mark_count] = {
 	"[unknown]", "[signal]", "[overflow]", "[decode error]", "[untraced]",
-	"[unreadable code]",
+	"[unreadable code]", "[trace unit]",
 };
 
 #define FIRST_FUNCTION ((uint32_t)mark_count)
@@ -399,7 +401,10 @@ static const struct block_info *block_info(struct thread *t, const struct hwt_fl
 	bi = &t->blocks[k];
 	memset(bi, 0, sizeof(*bi));
 	bi->block = b;
-	if (b->image < 0 || (b->flags & HWT_FLOW_BLOCK_UNREADABLE)) {
+	if (b->flags & HWT_FLOW_BLOCK_TRACE_UNIT) {
+		bi->func = bi->leaf = mark_trace_unit;
+		bi->named = 1;
+	} else if (b->image < 0 || (b->flags & HWT_FLOW_BLOCK_UNREADABLE)) {
 		bi->func = bi->leaf = mark_unreadable;
 		bi->named = 1;
 	} else {
@@ -711,6 +716,9 @@ static void count(struct thread *t, const struct block_info *bi)
 {
 	uint32_t node = t->frames[t->depth - 1].node;
 
+	if (bi->block->flags & HWT_FLOW_BLOCK_TRACE_UNIT)
+		return; /* not the program's: never reported */
+
 	for (uint32_t i = 0; i < bi->inlined; i++)
 		node = tree_child(t, node, bi->chain[i]);
 	if ((t->st->options.flags & HWT_STACKS_BLOCKS) && bi->block->image >= 0) {
@@ -747,11 +755,6 @@ static void step(struct thread *t, const struct hwt_flow_step *s)
 	const struct block_info *bi;
 	size_t i;
 
-	if (b->flags & HWT_FLOW_BLOCK_TRACE_UNIT) {
-		/* The trace unit's own code (a sigreturn trampoline): not the program's. */
-		t->last = b;
-		return;
-	}
 	bi = block_info(t, b);
 	if (!bi)
 		return;
