@@ -99,6 +99,15 @@ static uint32_t same_stack(const struct hwt_stack_tree *before, const struct hwt
 	return HWT_STACK_NONE;
 }
 
+/* A marker of lost trace ([overflow], [decode error]): never left out. */
+static int is_gap(const struct hwt_stack_tree *t, uint32_t node)
+{
+	const char *name = hwt_stack_tree_name(t, hwt_stack_tree_node(t, node)->name);
+
+	return hwt_stack_tree_name_kind(t, hwt_stack_tree_node(t, node)->name) == hwt_frame_marker &&
+	       (!strcmp(name, "[overflow]") || !strcmp(name, "[decode error]"));
+}
+
 static int add_box(struct layout *l, uint32_t node, uint32_t depth, uint64_t x, uint64_t v,
 		   double before)
 {
@@ -151,7 +160,9 @@ static int lay_out(struct layout *l, const uint64_t *before_totals, const uint32
 		child_depth = f->depth + 1;
 		/* Elder siblings' widths. */
 		f->x += l->totals[child];
-		if (!l->totals[child] || (double)l->totals[child] / l->per_pixel < min_width)
+		/* Gaps are drawn however narrow: a partial graph must show where. */
+		if (!l->totals[child] ||
+		    ((double)l->totals[child] / l->per_pixel < min_width && !is_gap(l->tree, child)))
 			continue;
 		if (add_box(l, child, f->depth, x, l->totals[child],
 			    before_match && before_match[child] != HWT_STACK_NONE
@@ -507,6 +518,8 @@ int hwt_flame_write_svg(const struct hwt_stack_tree *tree, const struct hwt_flam
 		put_num(out, w);
 		fputs("\" height=\"15\" fill=\"", out);
 		fputs(fill, out);
+		if (is_gap(tree, b->node))
+			fputs("\" stroke=\"rgb(0,0,0)\" stroke-width=\"1", out);
 		fputs("\" data-fill=\"", out);
 		fputs(fill, out);
 		fputs("\" rx=\"2\"/><text x=\"", out);
