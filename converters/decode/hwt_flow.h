@@ -26,8 +26,9 @@
  *    kind hwt_flow_call.
  *  - A block handed out stays valid, unchanged, until end() returns, and a
  *    block that runs again is handed out as the same pointer (consumers
- *    may count by pointer). Blocks of one stream are never shared with
- *    another stream.
+ *    may count by pointer). Blocks are numbered densely from 0 in the
+ *    order they first appear (hwt_flow_block.id). Blocks of one stream are
+ *    never shared with another stream.
  *  - The kind of a step that follows a step without an event in between
  *    is one of the continuing kinds (hwt_flow_next .. hwt_flow_far). After
  *    an event, the next step has a kind from hwt_flow_start on, which says
@@ -120,6 +121,8 @@ struct hwt_flow_block {
 	uint32_t insns;           /* instructions, >= 1 */
 	uint32_t flags;           /* HWT_FLOW_BLOCK_* */
 	uint32_t exit;            /* enum hwt_flow_exit */
+	uint32_t id;              /* 0, 1, 2...: the block's index among the stream's
+	                             blocks (consumers may keep arrays by it) */
 };
 
 struct hwt_flow_step {
@@ -143,7 +146,8 @@ enum hwt_flow_event_type {
 	hwt_flow_ev_space,        /* the address space changed (sideband MMAP/MUNMAP applied
 	                             at time) */
 	hwt_flow_ev_time,         /* time passed: time is the trace's clock now (only when
-	                             the consumer asks, HWT_FLOW_WANT_TIME) */
+	                             the consumer asks, HWT_FLOW_WANT_TIME, and the trace
+	                             has a time clock, hwt_flow_clock_tsc) */
 	hwt_flow_ev_count
 };
 

@@ -62,6 +62,7 @@ struct stream_ctx {
 	struct chain *chains;
 	size_t mask, used;
 	struct block_chunk *chunks;
+	uint32_t block_count;        /* blocks made (the next id) */
 	struct hwt_flow_block *split;  /* a chain being walked */
 	size_t split_capacity;
 	/* How the next block is entered: from last (NULL: after an event, then next_kind). */
@@ -333,7 +334,7 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 			*b = (struct hwt_flow_block){ begin, ip, ip + (uint64_t)len,
 						      file_offset(m, begin), file_offset(m, ip),
 						      m->file->image, run, unit_flag(m),
-						      exit_class(&insn) };
+						      exit_class(&insn), 0 };
 			if (insn.flags & HWT_X86_HAS_TARGET)
 				*target = hwt_x86_insn_target(&insn, ip);
 			return n + 1;
@@ -355,7 +356,7 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 			*b = (struct hwt_flow_block){ begin, ip, ip + (uint64_t)len,
 						      file_offset(m, begin), file_offset(m, ip),
 						      m->file->image, run, unit_flag(m),
-						      exit_class(&insn) };
+						      exit_class(&insn), 0 };
 			n++;
 			m = tm;
 			begin = ip = to;
@@ -406,13 +407,15 @@ static const struct chain *chain_of(struct stream_ctx *s, const struct pt_block 
 						       unit ? m->file->image : -1, pb->ninsn,
 						       unit ? HWT_FLOW_BLOCK_TRACE_UNIT
 							    : HWT_FLOW_BLOCK_UNREADABLE,
-						       0 };
+						       0, 0 };
 		set_exit(epoch, &s->split[0], &target);
 	}
 	blocks = store_blocks(s, (size_t)n);
 	if (!blocks)
 		return NULL;
 	memcpy(blocks, s->split, (size_t)n * sizeof(*blocks));
+	for (long k = 0; k < n; k++)
+		blocks[k].id = s->block_count++;
 	*c = (struct chain){ pb->ip, target, blocks, pb->ninsn, (uint32_t)n };
 	if (++s->used * 2 > s->mask) {
 		if (chains_grow(s) < 0)
@@ -702,7 +705,8 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 		counting.consumer = d->profile;
 		consumer = &counting;
 	}
-	want_time = !!(consumer->flags & HWT_FLOW_WANT_TIME);
+	/* A clock that only orders records (sequence) is no time. */
+	want_time = (consumer->flags & HWT_FLOW_WANT_TIME) && d->clock == hwt_flow_clock_tsc;
 	buf = map_stream(stream->path, &size);
 	if (!buf) {
 		if (stream->size)

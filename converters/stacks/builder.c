@@ -124,8 +124,10 @@ struct thread {
 	size_t depth, capacity;
 	uint32_t *on_stack;            /* per function id: frames of it on the stack */
 	size_t on_stack_count;
-	struct block_info *blocks;     /* hash by block pointer */
-	size_t block_mask, block_used;
+	struct block_info *blocks;     /* by hwt_flow_block.id; .block NULL: not yet */
+	size_t block_capacity;
+	uint32_t acc_node;             /* instructions counted in acc_node, not yet added */
+	uint64_t acc_insns;
 	const struct hwt_flow_block *last;
 	uint32_t gap;                  /* the marker of the last gap event */
 	uint64_t insns;                /* counted so far: the timeline's clock */
@@ -288,7 +290,7 @@ struct hwt_stacks *hwt_stacks_alloc(struct hwt_stacks_symbols *symbols, struct h
 	st->consumer.consumer = st;
 	if (st->options.timeline && hwt_timeline_weight(st->options.timeline) == hwt_weight_time)
 		st->consumer.flags |= HWT_FLOW_WANT_TIME;
-	st->consumer.flags |= HWT_FLOW_WANT_TIME; /* time weights in the tree */
+	st->consumer.flags |= HWT_FLOW_WANT_TIME; /* time weights in the tree (timed traces) */
 	pthread_mutex_init(&st->lock, NULL);
 	if (func_room(st) < 0 || funcs_rehash(st) < 0) {
 		hwt_stacks_free(st);
@@ -342,32 +344,23 @@ void hwt_stacks_get_stats(const struct hwt_stacks *st, struct hwt_stacks_stats *
 
 /* ----- Blocks -------------------------------------------------------------- */
 
-static size_t block_slot(const struct hwt_flow_block *b, size_t mask)
+/* Room for block id in t->blocks. */
+static int blocks_room(struct thread *t, uint32_t id)
 {
-	uint64_t h = (uint64_t)(uintptr_t)b * 0x9e3779b97f4a7c15ull;
+	size_t capacity = t->block_capacity ? t->block_capacity : 4096;
+	void *p;
 
-	return (size_t)(h >> 24) & mask;
-}
-
-static int blocks_grow(struct thread *t)
-{
-	size_t mask = t->block_mask ? t->block_mask * 2 + 1 : 4095;
-	struct block_info *table = calloc(mask + 1, sizeof(*table));
-
-	if (!table)
+	if (id < t->block_capacity)
+		return 0;
+	while (capacity <= id)
+		capacity *= 2;
+	p = realloc(t->blocks, capacity * sizeof(*t->blocks));
+	if (!p)
 		return -1;
-	for (size_t i = 0; t->blocks && i <= t->block_mask; i++) {
-		size_t k;
-
-		if (!t->blocks[i].block)
-			continue;
-		for (k = block_slot(t->blocks[i].block, mask); table[k].block; k = (k + 1) & mask)
-			;
-		table[k] = t->blocks[i];
-	}
-	free(t->blocks);
-	t->blocks = table;
-	t->block_mask = mask;
+	t->blocks = p;
+	memset(&t->blocks[t->block_capacity], 0,
+	       (capacity - t->block_capacity) * sizeof(*t->blocks));
+	t->block_capacity = capacity;
 	return 0;
 }
 
@@ -390,15 +383,17 @@ static uint32_t inline_chain(struct thread *t, int32_t image, uint64_t offset, u
 
 static const struct block_info *block_info(struct thread *t, const struct hwt_flow_block *b)
 {
-	size_t k = block_slot(b, t->block_mask);
 	struct block_info *bi;
 	struct hwt_function_info fn;
 	int named;
 
-	for (; t->blocks[k].block; k = (k + 1) & t->block_mask)
-		if (t->blocks[k].block == b)
-			return &t->blocks[k];
-	bi = &t->blocks[k];
+	if (b->id < t->block_capacity && t->blocks[b->id].block == b)
+		return &t->blocks[b->id];
+	if (blocks_room(t, b->id) < 0) {
+		t->nomem = 1;
+		return NULL;
+	}
+	bi = &t->blocks[b->id];
 	memset(bi, 0, sizeof(*bi));
 	bi->block = b;
 	if (b->flags & HWT_FLOW_BLOCK_TRACE_UNIT) {
@@ -428,17 +423,6 @@ static const struct block_info *block_info(struct thread *t, const struct hwt_fl
 			bi->func = bi->leaf = mark_unreadable;
 			t->nomem = 1;
 		}
-	}
-	if (++t->block_used * 2 > t->block_mask) {
-		const struct hwt_flow_block *key = b;
-
-		if (blocks_grow(t) < 0) {
-			t->nomem = 1;
-			t->block_used--;
-			bi->block = NULL;
-			return NULL;
-		}
-		return block_info(t, key);
 	}
 	return bi;
 }
@@ -662,8 +646,9 @@ static void go_on(struct thread *t, const struct block_info *bi, int may_tail)
 		cut_back(t, bi->func);
 		return;
 	}
-	if (may_tail && bi->at_entry && (t->st->options.flags & HWT_STACKS_CALLGRIND)) {
-		/* Unnamed code entered by a jump: a call in callgrind's view. */
+	/* callgrind: a jump into unnamed code or into another object is a call. */
+	if (may_tail && (t->st->options.flags & HWT_STACKS_CALLGRIND) &&
+	    (bi->at_entry || func_at(t->st, top->func)->image != bi->block->image)) {
 		push(t, bi->func, top->ret, FRAME_TAIL);
 		return;
 	}
@@ -711,6 +696,37 @@ static uint32_t block_frame(struct thread *t, const struct hwt_flow_block *b)
 	return func_id(t->st, b->image, BLOCK_FRAME_KIND, b->offset, name, 1);
 }
 
+static void flush_insns(struct thread *t)
+{
+	if (t->acc_insns)
+		hwt_stack_tree_add(t->tree, t->acc_node, hwt_weight_insns, t->acc_insns);
+	t->acc_insns = 0;
+}
+
+/* Time stamps far apart: what ran since the last holds each stack once. */
+#define PENDING_MAX 65536
+
+static int pending_cmp(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+static void pending_compact(struct thread *t)
+{
+	size_t n = 0;
+
+	qsort(t->pending, t->pending_count, sizeof(*t->pending), pending_cmp);
+	for (size_t i = 0; i < t->pending_count; i++) {
+		if (n && t->pending[n - 1].node == t->pending[i].node)
+			t->pending[n - 1].insns += t->pending[i].insns;
+		else
+			t->pending[n++] = t->pending[i];
+	}
+	t->pending_count = n;
+}
+
 /* Counts the block's instructions in the stack it ran in. */
 static void count(struct thread *t, const struct block_info *bi)
 {
@@ -727,7 +743,12 @@ static void count(struct thread *t, const struct block_info *bi)
 		if (id != HWT_STACK_NONE)
 			node = tree_child(t, node, id);
 	}
-	hwt_stack_tree_add(t->tree, node, hwt_weight_insns, bi->block->insns);
+	/* Added to the tree when the stack changes: a loop's blocks add up here. */
+	if (node != t->acc_node) {
+		flush_insns(t);
+		t->acc_node = node;
+	}
+	t->acc_insns += bi->block->insns;
 	t->insns += bi->block->insns;
 	t->stats.insns += bi->block->insns;
 	if (t->have_time) {
@@ -736,6 +757,8 @@ static void count(struct thread *t, const struct block_info *bi)
 		if (p && p->node == node) {
 			p->insns += bi->block->insns;
 		} else {
+			if (t->pending_count >= PENDING_MAX)
+				pending_compact(t);
 			void *q = hwt_grow_array(t->pending, &t->pending_capacity,
 						 t->pending_count + 1, sizeof(*t->pending));
 
@@ -874,7 +897,7 @@ static void *stacks_begin(void *consumer, const struct hwt_flow_stream *info)
 	t->gap = mark_unknown;
 	t->tree = hwt_stack_tree_alloc();
 	t->root = root_name(st, info);
-	if (!t->tree || !t->root || blocks_grow(t) < 0) {
+	if (!t->tree || !t->root) {
 		hwt_stack_tree_free(t->tree);
 		free(t->root);
 		free(t->blocks);
@@ -1013,6 +1036,7 @@ static int stacks_end(void *context)
 		return 0;
 	st = t->st;
 	pop_to(t, 0);
+	flush_insns(t);
 	if (t->timeline)
 		hwt_timeline_thread_end(t->timeline, timeline_at(t));
 	pthread_mutex_lock(&st->lock);

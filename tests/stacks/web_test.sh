@@ -50,5 +50,6 @@ fi
 cd "$here/web" || exit 1
 node check_flame.mjs "$work/run.svg" "$work/run.folded" 'fib|ackermann' main "$work/flame.png" ||
 	exit 1
-node check_speedscope.mjs "$work/run.speedscope.json" main fib ackermann deep_sum is_even || exit 1
-echo "screenshot: $work/flame.png"
+node check_speedscope.mjs --png "$work/speedscope.png" "$work/run.speedscope.json" main fib ackermann \
+	deep_sum is_even || exit 1
+echo "screenshots: $work/flame.png $work/speedscope.png (docs/images/ has copies)"

@@ -112,6 +112,8 @@ try {
   if (result.value !== matched) fail(`search matched ${result.value}, the folded stacks ${matched}`);
   const want = 'Matched: ' + (100 * matched / total).toFixed(2) + '%';
   if (result.text !== want) fail(`search says '${result.text}', expected '${want}'`);
+  // The roots are at the bottom of a tall graph: show them and the share.
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.getBoundingClientRect().height));
   await page.screenshot({ path: pngPath });
   console.log(`ok: ${checked} boxes as wide as their folded counts, zoom into ${frameName}, ` +
               `reset, search /${pattern}/: ${result.hits.filter(x => x).length} boxes, ${want}`);

@@ -1,18 +1,25 @@
-// speedscope itself on hwt's file: node check_speedscope.mjs FILE NAME...
+// speedscope itself on hwt's file: node check_speedscope.mjs [--png PNG] FILE NAME...
 //
 // Loads FILE into speedscope's own page (the npm package's release build)
 // in headless Chromium, as its command line does (a script that calls
 // speedscope.loadFileFromBase64), and checks that it imported the profile
 // (no error, the file's name field in the title) and that its table of
-// functions (the Sandwich view) lists every NAME.
+// functions (the Sandwich view) lists every NAME. PNG: a screenshot of its
+// timeline.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { launch, fail } from './chromium.mjs';
 
-const [file, ...names] = process.argv.slice(2);
-if (!names.length) fail('usage: check_speedscope.mjs FILE NAME...');
+const args = process.argv.slice(2);
+let png = null;
+if (args[0] === '--png') {
+  png = args[1];
+  args.splice(0, 2);
+}
+const [file, ...names] = args;
+if (!names.length) fail('usage: check_speedscope.mjs [--png PNG] FILE NAME...');
 const require = createRequire(import.meta.url);
 const index = path.join(path.dirname(require.resolve('speedscope/package.json')),
                         'dist', 'release', 'index.html');
@@ -35,6 +42,7 @@ try {
   // speedscope titles the page with the file's "name".
   const want = JSON.parse(fs.readFileSync(file, 'utf8')).name;
   if (title !== `${want} - speedscope`) fail(`speedscope did not load it (title '${title}')`);
+  if (png) await page.screenshot({ path: png });
   await page.getByText(/Sandwich/).first().click();
   const text = await page.locator('body').innerText();
   for (const name of names)
