@@ -3,9 +3,7 @@
  * speedscope|chrome [options] BUNDLE` and `hwt flame [options] -- CMD`
  * (record, then the same report). docs/flame.md has the details.
  */
-#define _GNU_SOURCE
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -15,12 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "flame.h"
+#include "commands.h"
 #include "hwt_bundle.h"
+#include "hwt_command.h"
 #include "hwt_decode.h"
 #include "hwt_stacks.h"
-#include "record.h"
-#include "trace_unit.h"
 
 enum format { fmt_flame, fmt_folded, fmt_speedscope, fmt_chrome, fmt_count };
 
@@ -28,14 +25,14 @@ static const char *const format_names[fmt_count] = { "flame", "folded", "speedsc
 
 struct flame_options {
 	enum format format;
-	const char *output;           /* NULL: standard output ("-" too) */
+	/* -o (NULL: standard output, "-" too), -j, -q; hwt flame: the unit's. */
+	struct hwt_command_options common;
 	enum hwt_stacks_weight weight;
 	struct hwt_flame_options svg;
 	struct hwt_stacks_options stacks;
 	size_t max_depth;
 	int max_depth_set;
-	int quiet, stats;
-	unsigned jobs;
+	int stats;
 	int progress;
 	const char *diff_before;      /* --diff A B: A */
 };
@@ -47,7 +44,7 @@ enum {
 };
 
 #define COMMON_LONG_OPTIONS                                              \
-	{ "output", required_argument, NULL, 'o' },                      \
+	HWT_OPTION_OUTPUT,                                               \
 	{ "weight", required_argument, NULL, OPT_WEIGHT },               \
 	{ "title", required_argument, NULL, OPT_TITLE },                 \
 	{ "width", required_argument, NULL, OPT_WIDTH },                 \
@@ -62,8 +59,8 @@ enum {
 	{ "callgrind", no_argument, NULL, OPT_CALLGRIND },               \
 	{ "progress", no_argument, NULL, OPT_PROGRESS },                 \
 	{ "stats", no_argument, NULL, OPT_STATS },                       \
-	{ "quiet", no_argument, NULL, 'q' },                             \
-	{ "jobs", required_argument, NULL, 'j' },                        \
+	HWT_OPTION_QUIET,                                                \
+	HWT_OPTION_JOBS,                                                 \
 	{ "help", no_argument, NULL, 'h' }
 
 #define COMMON_USAGE                                                                              \
@@ -84,7 +81,7 @@ enum {
 	"      --inverted        an icicle graph: roots at the top\n"                               \
 	"      --colors SCHEME   hot (the default), mem, io, kind (functions, inlined frames,\n"    \
 	"                        markers apart)\n"                                                  \
-	"  -j, --jobs N          " HWT_DECODE_JOBS_HELP "\n"                                         \
+	"  -j, --jobs N          " HWT_JOBS_HELP "\n"                                         \
 	"      --progress        show progress on stderr even when it is not a terminal\n"          \
 	"      --stats           print what the stack builder saw on stderr\n"                      \
 	"  -q, --quiet           do not print the bundle's warnings\n"                              \
@@ -134,7 +131,11 @@ static int parse_u64(const char *s, uint64_t *v)
 	return errno || !*s || *end || *s == '-' ? -1 : 0;
 }
 
-/* One common option; 1 taken, 0 not one of them, -1 bad (message printed). */
+/*
+ * One common option (with the commands' shared ones: -o, -j, -q and, for
+ * hwt flame, the unit's); 1 taken, 0 not one of them, -1 bad (message
+ * printed).
+ */
 static int common_option(struct flame_options *o, int opt, const char *arg, const char *prefix)
 {
 	uint64_t v;
@@ -142,9 +143,6 @@ static int common_option(struct flame_options *o, int opt, const char *arg, cons
 	int w;
 
 	switch (opt) {
-	case 'o':
-		o->output = arg;
-		return 1;
 	case OPT_WEIGHT:
 		w = hwt_stacks_weight_parse(arg);
 		if (w < 0) {
@@ -217,17 +215,8 @@ static int common_option(struct flame_options *o, int opt, const char *arg, cons
 	case OPT_STATS:
 		o->stats = 1;
 		return 1;
-	case 'q':
-		o->quiet = 1;
-		return 1;
-	case 'j':
-		if (hwt_decode_parse_jobs(arg, &o->jobs) < 0) {
-			fprintf(stderr, "%s: bad -j value '%s'\n", prefix, arg);
-			return -1;
-		}
-		return 1;
 	default:
-		return 0;
+		return hwt_command_option(&o->common, opt, arg, prefix);
 	}
 }
 
@@ -290,26 +279,22 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 	struct hwt_decode_options dopt = { 0 };
 	struct hwt_stacks_options so = o->stacks;
 	struct hwt_profile *profile = hwt_profile_alloc();
-	struct hwt_bundle *bundle = hwt_bundle_alloc();
+	struct hwt_bundle *bundle = NULL;
 	struct hwt_stacks_symbols *symbols = NULL;
 	struct hwt_stacks *stacks = NULL;
+	struct hwt_progress progress;
 	const char *clock;
 	int status = 2, s;
 
 	if (command)
 		*command = NULL;
-	if (!profile || !bundle) {
+	if (!profile) {
 		fprintf(stderr, "%s: out of memory\n", prefix);
 		goto out;
 	}
-	s = hwt_bundle_open(bundle, dir);
-	if (s < 0) {
-		if (hwt_bundle_diag_count(bundle))
-			fprintf(stderr, "%s: error: %s\n", prefix, hwt_bundle_diag_at(bundle, 0)->message);
-		else
-			fprintf(stderr, "%s: error: %s: %s\n", prefix, dir, hwt_bundle_errstr(s));
+	bundle = hwt_command_open_bundle(dir, stderr, prefix);
+	if (!bundle)
 		goto out;
-	}
 	clock = hwt_bundle_key(bundle, "clock");
 	if (o->weight == hwt_weight_time && (!clock || strcmp(clock, "tsc"))) {
 		fprintf(stderr,
@@ -328,18 +313,21 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 		fprintf(stderr, "%s: out of memory\n", prefix);
 		goto out;
 	}
-	dopt.flags = HWT_DECODE_PROGRESS_TTY | (o->progress ? HWT_DECODE_PROGRESS : 0);
+	hwt_progress_init(&progress, o->progress ? hwt_progress_always : hwt_progress_tty);
+	dopt.progress = hwt_progress_print;
+	dopt.progress_context = &progress;
 	dopt.flow = hwt_stacks_consumer(stacks);
 	/* A timeline is written in stream order: one stream at a time. */
-	dopt.jobs = timeline ? 1 : o->jobs;
+	dopt.jobs = timeline ? 1 : o->common.jobs;
 	s = hwt_decode(bundle, profile, &dopt);
+	hwt_progress_end(&progress);
 	if (hwt_stacks_symbols_failures(symbols))
 		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
 				    "%zu images could not be read for function names: their frames "
 				    "are named module+0xoffset",
 				    hwt_stacks_symbols_failures(symbols));
-	if (!o->quiet)
-		hwt_bundle_diag_print(bundle, stderr, prefix);
+	if (!o->common.quiet)
+		hwt_command_print_diags(bundle, stderr, prefix);
 	if (s < 0 || hwt_stacks_status(stacks) < 0) {
 		fprintf(stderr, "%s: error: %s\n", prefix,
 			s < 0 ? hwt_bundle_errstr(s) : hwt_stacks_errstr(hwt_stacks_status(stacks)));
@@ -399,7 +387,7 @@ static int write_tree(const struct hwt_stack_tree *tree, const struct flame_opti
 		      const char *command, const char *prefix)
 {
 	struct hwt_flame_options svg = o->svg;
-	FILE *out = open_output(o->output, prefix);
+	FILE *out = open_output(o->common.output, prefix);
 	char title[512], subtitle[128];
 	uint64_t cut = 0, total;
 	int s;
@@ -422,7 +410,7 @@ static int write_tree(const struct hwt_stack_tree *tree, const struct flame_opti
 		svg.max_depth = o->max_depth;
 		s = hwt_flame_write_svg(tree, &svg, out);
 	}
-	if (close_output(out, o->output, prefix) < 0)
+	if (close_output(out, o->common.output, prefix) < 0)
 		return 2;
 	if (s < 0) {
 		fprintf(stderr, "%s: error: %s\n", prefix, hwt_stacks_errstr(s));
@@ -451,7 +439,7 @@ static int report(const char *dir, const struct flame_options *o, const char *pr
 		return 2;
 	}
 	if (o->format == fmt_speedscope || o->format == fmt_chrome) {
-		out = open_output(o->output, prefix);
+		out = open_output(o->common.output, prefix);
 		if (!out)
 			goto out;
 		timeline = hwt_stacks_timeline_alloc(o->format == fmt_speedscope
@@ -464,7 +452,7 @@ static int report(const char *dir, const struct flame_options *o, const char *pr
 		}
 		status = build(dir, o, tree, timeline, NULL, prefix);
 		s = hwt_stacks_timeline_finish(timeline);
-		if (close_output(out, o->output, prefix) < 0 || s < 0) {
+		if (close_output(out, o->common.output, prefix) < 0 || s < 0) {
 			out = NULL;
 			status = 2;
 			goto out;
@@ -532,7 +520,7 @@ int hwt_report_flame_main(int argc, char **argv)
 		f = fmt_flame;
 	o.format = (enum format)f;
 	snprintf(prefix, sizeof(prefix), "hwt report %s", format_names[f]);
-	optind = 1;
+	optind = 0; /* glibc: a fresh start, with this optstring's ordering */
 	while ((opt = getopt_long(argc, argv, "o:qj:h", long_options, NULL)) != -1) {
 		int taken = common_option(&o, opt, optarg, prefix);
 
@@ -570,14 +558,6 @@ int hwt_report_flame_main(int argc, char **argv)
 	return report(dir, &o, prefix);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) != 0 && errno != ENOENT;
-}
-
 int hwt_flame_main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -590,7 +570,6 @@ int hwt_flame_main(int argc, char **argv)
 	static const char *const defaults[fmt_count] = { "flame.svg", "flame.folded",
 							 "flame.speedscope.json", "flame.trace.json" };
 	const char *prefix = "hwt flame";
-	struct hwt_unit_options unit = { 0 };
 	struct flame_options o;
 	const char *keep = NULL;
 	char tmp[PATH_MAX];
@@ -598,16 +577,11 @@ int hwt_flame_main(int argc, char **argv)
 	int opt, code, status, wait_status = 0, f;
 
 	options_init(&o);
-	optind = 1;
+	optind = 0; /* glibc: a fresh start, with this optstring's ordering */
 	/* '+': options end at COMMAND, whose own options are left alone. */
 	while ((opt = getopt_long(argc, argv, "+o:qj:h", long_options, NULL)) != -1) {
 		int taken = common_option(&o, opt, optarg, prefix);
 
-		if (taken < 0)
-			return 2;
-		if (taken)
-			continue;
-		taken = hwt_unit_select_option(&unit, opt, optarg, prefix);
 		if (taken < 0)
 			return 2;
 		if (taken)
@@ -640,8 +614,8 @@ int hwt_flame_main(int argc, char **argv)
 		flame_usage(stderr);
 		return 2;
 	}
-	if (!o.output)
-		o.output = defaults[o.format];
+	if (!o.common.output)
+		o.common.output = defaults[o.format];
 	if (keep) {
 		dir = keep;
 	} else {
@@ -657,18 +631,18 @@ int hwt_flame_main(int argc, char **argv)
 		rmdir(tmp);
 		dir = tmp;
 	}
-	if (hwt_record_run(dir, &unit, argv + optind, &wait_status, prefix) < 0) {
+	if (hwt_record_run(dir, &o.common.unit, argv + optind, &wait_status, prefix) < 0) {
 		if (!keep)
-			nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+			(void)hwt_bundle_remove(dir);
 		return 2;
 	}
 	code = hwt_exit_code(wait_status);
 	status = report(dir, &o, prefix);
-	if (!keep && nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+	if (!keep && hwt_bundle_remove(dir) < 0)
 		fprintf(stderr, "%s: warning: cannot remove the temporary bundle %s\n", prefix, dir);
 	if (status == 2)
 		return code ? code : 2;
-	if (!o.quiet && o.output && strcmp(o.output, "-"))
-		fprintf(stderr, "%s: wrote %s\n", prefix, o.output);
+	if (!o.common.quiet && o.common.output && strcmp(o.common.output, "-"))
+		fprintf(stderr, "%s: wrote %s\n", prefix, o.common.output);
 	return code;
 }

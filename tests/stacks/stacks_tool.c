@@ -172,7 +172,6 @@ int main(int argc, char **argv)
 	profile = hwt_profile_alloc();
 	if (!profile)
 		return 2;
-	options.flags = HWT_DECODE_QUIET;
 	if (!strcmp(mode, "flow")) {
 		options.flow = &dumper;
 		options.jobs = 1;
@@ -185,7 +184,14 @@ int main(int argc, char **argv)
 			return 2;
 		options.flow = hwt_stacks_consumer(stacks);
 	}
-	status = hwt_decode_bundle(dir, profile, &options);
+	{
+		struct hwt_bundle *bundle = hwt_bundle_alloc();
+
+		status = bundle ? hwt_bundle_open(bundle, dir) : -hbe_nomem;
+		if (status >= 0)
+			status = hwt_decode(bundle, profile, &options);
+		hwt_bundle_free(bundle);
+	}
 	if (status < 0) {
 		fprintf(stderr, "stacks_tool: decode failed: %d\n", status);
 		return 2;
