@@ -288,6 +288,20 @@ static uint32_t unit_flag(const struct hwt_mapping *m)
 	return m->file->trace_unit ? HWT_FLOW_BLOCK_TRACE_UNIT : 0;
 }
 
+/* s->split[n]: run instructions of m from begin to the one at end (len bytes). */
+static int put_block(struct stream_ctx *s, size_t n, const struct hwt_mapping *m, uint64_t begin,
+		     uint64_t end, int len, uint32_t run, const struct hwt_x86_insn *last)
+{
+	struct hwt_flow_block *b = split_next(s, n);
+
+	if (!b)
+		return -1;
+	*b = (struct hwt_flow_block){ begin, end, end + (uint64_t)len, file_offset(m, begin),
+				      file_offset(m, end), m->file->image, run, unit_flag(m),
+				      exit_class(last), 0 };
+	return 0;
+}
+
 /*
  * Splits the libipt block {ip, ninsn, end} into s->split. Returns the
  * number of blocks, or 0 when the code does not match (one unreadable
@@ -300,7 +314,6 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 	uint64_t begin = ip;
 	uint32_t run = 0;
 	long n = 0;
-	struct hwt_flow_block *b;
 
 	int unit = m && m->file->trace_unit;
 
@@ -328,13 +341,8 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 				walk_bad(s, unit, begin, ninsn, ip, "ends elsewhere than libipt says");
 				return 0;
 			}
-			b = split_next(s, (size_t)n);
-			if (!b)
+			if (put_block(s, (size_t)n, m, begin, ip, len, run, &insn) < 0)
 				return -1;
-			*b = (struct hwt_flow_block){ begin, ip, ip + (uint64_t)len,
-						      file_offset(m, begin), file_offset(m, ip),
-						      m->file->image, run, unit_flag(m),
-						      exit_class(&insn), 0 };
 			if (insn.flags & HWT_X86_HAS_TARGET)
 				*target = hwt_x86_insn_target(&insn, ip);
 			return n + 1;
@@ -350,13 +358,8 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 				walk_bad(s, unit, begin, ninsn, ip, "direct branch out of readable code");
 				return 0;
 			}
-			b = split_next(s, (size_t)n);
-			if (!b)
+			if (put_block(s, (size_t)n, m, begin, ip, len, run, &insn) < 0)
 				return -1;
-			*b = (struct hwt_flow_block){ begin, ip, ip + (uint64_t)len,
-						      file_offset(m, begin), file_offset(m, ip),
-						      m->file->image, run, unit_flag(m),
-						      exit_class(&insn), 0 };
 			n++;
 			m = tm;
 			begin = ip = to;
