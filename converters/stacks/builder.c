@@ -101,6 +101,7 @@ struct block_info {
 };
 
 #define FRAME_TAIL 0x1u       /* callgrind's convention: entered by a jump, shares ret */
+#define FRAME_CALL 0x2u       /* entered by a call (counted in the calls weight) */
 
 struct frame {
 	uint32_t func;
@@ -515,7 +516,8 @@ static void push_at(struct thread *t, uint32_t parent, uint32_t func, uint64_t r
 	f->node = tree_child(t, parent, func);
 	f->ret = ret;
 	f->flags = flags;
-	hwt_stack_tree_add(t->tree, f->node, hwt_weight_calls, 1);
+	if (flags & (FRAME_CALL | FRAME_TAIL))
+		hwt_stack_tree_add(t->tree, f->node, hwt_weight_calls, 1);
 	on_stack_add(t, func, 1);
 	if (t->depth > t->stats.max_depth)
 		t->stats.max_depth = t->depth;
@@ -599,7 +601,8 @@ static void restart(struct thread *t, uint32_t func)
 	pop_to(t, i + 1);
 	if (!t->depth)
 		push(t, mark_unknown, 0, 0);
-	push(t, func, 0, 0);
+	/* callgrind makes a call of a return that no frame expects. */
+	push(t, func, 0, t->st->options.flags & HWT_STACKS_CALLGRIND ? FRAME_CALL : 0);
 }
 
 static int is_pseudo(const struct thread *t, uint32_t func)
@@ -786,7 +789,7 @@ static void step(struct thread *t, const struct hwt_flow_step *s)
 	case hwt_flow_call:
 	case hwt_flow_indirect_call:
 		t->stats.calls++;
-		push_at(t, call_parent(t), bi->func, t->last ? t->last->vnext : 0, 0);
+		push_at(t, call_parent(t), bi->func, t->last ? t->last->vnext : 0, FRAME_CALL);
 		break;
 	case hwt_flow_return:
 		do_return(t, bi, b->vaddr);

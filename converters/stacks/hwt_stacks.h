@@ -48,7 +48,7 @@ const char *hwt_stacks_errstr(int code);
 /* What a stack is weighed by. */
 enum hwt_stacks_weight {
 	hwt_weight_insns,   /* instructions executed in the stack's leaf (exact) */
-	hwt_weight_calls,   /* times the leaf frame was entered */
+	hwt_weight_calls,   /* times the leaf frame was called (a call or a tail call) */
 	hwt_weight_time,    /* clock ticks spent in the leaf (traces with timing) */
 	hwt_weight_count
 };
@@ -88,6 +88,8 @@ void hwt_stack_tree_free(struct hwt_stack_tree *tree);
 int64_t hwt_stack_tree_intern(struct hwt_stack_tree *tree, const char *name,
 			      enum hwt_frame_kind kind);
 const char *hwt_stack_tree_name(const struct hwt_stack_tree *tree, uint32_t name);
+/* Names interned so far: indexes 0 .. count - 1. */
+size_t hwt_stack_tree_name_count(const struct hwt_stack_tree *tree);
 enum hwt_frame_kind hwt_stack_tree_name_kind(const struct hwt_stack_tree *tree, uint32_t name);
 
 /* The child of parent named name (made when new), or HWT_STACK_NONE when out of memory. */

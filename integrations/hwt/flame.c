@@ -66,7 +66,7 @@ enum {
 #define COMMON_USAGE                                                                              \
 	"  -o, --output FILE     where to write ('-': standard output)\n"                           \
 	"      --weight W        insns (instructions, exact; the default), calls (times each\n"     \
-	"                        frame was entered) or time (trace time; traces with timing)\n"     \
+	"                        frame was called) or time (trace time; traces with timing)\n"     \
 	"      --inline          frames for inlined functions too (DWARF inline chains)\n"          \
 	"      --merge           processes of the same command as one (no pid in the root)\n"       \
 	"      --pid PID, --tid TID   only this process, or thread\n"                              \
