@@ -85,17 +85,15 @@ static uint32_t same_stack(const struct hwt_stack_tree *before, const struct hwt
 {
 	const struct hwt_stack_node *n = hwt_stack_tree_node(tree, node);
 	uint32_t parent = matched[n->parent];
-	int64_t name;
 
 	if (parent == HWT_STACK_NONE)
 		return HWT_STACK_NONE;
-	/* intern would add: look the name up by walking the children instead. */
+	/* By name among the children (interning would add the name to before). */
 	for (uint32_t c = hwt_stack_tree_node(before, parent)->first_child; c != HWT_STACK_NONE;
 	     c = hwt_stack_tree_node(before, c)->next_sibling)
 		if (!strcmp(hwt_stack_tree_name(before, hwt_stack_tree_node(before, c)->name),
 			    hwt_stack_tree_name(tree, n->name)))
 			return c;
-	(void)name;
 	return HWT_STACK_NONE;
 }
 

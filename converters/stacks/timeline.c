@@ -4,8 +4,9 @@
  *
  *  - speedscope's file format (https://www.speedscope.app/file-format-schema.json):
  *    one "evented" profile per thread, events {"type":"O"|"C","frame":i,"at":v};
- *    frame names in "shared.frames", written at the end (JSON objects are
- *    unordered, so the profiles can come first);
+ *    frame names in "shared.frames" (interned as a stack tree's names),
+ *    written at the end (JSON objects are unordered, so the profiles can
+ *    come first);
  *  - Chrome's trace event format (what chrome://tracing and Perfetto open):
  *    "B"/"E" slices per pid and tid, "M" events naming processes and
  *    threads.
@@ -19,20 +20,12 @@
 #include "grow.h"
 #include "stacks_int.h"
 
-struct tl_frame {
-	char *name;
-	uint64_t hash;
-};
-
 struct hwt_stacks_timeline {
 	enum hwt_timeline_format format;
 	enum hwt_stacks_weight weight;
 	FILE *out;
 	char *name;
-	struct tl_frame *frames;   /* speedscope: shared frames, by index */
-	size_t frame_count, frame_capacity;
-	uint32_t *slots;           /* hash of names: index + 1 */
-	size_t mask;
+	struct hwt_stack_tree *frames; /* speedscope: shared frames, by name index */
 	uint32_t *pids;            /* chrome: processes named so far */
 	size_t pid_count, pid_capacity;
 	int threads;               /* profiles (speedscope) or events (chrome) written */
@@ -60,9 +53,8 @@ struct hwt_stacks_timeline *hwt_stacks_timeline_alloc(enum hwt_timeline_format f
 	tl->weight = weight;
 	tl->out = out;
 	tl->name = strdup(name ? name : "hwt");
-	tl->mask = 1023;
-	tl->slots = calloc(tl->mask + 1, sizeof(*tl->slots));
-	if (!tl->name || !tl->slots) {
+	tl->frames = hwt_stack_tree_alloc();
+	if (!tl->name || !tl->frames) {
 		hwt_stacks_timeline_free(tl);
 		return NULL;
 	}
@@ -81,10 +73,7 @@ void hwt_stacks_timeline_free(struct hwt_stacks_timeline *tl)
 {
 	if (!tl)
 		return;
-	for (size_t i = 0; i < tl->frame_count; i++)
-		free(tl->frames[i].name);
-	free(tl->frames);
-	free(tl->slots);
+	hwt_stack_tree_free(tl->frames);
 	free(tl->pids);
 	free(tl->name);
 	free(tl);
@@ -93,65 +82,6 @@ void hwt_stacks_timeline_free(struct hwt_stacks_timeline *tl)
 enum hwt_stacks_weight hwt_timeline_weight(const struct hwt_stacks_timeline *tl)
 {
 	return tl ? tl->weight : hwt_weight_insns;
-}
-
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
-}
-
-static int rehash(struct hwt_stacks_timeline *tl)
-{
-	size_t mask = tl->mask * 2 + 1;
-	uint32_t *slots = calloc(mask + 1, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < tl->frame_count; i++) {
-		size_t k = (size_t)tl->frames[i].hash & mask;
-
-		while (slots[k])
-			k = (k + 1) & mask;
-		slots[k] = (uint32_t)i + 1;
-	}
-	free(tl->slots);
-	tl->slots = slots;
-	tl->mask = mask;
-	return 0;
-}
-
-/* The shared frame index of a name (speedscope), made when new; -1: out of memory. */
-static long frame_index(struct hwt_stacks_timeline *tl, const char *name)
-{
-	uint64_t h = name_hash(name);
-	size_t k = (size_t)h & tl->mask;
-
-	for (; tl->slots[k]; k = (k + 1) & tl->mask) {
-		const struct tl_frame *f = &tl->frames[tl->slots[k] - 1];
-
-		if (f->hash == h && !strcmp(f->name, name))
-			return (long)tl->slots[k] - 1;
-	}
-	{
-		void *p = hwt_grow_array(tl->frames, &tl->frame_capacity, tl->frame_count + 1,
-					 sizeof(*tl->frames));
-
-		if (!p)
-			return -1;
-		tl->frames = p;
-	}
-	tl->frames[tl->frame_count].name = strdup(name);
-	if (!tl->frames[tl->frame_count].name)
-		return -1;
-	tl->frames[tl->frame_count].hash = h;
-	tl->slots[k] = (uint32_t)++tl->frame_count;
-	if (tl->frame_count * 2 > tl->mask && rehash(tl) < 0)
-		return -1;
-	return (long)tl->frame_count - 1;
 }
 
 static void chrome_separator(struct hwt_stacks_timeline *tl)
@@ -226,7 +156,7 @@ static void event(struct hwt_stacks_timeline *tl, const char *frame, enum hwt_fr
 		  uint64_t at, int open)
 {
 	if (tl->format == hwt_timeline_speedscope) {
-		long index = frame_index(tl, frame);
+		int64_t index = hwt_stack_tree_intern(tl->frames, frame, kind);
 
 		if (index < 0) {
 			tl->nomem = 1;
@@ -282,9 +212,9 @@ int hwt_stacks_timeline_finish(struct hwt_stacks_timeline *tl)
 {
 	if (tl->format == hwt_timeline_speedscope) {
 		fputs("],\n\"shared\":{\"frames\":[", tl->out);
-		for (size_t i = 0; i < tl->frame_count; i++) {
+		for (size_t i = 0; i < hwt_stack_tree_name_count(tl->frames); i++) {
 			fputs(i ? ",\n{\"name\":\"" : "\n{\"name\":\"", tl->out);
-			hwt_stacks_put_escaped(tl->out, tl->frames[i].name, 1);
+			hwt_stacks_put_escaped(tl->out, hwt_stack_tree_name(tl->frames, (uint32_t)i), 1);
 			fputs("\"}", tl->out);
 		}
 		fputs("]}}\n", tl->out);

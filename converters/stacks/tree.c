@@ -142,6 +142,11 @@ const char *hwt_stack_tree_name(const struct hwt_stack_tree *t, uint32_t name)
 	return name < t->name_count ? t->names[name].text : "";
 }
 
+size_t hwt_stack_tree_name_count(const struct hwt_stack_tree *t)
+{
+	return t->name_count;
+}
+
 enum hwt_frame_kind hwt_stack_tree_name_kind(const struct hwt_stack_tree *t, uint32_t name)
 {
 	return name < t->name_count ? (enum hwt_frame_kind)t->names[name].kind : hwt_frame_marker;
