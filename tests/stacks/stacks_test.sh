@@ -11,6 +11,7 @@
 #   inline     --inline: inlined frames, the same total
 #   damage     a corrupt or cut stream: a partial graph, the gap marked, a
 #              warning, exit status 1
+#   command    hwt flame -- CMD: records, writes, passes CMD's exit status
 #
 # usage: stacks_test.sh BUILD_DIR WORK_DIR CASE
 set -u
@@ -223,6 +224,20 @@ damage)
 	[ $rc -eq 1 ] || fail "junk: exit status $rc: $(cat junk.err)"
 	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' junk.json || fail "junk: chrome file"
 	echo "ok: damaged bundles give partial graphs, gaps marked, warnings"
+	;;
+command)
+	"$hwt" flame --unit valgrind --trace-all -q -o l.svg -- "$programs/loops" >l.out ||
+		fail "hwt flame exited $?"
+	grep -q 'class="f" data-n="main"' l.svg || fail "no main in the graph"
+	"$hwt" flame --unit valgrind --trace-all -q --format folded --keep k.hwt -o k.folded \
+		-- "$programs/abort" >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 134 ] || fail "hwt flame exited $rc, the command 134 (SIGABRT)"
+	has k.folded ';main;.*abort'
+	[ -d k.hwt/streams ] || fail "--keep kept nothing"
+	"$hwt" report folded -q -o again.folded k.hwt
+	cmp -s k.folded again.folded || fail "hwt report folded of the kept bundle differs"
+	echo "ok: hwt flame records and draws, exit status passed through, --keep"
 	;;
 *)
 	fail "unknown case $case"
