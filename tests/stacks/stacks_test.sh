@@ -5,7 +5,8 @@
 #              and flame cut it into a marked [deeper] frame with a warning
 #   longjmp    longjmp and C++ exceptions cut the stack back (no staircase)
 #   signal     handlers on top of the interrupted stack, gone after sigreturn
-#   processes  fork and exec: stacks rooted at command names; --merge, --pid
+#   processes  fork and exec: stacks rooted at command names; --merge, --pid;
+#              threads: --tid splits the whole into its threads
 #   time       --weight time needs a clock; with one (clock=tsc), ticks add up
 #   diff       hwt report flame --diff A B
 #   inline     --inline: inlined frames, the same total
@@ -154,7 +155,33 @@ processes)
 	# The pid that execs loops: its image before the exec and loops.
 	[ "$(cut -d';' -f1 one.folded | sed 's/.*-//' | sort -u)" = "$pid" ] || fail "--pid $pid kept others"
 	has one.folded "^loops-$pid;"
-	echo "ok: processes rooted at their commands, --merge, --pid"
+	# Threads: each --tid (the tids as speedscope's profile names give them)
+	# is one thread's part; together they are the whole.
+	record t "$programs/threads"
+	"$hwt" report folded -o t.folded t.hwt || fail "report threads"
+	"$hwt" report speedscope -o t.json t.hwt || fail "report speedscope"
+	tids=$(python3 -c 'import json,sys; print(" ".join(p["name"].split("/")[-1] for p in json.load(open(sys.argv[1]))["profiles"]))' t.json)
+	[ "$(echo $tids | wc -w)" -eq 5 ] || fail "threads: not 5 threads: $tids"
+	sum=0
+	for tid in $tids; do
+		"$hwt" report folded --tid "$tid" -o "tid$tid.folded" t.hwt || fail "report --tid $tid"
+		[ -s "tid$tid.folded" ] || fail "--tid $tid: nothing"
+		sum=$((sum + $(total "tid$tid.folded")))
+	done
+	[ "$sum" -eq "$(total t.folded)" ] || fail "--tid parts add up to $sum, the whole is $(total t.folded)"
+	# The main thread's tid is the pid; the others run worker.
+	tpid=$(sed -n 's/^threads-\([0-9]*\);.*/\1/p' t.folded | head -1)
+	for tid in $tids; do
+		if [ "$tid" = "$tpid" ]; then
+			has "tid$tid.folded" ';main;'
+			hasnt "tid$tid.folded" ';start_thread;worker'
+		else
+			has "tid$tid.folded" '^threads-[0-9]+;\[unknown\];__clone;start_thread;worker;'
+			hasnt "tid$tid.folded" ';main;'
+		fi
+	done
+	has "tid$tpid.folded" ';main;'
+	echo "ok: processes rooted at their commands, --merge, --pid, --tid"
 	;;
 time)
 	record c "$programs/recursion"

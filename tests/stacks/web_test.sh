@@ -2,8 +2,10 @@
 # The writers against what reads them: Chrome trace events and speedscope
 # files checked against the folded stacks (timeline_check.py), and, when
 # Chromium and the npm packages are there (scripts/setup.sh installs them),
-# the SVG flame graph driven in headless Chromium (check_flame.mjs) and the
-# speedscope file loaded by speedscope itself (check_speedscope.mjs).
+# the SVG flame graph driven in headless Chromium (check_flame.mjs), and the
+# speedscope file and the Chrome trace events loaded by speedscope itself
+# (check_speedscope.mjs; its Trace Event importer complains of any "E" that
+# does not close the innermost slice and of slices left open).
 #
 # usage: web_test.sh BUILD_DIR WORK_DIR timeline|browser
 # Exit status 77 (skipped) when what the browser part needs is missing.
@@ -47,9 +49,11 @@ fi
 "$hwt" report flame --title "recursion (tests/programs)" -o "$work/run.svg" "$work/run.hwt" ||
 	fail "hwt report flame"
 "$hwt" report speedscope -o "$work/run.speedscope.json" "$work/run.hwt" || fail "hwt report speedscope"
+"$hwt" report chrome -o "$work/run.trace.json" "$work/run.hwt" || fail "hwt report chrome"
 cd "$here/web" || exit 1
 node check_flame.mjs "$work/run.svg" "$work/run.folded" 'fib|ackermann' main "$work/flame.png" ||
 	exit 1
 node check_speedscope.mjs --png "$work/speedscope.png" "$work/run.speedscope.json" main fib ackermann \
 	deep_sum is_even || exit 1
+node check_speedscope.mjs "$work/run.trace.json" main fib ackermann deep_sum is_even || exit 1
 echo "screenshots: $work/flame.png $work/speedscope.png (docs/images/ has copies)"

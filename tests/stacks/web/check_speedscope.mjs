@@ -3,9 +3,13 @@
 // Loads FILE into speedscope's own page (the npm package's release build)
 // in headless Chromium, as its command line does (a script that calls
 // speedscope.loadFileFromBase64), and checks that it imported the profile
-// (no error, the file's name field in the title) and that its table of
-// functions (the Sandwich view) lists every NAME. PNG: a screenshot of its
-// timeline.
+// (no error, the title names the file: its name field, a Chrome trace's
+// file name), that its importer complained of nothing (speedscope warns on
+// the console when an "E" event or a close does not match the innermost
+// open frame, or a frame is left open), and that its table of functions
+// (the Sandwich view) lists every NAME. FILE is hwt's speedscope file or
+// its Chrome trace events (speedscope imports those too). PNG: a
+// screenshot of its timeline.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,14 +37,20 @@ try {
   const errors = [];
   page.on('pageerror', e => errors.push(String(e)));
   page.on('dialog', d => { errors.push('dialog: ' + d.message()); d.dismiss(); });
+  // The importer's complaints (not Chromium's GL driver notes, "[.WebGL-...]",
+  // nor speedscope's note on wasm served from file://).
+  page.on('console', m => {
+    if ((m.type() === 'warning' || m.type() === 'error') && !/^\[\.WebGL-|WebAssembly/.test(m.text()))
+      errors.push('console: ' + m.text());
+  });
   await page.goto('file://' + index + '#localProfilePath=' + js);
   await page.waitForFunction(() => document.title.includes('speedscope') &&
                                    !document.title.startsWith('speedscope'), null,
                              { timeout: 30000 }).catch(() => {});
   const title = await page.title();
   if (errors.length) fail('speedscope: ' + errors.join('; '));
-  // speedscope titles the page with the file's "name".
-  const want = JSON.parse(fs.readFileSync(file, 'utf8')).name;
+  // speedscope titles the page with the file's "name", else the file name.
+  const want = JSON.parse(fs.readFileSync(file, 'utf8')).name ?? path.basename(file);
   if (title !== `${want} - speedscope`) fail(`speedscope did not load it (title '${title}')`);
   if (png) await page.screenshot({ path: png });
   await page.getByText(/Sandwich/).first().click();
