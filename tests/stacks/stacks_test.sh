@@ -13,6 +13,8 @@
 #   damage     a corrupt or cut stream: a partial graph, the gap marked, a
 #              warning, exit status 1
 #   command    hwt flame -- CMD: records, writes, passes CMD's exit status
+#   svg        the flame graph's options (--width, --inverted, --min-width,
+#              --colors, --title) in the boxes drawn; --progress
 #
 # usage: stacks_test.sh BUILD_DIR WORK_DIR CASE
 set -u
@@ -265,6 +267,15 @@ command)
 	"$hwt" report folded -q -o again.folded k.hwt
 	cmp -s k.folded again.folded || fail "hwt report folded of the kept bundle differs"
 	echo "ok: hwt flame records and draws, exit status passed through, --keep"
+	;;
+svg)
+	record r "$programs/recursion"
+	"$hwt" report flame -o plain.svg r.hwt || fail "report flame"
+	"$hwt" report flame --width 800 --inverted --min-width 5 --colors mem --title 'an icicle' \
+		--progress -o ice.svg r.hwt 2>ice.err || fail "report flame with options"
+	grep -q 'decoding 100%' ice.err || fail "--progress: no progress on stderr: $(cat ice.err)"
+	"$hwt" report flame --colors kind -o kind.svg r.hwt || fail "report flame --colors kind"
+	python3 "$here/svg_check.py" plain.svg ice.svg kind.svg || exit 1
 	;;
 *)
 	fail "unknown case $case"
