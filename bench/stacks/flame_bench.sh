@@ -9,9 +9,10 @@
 #    about 400 MB of trace, recorded first), -j1, best of three; wall and
 #    CPU (user + system) seconds. Target: flame at most 1.2 times profile.
 # 2. Memory: `hwt report flame` on `many_calls` with 10^6 and 10^7 calls
-#    (Valgrind unit): peak resident memory, distinct stacks. The stack
-#    builder's memory follows the distinct stacks; what grows with the calls
-#    is only the mapped stream (file pages, counted in the resident size).
+#    (Valgrind unit): peak resident memory (VmHWM), and the peak of its
+#    anonymous part (RssAnon, polled every 10 ms), distinct stacks. The
+#    stack builder's memory follows the distinct stacks; what grows with the
+#    calls is only the mapped stream (file pages, in the resident size).
 set -u
 build=$1
 bundle=${2:-}
@@ -25,6 +26,19 @@ if [ -z "$bundle" ]; then
 	echo "recording cpu_interp train ..."
 	"$hwt" record -o "$bundle" -- "$build/bench/programs/cpu_interp" train >/dev/null || exit 1
 fi
+
+anon_peak() { # command...: runs it; prints the peak RssAnon (KiB) seen, polled every 10 ms
+	"$@" &
+	pid=$!
+	peak=0
+	while kill -0 "$pid" 2>/dev/null; do
+		a=$(sed -n 's/^RssAnon:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$pid/status" 2>/dev/null)
+		[ -n "$a" ] && [ "$a" -gt "$peak" ] && peak=$a
+		sleep 0.01
+	done
+	wait "$pid" || return 1
+	echo "$peak"
+}
 
 best() { # OUT_VAR_PREFIX command...: best wall and CPU seconds of three runs
 	bw= bc=
@@ -56,12 +70,13 @@ for n in 1000000 10000000; do
 		>/dev/null 2>&1 || exit 1
 	/usr/bin/time -f "%M" -o "$tmp/mem" "$hwt" report flame -q -j1 --stats "$tmp/m$n.hwt" \
 		-o "$tmp/m.svg" 2>"$tmp/stats" || { cat "$tmp/stats"; exit 1; }
+	anon=$(anon_peak "$hwt" report flame -q -j1 "$tmp/m$n.hwt" -o "$tmp/m.svg") || exit 1
 	"$hwt" report folded -q "$tmp/m$n.hwt" -o "$tmp/m.folded" || exit 1
 	calls=$(sed -n 's/.* instructions, \([0-9]*\) calls.*/\1/p' "$tmp/stats")
 	mb=$(cat "$tmp"/m$n.hwt/streams/*.pt | wc -c)
 	awk -v n="$n" -v c="$calls" -v kb="$(tail -1 "$tmp/mem")" -v s="$(wc -l <"$tmp/m.folded")" \
-		-v t="$mb" 'BEGIN {
-		printf "many_calls %d: %d calls traced, %d distinct stacks, %.1f MB of trace, peak RSS %.1f MB\n", n, c, s, t / 1e6, kb / 1024
+		-v t="$mb" -v a="$anon" 'BEGIN {
+		printf "many_calls %d: %d calls traced, %d distinct stacks, %.1f MB of trace, peak RSS %.1f MB, of it anonymous %.1f MB\n", n, c, s, t / 1e6, kb / 1024, a / 1024
 	}'
 done
 exit $status
