@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash_index.h"
 #include "stacks_int.h"
 
 /* Markers: function ids below FIRST_FUNCTION. */
@@ -82,8 +83,7 @@ struct hwt_stacks {
 	   knows without the lock while another one makes new ones. */
 	struct func *chunks[FUNC_CHUNKS];
 	size_t func_count;
-	uint32_t *func_slots;     /* hash of keys: id + 1 */
-	size_t func_mask;
+	struct hwt_hash_index func_index; /* functions by (image, kind, key) */
 	struct hwt_stacks_stats stats;
 	int nomem;
 };
@@ -164,33 +164,9 @@ static int func_room(struct hwt_stacks *st)
 	return 0;
 }
 
-static size_t func_slot(int32_t image, uint32_t kind, uint64_t key, size_t mask)
+static uint64_t func_hash(int32_t image, uint32_t kind, uint64_t key)
 {
-	uint64_t h = (key ^ ((uint64_t)(uint32_t)image << 40) ^ ((uint64_t)kind << 60)) *
-		     0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 24) & mask;
-}
-
-static int funcs_rehash(struct hwt_stacks *st)
-{
-	size_t mask = st->func_mask ? st->func_mask * 2 + 1 : 1023;
-	uint32_t *slots = calloc(mask + 1, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = FIRST_FUNCTION; i < st->func_count; i++) {
-		const struct func *f = func_at(st, (uint32_t)i);
-		size_t k = func_slot(f->image, f->key_kind, f->key, mask);
-
-		while (slots[k])
-			k = (k + 1) & mask;
-		slots[k] = (uint32_t)i + 1;
-	}
-	free(st->func_slots);
-	st->func_slots = slots;
-	st->func_mask = mask;
-	return 0;
+	return hwt_hash_mix(key ^ ((uint64_t)(uint32_t)image << 40) ^ ((uint64_t)kind << 60));
 }
 
 /* The display name of a function: its symbol (demangled) or module+0xentry. */
@@ -223,16 +199,17 @@ static char *func_name(struct hwt_stacks *st, int32_t image, uint64_t entry, con
 static uint32_t func_id(struct hwt_stacks *st, int32_t image, uint32_t kind, uint64_t key,
 			const char *symbol, int named)
 {
-	size_t k;
+	uint64_t h = func_hash(image, kind, key);
+	struct hwt_hash_probe probe;
 	uint32_t id = HWT_STACK_NONE;
 	struct func *f;
 
 	pthread_mutex_lock(&st->lock);
-	for (k = func_slot(image, kind, key, st->func_mask); st->func_slots[k];
-	     k = (k + 1) & st->func_mask) {
-		f = func_at(st, st->func_slots[k] - 1);
+	for (long k = hwt_hash_index_find(&st->func_index, h, &probe); k >= 0;
+	     k = hwt_hash_index_next(&st->func_index, &probe)) {
+		f = func_at(st, (uint32_t)k);
 		if (f->image == image && f->key_kind == kind && f->key == key) {
-			id = st->func_slots[k] - 1;
+			id = (uint32_t)k;
 			goto out;
 		}
 	}
@@ -252,11 +229,12 @@ static uint32_t func_id(struct hwt_stacks *st, int32_t image, uint32_t kind, uin
 		f->kind = hwt_frame_marker;
 	if (!f->name)
 		goto out;
-	id = (uint32_t)st->func_count++;
-	st->func_slots[k] = id + 1;
-	if (st->func_count * 2 > st->func_mask && funcs_rehash(st) < 0) {
-		/* The table still holds the new id; the next insertion retries. */
+	if (hwt_hash_index_add(&st->func_index, h, st->func_count) < 0) {
+		free(f->name);
+		f->name = NULL;
+		goto out;
 	}
+	id = (uint32_t)st->func_count++;
 out:
 	if (id == HWT_STACK_NONE)
 		st->nomem = 1;
@@ -293,7 +271,7 @@ struct hwt_stacks *hwt_stacks_alloc(struct hwt_stacks_symbols *symbols, struct h
 		st->consumer.flags |= HWT_FLOW_WANT_TIME;
 	st->consumer.flags |= HWT_FLOW_WANT_TIME; /* time weights in the tree (timed traces) */
 	pthread_mutex_init(&st->lock, NULL);
-	if (func_room(st) < 0 || funcs_rehash(st) < 0) {
+	if (func_room(st) < 0) {
 		hwt_stacks_free(st);
 		return NULL;
 	}
@@ -323,7 +301,7 @@ void hwt_stacks_free(struct hwt_stacks *st)
 		free(func_at(st, (uint32_t)i)->name);
 	for (size_t c = 0; c < FUNC_CHUNKS && st->chunks[c]; c++)
 		free(st->chunks[c]);
-	free(st->func_slots);
+	hwt_hash_index_free(&st->func_index);
 	pthread_mutex_destroy(&st->lock);
 	free(st);
 }

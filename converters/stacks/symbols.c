@@ -2,22 +2,23 @@
  * struct hwt_stacks_symbols: the functions of every image a decode saw,
  * read on first use and kept for the decode.
  *
- * Per image: the function symbols of its ELF file (.symtab, else .dynsym),
- * the PLT entries named after their relocations ("puts@plt", as objdump
- * names them), the ELF entry point, and with HWT_SYMBOLS_INLINE (or where
+ * Per image, through the converters' ELF reader (converters/elf): the
+ * function symbols of its ELF file (.symtab, else .dynsym), the PLT entries
+ * named after their relocations ("puts@plt", as objdump names them), the
+ * ELF entry point, and with HWT_SYMBOLS_INLINE (or where
  * the ELF file has no symbols) the DWARF of the file: function names and
  * inline chains. Lookups take file offsets (the profile's keys): the
  * PT_LOAD program headers turn them into the virtual addresses symbols use.
  *
  * Names are as the files have them (mangled); the builder demangles them.
  */
-#include <fcntl.h>
-#include <gelf.h>
+#include <elf.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_file.h"
 #include "grow.h"
 #include "hwt_afdo.h"
 #include "stacks_int.h"
@@ -28,19 +29,13 @@ struct symbol {
 	int global;
 };
 
-struct load {
-	uint64_t offset, filesz, vaddr;
-};
-
 struct image_symbols {
 	int loaded;
 	int failed;
 	struct symbol *syms;   /* sorted by vaddr, one per address */
 	size_t count;
-	struct load loads[16];
-	size_t nloads;
-	uint64_t entry;        /* e_entry */
-	int has_entry;
+	struct hwt_elf_file elf; /* the image's file (its segments), open for the decode */
+	int has_entry;           /* an executable or shared object: elf.entry is its entry */
 	struct hwt_afdo_debug *debug; /* NULL: no DWARF (or not read) */
 	char *module;
 };
@@ -83,6 +78,7 @@ void hwt_stacks_symbols_free(struct hwt_stacks_symbols *s)
 		for (size_t k = 0; k < im->count; k++)
 			free(im->syms[k].name);
 		free(im->syms);
+		hwt_elf_file_close(&im->elf);
 		hwt_afdo_debug_free(im->debug);
 		free(im->module);
 	}
@@ -124,104 +120,6 @@ static int add_symbol(struct image_symbols *im, size_t *capacity, uint64_t vaddr
 	return 0;
 }
 
-/* Function symbols of one symbol table section. */
-static int read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct image_symbols *im,
-		       size_t *capacity)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-
-	for (size_t i = 0; data && i < n; i++) {
-		GElf_Sym sym;
-		const char *name;
-		int type;
-
-		if (!gelf_getsym(data, (int)i, &sym))
-			break;
-		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-		    !sym.st_value)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
-			continue;
-		if (add_symbol(im, capacity, sym.st_value, sym.st_size, name,
-			       GELF_ST_BIND(sym.st_info) == STB_GLOBAL) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/*
- * PLT entries, named "SYMBOL@plt" after the .rela.plt relocation each one
- * jumps through: 16-byte entries in .plt.sec when there is one (IBT), else
- * in .plt after its first (the resolver's) entry.
- */
-static int read_plt(Elf *elf, size_t shstrndx, struct image_symbols *im, size_t *capacity)
-{
-	Elf_Scn *scn = NULL, *rela = NULL;
-	GElf_Shdr plt = { 0 }, plt_sec = { 0 }, rsh = { 0 }, dynsym = { 0 };
-	Elf_Data *rdata, *sdata;
-	Elf_Scn *dynsym_scn = NULL;
-	int have_plt = 0, have_sec = 0;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name)
-			continue;
-		if (!strcmp(name, ".plt")) {
-			plt = sh;
-			have_plt = 1;
-		} else if (!strcmp(name, ".plt.sec")) {
-			plt_sec = sh;
-			have_sec = 1;
-		} else if (!strcmp(name, ".rela.plt")) {
-			rela = scn;
-			rsh = sh;
-		}
-	}
-	if (!rela || (!have_plt && !have_sec))
-		return 0;
-	dynsym_scn = elf_getscn(elf, rsh.sh_link);
-	if (!dynsym_scn || !gelf_getshdr(dynsym_scn, &dynsym))
-		return 0;
-	rdata = elf_getdata(rela, NULL);
-	sdata = elf_getdata(dynsym_scn, NULL);
-	if (!rdata || !sdata || !rsh.sh_entsize)
-		return 0;
-	for (size_t i = 0; i < rsh.sh_size / rsh.sh_entsize; i++) {
-		GElf_Rela r;
-		GElf_Sym sym;
-		const char *name;
-		char *plt_name;
-		uint64_t at;
-		int status;
-
-		if (!gelf_getrela(rdata, (int)i, &r) ||
-		    !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym))
-			continue;
-		name = elf_strptr(elf, dynsym.sh_link, sym.st_name);
-		if (!name || !*name)
-			continue;
-		at = have_sec ? plt_sec.sh_addr + 16 * i : plt.sh_addr + 16 * (i + 1);
-		plt_name = malloc(strlen(name) + 5);
-		if (!plt_name)
-			return -1;
-		strcpy(plt_name, name);
-		strcat(plt_name, "@plt");
-		status = add_symbol(im, capacity, at, 16, plt_name, 1);
-		free(plt_name);
-		if (status < 0)
-			return -1;
-	}
-	return 0;
-}
-
 static const char *image_path(struct hwt_stacks_symbols *s, int32_t image, char **owned)
 {
 	const struct hwt_profile_image *img = hwt_profile_image_at(s->profile, (size_t)image);
@@ -258,69 +156,56 @@ static char *debug_file(const struct hwt_profile_image *img)
 }
 
 /*
- * The symbols of one ELF file: program headers and the entry point (main
- * only), function symbols (.symtab, else .dynsym), PLT names (main only).
- * *has_dwarf, *has_symtab: what the file holds. 0, or -1 when it cannot
- * be read as ELF (-2: out of memory).
+ * The symbols of one ELF file: function symbols (.symtab, else .dynsym), and
+ * for the image's own file (main: kept open in im->elf) its entry point and
+ * PLT names. *has_dwarf, *has_symtab: what the file holds. 0, or -1 when it
+ * cannot be read as ELF (-2: out of memory).
  */
 static int read_file(const char *path, int main, struct image_symbols *im, size_t *capacity,
 		     int *has_dwarf, int *has_symtab)
 {
-	size_t shstrndx, phnum;
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr symtab_sh, dynsym_sh;
-	GElf_Ehdr eh;
-	Elf *elf = NULL;
-	int fd, status = -1;
+	struct hwt_elf_file own, *f = main ? &im->elf : &own;
+	const struct hwt_elf_symbol *syms;
+	struct hwt_elf_symbol *plt = NULL;
+	size_t n, nplt = 0;
+	int status = hwt_elf_file_open(f, path);
 
 	*has_dwarf = *has_symtab = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
-	    elf_getshdrstrndx(elf, &shstrndx) < 0 || elf_getphdrnum(elf, &phnum) < 0)
+	if (status < 0)
+		return status == -hee_nomem ? -2 : -1;
+	status = -1;
+	if (!f->is_elf)
 		goto out;
-	if (main) {
-		im->entry = eh.e_entry;
-		im->has_entry = eh.e_type == ET_EXEC || eh.e_type == ET_DYN;
-		for (size_t i = 0; i < phnum && im->nloads < 16; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-				im->loads[im->nloads++] =
-					(struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
-		}
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB) {
-			symtab = scn;
-			symtab_sh = sh;
-		} else if (sh.sh_type == SHT_DYNSYM) {
-			dynsym = scn;
-			dynsym_sh = sh;
-		}
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".debug_info") && sh.sh_type != SHT_NOBITS)
-			*has_dwarf = 1;
-	}
-	*has_symtab = symtab != NULL;
+	*has_dwarf = f->has_debug_info;
+	*has_symtab = f->has_symtab;
+	if (main)
+		im->has_entry = f->type == ET_EXEC || f->type == ET_DYN;
 	status = -2;
-	if ((symtab && read_symtab(elf, symtab, &symtab_sh, im, capacity) < 0) ||
-	    (!symtab && dynsym && read_symtab(elf, dynsym, &dynsym_sh, im, capacity) < 0) ||
-	    (main && read_plt(elf, shstrndx, im, capacity) < 0))
+	if (hwt_elf_file_symbols(f, &syms, &n) < 0 || (main && hwt_elf_file_plt(f, &plt, &nplt) < 0))
 		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (add_symbol(im, capacity, syms[i].addr, syms[i].size, syms[i].name,
+			       !!(syms[i].flags & HWT_ELF_SYMBOL_GLOBAL)) < 0)
+			goto out;
+	/* PLT entries named "SYMBOL@plt", as objdump names them. */
+	for (size_t i = 0; i < nplt; i++) {
+		char *name = malloc(strlen(plt[i].name) + 5);
+		int added;
+
+		if (!name)
+			goto out;
+		strcpy(name, plt[i].name);
+		strcat(name, "@plt");
+		added = add_symbol(im, capacity, plt[i].addr, plt[i].size, name, 1);
+		free(name);
+		if (added < 0)
+			goto out;
+	}
 	status = 0;
 out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	free(plt);
+	if (!main || status == -1)
+		hwt_elf_file_close(f);
 	return status;
 }
 
@@ -394,13 +279,14 @@ static struct image_symbols *image_of(struct hwt_stacks_symbols *s, int32_t imag
 	return &s->images[image];
 }
 
+/* The virtual address of a file offset; 0 when no segment maps it. */
 static int to_vaddr(const struct image_symbols *im, uint64_t offset, uint64_t *vaddr)
 {
-	for (size_t i = 0; i < im->nloads; i++) {
-		const struct load *l = &im->loads[i];
+	for (size_t i = 0; i < im->elf.load_count; i++) {
+		const struct hwt_elf_load *l = &im->elf.loads[i];
 
-		if (offset >= l->offset && offset < l->offset + l->filesz) {
-			*vaddr = offset - l->offset + l->vaddr;
+		if (offset >= l->offset && offset - l->offset < l->filesz) {
+			*vaddr = l->vaddr + (offset - l->offset);
 			return 1;
 		}
 	}
@@ -409,13 +295,7 @@ static int to_vaddr(const struct image_symbols *im, uint64_t offset, uint64_t *v
 
 static uint64_t to_offset(const struct image_symbols *im, uint64_t vaddr)
 {
-	for (size_t i = 0; i < im->nloads; i++) {
-		const struct load *l = &im->loads[i];
-
-		if (vaddr >= l->vaddr && vaddr < l->vaddr + l->filesz)
-			return vaddr - l->vaddr + l->offset;
-	}
-	return vaddr;
+	return hwt_elf_file_offset(&im->elf, vaddr);
 }
 
 /* The symbol covering vaddr, or NULL. */
@@ -455,7 +335,7 @@ int hwt_stacks_symbols_function(struct hwt_stacks_symbols *s, int32_t image, uin
 	im = image_of(s, image);
 	if (!im || im->failed || !to_vaddr(im, offset, &vaddr))
 		goto out;
-	fn->program_entry = im->has_entry && vaddr == im->entry;
+	fn->program_entry = im->has_entry && vaddr == im->elf.entry;
 	sym = find_symbol(im, vaddr);
 	if (sym) {
 		fn->entry = to_offset(im, sym->vaddr);

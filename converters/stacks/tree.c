@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash_index.h"
 #include "hwt_stacks.h"
 #include "stacks_int.h"
 
@@ -21,12 +22,10 @@ struct name {
 struct hwt_stack_tree {
 	struct hwt_stack_node *nodes;
 	size_t count, capacity;
-	uint32_t *children;       /* hash of (parent, name): node + 1, 0 empty */
-	size_t children_mask;
+	struct hwt_hash_index children; /* nodes by (parent, name) */
 	struct name *names;
 	size_t name_count, name_capacity;
-	uint32_t *by_text;        /* hash of name texts: name + 1, 0 empty */
-	size_t text_mask;
+	struct hwt_hash_index by_text;  /* names by (text, kind) */
 };
 
 static uint64_t text_hash(const char *s)
@@ -38,11 +37,9 @@ static uint64_t text_hash(const char *s)
 	return h;
 }
 
-static size_t pair_slot(uint32_t parent, uint32_t name, size_t mask)
+static uint64_t pair_hash(uint32_t parent, uint32_t name)
 {
-	uint64_t h = ((uint64_t)parent << 32 | name) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 20) & mask;
+	return hwt_hash_mix((uint64_t)parent << 32 | name);
 }
 
 struct hwt_stack_tree *hwt_stack_tree_alloc(void)
@@ -51,13 +48,9 @@ struct hwt_stack_tree *hwt_stack_tree_alloc(void)
 
 	if (!t)
 		return NULL;
-	t->children_mask = 1023;
-	t->text_mask = 1023;
-	t->children = calloc(t->children_mask + 1, sizeof(*t->children));
-	t->by_text = calloc(t->text_mask + 1, sizeof(*t->by_text));
 	t->nodes = malloc(64 * sizeof(*t->nodes));
 	t->capacity = 64;
-	if (!t->children || !t->by_text || !t->nodes) {
+	if (!t->nodes) {
 		hwt_stack_tree_free(t);
 		return NULL;
 	}
@@ -78,44 +71,25 @@ void hwt_stack_tree_free(struct hwt_stack_tree *t)
 	for (size_t i = 0; i < t->name_count; i++)
 		free(t->names[i].text);
 	free(t->names);
-	free(t->by_text);
-	free(t->children);
+	hwt_hash_index_free(&t->by_text);
+	hwt_hash_index_free(&t->children);
 	free(t->nodes);
 	free(t);
 }
 
-static int text_rehash(struct hwt_stack_tree *t)
-{
-	size_t mask = t->text_mask * 2 + 1;
-	uint32_t *table = calloc(mask + 1, sizeof(*table));
-
-	if (!table)
-		return -1;
-	for (size_t i = 0; i < t->name_count; i++) {
-		size_t k = (size_t)t->names[i].hash & mask;
-
-		while (table[k])
-			k = (k + 1) & mask;
-		table[k] = (uint32_t)i + 1;
-	}
-	free(t->by_text);
-	t->by_text = table;
-	t->text_mask = mask;
-	return 0;
-}
-
 int64_t hwt_stack_tree_intern(struct hwt_stack_tree *t, const char *text, enum hwt_frame_kind kind)
 {
-	uint64_t h = text_hash(text) ^ (uint64_t)kind;
-	size_t k = (size_t)h & t->text_mask;
+	uint64_t h = hwt_hash_mix(text_hash(text) ^ (uint64_t)kind);
+	struct hwt_hash_probe probe;
 	struct name *n;
 
-	for (; t->by_text[k]; k = (k + 1) & t->text_mask) {
-		n = &t->names[t->by_text[k] - 1];
+	for (long k = hwt_hash_index_find(&t->by_text, h, &probe); k >= 0;
+	     k = hwt_hash_index_next(&t->by_text, &probe)) {
+		n = &t->names[k];
 		if (n->hash == h && n->kind == (uint32_t)kind && !strcmp(n->text, text))
-			return t->by_text[k] - 1;
+			return k;
 	}
-	if (t->name_count >= UINT32_MAX - 1)
+	if (t->name_count >= HWT_HASH_INDEX_MAX - 1)
 		return -hse_nomem;
 	{
 		void *p = hwt_grow_array(t->names, &t->name_capacity, t->name_count + 1,
@@ -131,10 +105,11 @@ int64_t hwt_stack_tree_intern(struct hwt_stack_tree *t, const char *text, enum h
 		return -hse_nomem;
 	n->kind = (uint32_t)kind;
 	n->hash = h;
-	t->by_text[k] = (uint32_t)++t->name_count;
-	if (t->name_count * 2 > t->text_mask && text_rehash(t) < 0)
-		return -hse_nomem; /* the name is in; the next intern retries */
-	return (int64_t)t->name_count - 1;
+	if (hwt_hash_index_add(&t->by_text, h, t->name_count) < 0) {
+		free(n->text);
+		return -hse_nomem;
+	}
+	return (int64_t)t->name_count++;
 }
 
 const char *hwt_stack_tree_name(const struct hwt_stack_tree *t, uint32_t name)
@@ -152,50 +127,28 @@ enum hwt_frame_kind hwt_stack_tree_name_kind(const struct hwt_stack_tree *t, uin
 	return name < t->name_count ? (enum hwt_frame_kind)t->names[name].kind : hwt_frame_marker;
 }
 
-static int children_rehash(struct hwt_stack_tree *t)
-{
-	size_t mask = t->children_mask * 2 + 1;
-	uint32_t *table = calloc(mask + 1, sizeof(*table));
-
-	if (!table)
-		return -1;
-	for (size_t i = 1; i < t->count; i++) {
-		size_t k = pair_slot(t->nodes[i].parent, t->nodes[i].name, mask);
-
-		while (table[k])
-			k = (k + 1) & mask;
-		table[k] = (uint32_t)i + 1;
-	}
-	free(t->children);
-	t->children = table;
-	t->children_mask = mask;
-	return 0;
-}
-
 uint32_t hwt_stack_tree_find(const struct hwt_stack_tree *t, uint32_t parent, uint32_t name)
 {
-	for (size_t k = pair_slot(parent, name, t->children_mask); t->children[k];
-	     k = (k + 1) & t->children_mask) {
-		const struct hwt_stack_node *n = &t->nodes[t->children[k] - 1];
+	struct hwt_hash_probe probe;
+
+	for (long k = hwt_hash_index_find(&t->children, pair_hash(parent, name), &probe); k >= 0;
+	     k = hwt_hash_index_next(&t->children, &probe)) {
+		const struct hwt_stack_node *n = &t->nodes[k];
 
 		if (n->parent == parent && n->name == name)
-			return t->children[k] - 1;
+			return (uint32_t)k;
 	}
 	return HWT_STACK_NONE;
 }
 
 uint32_t hwt_stack_tree_child(struct hwt_stack_tree *t, uint32_t parent, uint32_t name)
 {
-	size_t k = pair_slot(parent, name, t->children_mask);
+	uint32_t index = hwt_stack_tree_find(t, parent, name);
 	struct hwt_stack_node *n, *p;
-	uint32_t index;
 
-	for (; t->children[k]; k = (k + 1) & t->children_mask) {
-		n = &t->nodes[t->children[k] - 1];
-		if (n->parent == parent && n->name == name)
-			return t->children[k] - 1;
-	}
-	if (t->count >= UINT32_MAX - 1)
+	if (index != HWT_STACK_NONE)
+		return index;
+	if (t->count >= HWT_HASH_INDEX_MAX - 1)
 		return HWT_STACK_NONE;
 	{
 		void *q = hwt_grow_array(t->nodes, &t->capacity, t->count + 1, sizeof(*t->nodes));
@@ -204,7 +157,10 @@ uint32_t hwt_stack_tree_child(struct hwt_stack_tree *t, uint32_t parent, uint32_
 			return HWT_STACK_NONE;
 		t->nodes = q;
 	}
-	index = (uint32_t)t->count++;
+	index = (uint32_t)t->count;
+	if (hwt_hash_index_add(&t->children, pair_hash(parent, name), index) < 0)
+		return HWT_STACK_NONE;
+	t->count++;
 	n = &t->nodes[index];
 	memset(n, 0, sizeof(*n));
 	n->parent = parent;
@@ -215,10 +171,6 @@ uint32_t hwt_stack_tree_child(struct hwt_stack_tree *t, uint32_t parent, uint32_
 	p = &t->nodes[parent];
 	n->next_sibling = p->first_child;
 	p->first_child = index;
-	t->children[k] = index + 1;
-	if ((t->count - 1) * 2 > t->children_mask && children_rehash(t) < 0) {
-		/* Keep the table as it is: it still holds the new node. */
-	}
 	return index;
 }
 

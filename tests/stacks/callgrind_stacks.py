@@ -54,29 +54,9 @@ import subprocess
 import sys
 from collections import defaultdict
 
-
-class Compression:
-    def __init__(self):
-        self.names = {}
-
-    def get(self, value):
-        m = re.match(r'^\((\d+)\)(?: (.*))?$', value)
-        if not m:
-            return value
-        if m.group(2) is not None:
-            self.names[m.group(1)] = m.group(2)
-            return m.group(2)
-        return self.names.get(m.group(1), '?')
-
-
-def subposition(text, last):
-    if text == '*':
-        return last
-    if text.startswith('+'):
-        return last + int(text[1:], 0)
-    if text.startswith('-'):
-        return last - int(text[1:], 0)
-    return int(text, 0)
+# callgrind's name compression and positions, as the profile's oracle reads them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'decode'))
+from callgrind_compare import Compression, parse_subposition as subposition  # noqa: E402
 
 
 def read_callgrind(path):

@@ -15,6 +15,9 @@
 #   command    hwt flame -- CMD: records, writes, passes CMD's exit status
 #   svg        the flame graph's options (--width, --inverted, --min-width,
 #              --colors, --title) in the boxes drawn; --progress
+#   etm        an aarch64 run (ETMv4, which hwt_flow.h has no producer for
+#              yet): a warning naming the stream, exit status 1, no stacks
+#              (skipped when the aarch64 test programs are not built)
 #
 # usage: stacks_test.sh BUILD_DIR WORK_DIR CASE
 set -u
@@ -276,6 +279,19 @@ svg)
 	grep -q 'decoding 100%' ice.err || fail "--progress: no progress on stderr: $(cat ice.err)"
 	"$hwt" report flame --colors kind -o kind.svg r.hwt || fail "report flame --colors kind"
 	python3 "$here/svg_check.py" plain.svg ice.svg kind.svg || exit 1
+	;;
+etm)
+	prog=$programs/aarch64/gcc/function_pointers
+	[ -x "$prog" ] || { echo "SKIP: $prog was not built"; exit 77; }
+	"$hwt" record -o a.hwt -- "$prog" >/dev/null 2>a.rec || fail "hwt record: $(cat a.rec)"
+	"$hwt" report folded -o a.folded a.hwt 2>a.err
+	rc=$?
+	cat a.err
+	[ $rc -eq 1 ] || fail "hwt report folded exited $rc on ETMv4 streams, wanted 1"
+	grep -q 'etmv4 streams are not yet decoded into ordered control flow' a.err ||
+		fail "no warning about the ETMv4 stream"
+	[ ! -s a.folded ] || fail "stacks from a stream that was left out: $(head -1 a.folded)"
+	echo "ok: ETMv4 streams left out of the stacks, said, exit status 1"
 	;;
 *)
 	fail "unknown case $case"
