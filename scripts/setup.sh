@@ -26,8 +26,13 @@ packages=(
   chromium nodejs npm
   # function names of libc and ld.so in flame graphs (and callgrind's)
   libc6-dbg
+  # coverage in CI: the oracles (diff-cover, gcovr), the .deb (dpkg-shlibdeps),
+  # diff coverage (git), the CI examples' YAML, the manual pages
+  diff-cover gcovr dpkg-dev git python3-yaml groff-base man-db
   # misc used by tests
   python3 file
+  # perf.data: Linux perf (the oracle of the perf import and export), zstd
+  linux-perf libzstd-dev
 )
 
 missing=()

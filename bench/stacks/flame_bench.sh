@@ -24,7 +24,7 @@ export HWT_VALGRIND_LIB="$build/lib/hwt/valgrind"
 if [ -z "$bundle" ]; then
 	bundle=$tmp/cpu_interp.hwt
 	echo "recording cpu_interp train ..."
-	"$hwt" record -o "$bundle" -- "$build/bench/programs/cpu_interp" train >/dev/null || exit 1
+	"$hwt" record -o "$bundle" -- "$build/tests/programs/cpu_interp" train >/dev/null || exit 1
 fi
 
 anon_peak() { # command...: runs it; prints the peak RssAnon (KiB) seen, polled every 10 ms

@@ -493,6 +493,8 @@ void hwt_decoder_set_bundle(struct hwt_decoder *d, struct hwt_bundle *bundle)
 
 	d->bundle = bundle;
 	d->clock = clock && !strcmp(clock, "tsc") ? hwt_flow_clock_tsc : hwt_flow_clock_sequence;
+	if (bundle)
+		hwt_decoder_pt_config(d, bundle);
 	if (start && d->bundle_start < 0) {
 		char *end;
 		long long v = strtoll(start, &end, 10);

@@ -21,6 +21,8 @@ static const struct hwt_report_format formats[] = {
 	  "AutoFDO create_llvm_prof --profiler=text input of one binary" },
 	{ "chrome", hwt_report_flame_main,
 	  "Chrome trace events of every call per thread (chrome://tracing, Perfetto)" },
+	{ "diff", hwt_report_diff_main,
+	  "coverage of the lines changed since a git revision, from an lcov file" },
 	{ "flame", hwt_report_flame_main,
 	  "an interactive SVG flame graph of the exact call stacks (--diff A B too)" },
 	{ "folded", hwt_report_flame_main,
