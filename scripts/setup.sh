@@ -21,8 +21,11 @@ packages=(
   libclang-rt-19-dev
   # kernel framework tests
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
-  # looking at pages
-  chromium
+  # looking at pages: the flame graph and speedscope tests (tests/stacks/web,
+  # whose npm packages scripts/setup_npm.sh installs)
+  chromium nodejs npm
+  # function names of libc and ld.so in flame graphs (and callgrind's)
+  libc6-dbg
   # coverage in CI: the oracles (diff-cover, gcovr), the .deb (dpkg-shlibdeps),
   # diff coverage (git), the CI examples' YAML, the manual pages
   diff-cover gcovr dpkg-dev git python3-yaml groff-base man-db
@@ -39,13 +42,13 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "setup: installing ${missing[*]}"
+  SUDO=
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}"
+  echo "setup: done"
 fi
-
-echo "setup: installing ${missing[*]}"
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-echo "setup: done"
+bash "$(dirname "$0")/setup_npm.sh"
