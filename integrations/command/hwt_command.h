@@ -133,7 +133,10 @@ enum {
 	"                        (perf where the CPU has Intel PT and perf is installed,\n" \
 	"                        else qemu when qemu-x86_64 and the plugin are there and\n"  \
 	"                        neither --filter nor --trace-all is given, else\n"          \
-	"                        valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n"
+	"                        valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n" \
+	"                        aarch64 programs run under qemu-aarch64 (sysroot\n"        \
+	"                        $QEMU_LD_PREFIX or /usr/aarch64-linux-gnu), traced (ETMv4)\n" \
+	"                        by the qemu unit\n"
 /* Usage text of the selection options. */
 #define HWT_UNIT_SELECT_USAGE                                                              \
 	"      --trace GLOB      trace executables matching GLOB (repeatable; '*' matches\n" \
