@@ -10,6 +10,7 @@
 #include "export_int.h"
 #include "etm_config.h"
 #include "hwt_perf_cs_etm.h"
+#include "cs_formatter.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,12 +115,21 @@ int hwt_xport_etm_stream(const struct xport *x, const struct xport_image *im,
 int hwt_xport_etm_info(const struct xport *x, uint64_t **priv, size_t *npriv)
 {
 	struct hwt_perf_cs_etm_info info;
-	struct hwt_perf_cs_etm_cpu cpu = x->etm_unit;
+	int err;
 
 	memset(&info, 0, sizeof(info));
 	info.version = 1;
 	info.pmu_type = HWT_PERF_EXPORT_CS_ETM_PMU_TYPE;
-	info.ncpus = 1;
-	info.cpus = &cpu;
-	return hwt_perf_cs_etm_build(&info, priv, npriv) ? -hxe_nomem : 0;
+	info.ncpus = x->nidx ? x->nidx : 1;
+	info.cpus = calloc(info.ncpus, sizeof(*info.cpus));
+	if (!info.cpus)
+		return -hxe_nomem;
+	for (uint32_t i = 0; i < info.ncpus; i++) {
+		info.cpus[i] = x->etm_unit;
+		info.cpus[i].cpu = i;
+		info.cpus[i].trctraceidr = HWT_CS_ID_MIN + i;
+	}
+	err = hwt_perf_cs_etm_build(&info, priv, npriv);
+	free(info.cpus);
+	return err ? -hxe_nomem : 0;
 }

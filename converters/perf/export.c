@@ -371,6 +371,8 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 		p.u.aux.flags = x->etm ? HWT_PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW : 0;
 		sample_of(&p, a->stream->pid, a->stream->tid, e->time);
 		p.sample.id = PT_ID;
+		if (x->etm)
+			p.sample.cpu = a->idx;
 		err = hwt_perf_writer_write(w, &p);
 		if (err)
 			return perf_error(err);
@@ -609,6 +611,8 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_VERSION, "hwt export");
 	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_ARCH,
 							   x->etm ? "aarch64" : "x86_64");
+	if (x->etm && x->nidx > ncpu)
+		ncpu = (long)x->nidx;
 	err = err ? err : hwt_perf_writer_feature_nrcpus(w, ncpu > 0 ? (uint32_t)ncpu : 1,
 							   ncpu > 0 ? (uint32_t)ncpu : 1);
 	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_CPUDESC, desc);
@@ -828,6 +832,13 @@ static int plan_aux(struct xport *x)
 				a->time = im->first[f].time;
 		x->naux++;
 	}
+	x->nidx = nidx;
+	if (x->etm && nidx > HWT_XPORT_ETM_CPUS) {
+		hwt_xport_warn(x, "%" PRIu32 " threads with ETMv4 trace: the export gives each a "
+			       "trace unit of its own, and there are trace IDs for %u", nidx,
+			       HWT_XPORT_ETM_CPUS);
+		return -hxe_invalid;
+	}
 	return 0;
 }
 
@@ -900,9 +911,10 @@ static int write_streams(struct xport *x, struct hwt_perf_writer *w, const struc
 		p.u.auxtrace.reference = im->base;
 		p.u.auxtrace.idx = a->idx;
 		p.u.auxtrace.tid = s->tid;
-		/* perf's cs_etm (6.1) finds a buffer by the CPU of its AUX records:
-		   ETMv4 trace names CPU 0, whose trace unit AUXTRACE_INFO has. */
-		p.u.auxtrace.cpu = x->etm ? 0 : UINT32_MAX;
+		/* perf's cs_etm (6.1) finds a buffer by the CPU of its AUX records
+		   and decodes a CPU's trace unit once: each thread's ETMv4 trace
+		   is a CPU's of its own (cs_etm_export.c). */
+		p.u.auxtrace.cpu = x->etm ? a->idx : UINT32_MAX;
 		p.u.auxtrace.data = buf;
 		p.u.auxtrace.data_size = padded;
 		err = hwt_perf_writer_write(w, &p);

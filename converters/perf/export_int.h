@@ -51,6 +51,7 @@ struct xport {
 	int one_cpu;             /* every thread's trace on one CPU (one_cpu.c) */
 	struct xport_aux *aux;
 	size_t naux;
+	uint32_t nidx;           /* AUX buffers (threads) */
 	/* A bundle of ETMv4 streams: cs_etm (cs_etm_export.c) */
 	int etm;
 	struct hwt_perf_cs_etm_cpu etm_unit;
@@ -117,7 +118,12 @@ void hwt_xport_etm_unit(const struct hwt_bundle *bundle, struct hwt_perf_cs_etm_
 int hwt_xport_etm_stream(const struct xport *x, const struct xport_image *im,
 			 const uint8_t *buf, size_t size, uint8_t *out, uint64_t *out_size,
 			 uint64_t *min_ts, uint64_t *max_ts, uint64_t *damaged);
-/* cs_etm's AUXTRACE_INFO words (malloc'd). 0 or -hxe_nomem. */
+/*
+ * cs_etm's AUXTRACE_INFO words (malloc'd): a CPU per AUX buffer (thread),
+ * each with the trace unit and a trace ID of its own (1 and up; there are
+ * HWT_XPORT_ETM_CPUS). 0 or -hxe_nomem.
+ */
+#define HWT_XPORT_ETM_CPUS 0x6fu
 int hwt_xport_etm_info(const struct xport *x, uint64_t **priv, size_t *npriv);
 
 /* note.c: hwt's own feature section (docs/perf.md), text (malloc'd). 0 or -hxe_nomem. */
