@@ -150,7 +150,8 @@ int hwt_perf_cs_etm_build(const struct hwt_perf_cs_etm_info *info, uint64_t **pr
 			n += 2 + (c->kind == HWT_CS_ETMV3 ? HWT_CS_ETMV3_REGS_V0 : HWT_CS_ETMV4_REGS_V0);
 		else
 			n += 3 + (c->kind == HWT_CS_ETMV3 ? HWT_CS_ETMV3_REGS_V0 :
-				  c->kind == HWT_CS_ETE ? HWT_CS_ETE_REGS : HWT_CS_ETMV4_REGS);
+				  c->kind == HWT_CS_ETE ? HWT_CS_ETE_REGS : HWT_CS_ETMV4_REGS) +
+			     (c->kind != HWT_CS_ETMV3 && c->ts_source != UINT64_MAX);
 	}
 	p = calloc(n, sizeof(*p));
 	if (!p)
@@ -170,7 +171,8 @@ int hwt_perf_cs_etm_build(const struct hwt_perf_cs_etm_info *info, uint64_t **pr
 		const uint64_t *r = c->kind == HWT_CS_ETMV3 ? v3 : c->kind == HWT_CS_ETE ? ete : v4;
 		size_t nr = c->kind == HWT_CS_ETMV3 ? HWT_CS_ETMV3_REGS_V0 :
 			    info->version == 0 ? HWT_CS_ETMV4_REGS_V0 :
-			    c->kind == HWT_CS_ETE ? HWT_CS_ETE_REGS : HWT_CS_ETMV4_REGS;
+			    (c->kind == HWT_CS_ETE ? HWT_CS_ETE_REGS : HWT_CS_ETMV4_REGS) +
+			    (c->kind != HWT_CS_ETMV3 && c->ts_source != UINT64_MAX);
 
 		p[at++] = c->kind == HWT_CS_ETMV3 ? HWT_CS_ETMV3_MAGIC :
 			  c->kind == HWT_CS_ETE ? HWT_CS_ETE_MAGIC : HWT_CS_ETMV4_MAGIC;

@@ -1,6 +1,6 @@
 /*
- * The packets of cs_etm AUX data (hwt_perf_cs_etm.h): OpenCSD's packet
- * processor (ETMv4 or ETE, by the CPU block's kind) cuts them; each packet
+ * The packets of cs_etm AUX data (hwt_perf_cs_etm.h): OpenCSD's ETMv4
+ * packet processor cuts them; each packet
  * is handed on once the next one says where it ends.
  */
 #include "hwt_perf_cs_etm.h"
@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include <opencsd/c_api/opencsd_c_api.h>
-#include <opencsd/ete/trc_pkt_types_ete.h>
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
 
 struct walk {
@@ -72,7 +71,6 @@ int hwt_perf_cs_etm_packets(const struct hwt_perf_cs_etm_cpu *c, const uint8_t *
 {
 	struct walk w = { fn, context, 0, HWT_CS_ETM_PKT_OTHER, 0, 0, 0 };
 	ocsd_etmv4_cfg v4;
-	ocsd_ete_cfg ete;
 	unsigned char csid = 0;
 	dcd_tree_handle_t tree;
 	ocsd_err_t err;
@@ -83,32 +81,22 @@ int hwt_perf_cs_etm_packets(const struct hwt_perf_cs_etm_cpu *c, const uint8_t *
 	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
 	if (!tree)
 		return -hpf_nomem;
-	if (c->kind == HWT_CS_ETE) {
-		memset(&ete, 0, sizeof(ete));
-		ete.reg_idr0 = (uint32_t)c->trcidr0;
-		ete.reg_idr1 = (uint32_t)c->trcidr1;
-		ete.reg_idr2 = (uint32_t)c->trcidr2;
-		ete.reg_idr8 = (uint32_t)c->trcidr8;
-		ete.reg_devarch = (uint32_t)c->trcdevarch;
-		ete.reg_configr = (uint32_t)c->trcconfigr;
-		ete.reg_traceidr = (uint32_t)c->trctraceidr;
-		ete.arch_ver = ARCH_AA64;
-		ete.core_prof = profile_CortexA;
-		err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, OCSD_CREATE_FLG_PACKET_PROC,
-					     &ete, &csid);
-	} else {
-		memset(&v4, 0, sizeof(v4));
-		v4.reg_idr0 = (uint32_t)c->trcidr0;
-		v4.reg_idr1 = (uint32_t)c->trcidr1;
-		v4.reg_idr2 = (uint32_t)c->trcidr2;
-		v4.reg_idr8 = (uint32_t)c->trcidr8;
-		v4.reg_configr = (uint32_t)c->trcconfigr;
-		v4.reg_traceidr = (uint32_t)c->trctraceidr;
-		v4.arch_ver = ARCH_V8;
-		v4.core_prof = profile_CortexA;
-		err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I,
-					     OCSD_CREATE_FLG_PACKET_PROC, &v4, &csid);
-	}
+	/*
+	 * ETE too: OpenCSD 1.3.3's C API has no packet callbacks for ETE, and
+	 * ETE encodes the packets read here (A-Sync, Trace Info, Timestamp,
+	 * Overflow) as ETMv4 does; its packets of its own read as reserved.
+	 */
+	memset(&v4, 0, sizeof(v4));
+	v4.reg_idr0 = (uint32_t)c->trcidr0;
+	v4.reg_idr1 = (uint32_t)c->trcidr1;
+	v4.reg_idr2 = (uint32_t)c->trcidr2;
+	v4.reg_idr8 = (uint32_t)c->trcidr8;
+	v4.reg_configr = (uint32_t)c->trcconfigr;
+	v4.reg_traceidr = (uint32_t)c->trctraceidr;
+	v4.arch_ver = ARCH_V8;
+	v4.core_prof = profile_CortexA;
+	err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC,
+				     &v4, &csid);
 	if (err == OCSD_OK)
 		err = ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
 						     (void *)packet, &w);

@@ -39,11 +39,15 @@ enum {
 #define HWT_CS_ETMV4_MAGIC 0x4040404040404040ull
 #define HWT_CS_ETE_MAGIC   0x5050505050505050ull
 
-/* Register counts of each kind: fixed in version 0, written by hwt export. */
+/*
+ * Register counts of each kind: fixed in version 0; in version 1 as perf
+ * 6.1 writes them (newer perf adds TS_SOURCE after them: read, and written
+ * when hwt_perf_cs_etm_build is asked for it).
+ */
 #define HWT_CS_ETMV3_REGS_V0 4u   /* ETMCR, ETMTRACEIDR, ETMCCER, ETMIDR */
 #define HWT_CS_ETMV4_REGS_V0 7u   /* TRCCONFIGR .. TRCAUTHSTATUS */
-#define HWT_CS_ETMV4_REGS 8u      /* and TS_SOURCE */
-#define HWT_CS_ETE_REGS 9u        /* ETMv4's 7, TRCDEVARCH, TS_SOURCE */
+#define HWT_CS_ETMV4_REGS 7u
+#define HWT_CS_ETE_REGS 8u        /* ETMv4's 7 and TRCDEVARCH */
 
 enum hwt_cs_etm_kind {
 	HWT_CS_ETMV3 = 3,
@@ -57,7 +61,7 @@ struct hwt_perf_cs_etm_cpu {
 	uint64_t cpu;
 	/* ETMv4 and ETE */
 	uint64_t trcconfigr, trctraceidr, trcidr0, trcidr1, trcidr2, trcidr8;
-	uint64_t trcauthstatus, trcdevarch, ts_source;
+	uint64_t trcauthstatus, trcdevarch, ts_source; /* ts_source: -1 when absent */
 	/* ETMv3/PTM */
 	uint64_t etmcr, etmtraceidr, etmccer, etmidr;
 	size_t nregs;            /* as the block says (extra ones skipped) */
@@ -82,7 +86,8 @@ void hwt_perf_cs_etm_info_free(struct hwt_perf_cs_etm_info *info);
 
 /*
  * The private words of info in version info->version (0 or 1; ETE needs
- * 1), into priv (malloc'd, *npriv words). 0, -hpf_invalid or -hpf_nomem.
+ * 1), into priv (malloc'd, *npriv words), with TS_SOURCE for the CPUs
+ * whose ts_source is not -1 (version 1). 0, -hpf_invalid or -hpf_nomem.
  */
 int hwt_perf_cs_etm_build(const struct hwt_perf_cs_etm_info *info, uint64_t **priv,
 			  size_t *npriv);
@@ -98,7 +103,7 @@ const char *hwt_perf_cs_etm_kind_name(enum hwt_cs_etm_kind kind);
 
 /*
  * The packets of ETMv4 or ETE trace (unformatted: one trace unit's bytes),
- * as OpenCSD's packet processor for the unit c describes cuts them: fn is
+ * as OpenCSD's ETMv4 packet processor with the registers of c cuts them: fn is
  * called for each packet in order with its offset, size and type, and for
  * a Timestamp packet the timestamp it gives (the bits it carries over the
  * ones before). HWT_CS_ETM_PKT_BAD stands for bytes that are no packet

@@ -80,10 +80,10 @@ size_t hwt_import_etm_keys(const struct import *im, char (*keys)[128], size_t ro
 	return n;
 }
 
-/* The trace unit of a queue: its CPU's, else the first. */
+/* The trace unit of a queue: of the CPU its buffers name, else the first. */
 static const struct hwt_perf_cs_etm_cpu *unit_of(const struct import *im, const struct iqueue *q)
 {
-	for (uint32_t i = 0; q->per_cpu && i < im->etm.info.ncpus; i++)
+	for (uint32_t i = 0; q->cpu != UINT32_MAX && i < im->etm.info.ncpus; i++)
 		if (im->etm.info.cpus[i].cpu == q->cpu)
 			return &im->etm.info.cpus[i];
 	return &im->etm.info.cpus[0];

@@ -31,8 +31,9 @@ void hwt_xport_etm_unit(const struct hwt_bundle *bundle, struct hwt_perf_cs_etm_
 	c->trcidr8 = cfg.reg_idr8;
 	c->trcauthstatus = hwt_etm_register(bundle, "trcauthstatus", HWT_ETM4_TRCAUTHSTATUS);
 	c->trcdevarch = hwt_etm_register(bundle, "trcdevarch", 0);
-	/* 0: the timestamps are the trace unit's own clock (perf's "physical"). */
-	c->ts_source = 0;
+	/* No TS_SOURCE: perf 6.1 knows none (the timestamps are then taken
+	   as perf's clock, which the export's are). */
+	c->ts_source = UINT64_MAX;
 }
 
 /* The bytes of a Timestamp packet's timestamp (after its header). */
