@@ -2,8 +2,8 @@
  * hwt-cov [options] [--] COMMAND ARGS...
  *
  * Coverage of a command without rebuilding it: records the branch trace of
- * COMMAND and every process it starts (the trace unit: hardware where
- * present, else a software unit, Valgrind or QEMU), decodes it, writes lcov (and
+ * COMMAND and every process it starts (under a software trace unit,
+ * Valgrind or QEMU), decodes it, writes lcov (and
  * HTML with genhtml when asked), prints a summary, and exits with
  * COMMAND's exit status. docs/hwt-cov.md has the details.
  */
@@ -55,7 +55,8 @@ static void usage(FILE *out)
 		"are still followed), as for `hwt record`:\n"
 		HWT_UNIT_SELECT_USAGE
 		"\n"
-		"Trace unit: Intel PT hardware where present; here, a software unit (--unit).\n"
+		"The trace unit is software (--unit): it writes the packets Intel PT hardware\n"
+		"would; traces recorded by trace hardware are not read yet.\n"
 		"If COMMAND succeeds but no report can be written, the exit status is 2.\n");
 }
 

@@ -36,15 +36,10 @@
 
 #include "hwt_record.h"
 #include "sideband_image.h"
-
-struct block {
-	uint64_t start;
-	uint32_t insns;
-	uint32_t flags;
-};
+#include "sw_block_log.h"
 
 struct expect {
-	struct block *blocks;
+	struct hwt_block_entry *blocks;
 	size_t nblocks, at;  /* current block */
 	uint32_t done;       /* instructions of blocks[at] matched so far */
 	uint64_t insns;
@@ -83,7 +78,6 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 	struct pt_config config;
 	struct pt_insn_decoder *dec;
 	int status, failed = 0;
-	uint64_t errors = 0;
 
 	snprintf(path, sizeof(path), "%s/streams/%s", dir, name);
 	pt = read_file(path, &pt_size);
@@ -93,7 +87,7 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 		printf("FAIL %s: missing stream or block log\n", name);
 		return -1;
 	}
-	e.nblocks = blk_size / sizeof(struct block);
+	e.nblocks = blk_size / sizeof(struct hwt_block_entry);
 
 	pt_config_init(&config);
 	config.begin = pt;
@@ -141,7 +135,6 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 			pt_insn_get_offset(dec, &off);
 			fprintf(stderr, "%s: decode error at offset 0x%" PRIx64 ": %s\n", name, off,
 				pt_errstr(pt_errcode(status)));
-			errors++;
 			failed = 1;
 		}
 		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
