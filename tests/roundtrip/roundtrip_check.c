@@ -270,10 +270,13 @@ struct lister {
 	int errors;
 };
 
+/* The stream being listed (the decode tree's callbacks are made once). */
+static struct lister *current;
+
 static uint32_t read_code(const void *context, const ocsd_vaddr_t address,
 			  const ocsd_mem_space_acc_t mem_space, const uint32_t req, uint8_t *buf)
 {
-	struct lister *l = (struct lister *)context;
+	struct lister *l = *(struct lister *const *)context;
 	int n = read_memory(buf, req, NULL, address, l->img);
 
 	(void)mem_space;
@@ -283,7 +286,7 @@ static uint32_t read_code(const void *context, const ocsd_vaddr_t address,
 static ocsd_datapath_resp_t element(const void *context, const ocsd_trc_index_t index,
 				    const uint8_t chan, const ocsd_generic_trace_elem *e)
 {
-	struct lister *l = (struct lister *)context;
+	struct lister *l = *(struct lister *const *)context;
 
 	(void)index;
 	(void)chan;
@@ -321,7 +324,7 @@ static int list_etm_branches(const char *dir, const char *name, struct image *im
 	unsigned pid, gen, tid;
 	ocsd_etmv4_cfg cfg;
 	unsigned char csid = 0;
-	dcd_tree_handle_t tree;
+	static dcd_tree_handle_t tree;
 	size_t size, at = 0;
 	uint8_t *buf;
 
@@ -343,17 +346,23 @@ static int list_etm_branches(const char *dir, const char *name, struct image *im
 	cfg.reg_traceidr = 0x10;
 	cfg.arch_ver = ARCH_V8;
 	cfg.core_prof = profile_CortexA;
-	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-	if (!tree ||
-	    ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER, &cfg,
-				   &csid) != OCSD_OK ||
-	    ocsd_dt_set_gen_elem_outfn(tree, element, &l) != OCSD_OK ||
-	    ocsd_dt_add_callback_mem_acc(tree, 0, ~(ocsd_vaddr_t)0, OCSD_MEM_SPACE_ANY, read_code,
-					 &l) != OCSD_OK) {
-		fprintf(stderr, "%s: OpenCSD refuses the decoder\n", name);
-		free(buf);
-		return -1;
+	/* One tree for every stream: OpenCSD 1.3.3's ocsd_destroy_dcd_tree leaks
+	   its element callback (the decoder's etm_stream.c keeps its trees too). */
+	if (!tree) {
+		tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+		if (!tree ||
+		    ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER,
+					   &cfg, &csid) != OCSD_OK ||
+		    ocsd_dt_set_gen_elem_outfn(tree, element, &current) != OCSD_OK ||
+		    ocsd_dt_add_callback_mem_acc(tree, 0, ~(ocsd_vaddr_t)0, OCSD_MEM_SPACE_ANY,
+						 read_code, &current) != OCSD_OK) {
+			fprintf(stderr, "%s: OpenCSD refuses the decoder\n", name);
+			free(buf);
+			return -1;
+		}
 	}
+	current = &l;
+	ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
 	while (at < size) {
 		uint32_t used = 0;
 		ocsd_datapath_resp_t resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, (ocsd_trc_index_t)at,
@@ -367,7 +376,6 @@ static int list_etm_branches(const char *dir, const char *name, struct image *im
 		at += used;
 	}
 	ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
-	ocsd_destroy_dcd_tree(tree);
 	free(buf);
 	return l.errors ? -1 : 0;
 }
