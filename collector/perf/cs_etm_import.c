@@ -91,17 +91,16 @@ static const struct hwt_perf_cs_etm_cpu *unit_of(const struct import *im, const 
 
 /* ----- Formatted trace --------------------------------------------------- */
 
-/* The bytes of trace ID id out of whole 16-byte frames (in place: out <= in). */
-static size_t deformat(uint8_t *buf, size_t size, unsigned id, uint64_t *other)
+/* The bytes of every trace ID out of whole 16-byte frames: out[id] gets
+   len[id] bytes (out[id] holds size bytes each, the caller's). */
+static void deformat(const uint8_t *buf, size_t size, uint8_t **out, size_t *len)
 {
-	size_t out = 0;
-	unsigned cur = 0xff;
+	unsigned cur = 0;
 
 	for (size_t f = 0; f + HWT_CS_FRAME_SIZE <= size; f += HWT_CS_FRAME_SIZE) {
-		uint8_t frame[HWT_CS_FRAME_SIZE], flags;
+		const uint8_t *frame = buf + f;
+		uint8_t flags = frame[15];
 
-		memcpy(frame, buf + f, sizeof(frame));
-		flags = frame[15];
 		for (unsigned k = 0; k < 8; k++) {
 			uint8_t b = frame[2 * k];
 			int flag = (flags >> k) & 1;
@@ -109,52 +108,46 @@ static size_t deformat(uint8_t *buf, size_t size, unsigned id, uint64_t *other)
 			if (b & 1) {
 				unsigned next = b >> 1;
 
+				/* An ID in byte 14 takes effect with the next frame. */
 				if (k == 7) {
 					cur = next;
 					break;
 				}
-				/* Flag set: the data byte after the ID is the old ID's. */
-				if (flag && cur == id)
-					buf[out++] = frame[2 * k + 1];
-				else if (flag && cur)
-					(*other)++;
+				/* Flag set: the data byte after the ID is still the old ID's. */
+				if (flag && cur)
+					out[cur][len[cur]++] = frame[2 * k + 1];
 				cur = next;
-				if (!flag) {
-					if (cur == id)
-						buf[out++] = frame[2 * k + 1];
-					else if (cur)
-						(*other)++;
-				}
+				if (!flag && cur)
+					out[cur][len[cur]++] = frame[2 * k + 1];
 				continue;
 			}
-			if (cur == id)
-				buf[out++] = (uint8_t)((b & 0xfe) | flag);
-			else if (cur)
-				(*other)++;
-			if (k < 7) {
-				if (cur == id)
-					buf[out++] = frame[2 * k + 1];
-				else if (cur)
-					(*other)++;
-			}
+			if (cur)
+				out[cur][len[cur]++] = (uint8_t)((b & 0xfe) | flag);
+			if (k < 7 && cur)
+				out[cur][len[cur]++] = frame[2 * k + 1];
 		}
 	}
-	return out;
 }
 
 /* ----- Pieces ------------------------------------------------------------ */
 
+/* A stretch of one trace unit's bytes from an A-Sync to the next. */
 struct piece {
-	uint64_t offset, time;
-	int timed;
+	const uint8_t *data;
+	uint64_t len, time;
+	size_t order;              /* for ties: the unit's, then the stream's order */
 };
 
 struct cut {
 	struct import *im;
+	const uint8_t *data;
+	uint64_t size;
 	struct piece *pieces;
-	size_t npieces, cap;
-	uint64_t damaged;
-	int synced;
+	size_t npieces, cap, first; /* first: this unit's first piece */
+	uint64_t time;             /* the unit's last timestamp */
+	int timed;                 /* the unit has had one */
+	int piece_timed;           /* the last piece has had one */
+	uint64_t damaged, unsynced; /* bytes: no packets, before an A-Sync */
 };
 
 static int on_packet(void *context, enum hwt_cs_etm_packet type, uint64_t offset,
@@ -163,23 +156,62 @@ static int on_packet(void *context, enum hwt_cs_etm_packet type, uint64_t offset
 	struct cut *c = context;
 
 	if (type == HWT_CS_ETM_PKT_ASYNC) {
-		c->synced = 1;
+		struct piece *p;
+
 		if (hwt_import_grow(c->im, (void **)&c->pieces, &c->cap, c->npieces + 1,
 				    sizeof(*c->pieces)))
 			return 1;
-		c->pieces[c->npieces].offset = offset;
-		c->pieces[c->npieces].timed = 0;
-		c->pieces[c->npieces].time = 0;
-		c->npieces++;
+		if (c->npieces > c->first) {
+			p = &c->pieces[c->npieces - 1];
+			p->len = (uint64_t)(c->data + offset - p->data);
+		} else {
+			c->unsynced += offset;
+		}
+		p = &c->pieces[c->npieces++];
+		p->data = c->data + offset;
+		p->len = c->size - offset;
+		/* Untimed until its first timestamp: the one before it, else its own. */
+		p->time = c->timed ? c->time : UINT64_MAX;
+		p->order = c->npieces;
+		c->piece_timed = 0;
 		return 0;
 	}
 	if (type == HWT_CS_ETM_PKT_BAD)
 		c->damaged += size;
-	if (type == HWT_CS_ETM_PKT_TIMESTAMP && c->npieces && !c->pieces[c->npieces - 1].timed) {
-		c->pieces[c->npieces - 1].timed = 1;
-		c->pieces[c->npieces - 1].time = timestamp;
+	if (type == HWT_CS_ETM_PKT_TIMESTAMP) {
+		if (c->npieces > c->first && !c->piece_timed)
+			c->pieces[c->npieces - 1].time = timestamp;
+		c->piece_timed = 1;
+		c->time = timestamp;
+		c->timed = 1;
 	}
 	return 0;
+}
+
+/* Pieces of one unit's bytes into c (its first timestamp names a piece's time). */
+static int cut_unit(struct cut *c, const struct hwt_perf_cs_etm_cpu *unit, const uint8_t *data,
+		    size_t size)
+{
+	int err;
+
+	c->data = data;
+	c->size = size;
+	c->piece_timed = 0;
+	c->first = c->npieces;
+	c->timed = 0;
+	err = hwt_perf_cs_etm_packets(unit, data, size, on_packet, c);
+	if (!err && c->npieces == c->first)
+		c->unsynced += size;
+	return err;
+}
+
+static int piece_cmp(const void *pa, const void *pb)
+{
+	const struct piece *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
 }
 
 /* The owner at time t: the last change at or before it, else the first. */
@@ -190,6 +222,15 @@ static struct istream *owner_at(const struct iqueue *q, uint64_t t)
 	for (size_t i = 0; i < q->nowners && q->owners[i].time <= t; i++)
 		s = q->owners[i].out;
 	return s;
+}
+
+/* The trace unit whose trace ID is id, or NULL. */
+static const struct hwt_perf_cs_etm_cpu *unit_of_id(const struct import *im, unsigned id)
+{
+	for (uint32_t i = 0; i < im->etm.info.ncpus; i++)
+		if (im->etm.info.cpus[i].trctraceidr == id)
+			return &im->etm.info.cpus[i];
+	return NULL;
 }
 
 /*
@@ -225,16 +266,19 @@ static size_t aux_bytes(const struct import *im, const struct iqueue *q, const s
 	return (size_t)a->have;
 }
 
+#define TRACE_IDS 0x80u
+
 int hwt_import_etm_split(struct import *im, struct iqueue *q)
 {
-	const struct hwt_perf_cs_etm_cpu *unit = unit_of(im, q);
-	struct cut c = { im, NULL, 0, 0, 0, 0 };
+	struct cut c = { 0 };
 	struct istream *owner = NULL;
-	uint64_t total = 0, other = 0;
-	uint8_t *data;
+	uint8_t *data, *ids[TRACE_IDS] = { NULL };
+	size_t len[TRACE_IDS] = { 0 };
+	uint64_t total = 0;
 	size_t at = 0;
 	int err = 0;
 
+	c.im = im;
 	for (size_t i = 0; i < q->nbufs; i++)
 		total += q->bufs[i]->have;
 	if (!total)
@@ -244,46 +288,60 @@ int hwt_import_etm_split(struct import *im, struct iqueue *q)
 		return -hie_nomem;
 	for (size_t i = 0; i < q->nbufs; i++)
 		at += aux_bytes(im, q, q->bufs[i], data + at);
-	if (q->formatted) {
-		at = deformat(data, at, (unsigned)unit->trctraceidr, &other);
-		if (other)
-			hwt_import_warn(im, "%s: %" PRIu64 " bytes of other trace IDs than %" PRIu64
-					" (the trace unit's) in the AUX data of %s %u: left out",
-					im->perf_path, other,
-					unit->trctraceidr, q->per_cpu ? "CPU" : "thread",
-					q->per_cpu ? q->cpu : q->tid);
-	}
-	err = hwt_perf_cs_etm_packets(unit, data, at, on_packet, &c);
-	if (err || im->nomem) {
-		free(data);
-		free(c.pieces);
-		return im->nomem || err == -hpf_nomem ? -hie_nomem : -hie_internal;
-	}
-	if (!c.npieces) {
-		hwt_import_warn(im, "%s: no A-Sync packet in the %zu bytes of ETM trace of %s %u: "
-				"not decodable, left out", im->perf_path, at,
-				q->per_cpu ? "CPU" : "thread", q->per_cpu ? q->cpu : q->tid);
-		im->stats.damaged_bytes += at;
-	} else if (c.pieces[0].offset) {
-		hwt_import_warn(im, "%s: %" PRIu64 " bytes of ETM trace of %s %u before its first "
-				"A-Sync: left out", im->perf_path, c.pieces[0].offset,
-				q->per_cpu ? "CPU" : "thread", q->per_cpu ? q->cpu : q->tid);
-		im->stats.damaged_bytes += c.pieces[0].offset;
-	}
-	for (size_t i = 0; !err && i < c.npieces; i++) {
-		uint64_t from = c.pieces[i].offset;
-		uint64_t to = i + 1 < c.npieces ? c.pieces[i + 1].offset : at;
+	if (!q->formatted) {
+		err = cut_unit(&c, unit_of(im, q), data, at);
+	} else {
+		/* Each trace unit's bytes on their own (an ETR collects several). */
+		for (unsigned id = 1; id < TRACE_IDS && !err; id++)
+			if (!(ids[id] = malloc(at ? at : 1)))
+				err = -hpf_nomem;
+		if (!err)
+			deformat(data, at, ids, len);
+		for (unsigned id = 1; id < TRACE_IDS && !err; id++) {
+			const struct hwt_perf_cs_etm_cpu *unit = unit_of_id(im, id);
 
-		if (c.pieces[i].timed || !owner)
-			owner = owner_at(q, c.pieces[i].time);
+			if (!len[id])
+				continue;
+			if (!unit) {
+				hwt_import_warn(im, "%s: %zu bytes of trace ID %u, which no CPU's trace "
+						"unit has, in the AUX data of %s %u: left out",
+						im->perf_path, len[id], id, q->per_cpu ? "CPU" : "thread",
+						q->per_cpu ? q->cpu : q->tid);
+				im->stats.damaged_bytes += len[id];
+				continue;
+			}
+			err = cut_unit(&c, unit, ids[id], len[id]);
+		}
+	}
+	if (err || im->nomem) {
+		err = im->nomem || err == -hpf_nomem ? -hie_nomem : -hie_internal;
+		goto out;
+	}
+	if (c.unsynced) {
+		hwt_import_warn(im, "%s: %" PRIu64 " bytes of ETM trace of %s %u %s: left out",
+				im->perf_path, c.unsynced, q->per_cpu ? "CPU" : "thread",
+				q->per_cpu ? q->cpu : q->tid,
+				"before an A-Sync packet (not decodable)");
+		im->stats.damaged_bytes += c.unsynced;
+	}
+	im->stats.damaged_bytes += c.damaged;
+	/* In time order: a thread that ran on several CPUs is in several units' trace. */
+	if (c.npieces)
+		qsort(c.pieces, c.npieces, sizeof(*c.pieces), piece_cmp);
+	for (size_t i = 0; !err && i < c.npieces; i++) {
+		const struct piece *p = &c.pieces[i];
+
+		if (p->time != UINT64_MAX || !owner)
+			owner = owner_at(q, p->time == UINT64_MAX ? 0 : p->time);
 		if (!owner) {
-			im->stats.orphan_bytes += to - from;
+			im->stats.orphan_bytes += p->len;
 			continue;
 		}
-		err = hwt_import_stream_write(im, owner, data + from, (size_t)(to - from));
+		err = hwt_import_stream_write(im, owner, p->data, (size_t)p->len);
 	}
-	if (c.damaged)
-		im->stats.damaged_bytes += c.damaged;
+out:
+	for (unsigned id = 0; id < TRACE_IDS; id++)
+		free(ids[id]);
 	free(data);
 	free(c.pieces);
 	return err;

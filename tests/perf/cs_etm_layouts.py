@@ -88,7 +88,7 @@ def branches(path):
 plain_branches = branches(plain)
 check(len(plain_branches) > 1000, "perf decodes %d branches of the export" % len(plain_branches))
 for variant in ["plain", "etm-v0", "etm-ete", "etm-formatted", "etm-ts-source",
-                "etm-ete etm-ts-source"]:
+                "etm-ete etm-ts-source", "etm-migrate"]:
     data = plain if variant == "plain" else os.path.join(work, variant + ".data")
     if variant != "plain":
         data = data.replace(" ", "+")
@@ -112,8 +112,11 @@ for variant in ["plain", "etm-v0", "etm-ete", "etm-formatted", "etm-ts-source",
           (variant, len(a), "" if a == b else ": perf %s, hwt %s" %
            ([x for x in a if x not in b][:3], [x for x in b if x not in a][:3])))
     got = branches(data)
-    check(got == plain_branches, "%s: perf's cs_etm decoder lists the same %d branches" %
-          (variant, len(got)))
+    # perf 6.1 finds no buffer of a CPU-less per-thread file (the export's
+    # reason for a CPU per thread): only hwt's reading of it is checked.
+    if variant != "etm-migrate":
+        check(got == plain_branches, "%s: perf's cs_etm decoder lists the same %d branches" %
+              (variant, len(got)))
     imp = data + ".imp"
     r = run(hwt, "import", "-q", "-o", imp, data)
     if r.returncode:

@@ -30,6 +30,9 @@
  *     etm-ts-source  and TS_SOURCE after them, as perf after 6.1 writes it
  *     etm-formatted  the AUX data in CoreSight frames with each CPU's trace
  *                    ID, as an ETR writes it (the AUX records left out)
+ *     etm-migrate    formatted, and each thread's trace in two CPUs' trace IDs
+ *                    by turns (from one A-Sync to the next), its buffer
+ *                    naming no CPU, as a thread that moves between CPUs
  *     etm-bad-magic, etm-cut, etm-version3, etm-cpus: damaged AUXTRACE_INFO
  *
  * Exits 1 when the file does not read to its end, after printing the error.
@@ -237,8 +240,9 @@ static int header(const char *path)
 #define ETM_VERSION3 0x00800000u
 #define ETM_CPUS 0x00400000u
 #define ETM_TS_SOURCE 0x00200000u
+#define ETM_MIGRATE 0x00100000u
 #define ETM_FLAGS (ETM_V0 | ETM_ETE | ETM_FORMATTED | ETM_BAD_MAGIC | ETM_CUT | ETM_VERSION3 | \
-		   ETM_CPUS | ETM_TS_SOURCE)
+		   ETM_CPUS | ETM_TS_SOURCE | ETM_MIGRATE)
 
 /* perf report -D's names of an ETMv4 / ETE block's registers, in order. */
 static void print_cs_etm(const struct hwt_perf_cs_etm_info *info)
@@ -337,9 +341,22 @@ static void change_cs_etm(struct hwt_perf_record *rec, unsigned flags, uint64_t 
 	*keep = info;
 }
 
-/* An AUXTRACE buffer's data in frames of its CPU's trace ID (malloc'd, *size). */
+/* Where the next A-Sync (11 zero bytes and 0x80) after from starts, or size. */
+static size_t next_async(const uint8_t *p, size_t from, size_t size)
+{
+	for (size_t i = from; i + 12 <= size; i++)
+		if (p[i + 11] == 0x80 && !memcmp(p + i, "\0\0\0\0\0\0\0\0\0\0\0", 11))
+			return i;
+	return size;
+}
+
+/*
+ * An AUXTRACE buffer's data in frames of its CPU's trace ID (malloc'd,
+ * *size). migrate: as if the thread ran on two CPUs by turns, each stretch
+ * from an A-Sync to the next in the other CPU's trace ID.
+ */
 static uint8_t *frame_aux(const struct hwt_perf_cs_etm_info *info, struct hwt_perf_record *rec,
-			  size_t *size)
+			  size_t *size, int migrate)
 {
 	size_t cap = (size_t)rec->u.auxtrace.data_size * 2 + 64;
 	uint8_t *out = malloc(cap);
@@ -352,7 +369,22 @@ static uint8_t *frame_aux(const struct hwt_perf_cs_etm_info *info, struct hwt_pe
 		if (info->cpus[i].cpu == rec->u.auxtrace.cpu)
 			id = (unsigned)info->cpus[i].trctraceidr;
 	hwt_cs_formatter_init(&fmt, out, cap);
-	hwt_cs_formatter_write(&fmt, id, rec->u.auxtrace.data, (size_t)rec->u.auxtrace.data_size);
+	if (!migrate) {
+		hwt_cs_formatter_write(&fmt, id, rec->u.auxtrace.data,
+				       (size_t)rec->u.auxtrace.data_size);
+	} else {
+		const uint8_t *d = rec->u.auxtrace.data;
+		size_t n = (size_t)rec->u.auxtrace.data_size, at = 0, turn = 0;
+		unsigned other = (unsigned)info->cpus[info->cpus[0].trctraceidr == id &&
+						       info->ncpus > 1].trctraceidr;
+
+		while (at < n) {
+			size_t end = next_async(d, at + 1, n);
+
+			hwt_cs_formatter_write(&fmt, turn++ % 2 ? other : id, d + at, end - at);
+			at = end;
+		}
+	}
 	hwt_cs_formatter_flush(&fmt);
 	*size = fmt.pos;
 	return out;
@@ -521,6 +553,8 @@ static int copy(const char *in, const char *out, unsigned flags)
 		if (etm && rec.type == HWT_PERF_RECORD_AUXTRACE_INFO &&
 		    rec.u.auxtrace_info.type == HWT_PERF_AUXTRACE_CS_ETM)
 			change_cs_etm(&rec, etm, &etm_priv, &etm_info);
+		if (etm & ETM_MIGRATE)
+			etm |= ETM_FORMATTED;
 		if ((etm & ETM_FORMATTED) && rec.type == PERF_RECORD_AUX) {
 			uint32_t c = rec.sample.cpu;
 
@@ -539,7 +573,10 @@ static int copy(const char *in, const char *out, unsigned flags)
 			    aux_size[c][aux_head[c] % 64] <= rec.u.auxtrace.data_size)
 				rec.u.auxtrace.data_size = aux_size[c][aux_head[c]++ % 64];
 			free(framed);
-			framed = frame_aux(&etm_info, &rec, &size);
+			framed = frame_aux(&etm_info, &rec, &size, !!(etm & ETM_MIGRATE));
+			/* perf record --per-thread names no CPU. */
+			if (etm & ETM_MIGRATE)
+				rec.u.auxtrace.cpu = UINT32_MAX;
 			if (!framed) {
 				status = 1;
 				break;
@@ -614,6 +651,8 @@ int main(int argc, char **argv)
 				flags |= ETM_VERSION3;
 			else if (!strcmp(argv[i], "etm-ts-source"))
 				flags |= ETM_TS_SOURCE;
+			else if (!strcmp(argv[i], "etm-migrate"))
+				flags |= ETM_MIGRATE;
 			else if (!strcmp(argv[i], "etm-cpus"))
 				flags |= ETM_CPUS;
 		}
