@@ -198,24 +198,6 @@ int hwt_bundle_create(const char *dir, const char *unit, const char *clock,
 	return hwt_bundle_create_keys(dir, unit, clock, command, NULL);
 }
 
-int hwt_bundle_create_trace(const char *dir, const char *unit, const char *clock,
-			    const char *command, const char *trace)
-{
-	const char *keys[2] = { NULL, NULL };
-	char *line = NULL;
-	int err;
-
-	if (trace) {
-		line = hwt_strdup_printf("trace=%s", trace);
-		if (!line)
-			return -hbe_nomem;
-		keys[0] = line;
-	}
-	err = hwt_bundle_create_keys(dir, unit, clock, command, keys);
-	free(line);
-	return err;
-}
-
 int hwt_bundle_create_keys(const char *dir, const char *unit, const char *clock,
 			   const char *command, const char *const *keys)
 {

@@ -108,9 +108,6 @@ void hwt_files_free(struct hwt_decoder *d);
    hwt_epoch_image would on first use, before the workers start. */
 void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
 
-/* pt_config.c: d->pt from the bundle's header keys (pt_cpu, pt_mtc_freq, ...). */
-void hwt_decoder_pt_config(struct hwt_decoder *d, const struct hwt_bundle *bundle);
-
 /*
  * The decoder of one trace format: decodes one stream of it, in the
  * address space of its process image, into d's profile. One small struct
@@ -130,6 +127,9 @@ void *hwt_stream_map(const char *path, size_t *size);
 /* Trace stopped at code of file f; skipped bytes of stream until it resumed. (space.c) */
 void hwt_file_failed(struct hwt_decoder *d, struct hwt_file *f,
 		     const struct hwt_bundle_stream *stream, uint64_t skipped);
+
+/* pt_config.c: d->pt from the bundle's header keys (pt_cpu, pt_mtc_freq, ...). */
+void hwt_decoder_pt_config(struct hwt_decoder *d, const struct hwt_bundle *bundle);
 
 /* Decodes a stream with the decoder of its trace format (decode.c). */
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,

@@ -31,6 +31,18 @@ int hwt_exit_code(int wait_status)
  * command has exited. The bundle directory is made (empty) first, so that
  * a bad -o fails before the command runs.
  */
+/* The bundle's header names the unit that writes it and the formats of its trace. */
+static int create_bundle(const char *dir, const struct hwt_unit *unit, const char *command)
+{
+	char trace[64];
+	const char *keys[] = { trace, NULL };
+
+	if (!unit->traces)
+		return hwt_bundle_create(dir, unit->name, "sequence", command);
+	snprintf(trace, sizeof(trace), "trace=%s", unit->traces);
+	return hwt_bundle_create_keys(dir, unit->name, "sequence", command, keys);
+}
+
 static int record_then_finish(const struct hwt_unit_run *run, const char *dir,
 			      const struct hwt_unit_options *unit, char *const argv[],
 			      int *status, const char *prefix)
@@ -82,8 +94,7 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 		;
 	command = hwt_bundle_quote_argv(argc, argv);
 	/* The header names the unit that writes the bundle. */
-	err = hwt_bundle_create_trace(dir, run.unit->name, "sequence", command ? command : "",
-				      run.unit->traces);
+	err = create_bundle(dir, run.unit, command ? command : "");
 	free(command);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot create the bundle %s: %s%s%s\n", prefix, dir,

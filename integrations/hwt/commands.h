@@ -21,6 +21,8 @@ int hwt_report_lcov_main(int argc, char **argv);
    `hwt report afdo-text BUNDLE|PROFILE... --binary PROG -o prog.txt`. */
 int hwt_report_afdo_main(int argc, char **argv);
 int hwt_report_afdo_text_main(int argc, char **argv);
+/* report_diff.c: `hwt report diff --base REF COVERAGE.info`. */
+int hwt_report_diff_main(int argc, char **argv);
 /* merge.c: `hwt merge -o OUT IN...`. */
 int hwt_merge_main(int argc, char **argv);
 /* record.c: removes an old bundle for -f (hwt record, hwt import); refuses
