@@ -116,10 +116,13 @@ int hwt_perf_cs_etm_parse(const uint64_t *priv, size_t npriv, struct hwt_perf_cs
 			goto cut;
 		/* Too few for the decoder: TRCIDR0 to TRCIDR8 are needed. */
 		if (n < (c->kind == HWT_CS_ETMV3 ? 4u : 6u)) {
+			enum hwt_cs_etm_kind kind = c->kind;
+			uint64_t cpu = c->cpu;
+
 			hwt_perf_cs_etm_info_free(info);
 			return bad(error, error_size, "cs_etm AUXTRACE_INFO: the %s block of CPU %"
 				   PRIu64 " has %zu registers, fewer than the decoder needs",
-				   hwt_perf_cs_etm_kind_name(c->kind), c->cpu, n);
+				   hwt_perf_cs_etm_kind_name(kind), cpu, n);
 		}
 		c->nregs = n;
 		take_regs(c, priv + at, n);
