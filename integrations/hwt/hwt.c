@@ -24,7 +24,7 @@ static const struct hwt_command commands[] = {
 	{ "flame", hwt_flame_main, "run a command and draw the flame graph of its exact stacks" },
 	{ "merge", hwt_merge_main, "add hwt profiles of several runs into one" },
 	{ "dump", hwt_dump_main, "list a trace bundle: header, sideband records, streams, packets" },
-	{ "import", hwt_import_main, "a perf.data file with Intel PT trace into a bundle" },
+	{ "import", hwt_import_main, "a perf.data file with Intel PT or ETM trace into a bundle" },
 	{ "export", hwt_export_main, "a bundle as perf.data that Linux perf decodes" },
 };
 
