@@ -21,8 +21,8 @@ done
 for f in "$src"/include/uapi/*.h; do
 	ln -sf "$f" "$out/include/uapi/$(basename "$f")"
 done
-for f in crc32.c crc32.h hwt_record.c hwt_record.h hwt_types.h hwt_select_rule.c \
-	 hwt_select_rule.h; do
+for f in crc32.c crc32.h elf_note.c elf_note.h hwt_record.c hwt_record.h hwt_types.h \
+	 hwt_select_rule.c hwt_select_rule.h; do
 	ln -sf "$src/../common/$f" "$out/common/$f"
 done
 exec make -s -C "$kdir" M="$(cd "$out" && pwd)" modules
