@@ -13,8 +13,9 @@
 #include "hwt_buffer.h"
 #include "hwt_cache.h"
 #include "hwt_context.h"
-#include "hwt_hook.h"
+#include "hwt_probe.h"
 #include "hwt_record.h"
+#include "hwt_snapshot.h"
 #include "hwt_stats.h"
 #include "hwt_thread.h"
 
@@ -66,7 +67,7 @@ struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags
 	if (ret)
 		goto err_cpus;
 	if (hwt_nr_contexts == 0) {
-		ret = hwt_hook_register();
+		ret = hwt_probe_register();
 		if (ret)
 			goto err_recq;
 	}
@@ -83,7 +84,7 @@ struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags
 
 err_hooks:
 	if (hwt_nr_contexts == 0)
-		hwt_hook_unregister();
+		hwt_probe_unregister();
 err_recq:
 	hwt_recq_fini(&ctx->recq);
 err_cpus:
@@ -124,7 +125,7 @@ static void hwt_context_free_work(struct work_struct *work)
 	mutex_lock(&hwt_mtx);
 	list_del(&ctx->link);
 	if (--hwt_nr_contexts == 0)
-		hwt_hook_unregister();
+		hwt_probe_unregister();
 	ida_free(&hwt_idents, ctx->ident);
 	mutex_unlock(&hwt_mtx);
 
@@ -200,7 +201,7 @@ int hwt_context_start(struct hwt_context *ctx)
 	if (ctx->mode == HWT_MODE_CPU)
 		hwt_context_on_cpus(ctx, hwt_context_cpu_enable, ctx->backend->ops->enable);
 	else if (old == HWT_CTX_IDLE)
-		hwt_hook_snapshot(ctx);
+		hwt_snapshot_take(ctx);
 	mutex_unlock(&ctx->mtx);
 	return 0;
 }

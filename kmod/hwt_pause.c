@@ -6,8 +6,8 @@
 #include <linux/wait.h>
 
 #include "hwt_context.h"
-#include "hwt_hook.h"
 #include "hwt_pause.h"
+#include "hwt_select.h"
 #include "hwt_stats.h"
 #include "hwt_thread.h"
 
@@ -67,7 +67,7 @@ void hwt_pause_work(struct callback_head *cb)
 		if ((what & HWT_WORK_ALLOC) && !test_bit(HWT_THR_UNSELECTED, &thr->flags) &&
 		    hwt_thread_buffer_ensure(thr) == 0)
 			hwt_pause_enable_self(thr);
-		if ((what & HWT_WORK_SELECT) && hwt_hook_select_work(thr))
+		if ((what & HWT_WORK_SELECT) && hwt_select_work(thr))
 			hwt_pause_enable_self(thr);
 		if ((what & HWT_WORK_PAUSE) && !fatal_signal_pending(current) &&
 		    !test_bit(HWT_THR_UNTRACED, &thr->flags))
