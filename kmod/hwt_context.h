@@ -5,9 +5,12 @@
  * context file descriptor owns it; closing that fd (or the owner exiting)
  * tears it down.
  *
- * Lock order: hwt_mtx -> ctx->lock -> hwt_thread_lock -> recq.lock.
- * Hooks take no mutex; they find contexts and threads under RCU (tracepoint
- * and kprobe handlers run with preemption off) and check ctx->state.
+ * Lock order (the one place it is written down; kmod/README.md lists what
+ * each lock guards):
+ *   ctx->mtx -> hwt_mtx -> ctx->lock -> hwt_thread_lock -> recq.lock
+ * hwt_thread_alloc_mtx is taken with none of these held. Hooks take no
+ * mutex; they find contexts and threads under RCU (tracepoint and kprobe
+ * handlers run with preemption off) and check ctx->state.
  */
 #ifndef HWT_CONTEXT_H
 #define HWT_CONTEXT_H

@@ -18,8 +18,7 @@
 
 DEFINE_SPINLOCK(hwt_thread_lock);
 static DEFINE_HASHTABLE(hwt_threads, 10);	/* hwt_thread_lock + RCU */
-/* Serialises buffer allocation of a thread with publishing it to hooks. */
-static DEFINE_MUTEX(hwt_thread_alloc_mtx);
+DEFINE_MUTEX(hwt_thread_alloc_mtx);
 
 #define HWT_THREAD_KEY(task)	((unsigned long)(task))
 
