@@ -80,6 +80,46 @@ struct hwt_buffer *hwt_thread_buffer(struct hwt_thread *thr)
 }
 EXPORT_SYMBOL_GPL(hwt_thread_buffer);
 
+struct hwt_buffer *hwt_thread_aux_buffer(struct hwt_thread *thr)
+{
+	return thr->aux;
+}
+EXPORT_SYMBOL_GPL(hwt_thread_aux_buffer);
+
+struct task_struct *hwt_thread_task(struct hwt_thread *thr)
+{
+	return thr->task;
+}
+EXPORT_SYMBOL_GPL(hwt_thread_task);
+
+struct hwt_thread *hwt_thread_of(struct task_struct *task, struct hwt_backend *b)
+{
+	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
+	int i, n;
+
+	n = hwt_thread_find(task, thrs, HWT_HOOK_MAX_CTX);
+	for (i = 0; i < n; i++) {
+		if (thrs[i]->ctx->backend == b)
+			return thrs[i];
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(hwt_thread_of);
+
+bool hwt_thread_tracing(struct hwt_thread *thr)
+{
+	return READ_ONCE(thr->ctx->state) == HWT_CTX_RUNNING &&
+	       test_bit(HWT_THR_ENABLED, &thr->flags) && !hwt_thread_quiet(thr) &&
+	       !test_bit(HWT_THR_UNTRACED, &thr->flags);
+}
+EXPORT_SYMBOL_GPL(hwt_thread_tracing);
+
+bool hwt_thread_request_work(struct hwt_thread *thr)
+{
+	return hwt_thread_queue_work(thr, HWT_WORK_BACKEND);
+}
+EXPORT_SYMBOL_GPL(hwt_thread_request_work);
+
 void *hwt_thread_backend_priv(struct hwt_thread *thr)
 {
 	return thr->backend_priv;

@@ -28,7 +28,7 @@ static DEFINE_IDA(hwt_idents);
 struct workqueue_struct *hwt_wq;	/* frees contexts; drained at module exit */
 
 struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags,
-				      size_t bufsize, u64 recq_size)
+				      size_t bufsize, size_t aux_bufsize, u64 recq_size)
 {
 	struct hwt_context *ctx;
 	int ret;
@@ -46,6 +46,7 @@ struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags
 	ctx->flags = flags;
 	ctx->backend = b;
 	ctx->bufsize = bufsize;
+	ctx->aux_bufsize = aux_bufsize;
 	ctx->state = HWT_CTX_IDLE;
 	ctx->pause_timeout_ms = 1000;
 	INIT_LIST_HEAD(&ctx->threads);
@@ -283,8 +284,16 @@ void hwt_context_record(struct hwt_context *ctx, struct hwt_record_header *rec)
 	if (READ_ONCE(ctx->state) != HWT_CTX_RUNNING)
 		return;
 	hwt_record_seal(rec);
-	hwt_recq_push(&ctx->recq, rec);
+	if (hwt_recq_push(&ctx->recq, rec))
+		WRITE_ONCE(ctx->rec_time, rec->time);
 }
+EXPORT_SYMBOL_GPL(hwt_context_record);
+
+u64 hwt_context_record_time(struct hwt_context *ctx)
+{
+	return READ_ONCE(ctx->rec_time);
+}
+EXPORT_SYMBOL_GPL(hwt_context_record_time);
 
 /* Accessors for backends. */
 struct hwt_buffer *hwt_context_cpu_buffer(struct hwt_context *ctx, int cpu)

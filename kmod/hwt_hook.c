@@ -9,6 +9,8 @@
 #include <linux/mmap_lock.h>
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/signal.h>
 #include <linux/string.h>
 
 #include "hwt_ioctl.h"
@@ -19,6 +21,26 @@
 #include "hwt_rec.h"
 #include "hwt_scratch.h"
 #include "hwt_thread.h"
+
+/*
+ * exec, first: each backend tracing @p ends the old image's trace before
+ * any record of the exec is queued (a collector that reads the buffer
+ * pointer when it sees EXEC finds the old image's trace complete). RCU held.
+ */
+static void hwt_hook_exec_backends(struct task_struct *p)
+{
+	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
+	int i, n;
+
+	n = hwt_thread_find(p, thrs, HWT_HOOK_MAX_CTX);
+	for (i = 0; i < n; i++) {
+		const struct hwt_backend_ops *ops = thrs[i]->ctx->backend->ops;
+
+		if (ops->thread_exec && test_bit(HWT_THR_READY, &thrs[i]->flags) &&
+		    !hwt_thread_quiet(thrs[i]))
+			ops->thread_exec(thrs[i]);
+	}
+}
 
 /*
  * exec, before anything is recorded: a THREAD-mode context whose owner may
@@ -128,6 +150,7 @@ void hwt_hook_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 	if (p->flags & PF_KTHREAD)
 		return;
 	rcu_read_lock();
+	hwt_hook_exec_backends(p);
 	s = hwt_scratch_get();
 	hwt_hook_exec_untrace(p, bprm, s);
 	hwt_hook_exec_select(p, bprm);
@@ -221,6 +244,8 @@ void hwt_hook_on_fork(void *data, struct task_struct *parent, struct task_struct
 				hwt_dest_lost(&(struct hwt_dest){ ctx, thrs[i], false }, 1,
 					      HWT_LOST_TRACE_WRITE, parent);
 		}
+		if (ctx->backend->ops->task_fork && test_bit(HWT_THR_READY, &thrs[i]->flags))
+			ctx->backend->ops->task_fork(thrs[i], child, cthr);
 		if (READ_ONCE(ctx->state) != HWT_CTX_RUNNING || quiet)
 			continue;
 		d[m].ctx = ctx;
@@ -305,6 +330,39 @@ void hwt_hook_on_exit(void *data, struct task_struct *p)
 		spin_lock(&hwt_thread_lock);
 		hwt_thread_unhash(thr);
 		spin_unlock(&hwt_thread_lock);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * A signal is delivered to @current (get_signal: siglock held, interrupts
+ * off), before its frame is set up or its default action taken: SIGNAL
+ * with where the thread was, and the backend's thread_signal.
+ */
+void hwt_hook_on_signal(void *data, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
+{
+	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
+	struct task_struct *t = current;
+	struct hwt_record_signal rec;
+	int i, n;
+
+	if (t->flags & PF_KTHREAD)
+		return;
+	rcu_read_lock();
+	n = hwt_thread_find(t, thrs, HWT_HOOK_MAX_CTX);
+	for (i = 0; i < n; i++) {
+		struct hwt_thread *thr = thrs[i];
+		const struct hwt_backend_ops *ops = thr->ctx->backend->ops;
+
+		if (READ_ONCE(thr->ctx->state) != HWT_CTX_RUNNING || hwt_thread_quiet(thr))
+			continue;
+		memset(&rec, 0, sizeof(rec));
+		hwt_rec_hdr(&rec.hdr, HWT_RECORD_SIGNAL, sizeof(rec), t);
+		rec.signo = sig;
+		rec.ip = instruction_pointer(task_pt_regs(t));
+		hwt_context_record(thr->ctx, &rec.hdr);
+		if (ops->thread_signal && test_bit(HWT_THR_READY, &thr->flags))
+			ops->thread_signal(thr, sig);
 	}
 	rcu_read_unlock();
 }
@@ -403,10 +461,10 @@ out:
 }
 
 /*
- * munmap: do_mas_munmap(mas, mm, start, len, uf, downgrade) is where
- * munmap(), MAP_FIXED replacement and mremap() remove mappings in 6.1;
- * mmap_lock is held for writing. Only ranges that hold executable mappings
- * are recorded.
+ * munmap: HWT_MUNMAP_SYMBOL(iterator, mm, start, len, uf, ...) is where
+ * munmap() and mremap() (and in 6.1 MAP_FIXED replacement) remove
+ * mappings; mmap_lock is held for writing. Only ranges that hold
+ * executable mappings are recorded.
  */
 int hwt_hook_on_munmap(struct kprobe *kp, struct pt_regs *regs)
 {

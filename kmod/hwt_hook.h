@@ -7,6 +7,7 @@
  *   sched_process_fork  (tracepoint)  FORK / PROCESS_START / THREAD_CREATE; follows children
  *   sched_process_exit  (tracepoint)  THREAD_EXIT / PROCESS_EXIT; stops following
  *   sched_switch        (tracepoint)  backend enable/disable, SWITCH records
+ *   signal_deliver      (tracepoint)  SIGNAL; the backend's thread_signal
  *   perf_event_mmap     (kprobe)      MMAP of file-backed executable mappings; pause
  *   munmap              (kprobe)      MUNMAP of ranges holding executable mappings
  * Tracepoint probes run with preemption off, the kprobe handlers with
@@ -17,6 +18,8 @@
 
 #include <linux/types.h>
 
+struct k_sigaction;
+struct kernel_siginfo;
 struct kprobe;
 struct linux_binprm;
 struct pt_regs;
@@ -26,6 +29,7 @@ void hwt_hook_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 		      struct linux_binprm *bprm);
 void hwt_hook_on_fork(void *data, struct task_struct *parent, struct task_struct *child);
 void hwt_hook_on_exit(void *data, struct task_struct *p);
+void hwt_hook_on_signal(void *data, int sig, struct kernel_siginfo *info, struct k_sigaction *ka);
 void hwt_hook_on_switch(void *data, bool preempt, struct task_struct *prev,
 			struct task_struct *next, unsigned int prev_state);
 int hwt_hook_on_mmap(struct kprobe *kp, struct pt_regs *regs);

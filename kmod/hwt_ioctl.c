@@ -165,19 +165,22 @@ static __poll_t hwt_ctx_poll(struct file *file, poll_table *pt)
 	return hwt_recq_poll(&ctx->recq, file, pt);
 }
 
-/* The buffer of CPU or thread @id, or NULL. The buffer lives until teardown. */
-static struct hwt_buffer *hwt_ctx_buffer(struct hwt_context *ctx, u64 id)
+/*
+ * The buffer of CPU or thread @id (the second one of a thread with @aux),
+ * or NULL. The buffer lives until teardown.
+ */
+static struct hwt_buffer *hwt_ctx_buffer(struct hwt_context *ctx, u64 id, bool aux)
 {
 	struct hwt_buffer *buf = NULL;
 	struct hwt_thread *thr;
 
 	if (ctx->mode == HWT_MODE_CPU)
-		return id < nr_cpu_ids ? ctx->cpu_bufs[id] : NULL;
+		return id < nr_cpu_ids && !aux ? ctx->cpu_bufs[id] : NULL;
 	HWT_CTX_LOCK(ctx);
 	list_for_each_entry(thr, &ctx->threads, link) {
 		/* The newest thread of that id wins (tids are reused). */
 		if (READ_ONCE(thr->tid) == id && test_bit(HWT_THR_READY, &thr->flags))
-			buf = thr->buf;
+			buf = aux ? thr->aux : thr->buf;
 	}
 	HWT_CTX_UNLOCK(ctx);
 	return buf;
@@ -186,12 +189,14 @@ static struct hwt_buffer *hwt_ctx_buffer(struct hwt_context *ctx, u64 id)
 static int hwt_ctx_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct hwt_context *ctx = file->private_data;
+	unsigned long aux = HWT_MMAP_AUX >> PAGE_SHIFT;
 	unsigned long low = (1ul << (HWT_MMAP_SHIFT - PAGE_SHIFT)) - 1;
 	struct hwt_buffer *buf;
 
-	if (vma->vm_pgoff & low)
+	if (vma->vm_pgoff & low & ~aux)
 		return -EINVAL;
-	buf = hwt_ctx_buffer(ctx, vma->vm_pgoff >> (HWT_MMAP_SHIFT - PAGE_SHIFT));
+	buf = hwt_ctx_buffer(ctx, vma->vm_pgoff >> (HWT_MMAP_SHIFT - PAGE_SHIFT),
+			     vma->vm_pgoff & aux);
 	if (!buf)
 		return -ENOENT;
 	return hwt_buffer_mmap(buf, vma);
@@ -276,7 +281,9 @@ static long hwt_ctx_bufptr(struct hwt_context *ctx, void __user *uarg)
 	ret = hwt_copy_in(&bp, sizeof(bp), HWT_BUFPTR_SIZE_VER0, uarg, &usize);
 	if (ret)
 		return ret;
-	buf = hwt_ctx_buffer(ctx, bp.id);
+	if ((bp.flags & ~HWT_BUF_AUX) || bp.reserved)
+		return -EINVAL;
+	buf = hwt_ctx_buffer(ctx, bp.id, bp.flags & HWT_BUF_AUX);
 	if (!buf)
 		return -ENOENT;
 	if (ctx->backend->ops->read) {
@@ -287,6 +294,30 @@ static long hwt_ctx_bufptr(struct hwt_context *ctx, void __user *uarg)
 	}
 	bp.bufsize = buf->size;
 	return hwt_copy_out(uarg, &bp, sizeof(bp), usize);
+}
+
+static long hwt_ctx_bufread(struct hwt_context *ctx, void __user *uarg)
+{
+	struct hwt_buffer *buf;
+	struct hwt_bufread br;
+	u32 usize;
+	int ret;
+
+	ret = hwt_copy_in(&br, sizeof(br), HWT_BUFREAD_SIZE_VER0, uarg, &usize);
+	if (ret)
+		return ret;
+	if ((br.flags & ~HWT_BUF_AUX) || br.reserved)
+		return -EINVAL;
+	buf = hwt_ctx_buffer(ctx, br.id, br.flags & HWT_BUF_AUX);
+	if (!buf)
+		return -ENOENT;
+	/* One collector per context: no lock, only the bounds. */
+	if (br.offset < READ_ONCE(buf->read) || br.offset > READ_ONCE(buf->offset))
+		return -EINVAL;
+	WRITE_ONCE(buf->read, br.offset);
+	/* A thread may wait for the room (hwt_thread_wait). */
+	wake_up_all(&ctx->pause_wq);
+	return 0;
 }
 
 static long hwt_ctx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -307,6 +338,8 @@ static long hwt_ctx_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		return hwt_ctx_wakeup(ctx, uarg);
 	case _IOC_NR(HWT_IOC_BUFPTR):
 		return hwt_ctx_bufptr(ctx, uarg);
+	case _IOC_NR(HWT_IOC_BUFREAD):
+		return hwt_ctx_bufread(ctx, uarg);
 	}
 	return -ENOTTY;
 }
@@ -345,6 +378,9 @@ static long hwt_ioctl_alloc(void __user *uarg)
 		return -EINVAL;
 	if (a.bufsize < HWT_BUFSIZE_MIN || a.bufsize > HWT_BUFSIZE_MAX ||
 	    !PAGE_ALIGNED(a.bufsize))
+		return -EINVAL;
+	if (a.aux_bufsize && (a.mode != HWT_MODE_THREAD || a.aux_bufsize < HWT_BUFSIZE_MIN ||
+			      a.aux_bufsize > HWT_BUFSIZE_MAX || !PAGE_ALIGNED(a.aux_bufsize)))
 		return -EINVAL;
 	recq_size = a.recq_size ? a.recq_size : HWT_RECQ_SIZE_DEFAULT;
 	if (recq_size < PAGE_SIZE || recq_size > HWT_RECQ_SIZE_MAX || !is_power_of_2(recq_size))
@@ -403,7 +439,7 @@ static long hwt_ioctl_alloc(void __user *uarg)
 		ret = -EBUSY;
 		goto out;
 	}
-	ctx = hwt_context_alloc(b, a.mode, a.flags, a.bufsize, recq_size);
+	ctx = hwt_context_alloc(b, a.mode, a.flags, a.bufsize, a.aux_bufsize, recq_size);
 	if (IS_ERR(ctx)) {
 		mutex_unlock(&hwt_mtx);
 		module_put(b->owner);

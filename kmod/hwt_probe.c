@@ -5,6 +5,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
+#include "hwt_compat.h"
 #include "hwt_context.h"
 #include "hwt_hook.h"
 #include "hwt_probe.h"
@@ -20,6 +21,7 @@ static struct hwt_probe_tp hwt_probe_tps[] = {
 	{ "sched_process_fork",	hwt_hook_on_fork },
 	{ "sched_process_exit",	hwt_hook_on_exit },
 	{ "sched_switch",	hwt_hook_on_switch },
+	{ "signal_deliver",	hwt_hook_on_signal },
 };
 
 static struct kprobe hwt_probe_kp_mmap;
@@ -74,9 +76,9 @@ int hwt_probe_register(void)
 		pr_err("hwt: kprobe on perf_event_mmap: %d\n", ret);
 		goto err_tp;
 	}
-	ret = hwt_probe_kprobe(&hwt_probe_kp_munmap, "do_mas_munmap", hwt_hook_on_munmap);
+	ret = hwt_probe_kprobe(&hwt_probe_kp_munmap, HWT_MUNMAP_SYMBOL, hwt_hook_on_munmap);
 	if (ret) {
-		pr_err("hwt: kprobe on do_mas_munmap: %d\n", ret);
+		pr_err("hwt: kprobe on %s: %d\n", HWT_MUNMAP_SYMBOL, ret);
 		unregister_kprobe(&hwt_probe_kp_mmap);
 		goto err_tp;
 	}

@@ -10,6 +10,7 @@
 #include <linux/uaccess.h>
 #include <asm/msr.h>
 
+#include "hwt_compat.h"
 #include "hwt_rec.h"
 #include "hwt_scratch.h"
 
@@ -49,9 +50,7 @@ const char *hwt_rec_exe_path(struct mm_struct *mm, char *buf)
 	if (!mm)
 		return p;
 	rcu_read_lock();
-	f = rcu_dereference(mm->exe_file);
-	if (f && !get_file_rcu(f))
-		f = NULL;
+	f = hwt_mm_exe_file_rcu(mm);
 	rcu_read_unlock();
 	if (f) {
 		p = d_path(&f->f_path, buf, PATH_MAX);

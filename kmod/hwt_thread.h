@@ -43,6 +43,7 @@ enum {
 #define HWT_WORK_ALLOC	0x1u	/* allocate the buffer (new thread) */
 #define HWT_WORK_PAUSE	0x2u	/* pause for the collector */
 #define HWT_WORK_SELECT	0x4u	/* judge the exec'd image (sel_file) */
+#define HWT_WORK_BACKEND 0x8u	/* the backend's thread_work */
 
 struct hwt_thread {
 	struct kref		ref;		/* atomic: ctx->threads list, queued task work */
@@ -58,6 +59,7 @@ struct hwt_thread {
 	struct hwt_buffer	*buf;		/* hwt_thread_alloc_mtx: written once, a plain
 						   store before HWT_THR_READY is set; others read
 						   it after seeing READY (or in the release) */
+	struct hwt_buffer	*aux;		/* like buf: the second buffer, or NULL */
 	void			*backend_priv;	/* backend: set by its thread_alloc under
 						   hwt_thread_alloc_mtx, like buf */
 	atomic_t		work_flags;	/* HWT_WORK_* for the next task work run */
