@@ -303,6 +303,12 @@ void hwt_hook_on_exit(void *data, struct task_struct *p)
 	if (p->flags & PF_KTHREAD)
 		return;
 	rcu_read_lock();
+	/* Units off first: a collector that drains at THREAD_EXIT finds the trace complete. */
+	n = hwt_thread_find(p, thrs, HWT_HOOK_MAX_CTX);
+	for (i = 0; i < n; i++) {
+		if (test_and_clear_bit(HWT_THR_ENABLED, &thrs[i]->flags))
+			thrs[i]->ctx->backend->ops->thread_disable(thrs[i], cpu);
+	}
 	m = hwt_dest_find(p, d);
 	if (m) {
 		struct hwt_record_thread trec;
@@ -319,16 +325,10 @@ void hwt_hook_on_exit(void *data, struct task_struct *p)
 			hwt_dest_deliver(d, m, &erec.hdr, 0, false);
 		}
 	}
-
-	n = hwt_thread_find(p, thrs, HWT_HOOK_MAX_CTX);
 	for (i = 0; i < n; i++) {
-		struct hwt_thread *thr = thrs[i];
-
-		if (test_and_clear_bit(HWT_THR_ENABLED, &thr->flags))
-			thr->ctx->backend->ops->thread_disable(thr, cpu);
-		set_bit(HWT_THR_EXITED, &thr->flags);
+		set_bit(HWT_THR_EXITED, &thrs[i]->flags);
 		spin_lock(&hwt_thread_lock);
-		hwt_thread_unhash(thr);
+		hwt_thread_unhash(thrs[i]);
 		spin_unlock(&hwt_thread_lock);
 	}
 	rcu_read_unlock();

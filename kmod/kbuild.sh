@@ -22,7 +22,8 @@ for f in "$src"/include/uapi/*.h; do
 	ln -sf "$f" "$out/include/uapi/$(basename "$f")"
 done
 for f in crc32.c crc32.h elf_note.c elf_note.h hwt_record.c hwt_record.h hwt_types.h \
-	 hwt_select_rule.c hwt_select_rule.h; do
+	 hwt_select_rule.c hwt_select_rule.h pt_encoder.c pt_encoder.h x86_insn.c x86_insn.h \
+	 sw_stream.c sw_stream.h; do
 	ln -sf "$src/../common/$f" "$out/common/$f"
 done
 exec make -s -C "$kdir" M="$(cd "$out" && pwd)" modules
