@@ -76,8 +76,11 @@ static void image_unmap(struct image *img, uint64_t addr, uint64_t len, uint64_t
 	}
 }
 
-/* Loads the MMAP/MUNMAP history of one image from its sideband file. */
-static int image_load(struct image *img, const char *sideband)
+/*
+ * Loads the MMAP/MUNMAP history of one image from its sideband file; a
+ * relative path (the vDSO's copy) is the bundle's file.
+ */
+static int image_load(struct image *img, const char *bundle, const char *sideband)
 {
 	size_t size, off = 0;
 	uint8_t *buf = read_file(sideband, &size);
@@ -108,7 +111,14 @@ static int image_load(struct image *img, const char *sideband)
 			m->pgoff = r->pgoff;
 			m->time = hdr->time;
 			m->gone = UINT64_MAX;
-			m->fd = path[0] ? open(path, O_RDONLY) : -1;
+			if (path[0] && path[0] != '/') {
+				char in_bundle[4096];
+
+				snprintf(in_bundle, sizeof(in_bundle), "%s/%s", bundle, path);
+				m->fd = open(in_bundle, O_RDONLY);
+			} else {
+				m->fd = path[0] ? open(path, O_RDONLY) : -1;
+			}
 			if (path[0] && m->fd < 0)
 				fprintf(stderr, "%s: cannot open image %s\n", sideband, path);
 		} else if (hdr->type == HWT_RECORD_MUNMAP) {
@@ -296,7 +306,7 @@ int main(int argc, char **argv)
 		if (name[0] == '.' || !dash)
 			goto next;
 		snprintf(path, sizeof(path), "%s/sideband/%.*s.sb", argv[1], (int)(dash - name), name);
-		if (image_load(&img, path) < 0 || check_stream(argv[1], name, &img) < 0)
+		if (image_load(&img, argv[1], path) < 0 || check_stream(argv[1], name, &img) < 0)
 			failed++;
 		else
 			passed++;
