@@ -75,12 +75,13 @@ void hwt_pause_work(struct callback_head *cb)
 			hwt_pause_enable_self(thr);
 		if ((what & HWT_WORK_SELECT) && hwt_select_work(thr))
 			hwt_pause_enable_self(thr);
-		if ((what & HWT_WORK_BACKEND) && thr->ctx->backend->ops->thread_work &&
-		    !test_bit(HWT_THR_UNTRACED, &thr->flags))
-			thr->ctx->backend->ops->thread_work(thr);
 		if ((what & HWT_WORK_PAUSE) && !fatal_signal_pending(current) &&
 		    !test_bit(HWT_THR_UNTRACED, &thr->flags))
 			hwt_pause_wait(thr);
+		/* After the pause: the collector may have reconfigured the backend. */
+		if ((what & HWT_WORK_BACKEND) && thr->ctx->backend->ops->thread_work &&
+		    !test_bit(HWT_THR_UNTRACED, &thr->flags))
+			thr->ctx->backend->ops->thread_work(thr);
 	}
 	/* Exiting, or the context is gone: a SELECT left undone drops its file. */
 	if (what & HWT_WORK_SELECT) {

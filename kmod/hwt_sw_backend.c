@@ -130,6 +130,19 @@ static void hwt_sw_orphan_sweep(struct work_struct *work)
 		schedule_delayed_work(&hwt_sw_sweep_work, n == ARRAY_SIZE(gone) ? 0 : HZ / 10);
 }
 
+void hwt_sw_maybe_arm(struct hwt_sw_thread *ts, struct pt_regs *regs)
+{
+	hwt_sw_filter_refresh(ts);
+	if (hwt_sw_filter_in(ts, regs->ip)) {
+		hwt_sw_arm(ts, regs);
+		ts->outside = false;
+	} else {
+		regs->flags &= ~X86_EFLAGS_TF;
+		ts->tf = false;
+		ts->outside = true;
+	}
+}
+
 void hwt_sw_arm(struct hwt_sw_thread *ts, struct pt_regs *regs)
 {
 	regs->flags |= X86_EFLAGS_TF;
@@ -138,6 +151,7 @@ void hwt_sw_arm(struct hwt_sw_thread *ts, struct pt_regs *regs)
 	ts->next_ax = regs->ax;
 	ts->next_sp = regs->sp;
 	ts->rep_ip = 0;
+	ts->next_known = false;
 	ts->resume = true;
 }
 
@@ -161,7 +175,7 @@ static int hwt_sw_die(struct notifier_block *nb, unsigned long val, void *data)
 		if (ts->tf)
 			hwt_sw_step(ts, regs);
 		else
-			hwt_sw_arm(ts, regs);	/* TF it did not know of: go on from here */
+			hwt_sw_maybe_arm(ts, regs);	/* TF it did not know of: go on from here */
 	} else if (ts) {
 		/* Stopped, untraced or unselected: the steps end here. */
 		hwt_sw_leave(ts, false);
@@ -190,6 +204,9 @@ static struct hwt_sw_cfg *hwt_sw_cfg_alloc(u32 nranges)
 	return kzalloc(sizeof(struct hwt_sw_cfg) + nranges * sizeof(struct hwt_sw_range), GFP_KERNEL);
 }
 
+/* Configuration numbers: a thread refreshes its ranges when the number changes. */
+static atomic_t hwt_sw_cfg_gen = ATOMIC_INIT(0);
+
 static int hwt_sw_init(struct hwt_context *ctx)
 {
 	struct hwt_sw_ctx *sc = kzalloc(sizeof(*sc), GFP_KERNEL);
@@ -201,6 +218,7 @@ static int hwt_sw_init(struct hwt_context *ctx)
 		return -ENOMEM;
 	}
 	cfg->psb_period = HWT_SW_PSB_DEFAULT;
+	cfg->gen = atomic_inc_return(&hwt_sw_cfg_gen);
 	sc->ctx = ctx;
 	RCU_INIT_POINTER(sc->cfg, cfg);
 	spin_lock_init(&sc->lock);
@@ -215,6 +233,7 @@ static void hwt_sw_deinit(struct hwt_context *ctx)
 
 	/* Every thread is freed: nothing reads the configuration. */
 	WARN_ON_ONCE(!list_empty(&sc->threads));
+	hwt_sw_filter_free(sc);
 	kfree(rcu_dereference_protected(sc->cfg, 1));
 	kfree(sc);
 }
@@ -225,6 +244,7 @@ static int hwt_sw_configure(struct hwt_context *ctx, const void *data, size_t le
 	const struct hwt_sw_config *uc = data;
 	struct hwt_sw_cfg *cfg, *old;
 	u32 i, n;
+	int ret;
 
 	if (len < HWT_SW_CONFIG_SIZE_VER0 || uc->size < HWT_SW_CONFIG_SIZE_VER0 ||
 	    uc->size > len || (uc->flags & ~HWT_SW_FLAGS))
@@ -237,19 +257,28 @@ static int hwt_sw_configure(struct hwt_context *ctx, const void *data, size_t le
 	cfg = hwt_sw_cfg_alloc(n);
 	if (!cfg)
 		return -ENOMEM;
+	cfg->gen = atomic_inc_return(&hwt_sw_cfg_gen);
 	cfg->flags = uc->flags;
 	cfg->psb_period = uc->psb_period ? uc->psb_period : HWT_SW_PSB_DEFAULT;
 	cfg->nranges = n;
 	memcpy(cfg->ranges, (const u8 *)data + uc->size, n * sizeof(*cfg->ranges));
 	for (i = 0; i < n; i++) {
-		if (cfg->ranges[i].reserved || cfg->ranges[i].start >= cfg->ranges[i].end) {
+		if (cfg->ranges[i].reserved || cfg->ranges[i].start >= cfg->ranges[i].end ||
+		    cfg->ranges[i].pid < 0) {
 			kfree(cfg);
 			return -EINVAL;
 		}
 	}
+	/* The probes first: a thread that finds its new range finds them set. */
+	ret = hwt_sw_filter_prepare(sc, cfg);
+	if (ret) {
+		kfree(cfg);
+		return ret;
+	}
 	old = rcu_replace_pointer(sc->cfg, cfg, true);
 	synchronize_rcu();
 	kfree(old);
+	hwt_sw_filter_prune(sc, cfg);
 	return 0;
 }
 
@@ -305,8 +334,9 @@ static void hwt_sw_thread_enable(struct hwt_thread *thr, int cpu)
 {
 	struct hwt_sw_thread *ts = hwt_thread_backend_priv(thr);
 
-	if (!ts->tf && !ts->outside)
-		hwt_sw_arm(ts, task_pt_regs(ts->task));
+	/* Not while uprobes runs a probed instruction (hwt_sw_filter.c). */
+	if (!ts->tf && !ts->outside && !ts->xol)
+		hwt_sw_maybe_arm(ts, task_pt_regs(ts->task));
 }
 
 /* Switched out, or at exit: what was written becomes readable. */
@@ -365,8 +395,9 @@ static void hwt_sw_thread_work(struct hwt_thread *thr)
 	}
 	if (ts->rearm) {
 		ts->rearm = false;
-		if (!ts->tf && !ts->outside && hwt_thread_tracing(thr))
-			hwt_sw_arm(ts, task_pt_regs(current));
+		/* A signal handler may start inside the ranges even when the thread was out. */
+		if (!ts->tf && !ts->xol && hwt_thread_tracing(thr))
+			hwt_sw_maybe_arm(ts, task_pt_regs(current));
 	}
 }
 
@@ -401,12 +432,14 @@ static int __init hwt_sw_mod_init(void)
 	ret = register_die_notifier(&hwt_sw_die_nb);
 	if (ret)
 		goto err_cache;
+	hwt_sw_filter_init();
 	ret = hwt_backend_register(&hwt_sw_backend);
 	if (ret)
 		goto err_die;
 	return 0;
 
 err_die:
+	hwt_sw_filter_exit();
 	unregister_die_notifier(&hwt_sw_die_nb);
 err_cache:
 	kmem_cache_destroy(hwt_sw_thread_cache);
@@ -417,6 +450,7 @@ static void __exit hwt_sw_mod_exit(void)
 {
 	/* No context and no orphan holds the module: no thread has TF of ours. */
 	hwt_backend_unregister(&hwt_sw_backend);
+	hwt_sw_filter_exit();
 	unregister_die_notifier(&hwt_sw_die_nb);
 	cancel_delayed_work_sync(&hwt_sw_sweep_work);
 	rcu_barrier();	/* the threads' RCU frees */

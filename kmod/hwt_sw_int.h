@@ -28,12 +28,14 @@
 #include "hwt_backend.h"
 #include "hwt_sw.h"
 #include "sw_stream.h"
+#include "x86_insn.h"
 
 struct hwt_sw_filter;
 struct pt_regs;
 
 /* A configuration (HWT_IOC_SET_CONFIG), replaced whole under RCU. */
 struct hwt_sw_cfg {
+	u32			gen;		/* a new number for each configuration */
 	u32			flags;		/* HWT_SW_* */
 	u32			psb_period;
 	u32			nranges;
@@ -88,13 +90,17 @@ struct hwt_sw_thread {
 	u64			seen_time;	/* the context's record time at the last TSC */
 	u64			next_ip;	/* the instruction the thread runs next (tf) */
 	u64			next_ax, next_sp; /* its registers then */
+	struct hwt_x86_insn	next_insn;	/* it, when next_known (at a probe: int3 in memory) */
+	bool			next_known;
 	u64			rep_ip;		/* a REP instruction already counted */
 	bool			tf;		/* TF is ours and set: every instruction traps */
 	bool			resume;		/* TIP.PGE due before next_ip */
 	bool			fresh;		/* a new stream (PSB+) due before the next packet */
 	bool			rearm;		/* thread_work: step from where it returns to user */
-	bool			outside;	/* filters: not in a range, not stepping */
-	u32			cfg_gen;	/* ranges of which configuration (filter) */
+	bool			outside;	/* filtered: not in a range, not stepping */
+	bool			xol;		/* a re-entry probe was hit: uprobes runs it */
+	bool			filtered;	/* HWT_SW_FILTER: only its ranges are traced */
+	u32			cfg_gen;	/* the configuration its ranges come from */
 	u32			nranges;	/* its process's ranges */
 	struct hwt_sw_range	ranges[HWT_SW_RANGES_MAX];
 	u64			stepped;	/* instructions stepped */
@@ -105,8 +111,10 @@ extern struct hwt_backend hwt_sw_backend;
 
 /* hwt_sw.c */
 void hwt_sw_thread_put(struct hwt_sw_thread *ts);
-/* Sets TF in @regs: the thread steps from @ip, a resume point (TIP.PGE). */
+/* Sets TF in @regs: the thread steps from regs->ip, a resume point (TIP.PGE). */
 void hwt_sw_arm(struct hwt_sw_thread *ts, struct pt_regs *regs);
+/* The same when regs->ip is traced (no filter, or in a range); else it runs unstepped. */
+void hwt_sw_maybe_arm(struct hwt_sw_thread *ts, struct pt_regs *regs);
 
 /* hwt_sw_ring.c */
 void hwt_sw_ring_init(struct hwt_sw_ring *r, struct hwt_buffer *buf, bool wrap);
@@ -143,5 +151,18 @@ void hwt_sw_leave(struct hwt_sw_thread *ts, bool in_syscall);
 /* Starts a new stream (PSB+) if one is due. */
 void hwt_sw_begin(struct hwt_sw_thread *ts);
 
+
+/* hwt_sw_filter.c */
+/* The thread's ranges, from the configuration when it changed. */
+void hwt_sw_filter_refresh(struct hwt_sw_thread *ts);
+/* True when @ip is traced: no filtering, or in one of its ranges. */
+bool hwt_sw_filter_in(const struct hwt_sw_thread *ts, u64 ip);
+/* Sets the re-entry probes @cfg needs (ctx->mtx held); the old ones stay. */
+int hwt_sw_filter_prepare(struct hwt_sw_ctx *sc, const struct hwt_sw_cfg *cfg);
+/* Then, once @cfg is in place, drops those it does not need. */
+void hwt_sw_filter_prune(struct hwt_sw_ctx *sc, const struct hwt_sw_cfg *cfg);
+void hwt_sw_filter_free(struct hwt_sw_ctx *sc);
+int hwt_sw_filter_init(void);
+void hwt_sw_filter_exit(void);
 
 #endif /* HWT_SW_INT_H */

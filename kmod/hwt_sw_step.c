@@ -14,6 +14,7 @@
  *   interrupted by a signal              FUP(ip), TIP.PGD
  *   a record was queued since            TSC
  *   bytes could not be written           OVF, FUP(ip)
+ *   a branch out of the ranges (filter)  TIP.PGD(target)
  *
  * A far instruction gets no trap of its own: the next trap comes after
  * the first instruction back in user mode. That one is the instruction
@@ -27,6 +28,7 @@
 #include <linux/stddef.h>
 #include <linux/uaccess.h>
 #include <asm/msr.h>
+#include <asm/processor-flags.h>
 #include <asm/ptrace.h>
 #include <asm/sigframe.h>
 #include <asm/unistd.h>
@@ -143,6 +145,17 @@ static void hwt_sw_lose(struct hwt_sw_thread *ts)
 	hwt_sw_ring_block_close(ts);
 }
 
+/* The thread leaves its ranges: it runs on unstepped until a probe catches it. */
+static void hwt_sw_out(struct hwt_sw_thread *ts, struct pt_regs *regs)
+{
+	regs->flags &= ~X86_EFLAGS_TF;
+	ts->tf = false;
+	ts->outside = true;
+	ts->resume = false;
+	ts->rep_ip = 0;
+	hwt_sw_ring_block_close(ts);
+}
+
 /* The branch packet of @insn at @ip, which went to @to; false when it cannot have. */
 static bool hwt_sw_outcome(struct hwt_sw_thread *ts, u64 ip, const struct hwt_x86_insn *insn,
 			   u64 to)
@@ -182,9 +195,14 @@ void hwt_sw_step(struct hwt_sw_thread *ts, struct pt_regs *regs)
 	int i;
 
 	hwt_sw_begin(ts);
+	hwt_sw_filter_refresh(ts);
 	hwt_sw_clock(ts, now, ip);
 	for (i = 0;; i++) {
-		if (i == HWT_SW_CHAIN_MAX || !hwt_sw_decode(ip, &insn, &sys)) {
+		if (i == 0 && ts->next_known) {
+			insn = ts->next_insn;	/* a probe's: memory holds its int3 */
+			sys = false;
+			ts->next_known = false;
+		} else if (i == HWT_SW_CHAIN_MAX || !hwt_sw_decode(ip, &insn, &sys)) {
 			hwt_sw_lose(ts);
 			goto next;
 		}
@@ -201,9 +219,24 @@ void hwt_sw_step(struct hwt_sw_thread *ts, struct pt_regs *regs)
 		ip = hwt_sw_return_ip(ip, &insn, sys, ax, sp);
 		ax = -1;	/* not known for the next one */
 		ts->resume = true;
+		if (!hwt_sw_filter_in(ts, ip)) {
+			hwt_sw_out(ts, regs);	/* back in user mode outside the ranges */
+			goto next;
+		}
 	}
-	if (!hwt_sw_outcome(ts, ip, &insn, to))
+	if (!hwt_sw_filter_in(ts, to)) {
+		/*
+		 * Out of the ranges: TIP.PGD with the target instead of the
+		 * branch's own packet, as the Valgrind unit writes it (libipt
+		 * binds it to the branch without the filter configuration).
+		 */
+		hwt_sw_stream_reserve(s);
+		hwt_pt_tip_pgd(&s->enc, to, 0);
+		s->enabled = 0;
+		hwt_sw_out(ts, regs);
+	} else if (!hwt_sw_outcome(ts, ip, &insn, to)) {
 		hwt_sw_lose(ts);
+	}
 next:
 	ts->next_ip = to;
 	ts->next_ax = regs->ax;

@@ -78,7 +78,8 @@ int kmod_ctx_configure(struct kmod_ctx *c, const struct hwt_kmod_options *o,
 	if (!sw)
 		return -hke_nomem;
 	sw->size = sizeof(*sw);
-	sw->flags = (o->wrap ? HWT_SW_WRAP : 0) | (o->debug_blocks ? HWT_SW_BLOCKS : 0);
+	sw->flags = (o->wrap ? HWT_SW_WRAP : 0) | (o->debug_blocks ? HWT_SW_BLOCKS : 0) |
+		    (o->filters && o->filters[0] ? HWT_SW_FILTER : 0);
 	sw->psb_period = o->psb_period;
 	sw->nranges = nranges;
 	if (nranges)

@@ -17,12 +17,19 @@
 					   how much), instead of pausing the thread */
 #define HWT_SW_BLOCKS		0x2u	/* log every executed block into the thread's second
 					   buffer (HWT_ALLOC aux_bufsize), as blocks/ files hold */
-#define HWT_SW_FLAGS		0x3u
+#define HWT_SW_FILTER		0x4u	/* trace only inside the ranges: a process that has
+					   none traces nothing (IP filtering, as ADDRn) */
+#define HWT_SW_FLAGS		0x7u
 
 #define HWT_SW_RANGES_MAX	4	/* address ranges per process, as Intel PT's ADDRn */
 #define HWT_SW_PSB_DEFAULT	4096u
 
-/* Trace only [start, end) of process pid (0: of every process of the context). */
+/*
+ * With HWT_SW_FILTER, trace only [start, end) of process pid. A range lies
+ * in one file-backed executable mapping; code outside runs unstepped, and
+ * the backend catches re-entry at the range's start and after each call
+ * it holds (uprobes).
+ */
 struct hwt_sw_range {
 	__s32 pid;
 	__u32 reserved;		/* must be zero */
@@ -34,7 +41,7 @@ struct hwt_sw_config {
 	__u32 size;		/* sizeof(struct hwt_sw_config), without the ranges */
 	__u32 flags;		/* HWT_SW_* */
 	__u32 psb_period;	/* bytes of packets between PSB+, 256..1 MiB; 0: 4096 */
-	__u32 nranges;		/* entries that follow; none: everything is traced */
+	__u32 nranges;		/* entries that follow (with HWT_SW_FILTER) */
 	struct hwt_sw_range ranges[];
 };
 #define HWT_SW_CONFIG_SIZE_VER0	16u
