@@ -1,8 +1,10 @@
-/* The bundle: its directory, header keys, summary, and creating one. */
+/* The bundle: its directory, header keys, summary, and creating and removing one. */
 #include "bundle_int.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -236,4 +238,22 @@ int hwt_bundle_create(const char *dir, const char *unit, const char *clock,
 	err = hwt_file_write_atomic(dir, "hwt-bundle", text, strlen(text));
 	free(text);
 	return err;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+int hwt_bundle_remove(const char *dir)
+{
+	if (!dir)
+		return -hbe_invalid;
+	/* Depth first, not crossing symbolic links. */
+	if (nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
+		return -hbe_io;
+	return 0;
 }

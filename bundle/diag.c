@@ -91,17 +91,3 @@ size_t hwt_bundle_warning_count(const struct hwt_bundle *bundle)
 			n++;
 	return n;
 }
-
-void hwt_bundle_diag_print(const struct hwt_bundle *bundle, FILE *file, const char *prefix)
-{
-	size_t i;
-
-	if (!bundle || !file)
-		return;
-	for (i = 0; i < bundle->ndiags; i++) {
-		const struct hwt_bundle_diag *diag = &bundle->diags[i];
-
-		fprintf(file, "%s%s%s: %s\n", prefix ? prefix : "", prefix ? ": " : "",
-			diag->kind == hwt_diag_fatal ? "error" : "warning", diag->message);
-	}
-}

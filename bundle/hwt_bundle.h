@@ -193,8 +193,6 @@ const struct hwt_bundle_diag *hwt_bundle_diag_at(const struct hwt_bundle *bundle
 int hwt_bundle_diag_add(struct hwt_bundle *bundle, enum hwt_diag_kind kind,
 			const char *path, int64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
-/* Prints every diagnostic as "PREFIX: warning: MESSAGE\n" (prefix may be NULL). */
-void hwt_bundle_diag_print(const struct hwt_bundle *bundle, FILE *file, const char *prefix);
 /* Number of diagnostics that are warnings (all but hwt_diag_fatal). */
 size_t hwt_bundle_warning_count(const struct hwt_bundle *bundle);
 
@@ -210,6 +208,14 @@ size_t hwt_bundle_warning_count(const struct hwt_bundle *bundle);
  */
 int hwt_bundle_create(const char *dir, const char *unit, const char *clock,
 		      const char *command);
+
+/*
+ * Removes the directory dir and everything in it (a bundle, or what is
+ * left of one), symbolic links as links, never what they point to; a dir
+ * that does not exist is no error. Returns 0, or -hbe_io (errno says why;
+ * what could be removed is gone) or -hbe_invalid.
+ */
+int hwt_bundle_remove(const char *dir);
 
 /*
  * Computes the totals of the bundle in dir from its files and writes the

@@ -1,21 +1,14 @@
-/* `hwt record`: runs a command under a trace unit into a trace bundle. */
-#ifndef HWT_RECORD_COMMAND_H
-#define HWT_RECORD_COMMAND_H
+/*
+ * What a recording's bundle says about the selection of processes, for the
+ * commands that record (hwt record, hwt-cov) to tell their user.
+ */
+#ifndef HWT_RECORDER_REPORT_H
+#define HWT_RECORDER_REPORT_H
 
 #include <stdio.h>
 
 struct hwt_bundle;
 struct hwt_unit_options;
-
-int hwt_record_main(int argc, char **argv);
-
-/*
- * Creates the bundle dir, runs argv (and everything it starts) under the
- * trace unit into it and writes its summary. Returns 0 with the command's
- * waitpid status in *status, or -1 with a message (prefixed) printed.
- */
-int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *const argv[],
-		   int *status, const char *prefix);
 
 /*
  * Says which processes ran natively for a reason that may surprise (no debug
@@ -33,8 +26,5 @@ size_t hwt_record_print_untraced(struct hwt_bundle *bundle, FILE *out, const cha
  */
 size_t hwt_record_print_by_library(struct hwt_bundle *bundle, const struct hwt_unit_options *unit,
 				   FILE *out, const char *prefix);
-
-/* Exit status a shell would give for a waitpid status (128 + signal when killed). */
-int hwt_exit_code(int wait_status);
 
 #endif

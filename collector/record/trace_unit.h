@@ -2,8 +2,9 @@
  * Trace units that `hwt record` can drive: software units for machines
  * without trace hardware, the Valgrind tool (collector/valgrind,
  * valgrind_unit.c) and the QEMU user-mode TCG plugin (collector/qemu,
- * qemu_unit.c). unit_run.c is what they share: the options, the choice of
- * a unit, the preloaded library's environment, running the command.
+ * qemu_unit.c). unit_run.c is what they share: the choice of a unit, the
+ * preloaded library's environment, running the command (the commands parse
+ * the options: integrations/command).
  */
 #ifndef HWT_TRACE_UNIT_H
 #define HWT_TRACE_UNIT_H
@@ -30,55 +31,8 @@ struct hwt_unit_options {
 	void *running_context;
 };
 
-/*
- * Parses the options shared by `hwt record` and hwt-cov (--unit, --trace,
- * --no-trace, --trace-all, --filter) into opts. Returns 1 when opt was one
- * of them, 0 when not, -1 (message printed, prefix first) on a bad value.
- */
-int hwt_unit_select_option(struct hwt_unit_options *opts, int opt, const char *arg,
-			   const char *prefix);
-/* getopt_long entries for those options; --unit alone (hwt-pgo). */
-#define HWT_UNIT_LONG_OPTION { "unit", required_argument, NULL, HWT_UNIT_OPT_UNIT }
-#define HWT_UNIT_SELECT_LONG_OPTIONS                                   \
-	HWT_UNIT_LONG_OPTION,                                          \
-	{ "trace", required_argument, NULL, HWT_UNIT_OPT_TRACE },      \
-	{ "no-trace", required_argument, NULL, HWT_UNIT_OPT_NO_TRACE }, \
-	{ "trace-all", no_argument, NULL, HWT_UNIT_OPT_TRACE_ALL },    \
-	{ "filter", required_argument, NULL, HWT_UNIT_OPT_FILTER }
-enum {
-	HWT_UNIT_OPT_TRACE = 0x1000,
-	HWT_UNIT_OPT_NO_TRACE,
-	HWT_UNIT_OPT_TRACE_ALL,
-	HWT_UNIT_OPT_FILTER,
-	HWT_UNIT_OPT_UNIT,
-};
 /* 1 when name is a trace unit --unit takes. */
 int hwt_unit_known(const char *name);
-
-/* Usage text of --unit. */
-#define HWT_UNIT_USAGE                                                                     \
-	"      --unit UNIT       the trace unit: valgrind (the Valgrind tool), qemu\n"       \
-	"                        (qemu-x86_64 with hwt's TCG plugin; no --filter) or auto\n" \
-	"                        (qemu when qemu-x86_64 and the plugin are there and\n"      \
-	"                        neither --filter nor --trace-all is given, else\n"          \
-	"                        valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n"
-/* Usage text of the selection options. */
-#define HWT_UNIT_SELECT_USAGE                                                              \
-	"      --trace GLOB      trace executables matching GLOB (repeatable; '*' matches\n" \
-	"                        across '/'; a GLOB without '/' also matches the base name)\n" \
-	"                        and programs that load a library matching it\n"             \
-	"      --no-trace GLOB   run executables matching GLOB natively (repeatable); a\n"   \
-	"                        library matching it does not select a program\n"             \
-	"                        default: trace what is not under /usr /bin /sbin /lib and\n" \
-	"                        has debug info, and programs that will load such a\n"       \
-	"                        library (DT_NEEDED, LD_LIBRARY_PATH, RPATH); every other\n" \
-	"                        process runs natively, and its children are still\n"        \
-	"                        followed (docs/select.md)\n"                                 \
-	"      --trace-all       trace every process of the tree (no selection; under qemu,\n" \
-	"                        every x86-64 executable but set-ID ones, not scripts)\n"   \
-	"      --filter IMAGE[:FUNCTION]  only trace code of IMAGE (a path or base-name\n"   \
-	"                        glob), or of its FUNCTION (ELF symbol); repeatable\n"       \
-	"                        (valgrind unit only)\n"
 
 /* A unit's command line up to its "--", built by the unit (entries it owns are freed). */
 struct hwt_unit_argv {

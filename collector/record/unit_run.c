@@ -1,5 +1,5 @@
 /*
- * What the trace units share (trace_unit.h): the options, the choice of a
+ * What the trace units share (trace_unit.h): the choice of a
  * unit, the preloaded library's environment, and running the command:
  * fork, exec (a failed exec reported through a close-on-exec pipe), signal
  * forwarding, wait. The units themselves (valgrind_unit.c, qemu_unit.c)
@@ -42,58 +42,6 @@ static int is_file(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-int hwt_unit_select_option(struct hwt_unit_options *opts, int opt, const char *arg,
-			   const char *prefix)
-{
-	/* The last list of each kind, reachable (not a leak) for as long as the process runs. */
-	static char *kept[2];
-	const char **list;
-	char *joined, **keep;
-	size_t n;
-
-	switch (opt) {
-	case HWT_UNIT_OPT_UNIT:
-		if (!hwt_unit_known(arg)) {
-			fprintf(stderr, "%s: unknown trace unit '%s' (known: valgrind, qemu, auto)\n",
-				prefix, arg);
-			return -1;
-		}
-		opts->unit = arg;
-		return 1;
-	case HWT_UNIT_OPT_TRACE:
-	case HWT_UNIT_OPT_NO_TRACE:
-		if (!*arg || strchr(arg, '\n')) {
-			fprintf(stderr, "%s: --%s wants a glob without newlines\n", prefix,
-				opt == HWT_UNIT_OPT_TRACE ? "trace" : "no-trace");
-			return -1;
-		}
-		list = opt == HWT_UNIT_OPT_TRACE ? &opts->trace : &opts->no_trace;
-		keep = &kept[opt == HWT_UNIT_OPT_TRACE ? 0 : 1];
-		if (asprintf(&joined, "%s%s%s", *list ? *list : "", *list ? "\n" : "", arg) < 0)
-			return -1;
-		if (*keep && *keep == *list)
-			free(*keep);
-		*list = *keep = joined;
-		return 1;
-	case HWT_UNIT_OPT_TRACE_ALL:
-		opts->trace_all = 1;
-		return 1;
-	case HWT_UNIT_OPT_FILTER:
-		for (n = 0; opts->filters[n]; n++)
-			;
-		if (n + 1 >= sizeof(opts->filters) / sizeof(opts->filters[0]) || !*arg ||
-		    *arg == ':' || strchr(arg, '\n')) {
-			fprintf(stderr, "%s: --filter wants IMAGE or IMAGE:FUNCTION (at most %zu)\n",
-				prefix, sizeof(opts->filters) / sizeof(opts->filters[0]) - 1);
-			return -1;
-		}
-		opts->filters[n] = arg;
-		return 1;
-	default:
-		return 0;
-	}
 }
 
 /* ---- a unit's command line ---- */
@@ -369,7 +317,13 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 		return -1;
 	}
 
-	/* The child reports a failed exec through a close-on-exec pipe. */
+	/*
+	 * Not the commands' runner (hwt_command_run, posix_spawn): this child
+	 * works between fork and exec, setting the unit's environment and
+	 * starting the command through the preloaded library's execvp, which
+	 * decides whether to trace it. It reports a failed exec through a
+	 * close-on-exec pipe.
+	 */
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		fprintf(stderr, "%s: pipe: %s\n", prefix, strerror(errno));
 		pid = -1;

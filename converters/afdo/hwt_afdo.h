@@ -157,13 +157,6 @@ int hwt_afdo_samples_write_text(const struct hwt_afdo_samples *samples, FILE *fi
 int hwt_afdo_write_autofdo_text(const struct hwt_profile *profile, size_t image,
 				const char *file, FILE *out, int *profile_error);
 
-/* ----- Commands ----------------------------------------------------------- */
-
-/* `hwt report afdo BUNDLE|PROFILE... -o prog.afdo`: argv[0] is "afdo". */
-int hwt_report_afdo_main(int argc, char **argv);
-/* `hwt report afdo-text BUNDLE|PROFILE... --binary PROG -o prog.txt`. */
-int hwt_report_afdo_text_main(int argc, char **argv);
-
 #ifdef __cplusplus
 }
 #endif

@@ -28,7 +28,7 @@
  *    stats, per-file failure counts (hwt_decoder.fails) and the diagnostics
  *    of each process image (held in that image's job, hwt_decode_diag). The
  *    only shared writes are atomics: the next job, bytes done, out of memory.
- *    The main thread prints progress while it waits. After the join it adds,
+ *    The main thread reports progress while it waits. After the join it adds,
  *    in fixed orders: the worker profiles (counts add up in hash sets that
  *    are sorted when read, so the order of merging does not matter once
  *    image indexes agree), stats and failure counts, then the diagnostics
@@ -39,7 +39,6 @@
  *  jobs > 1, while the serial decode finds it when it first uses an epoch
  *  with that mapping and may have counted code in the file before.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -151,14 +150,6 @@ void hwt_decode_progress(struct hwt_decoder *d, uint64_t done)
 
 	if (o && o->progress)
 		o->progress(done, d->total_bytes, o->progress_context);
-	if (!d->progress_tty || !d->total_bytes)
-		return;
-	if (done != d->total_bytes && done - d->last_progress < d->total_bytes / 100)
-		return;
-	d->last_progress = done;
-	fprintf(stderr, "\rhwt: decoding %3u%% (%.1f of %.1f MB)",
-		(unsigned)(done * 100 / d->total_bytes), done / 1e6, d->total_bytes / 1e6);
-	d->progress_printed = 1;
 }
 
 static int file_path_cmp(const void *a, const void *b)
@@ -425,21 +416,6 @@ out:
 	return status;
 }
 
-int hwt_decode_parse_jobs(const char *arg, unsigned *jobs)
-{
-	char *end;
-	unsigned long v;
-
-	if (!arg || *arg < '0' || *arg > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || *end || v > 1024)
-		return -1;
-	*jobs = (unsigned)v;
-	return 0;
-}
-
 static unsigned decode_jobs(const struct hwt_decode_options *options)
 {
 	long n;
@@ -464,11 +440,6 @@ void hwt_decoder_init(struct hwt_decoder *d, struct hwt_profile *profile,
 void hwt_decoder_set_options(struct hwt_decoder *d, const struct hwt_decode_options *options)
 {
 	d->options = options;
-	d->progress_tty = 0;
-	if (options && (options->flags & HWT_DECODE_PROGRESS))
-		d->progress_tty = 1;
-	if (options && (options->flags & HWT_DECODE_PROGRESS_TTY) && isatty(STDERR_FILENO))
-		d->progress_tty = 1;
 }
 
 void hwt_decoder_set_bundle(struct hwt_decoder *d, struct hwt_bundle *bundle)
@@ -511,7 +482,7 @@ int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
 	int status = 0;
 
 	hwt_decoder_set_bundle(d, bundle);
-	d->total_bytes = d->done_bytes = d->last_progress = 0;
+	d->total_bytes = d->done_bytes = 0;
 	for (size_t k = 0; k < hwt_bundle_stream_count(bundle); k++) {
 		const struct hwt_bundle_stream *st = hwt_bundle_stream_at(bundle, k);
 
@@ -538,9 +509,6 @@ int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
 	for (; done && i < nimages; i++)
 		if (done[i])
 			hwt_diag_list_flush(done[i], bundle);
-	if (d->progress_printed)
-		fputc('\n', stderr);
-	d->progress_printed = 0;
 	return status;
 }
 
@@ -567,38 +535,4 @@ int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
 		return -hbe_invalid;
 	hwt_decoder_init(&d, profile, options);
 	return hwt_decoder_finish(&d, hwt_decoder_run(&d, bundle, NULL));
-}
-
-int hwt_decode_bundle(const char *bundle_dir, struct hwt_profile *profile,
-		      const struct hwt_decode_options *options)
-{
-	struct hwt_bundle *bundle;
-	FILE *out = options && options->diag_file ? options->diag_file : stderr;
-	const char *prefix = options && options->diag_prefix ? options->diag_prefix : "hwt";
-	int quiet = options && (options->flags & HWT_DECODE_QUIET);
-	int status;
-
-	if (!bundle_dir || !profile)
-		return -hbe_invalid;
-	bundle = hwt_bundle_alloc();
-	if (!bundle)
-		return -hbe_nomem;
-	status = hwt_bundle_open(bundle, bundle_dir);
-	if (status < 0) {
-		for (size_t i = 0; i < hwt_bundle_diag_count(bundle); i++)
-			fprintf(out, "%s: error: %s\n", prefix, hwt_bundle_diag_at(bundle, i)->message);
-		if (!hwt_bundle_diag_count(bundle))
-			fprintf(out, "%s: error: %s: %s\n", prefix, bundle_dir,
-				hwt_bundle_errstr(status));
-		hwt_bundle_free(bundle);
-		return status;
-	}
-	if (options && options->live)
-		status = hwt_decode_live_finish(options->live, bundle, profile, options);
-	else
-		status = hwt_decode(bundle, profile, options);
-	if (!quiet)
-		hwt_bundle_diag_print(bundle, out, prefix);
-	hwt_bundle_free(bundle);
-	return status;
 }

@@ -73,9 +73,6 @@ struct hwt_decoder {
 	int64_t bundle_start;    /* header key start (UNIX time), or -1 */
 	/* progress */
 	uint64_t total_bytes, done_bytes;
-	uint64_t last_progress;
-	int progress_tty;        /* print progress to stderr */
-	int progress_printed;
 	int nomem;               /* out of memory somewhere: fail the decode */
 	/* A worker of a parallel decode (decode.c); all NULL in the serial one. */
 	struct hwt_par *par;     /* shared by the workers */

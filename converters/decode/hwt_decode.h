@@ -40,31 +40,21 @@ struct hwt_decode_stats {
 	uint64_t missing_blocks; /* trace that ran in images that could not be read */
 };
 
-/* Called now and then during a decode: bytes decoded so far, of total. */
+/*
+ * Called now and then during a decode, from the thread that called it:
+ * bytes decoded so far, of total.
+ */
 typedef void hwt_decode_progress_fn(uint64_t done, uint64_t total, void *context);
 
-/* Option flags. */
-#define HWT_DECODE_PROGRESS_TTY  0x1u /* print progress to stderr when it is a tty */
-#define HWT_DECODE_PROGRESS      0x2u /* print progress to stderr always */
-#define HWT_DECODE_QUIET         0x4u /* hwt_decode_bundle: do not print diagnostics */
-
 struct hwt_decode_options {
-	uint32_t flags;                   /* HWT_DECODE_* */
-	hwt_decode_progress_fn *progress; /* NULL: none (besides the flags) */
+	hwt_decode_progress_fn *progress; /* NULL: none */
 	void *progress_context;
-	/* hwt_decode_bundle prints diagnostics here (NULL: stderr), each line
-	   prefixed with diag_prefix (NULL: "hwt"). */
-	FILE *diag_file;
-	const char *diag_prefix;
 	/* Filled when not NULL. */
 	struct hwt_decode_stats *stats;
 	/* Threads that decode process images in parallel: 0 the number of
 	   online CPUs (at most 16), 1 the serial decode. The result does not
 	   depend on it. */
 	unsigned jobs;
-	/* hwt_decode_bundle: finish this decode while recording (below)
-	   instead of decoding the whole bundle; NULL: none. */
-	struct hwt_decode_live *live;
 };
 
 /*
@@ -76,15 +66,6 @@ struct hwt_decode_options {
  */
 int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
 	       const struct hwt_decode_options *options);
-
-/*
- * Opens the bundle in bundle_dir, decodes it into profile (adding to what
- * is there) and prints its diagnostics (unless HWT_DECODE_QUIET). Returns
- * 0, or a negative enum hwt_bundle_error when the bundle cannot be opened
- * (a message was printed).
- */
-int hwt_decode_bundle(const char *bundle_dir, struct hwt_profile *profile,
-		      const struct hwt_decode_options *options);
 
 /*
  * The decode while recording (live.c): a thread that decodes the process
@@ -106,18 +87,6 @@ int hwt_decode_live_finish(struct hwt_decode_live *live, struct hwt_bundle *bund
 size_t hwt_decode_live_images(const struct hwt_decode_live *live);
 /* Stops the thread (when still running) and frees live. */
 void hwt_decode_live_free(struct hwt_decode_live *live);
-
-/*
- * Parses the value of a -j/--jobs option (0: one per CPU) into *jobs.
- * Returns 0, or -1 when it is not a number from 0 to 1024.
- */
-int hwt_decode_parse_jobs(const char *arg, unsigned *jobs);
-
-/* Help text of the -j option, for usage messages. */
-#define HWT_DECODE_JOBS_HELP "decode with N threads (default: one per CPU, at most 16)"
-
-/* `hwt report profile BUNDLE -o OUT`: argv[0] is "profile". Exit status. */
-int hwt_report_profile_main(int argc, char **argv);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,7 @@
 /*
- * hwt dump: a readable listing of a trace bundle, for people and tests.
+ * The listing of a trace bundle that `hwt dump` prints, for people and
+ * tests; it writes to the caller's FILE and adds problems it finds to the
+ * bundle's diagnostics.
  *
  * The header keys, the summary, per process image its sideband records one
  * per line, per thread stream its size and (with packets) every Intel PT
@@ -16,22 +18,17 @@ struct hwt_bundle_image;
 struct hwt_bundle_stream;
 struct hwt_sideband_record;
 
-/* Exit statuses of hwt dump. */
-#define HWT_DUMP_OK       0  /* clean */
-#define HWT_DUMP_WARNINGS 1  /* readable, with warnings */
-#define HWT_DUMP_UNUSABLE 2  /* not a bundle, bad usage */
-
 struct hwt_dump_options {
 	int64_t pid;        /* only this pid, or -1 for all */
 	int sideband_only;  /* no streams */
 	int packets;        /* decode every packet of every stream */
 };
 
-/* Lists the bundle in dir to out, diagnostics to err; returns an exit status. */
-int hwt_dump(const char *dir, const struct hwt_dump_options *options, FILE *out, FILE *err);
-
-/* The `hwt dump` command: argv[0] is "dump". */
-int hwt_dump_main(int argc, char **argv);
+/*
+ * Lists the open bundle to out; decode errors of its packets (with
+ * options->packets) go to its diagnostics. Returns 0, or -hbe_nomem.
+ */
+int hwt_dump_bundle(FILE *out, struct hwt_bundle *bundle, const struct hwt_dump_options *options);
 
 /* record.c: one sideband record as one line (without indent or newline). */
 void hwt_dump_record(FILE *out, const struct hwt_sideband_record *record);

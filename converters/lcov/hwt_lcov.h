@@ -28,8 +28,6 @@
 extern "C" {
 #endif
 
-struct hwt_decode_live;
-
 enum hwt_lcov_error {
 	hle_ok,
 	hle_internal,
@@ -181,31 +179,34 @@ int hwt_coverage_write_lcov(const struct hwt_coverage *cov, FILE *file, const ch
 /* 1 when path passes the filter. */
 int hwt_lcov_filter_match(const struct hwt_lcov_filter *filter, const char *path);
 
-/* ----- Commands ----------------------------------------------------------- */
+/* ----- The coverage of a profile (profile_images.c) ------------------------ */
 
-struct hwt_lcov_report_options {
-	const char *output;          /* the lcov file (required) */
-	const char *html;            /* genhtml output directory, or NULL */
-	struct hwt_lcov_filter filter;
-	int verbose;                 /* also say which system images were left out */
+struct hwt_profile;
+
+struct hwt_lcov_profile_options {
 	int system;                  /* report system images (libc, ...) with debug info too */
-	int quiet;                   /* no summary, no progress */
-	const char *prefix;          /* message prefix ("hwt report lcov", "hwt-cov") */
-	unsigned jobs;               /* decode threads (hwt_decode_options.jobs) */
-	struct hwt_decode_live *live; /* the decode while recording to finish, or NULL */
+	int verbose;                 /* also warn about system images left out */
 };
 
 /*
- * Decodes the bundle in bundle_dir, writes the lcov file, runs genhtml when
- * asked, prints the summary and every warning (images without debug info,
- * deleted or replaced since the run, damaged trace). Returns 0 when the
- * report was written (possibly with warnings), 2 when it could not be
- * (the bundle cannot be read, the file cannot be written, genhtml failed).
+ * Adds every image of profile (converters/profile) to cov, by path: its
+ * executed instructions with the DWARF of its file. Images without debug
+ * info, deleted or replaced since the run, or with undecoded trace get a
+ * warning in cov's list instead (system images only when verbose); system
+ * images are left out unless options->system. options may be NULL.
+ * Returns 0, or a negative hwt_lcov_error with *failed (when not NULL) the
+ * index of the image it failed on (SIZE_MAX: none, out of memory).
  */
-int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options);
+int hwt_coverage_add_profile(struct hwt_coverage *cov, const struct hwt_profile *profile,
+			     const struct hwt_lcov_profile_options *options, size_t *failed);
 
-/* `hwt report lcov BUNDLE -o cov.info [...]`: argv[0] is "lcov". Exit status. */
-int hwt_report_lcov_main(int argc, char **argv);
+/*
+ * Source files that pass filter but cannot be read (deleted, or named
+ * relative to a build directory that is gone) would stop genhtml: leaves
+ * them out, each with a warning naming it and its lines (ten, then one for
+ * the rest).
+ */
+void hwt_coverage_drop_unreadable(struct hwt_coverage *cov, const struct hwt_lcov_filter *filter);
 
 #ifdef __cplusplus
 }

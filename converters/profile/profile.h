@@ -228,9 +228,6 @@ int hwt_profile_save(const struct hwt_profile *profile, const char *path);
 int hwt_profile_read(struct hwt_profile *profile, FILE *file, size_t *line);
 int hwt_profile_load(struct hwt_profile *profile, const char *path, size_t *line);
 
-/* `hwt merge -o OUT IN...`: argv[0] is "merge". Returns the exit status. */
-int hwt_merge_main(int argc, char **argv);
-
 #ifdef __cplusplus
 }
 #endif

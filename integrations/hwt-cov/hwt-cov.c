@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,13 +18,14 @@
 #include <unistd.h>
 
 #include "hwt_bundle.h"
+#include "hwt_command.h"
 #include "hwt_decode.h"
 #include "hwt_lcov.h"
 #include "record.h"
 #include "trace_unit.h"
 
 #define PREFIX "hwt-cov"
-#define DEFAULT_OUTPUT "hwt-cov.info"
+#define DEFAULT_OUTPUT HWT_LCOV_REPORT_DEFAULT_OUTPUT
 
 static void usage(FILE *out)
 {
@@ -48,7 +48,7 @@ static void usage(FILE *out)
 		"                      debug info (left out by default)\n"
 		"  -v, --verbose       also say which system libraries were left out\n"
 		"  -q, --quiet         only errors and warnings\n"
-		"  -j, --jobs N        " HWT_DECODE_JOBS_HELP "\n"
+		"  -j, --jobs N        " HWT_JOBS_HELP "\n"
 		HWT_UNIT_USAGE
 		"  -h, --help          this text\n"
 		"Which processes are traced (the others run natively, their children\n"
@@ -59,76 +59,37 @@ static void usage(FILE *out)
 		"If COMMAND succeeds but no report can be written, the exit status is 2.\n");
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) != 0 && errno != ENOENT;
-}
-
 static void remove_tree(const char *dir)
 {
-	if (nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+	if (hwt_bundle_remove(dir) < 0)
 		fprintf(stderr, PREFIX ": warning: cannot remove the temporary bundle %s\n", dir);
 }
 
 static int record_and_report(const char *keep, const struct hwt_lcov_report_options *optsp,
-			     const struct hwt_unit_options *unitp, char **cmd);
+			     char **cmd);
 
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "include", required_argument, NULL, 'i' },
-		{ "exclude", required_argument, NULL, 'x' },
+		HWT_LCOV_REPORT_LONG_OPTIONS,
 		{ "keep", required_argument, NULL, 'k' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "system", no_argument, NULL, 'S' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_SELECT_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hwt_lcov_report_options opts = { 0 };
-	struct hwt_unit_options unit = { 0 };
-	const char **inc = calloc((size_t)argc + 1, sizeof(*inc));
-	const char **exc = calloc((size_t)argc + 1, sizeof(*exc));
+	struct hwt_lcov_report_options opts;
 	const char *keep = NULL;
 	int opt, code;
 
-	if (!inc || !exc) {
-		free(inc);
-		free(exc);
+	if (hwt_lcov_report_options_init(&opts, argc, PREFIX) < 0)
 		return 2;
-	}
-	opts.output = DEFAULT_OUTPUT;
-	opts.prefix = PREFIX;
-	opts.filter.include = inc;
-	opts.filter.exclude = exc;
 	/* '+': options end at COMMAND, whose own options are left alone. */
-	while ((opt = getopt_long(argc, argv, "+o:vqj:h", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+" HWT_LCOV_REPORT_SHORT_OPTIONS, long_options,
+				  NULL)) != -1) {
 		switch (opt) {
-		case 'o': opts.output = optarg; break;
-		case 'H': opts.html = optarg; break;
-		case 'i': inc[opts.filter.includes++] = optarg; break;
-		case 'x': exc[opts.filter.excludes++] = optarg; break;
 		case 'k': keep = optarg; break;
-		case 'v': opts.verbose = 1; break;
-		case 'S': opts.system = 1; break;
-		case 'q': opts.quiet = 1; break;
-		case 'j':
-			if (hwt_decode_parse_jobs(optarg, &opts.jobs) < 0) {
-				fprintf(stderr, PREFIX ": bad -j value '%s'\n", optarg);
-				code = 2;
-				goto out;
-			}
-			break;
 		case 'h': usage(stdout); code = 0; goto out;
 		default:
-			switch (hwt_unit_select_option(&unit, opt, optarg, PREFIX)) {
+			switch (hwt_lcov_report_option(&opts, opt, optarg)) {
 			case 1: break;
 			case 0: usage(stderr); code = 2; goto out;
 			default: code = 2; goto out;
@@ -141,10 +102,9 @@ int main(int argc, char **argv)
 		code = 2;
 		goto out;
 	}
-	code = record_and_report(keep, &opts, &unit, argv + optind);
+	code = record_and_report(keep, &opts, argv + optind);
 out:
-	free(inc);
-	free(exc);
+	hwt_lcov_report_options_fini(&opts);
 	return code;
 }
 
@@ -176,10 +136,10 @@ static void start_live_decode(void *context)
 }
 
 static int record_and_report(const char *keep, const struct hwt_lcov_report_options *optsp,
-			     const struct hwt_unit_options *unitp, char **cmd)
+			     char **cmd)
 {
 	struct hwt_lcov_report_options opts = *optsp;
-	struct hwt_unit_options unit = *unitp;
+	struct hwt_unit_options *unit = &opts.common.unit;
 	struct live_start live = { NULL, NULL };
 	const char *tmpdir;
 	char bundle[PATH_MAX];
@@ -202,27 +162,27 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 		}
 	}
 	live.bundle = bundle;
-	unit.running = start_live_decode;
-	unit.running_context = &live;
-	if (hwt_record_run(bundle, &unit, cmd, &status, PREFIX) < 0) {
+	unit->running = start_live_decode;
+	unit->running_context = &live;
+	if (hwt_record_run(bundle, unit, cmd, &status, PREFIX) < 0) {
 		hwt_decode_live_free(live.live);
 		if (!keep)
 			remove_tree(bundle);
 		return 2;
 	}
 	code = hwt_exit_code(status);
-	if (!opts.quiet)
-		print_untraced(bundle, &unit);
+	if (!opts.common.quiet)
+		print_untraced(bundle, unit);
 
 	opts.live = live.live;
 	report = hwt_lcov_report(bundle, &opts);
-	if (opts.verbose && live.live)
+	if (opts.common.verbose && live.live)
 		fprintf(stderr, PREFIX ": %zu process images were decoded while the command ran\n",
 			hwt_decode_live_images(live.live));
 	hwt_decode_live_free(live.live);
 	if (!keep)
 		remove_tree(bundle);
-	else if (!opts.quiet)
+	else if (!opts.common.quiet)
 		fprintf(stderr, PREFIX ": trace bundle kept in %s\n", keep);
 	if (report != 0 && code == 0)
 		return 2;

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,14 +23,13 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-#include "hwt_afdo.h"
+#include "commands.h"
+#include "hwt_bundle.h"
+#include "hwt_command.h"
 #include "hwt_decode.h"
-#include "record.h"
 #include "trace_unit.h"
 
 #define PREFIX "hwt-pgo"
-
-extern char **environ;
 
 static void usage(FILE *out)
 {
@@ -128,21 +126,12 @@ static void print_command(char *const *argv)
  */
 static int run(char *const *argv, int quiet_out)
 {
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status = 0, rc;
+	int status = 0, err = hwt_command_run(argv, quiet_out, &status);
 
-	posix_spawn_file_actions_init(&fa);
-	if (quiet_out)
-		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0) {
-		fprintf(stderr, PREFIX ": error: cannot run %s: %s\n", argv[0], strerror(rc));
+	if (err) {
+		fprintf(stderr, PREFIX ": error: cannot run %s: %s\n", argv[0], strerror(err));
 		return -1;
 	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
 	return hwt_exit_code(status);
 }
 
@@ -263,7 +252,7 @@ static char *concat(const char *a, const char *b)
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
-		{ "output", required_argument, NULL, 'o' },
+		HWT_OPTION_OUTPUT,
 		{ "train", required_argument, NULL, 't' },
 		{ "cc", required_argument, NULL, 'c' },
 		{ "cflags", required_argument, NULL, 'f' },
@@ -272,24 +261,23 @@ int main(int argc, char **argv)
 		{ "keep", no_argument, NULL, 'k' },
 		{ "measure", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, 'r' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "jobs", required_argument, NULL, 'j' },
+		HWT_OPTION_QUIET,
+		HWT_OPTION_JOBS,
 		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hwt_unit_options unit = { 0 };
-	const char *output = NULL, *train = "", *cc = NULL, *cflags_s = "-O2", *profile = NULL;
-	const char *work = NULL, *measure_args = NULL, *jobs = "0";
+	struct hwt_command_options o = { 0 };
+	const char *output, *train = "", *cc = NULL, *cflags_s = "-O2", *profile = NULL;
+	const char *work = NULL, *measure_args = NULL, *jobs;
 	char *own_output = NULL, *own_profile = NULL, *own_work = NULL, *train_bin = NULL, *bundle = NULL,
 	     *base_bin = NULL, *use_flag = NULL;
 	struct argv_list inputs = { 0 }, cflags = { 0 }, rec = { 0 };
-	int opt, runs = 11, keep = 0, quiet = 0, status = 2, train_status, i;
+	int opt, runs = 11, keep = 0, quiet, status = 2, train_status, i;
 	char *end;
 
 	while ((opt = getopt_long(argc, argv, "+o:qj:h", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'o': output = optarg; break;
 		case 't': train = optarg; break;
 		case 'c': cc = optarg; break;
 		case 'f': cflags_s = optarg; break;
@@ -305,26 +293,19 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'q': quiet = 1; break;
-		case 'j': {
-			unsigned n;
-
-			if (hwt_decode_parse_jobs(optarg, &n) < 0) {
-				fprintf(stderr, PREFIX ": bad -j value '%s'\n", optarg);
-				return 2;
-			}
-			jobs = optarg;
-			break;
-		}
 		case 'h': usage(stdout); return 0;
-		case HWT_UNIT_OPT_UNIT:
-			/* Checked here, passed on to hwt record. */
-			if (hwt_unit_select_option(&unit, opt, optarg, PREFIX) < 0)
-				return 2;
-			break;
-		default: usage(stderr); return 2;
+		default:
+			/* -o, -q, -j and --unit (checked here, passed on). */
+			switch (hwt_command_option(&o, opt, optarg, PREFIX)) {
+			case 1: break;
+			case 0: usage(stderr); return 2;
+			default: return 2;
+			}
 		}
 	}
+	output = o.output;
+	quiet = o.quiet;
+	jobs = o.jobs_arg ? o.jobs_arg : "0";
 	if (!output) {
 		fprintf(stderr, PREFIX ": no program to build (-o PROG)\n");
 		usage(stderr);
@@ -348,21 +329,13 @@ int main(int argc, char **argv)
 	if (!cc) {
 		struct argv_list probe = { 0 };
 
+		int probe_status;
+
 		cc = "clang-19";
 		if (push(&probe, "clang-19") || push(&probe, "--version"))
 			goto nomem;
-		{
-			posix_spawn_file_actions_t fa;
-			pid_t pid;
-
-			posix_spawn_file_actions_init(&fa);
-			posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-			if (posix_spawnp(&pid, "clang-19", &fa, NULL, probe.v, environ) != 0)
-				cc = "clang";
-			else
-				waitpid(pid, NULL, 0);
-			posix_spawn_file_actions_destroy(&fa);
-		}
+		if (hwt_command_run(probe.v, 1, &probe_status) != 0)
+			cc = "clang";
 		clear(&probe);
 	}
 	if (!work)
@@ -390,16 +363,9 @@ int main(int argc, char **argv)
 	/* 2. The training run under hwt record (a bundle that exists is replaced). */
 	if (!quiet)
 		fprintf(stderr, PREFIX ": 2/4 train: %s %s (traced)\n", train_bin, train);
-	if (file_exists(bundle)) {
-		struct argv_list rm = { 0 };
-
-		if (push(&rm, "rm") || push(&rm, "-rf") || push(&rm, bundle))
-			goto nomem;
-		run(rm.v, 0);
-		clear(&rm);
-	}
+	(void)hwt_bundle_remove(bundle);
 	if (push(&rec, "record") || push(&rec, "-o") || push(&rec, bundle) ||
-	    (unit.unit && (push(&rec, "--unit") || push(&rec, unit.unit))) || push(&rec, "--") ||
+	    (o.unit.unit && (push(&rec, "--unit") || push(&rec, o.unit.unit))) || push(&rec, "--") ||
 	    push(&rec, train_bin) || push_words(&rec, train))
 		goto nomem;
 	{
@@ -436,14 +402,8 @@ int main(int argc, char **argv)
 		if (rc == 2)
 			goto out;
 	}
-	if (!keep) {
-		struct argv_list rm = { 0 };
-
-		if (push(&rm, "rm") || push(&rm, "-rf") || push(&rm, bundle))
-			goto nomem;
-		run(rm.v, 0);
-		clear(&rm);
-	}
+	if (!keep)
+		(void)hwt_bundle_remove(bundle);
 
 	/* 4. The optimised build. */
 	if (!quiet)

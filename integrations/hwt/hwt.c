@@ -5,10 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hwt_dump.h"
-#include "profile.h"
-#include "record.h"
-#include "report.h"
+#include "commands.h"
 
 #ifndef HWT_VERSION
 #define HWT_VERSION "unknown"

@@ -6,10 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hwt_afdo.h"
-#include "hwt_decode.h"
-#include "hwt_lcov.h"
-#include "report.h"
+#include "commands.h"
 
 struct hwt_report_format {
 	const char *name;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hwt_afdo.h"
+#include "commands.h"
 
 int main(int argc, char **argv)
 {

@@ -418,6 +418,45 @@ static void test_unusable(void)
 	free(dir);
 }
 
+/* hwt record -f replaces a bundle, whatever its name holds, and nothing else. */
+static void test_force(void)
+{
+	struct test_run r = { 0 };
+	char *dir = test_tmpdir("cliforce");
+	char *bundle = test_path(dir, "it's a \"bundle\"");
+	char *other = test_path(dir, "not a bundle");
+	char *old, *hdr, expect[512];
+
+	test_mkdir(bundle);
+	hdr = test_path(bundle, "hwt-bundle");
+	test_write(hdr, "hwt-bundle 1\n", 13);
+	old = test_path(bundle, "old-file");
+	test_write(old, "x", 1);
+	run(&r, "record", "-qfo", bundle, "/bin/true");
+	CHECKF(r.status == 0, "record -f: status %d: %s", r.status, r.err);
+	CHECK(access(old, F_OK) != 0);
+	CHECK(access(hdr, F_OK) == 0);
+	free(old);
+	free(hdr);
+
+	test_mkdir(other);
+	old = test_path(other, "keep");
+	test_write(old, "x", 1);
+	run(&r, "record", "-qfo", other, "/bin/true");
+	CHECK_EQ(r.status, 2);
+	snprintf(expect, sizeof(expect),
+		 "hwt record: %s exists and is not a trace bundle: not replacing it\n", other);
+	CHECK(!strcmp(r.err, expect));
+	CHECK(access(old, F_OK) == 0);
+	free(old);
+
+	test_run_free(&r);
+	test_rmtree(dir);
+	free(bundle);
+	free(other);
+	free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -429,5 +468,6 @@ int main(int argc, char **argv)
 	test_clean();
 	test_warnings();
 	test_unusable();
+	test_force();
 	return test_done("test_cli");
 }

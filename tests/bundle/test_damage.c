@@ -33,17 +33,6 @@ static int read_all(const char *path, uint64_t *count, uint64_t *offset, char *e
 	return status;
 }
 
-static char *diag_text(const struct hwt_bundle *b)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	hwt_bundle_diag_print(b, f, NULL);
-	fclose(f);
-	return text;
-}
-
 /* The records written to one file, in order. */
 static size_t file_records(const struct test_bundle *tb, const char *file,
 			   const struct test_written **out, size_t max)
@@ -102,7 +91,7 @@ static void test_torn(void)
 		CHECK_EQ(hwt_bundle_open(b, dir), 0);
 		CHECK_EQ(hwt_bundle_image_at(b, 0)->records, whole);
 		if (!at_boundary) {
-			char *text = diag_text(b);
+			char *text = test_diag_text(b);
 
 			CHECK_EQ(hwt_bundle_image_at(b, 0)->end, -hbe_torn);
 			CHECK_EQ(hwt_bundle_image_at(b, 0)->end_offset, boundary);
@@ -185,7 +174,7 @@ static void test_flipped(void)
 		CHECK_EQ(hwt_bundle_open(b, dir), 0);
 		CHECK_EQ(hwt_bundle_image_at(b, 0)->end, -hbe_corrupt);
 		CHECK_EQ(hwt_bundle_image_at(b, 0)->records, nrecs / 2);
-		text = diag_text(b);
+		text = test_diag_text(b);
 		snprintf(expect, sizeof(expect), "/sideband/100.0.sb: corrupt record at byte %"
 			 PRIu64 ": bad CRC", mid->offset);
 		CHECK_STR(text, expect);
@@ -374,7 +363,7 @@ static void expect_unusable(const char *dir, int code, const char *what, int lin
 {
 	struct hwt_bundle *b = hwt_bundle_alloc();
 	int err = hwt_bundle_open(b, dir);
-	char *text = diag_text(b);
+	char *text = test_diag_text(b);
 
 	test_check(err == code, __FILE__, line, "open: %d (%s), expected %d (%s)", err,
 		   hwt_bundle_errstr(err), code, hwt_bundle_errstr(code));

@@ -8,6 +8,7 @@
  * usage: test_bundle_fuzz [SEED [ITERATIONS]]
  */
 #include "testlib.h"
+#include "commands.h"
 #include "hwt_dump.h"
 
 #include <inttypes.h>

@@ -22,18 +22,6 @@ static struct hwt_bundle *open_ok(const char *dir)
 	return b;
 }
 
-/* The diagnostics as one text, one per line. */
-static char *diag_text(const struct hwt_bundle *b)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	hwt_bundle_diag_print(b, f, NULL);
-	fclose(f);
-	return text;
-}
-
 static int count_kind(const struct hwt_bundle *b, enum hwt_diag_kind kind)
 {
 	size_t i;
@@ -109,7 +97,7 @@ static void test_clean(void)
 
 	synth_bundle(&tb, dir, SYNTH_SUMMARY);
 	b = open_ok(dir);
-	text = diag_text(b);
+	text = test_diag_text(b);
 	CHECKF(hwt_bundle_diag_count(b) == 0, "a clean bundle has no warnings, got:\n%s", text);
 	free(text);
 
@@ -228,7 +216,7 @@ static void test_lost(void)
 	CHECK_EQ(hwt_bundle_image_at(b, 0)->lost, 2);
 	CHECK_EQ(count_kind(b, hwt_diag_lost), 3);
 	CHECK_EQ(hwt_bundle_diag_count(b), 3);
-	text = diag_text(b);
+	text = test_diag_text(b);
 	CHECK_STR(text, "/sideband/100.0.sb: data was lost: 3 sideband records and 4096 trace "
 			"bytes were dropped (2 lost records)");
 	CHECK_STR(text, "/sideband/102.0.sb: data was lost: 0 sideband records and 100 trace "
@@ -309,7 +297,7 @@ static void test_warnings(void)
 	one_record_file(dir, "sideband/302.0.sb", HWT_RECORD_PROCESS_START, 303, 4);
 
 	b = open_ok(dir);
-	text = diag_text(b);
+	text = test_diag_text(b);
 	CHECK_STR(text, "no summary: the recording did not finish (recorder killed?)");
 	CHECK_STR(text, "/junk.txt: stray file in the bundle, ignored");
 	CHECK_STR(text, "/sideband/notes: stray file in sideband/, ignored");
@@ -348,7 +336,7 @@ static void test_warnings(void)
 	/* Same bundle, same warnings in the same order. */
 	{
 		struct hwt_bundle *again = open_ok(dir);
-		char *text2 = diag_text(again);
+		char *text2 = test_diag_text(again);
 
 		CHECK(!strcmp(text, text2));
 		free(text2);
@@ -361,7 +349,7 @@ static void test_warnings(void)
 	test_write(p, "processes=1\ntrace_bytes=5\nsideband_bytes=x\nbroken line\n", 56);
 	free(p);
 	b = open_ok(dir);
-	text = diag_text(b);
+	text = test_diag_text(b);
 	CHECK_STR(text, "summary says trace_bytes=5 but the files hold");
 	CHECK_STR(text, "summary says sideband_bytes=x");
 	CHECK_STR(text, "/summary: line 4 is not key=value, ignored: \"broken line\"");
@@ -393,7 +381,7 @@ static void test_header_keys(void)
 	CHECK_EQ(hwt_bundle_key_at(b, 0, &k, &v), 0);
 	CHECK(!strcmp(k, "unit") && !strcmp(v, "perf"));
 	CHECK_EQ(hwt_bundle_key_at(b, 4, &k, &v), -hbe_invalid);
-	text = diag_text(b);
+	text = test_diag_text(b);
 	CHECK_STR(text, "/hwt-bundle: line 5 is not key=value, ignored: \"no equals here\"");
 	CHECK_STR(text, "/hwt-bundle: line 6 is not key=value, ignored: \"=novalue\"");
 	/* No sideband/ or streams/ folder: said, not fatal. */

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -80,17 +79,27 @@ char *test_tmpdir(const char *tag)
 	return path;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+char *test_diag_text(const struct hwt_bundle *b)
 {
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		exit(99);
+	for (size_t i = 0; i < hwt_bundle_diag_count(b); i++) {
+		const struct hwt_bundle_diag *diag = hwt_bundle_diag_at(b, i);
+
+		fprintf(f, "%s: %s\n", diag->kind == hwt_diag_fatal ? "error" : "warning",
+			diag->message);
+	}
+	fclose(f);
+	return text;
 }
 
 void test_rmtree(const char *path)
 {
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	(void)hwt_bundle_remove(path);
 }
 
 char *test_path(const char *dir, const char *name)

@@ -37,11 +37,14 @@ int test_check_lacks(const char *hay, const char *needle, const char *file, int 
 /* Prints the tally; returns the process exit status. */
 int test_done(const char *name);
 
+/* The bundle's diagnostics as one text, "warning: MESSAGE" or "error: ..." a line (malloc'd). */
+char *test_diag_text(const struct hwt_bundle *b);
+
 /* ----- files ----- */
 
 /* A fresh scratch directory (under $TMPDIR or /tmp), malloc'd path. */
 char *test_tmpdir(const char *tag);
-/* rm -rf */
+/* rm -rf (hwt_bundle_remove) */
 void test_rmtree(const char *path);
 char *test_path(const char *dir, const char *name);
 /* Whole file, malloc'd and NUL-terminated; NULL when unreadable. */

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hwt_command.h"
 #include "hwt_decode.h"
 #include "live_replay.h"
 
@@ -143,7 +144,7 @@ static int append_pad(const char *dir, const char *prefix)
 
 int hwt_live_replay_main(const char *src, const char *dest, const char *out, int grow)
 {
-	struct hwt_decode_options options = { 0 };
+	struct hwt_command_decode_options options = { .prefix = "hwt report profile" };
 	char from[PATH_MAX], to[PATH_MAX], first[64] = "";
 	struct hwt_profile *profile = hwt_profile_alloc();
 	struct hwt_decode_live *live;
@@ -195,8 +196,7 @@ int hwt_live_replay_main(const char *src, const char *dest, const char *out, int
 		goto io;
 
 	options.live = live;
-	options.diag_prefix = "hwt report profile";
-	status = hwt_decode_bundle(dest, profile, &options);
+	status = hwt_command_decode(dest, profile, &options);
 	images = hwt_decode_live_images(live);
 	hwt_decode_live_free(live);
 	if (status < 0 || hwt_profile_save(profile, out) < 0) {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "elf_file.h"
 #include "hwt_decode.h"
 #include "live_replay.h"

@@ -3,7 +3,7 @@
  * tests reach hwt_report_lcov_main whether or not the hwt front end lists
  * it yet.
  */
-#include "hwt_lcov.h"
+#include "commands.h"
 
 int main(int argc, char **argv)
 {

@@ -5,7 +5,6 @@
  * unit, writes the summary, reports what the bundle says is wrong, and
  * exits with CMD's status so that it can stand in for CMD in a script.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -15,7 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "hwt_bundle.h"
+#include "hwt_command.h"
 #include "record.h"
 #include "trace_unit.h"
 
@@ -44,8 +45,6 @@ static void usage(FILE *out)
 static int remove_bundle(const char *dir)
 {
 	char header[PATH_MAX];
-	char *cmd;
-	int rc;
 
 	snprintf(header, sizeof(header), "%s/hwt-bundle", dir);
 	if (access(dir, F_OK) != 0)
@@ -55,26 +54,11 @@ static int remove_bundle(const char *dir)
 			dir);
 		return -1;
 	}
-	if (asprintf(&cmd, "rm -rf -- '%s'", dir) < 0 || strchr(dir, '\'')) {
-		fprintf(stderr, "hwt record: cannot replace %s\n", dir);
-		return -1;
-	}
-	rc = system(cmd);
-	free(cmd);
-	if (rc != 0) {
+	if (hwt_bundle_remove(dir) < 0) {
 		fprintf(stderr, "hwt record: cannot remove %s\n", dir);
 		return -1;
 	}
 	return 0;
-}
-
-int hwt_exit_code(int wait_status)
-{
-	if (WIFEXITED(wait_status))
-		return WEXITSTATUS(wait_status);
-	if (WIFSIGNALED(wait_status))
-		return 128 + WTERMSIG(wait_status);
-	return 255;
 }
 
 static void print_summary(const char *dir, const struct hwt_unit_options *unit, int quiet)
@@ -86,7 +70,7 @@ static void print_summary(const char *dir, const struct hwt_unit_options *unit, 
 	if (!bundle)
 		return;
 	err = hwt_bundle_open(bundle, dir);
-	hwt_bundle_diag_print(bundle, stderr, "hwt record");
+	hwt_command_print_diags(bundle, stderr, "hwt record");
 	if (!err && hwt_bundle_totals(bundle, &totals) == 0 && totals.processes == 0) {
 		fprintf(stderr, "hwt record: warning: %s: no process was traced%s\n", dir,
 			totals.untraced ? "" : " (the command could not be started?)");
@@ -103,71 +87,32 @@ static void print_summary(const char *dir, const struct hwt_unit_options *unit, 
 	hwt_bundle_free(bundle);
 }
 
-int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *const argv[],
-		   int *status, const char *prefix)
-{
-	struct hwt_unit_run run;
-	char abs_dir[PATH_MAX], *command;
-	int argc, err;
-
-	if (hwt_unit_prepare(&run, unit, prefix) < 0)
-		return -1;
-	for (argc = 0; argv[argc]; argc++)
-		;
-	command = hwt_bundle_quote_argv(argc, argv);
-	/* The header names the unit that writes the bundle. */
-	err = hwt_bundle_create(dir, run.unit->name, "sequence", command ? command : "");
-	free(command);
-	if (err < 0) {
-		fprintf(stderr, "%s: cannot create the bundle %s: %s%s%s\n", prefix, dir,
-			hwt_bundle_errstr(err), err == -hbe_io ? ": " : "",
-			err == -hbe_io ? strerror(errno) : "");
-		if (err == -hbe_exists)
-			fprintf(stderr, "%s: use -f to replace an old bundle, or another directory\n",
-				prefix);
-		return -1;
-	}
-	if (!realpath(dir, abs_dir)) {
-		fprintf(stderr, "%s: %s: %s\n", prefix, dir, strerror(errno));
-		return -1;
-	}
-	if (hwt_unit_run(&run, abs_dir, unit, argv, status, prefix) < 0)
-		return -1;
-	err = hwt_bundle_write_summary(abs_dir, *status);
-	if (err < 0)
-		fprintf(stderr, "%s: cannot write the summary of %s: %s\n", prefix, dir,
-			hwt_bundle_errstr(err));
-	return 0;
-}
-
 int hwt_record_main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
-		{ "output", required_argument, NULL, 'o' },
+		HWT_OPTION_OUTPUT,
 		{ "force", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },
+		HWT_OPTION_QUIET,
 		{ "psb-period", required_argument, NULL, 'p' },
 		{ "debug-blocks", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_SELECT_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hwt_unit_options unit = { 0 };
-	const char *output = DEFAULT_OUTPUT;
+	struct hwt_command_options o = { .output = DEFAULT_OUTPUT };
+	struct hwt_unit_options *unit = &o.unit;
 	char *end;
-	int force = 0, quiet = 0, opt, status;
+	int force = 0, opt, status;
 
-	optind = 1;
+	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
 	while ((opt = getopt_long(argc, argv, "+o:fqh", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'o': output = optarg; break;
 		case 'f': force = 1; break;
-		case 'q': quiet = 1; break;
-		case 'd': unit.debug_blocks = 1; break;
+		case 'd': unit->debug_blocks = 1; break;
 		case 'p':
 			errno = 0;
-			unit.psb_period = strtol(optarg, &end, 0);
-			if (errno || *end || unit.psb_period < 256 || unit.psb_period > (1 << 20)) {
+			unit->psb_period = strtol(optarg, &end, 0);
+			if (errno || *end || unit->psb_period < 256 || unit->psb_period > (1 << 20)) {
 				fprintf(stderr, "hwt record: --psb-period wants 256..1048576, not '%s'\n",
 					optarg);
 				return 2;
@@ -175,7 +120,7 @@ int hwt_record_main(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return 0;
 		default:
-			switch (hwt_unit_select_option(&unit, opt, optarg, "hwt record")) {
+			switch (hwt_command_option(&o, opt, optarg, "hwt record")) {
 			case 1: break;
 			case 0: usage(stderr); return 2;
 			default: return 2;
@@ -187,10 +132,10 @@ int hwt_record_main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (force && remove_bundle(output) < 0)
+	if (force && remove_bundle(o.output) < 0)
 		return 2;
-	if (hwt_record_run(output, &unit, argv + optind, &status, "hwt record") < 0)
+	if (hwt_record_run(o.output, unit, argv + optind, &status, "hwt record") < 0)
 		return 2;
-	print_summary(output, &unit, quiet);
+	print_summary(o.output, unit, o.quiet);
 	return hwt_exit_code(status);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commands.h"
 #include "profile.h"
 
 static void usage(FILE *out)

@@ -6,7 +6,6 @@
  * Both read trace bundles (decoded here) and hwt profiles, adding them up.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -15,21 +14,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "hwt_afdo.h"
-#include "hwt_bundle.h"
+#include "hwt_command.h"
 #include "hwt_decode.h"
 
 struct options {
 	const char *prefix;       /* "hwt report afdo" */
-	const char *output;
+	struct hwt_command_options common; /* -o, -v, -q, -j */
 	const char *format;       /* text, binary, extbinary */
 	const char *profdata;     /* llvm-profdata to run, or NULL */
 	const char **binaries;    /* --binary FILE... */
 	size_t nbinaries;
 	const char **inputs;
 	size_t ninputs;
-	int verbose, quiet;
-	unsigned jobs;            /* -j */
 };
 
 static void afdo_usage(FILE *out)
@@ -53,7 +51,7 @@ static void afdo_usage(FILE *out)
 	      "                      llvm-profdata-19, else llvm-profdata]\n"
 	      "  -v, --verbose       figures per image, and images left out\n"
 	      "  -q, --quiet         do not print the bundle's warnings\n"
-	      "  -j, --jobs N        " HWT_DECODE_JOBS_HELP "\n"
+	      "  -j, --jobs N        " HWT_JOBS_HELP "\n"
 	      "  -h, --help          this text\n"
 	      "\n"
 	      "Exit status: 0 written, 1 written but an input had warnings (partial\n"
@@ -76,7 +74,7 @@ static void text_usage(FILE *out)
 	      "  --binary FILE   the image to write (matched by path or name, build-id\n"
 	      "                  checked) [the image with debug info that ran most]\n"
 	      "  -q, --quiet     do not print the bundle's warnings\n"
-	      "  -j, --jobs N    " HWT_DECODE_JOBS_HELP "\n"
+	      "  -j, --jobs N    " HWT_JOBS_HELP "\n"
 	      "  -h, --help      this text\n"
 	      "\n"
 	      "Exit status: 0 written, 1 written but an input had warnings, 2 nothing written.\n",
@@ -86,7 +84,20 @@ static void text_usage(FILE *out)
 /* Parses the options both commands share; returns -1 (exit 2), 0, or 1 (help shown). */
 static int parse(int argc, char **argv, struct options *o, int text)
 {
-	int i;
+	/* afdo-text: without the last two. */
+	static const struct option afdo_options[] = {
+		HWT_OPTION_OUTPUT,
+		{ "binary", required_argument, NULL, 'B' },
+		HWT_OPTION_VERBOSE,
+		HWT_OPTION_QUIET,
+		HWT_OPTION_JOBS,
+		{ "help", no_argument, NULL, 'h' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "llvm-profdata", required_argument, NULL, 'P' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct option text_options[sizeof(afdo_options) / sizeof(afdo_options[0]) - 2];
+	int opt, saved_opterr = opterr, rc = 0;
 
 	o->binaries = calloc((size_t)argc + 1, sizeof(*o->binaries));
 	o->inputs = calloc((size_t)argc + 1, sizeof(*o->inputs));
@@ -94,40 +105,40 @@ static int parse(int argc, char **argv, struct options *o, int text)
 		fprintf(stderr, "%s: out of memory\n", o->prefix);
 		return -1;
 	}
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int has_next = i + 1 < argc;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	memcpy(text_options, afdo_options, sizeof(text_options));
+	text_options[sizeof(text_options) / sizeof(text_options[0]) - 1] =
+		(struct option){ NULL, 0, NULL, 0 };
+	/* Options and inputs in any order; the messages are ours. */
+	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
+	opterr = 0;
+	while (rc == 0 && (opt = getopt_long(argc, argv, ":o:vqj:h",
+					     text ? text_options : afdo_options, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
 			text ? text_usage(stdout) : afdo_usage(stdout);
-			return 1;
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_next) {
-			o->output = argv[++i];
-		} else if (!strcmp(a, "--binary") && has_next) {
-			o->binaries[o->nbinaries++] = argv[++i];
-		} else if (!text && !strcmp(a, "--format") && has_next) {
-			o->format = argv[++i];
-		} else if (!text && !strcmp(a, "--llvm-profdata") && has_next) {
-			o->profdata = argv[++i];
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			o->verbose = 1;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			o->quiet = 1;
-		} else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && has_next) {
-			if (hwt_decode_parse_jobs(argv[++i], &o->jobs) < 0) {
-				fprintf(stderr, "%s: bad -j value '%s'\n", o->prefix, argv[i]);
-				return -1;
-			}
-		} else if (a[0] == '-' && a[1]) {
+			rc = 1;
+			break;
+		case 'B': o->binaries[o->nbinaries++] = optarg; break;
+		case 'F': o->format = optarg; break;
+		case 'P': o->profdata = optarg; break;
+		case '?':
+		case ':':
 			fprintf(stderr, "%s: unknown option '%s' (or its value is missing)\n",
-				o->prefix, a);
+				o->prefix, hwt_command_bad_option(argv));
 			text ? text_usage(stderr) : afdo_usage(stderr);
-			return -1;
-		} else {
-			o->inputs[o->ninputs++] = a;
+			rc = -1;
+			break;
+		default:
+			if (hwt_command_option(&o->common, opt, optarg, o->prefix) < 0)
+				rc = -1;
 		}
 	}
-	if (!o->ninputs || !o->output) {
+	opterr = saved_opterr;
+	if (rc)
+		return rc;
+	while (optind < argc)
+		o->inputs[o->ninputs++] = argv[optind++];
+	if (!o->ninputs || !o->common.output) {
 		fprintf(stderr, "%s: %s\n", o->prefix,
 			!o->ninputs ? "no input (a trace bundle or an hwt profile)"
 				    : "no output file (-o OUT)");
@@ -142,7 +153,7 @@ static int parse(int argc, char **argv, struct options *o, int text)
 			o->prefix, o->format);
 		return -1;
 	}
-	if (strcmp(o->format, "text") && !strcmp(o->output, "-")) {
+	if (strcmp(o->format, "text") && !strcmp(o->common.output, "-")) {
 		fprintf(stderr, "%s: the %s format cannot go to standard output\n", o->prefix,
 			o->format);
 		return -1;
@@ -172,39 +183,18 @@ static int load_inputs(const struct options *o, struct hwt_profile *profile)
 			return -1;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			struct hwt_decode_options dopt = { 0 };
-			struct hwt_bundle *bundle = hwt_bundle_alloc();
-			int rc;
+			struct hwt_command_decode_options how = {
+				.prefix = o->prefix,
+				.progress = hwt_progress_tty,
+				.quiet = o->common.quiet,
+				.jobs = o->common.jobs,
+			};
+			int rc = hwt_command_decode(in, profile, &how);
 
-			if (!bundle) {
-				fprintf(stderr, "%s: out of memory\n", o->prefix);
+			if (rc < 0)
 				return -1;
-			}
-			rc = hwt_bundle_open(bundle, in);
-			if (rc < 0) {
-				if (hwt_bundle_diag_count(bundle))
-					fprintf(stderr, "%s: error: %s\n", o->prefix,
-						hwt_bundle_diag_at(bundle, 0)->message);
-				else
-					fprintf(stderr, "%s: error: %s: %s\n", o->prefix, in,
-						hwt_bundle_errstr(rc));
-				hwt_bundle_free(bundle);
-				return -1;
-			}
-			dopt.flags = HWT_DECODE_PROGRESS_TTY;
-			dopt.jobs = o->jobs;
-			rc = hwt_decode(bundle, profile, &dopt);
-			if (!o->quiet)
-				hwt_bundle_diag_print(bundle, stderr, o->prefix);
-			if (rc < 0) {
-				fprintf(stderr, "%s: error: %s: %s\n", o->prefix, in,
-					hwt_bundle_errstr(rc));
-				hwt_bundle_free(bundle);
-				return -1;
-			}
-			if (hwt_bundle_warning_count(bundle))
+			if (rc)
 				warned++;
-			hwt_bundle_free(bundle);
 		} else {
 			size_t line = 0;
 			int rc = hwt_profile_load(profile, in, &line);
@@ -285,38 +275,15 @@ static int run_profdata(const struct options *o, const char *in, const char *out
 	for (i = 0; i < n; i++) {
 		char *argv[] = { (char *)candidates[i], "merge", "--sample", fmt, (char *)in,
 				 "-o", (char *)out, NULL };
-		int status = 0, pipefd[2];
-		char buf[1];
-		pid_t pid;
+		int status = 0, err = hwt_command_run(argv, 0, &status);
 
-		/* The pipe tells the parent whether exec worked (it closes on exec). */
-		if (pipe2(pipefd, O_CLOEXEC) != 0)
-			break;
-		pid = fork();
-		if (pid < 0) {
-			close(pipefd[0]);
-			close(pipefd[1]);
-			break;
-		}
-		if (pid == 0) {
-			close(pipefd[0]);
-			execvp(argv[0], argv);
-			buf[0] = (char)(errno == ENOENT ? 'n' : 'e');
-			if (write(pipefd[1], buf, 1) < 0)
-				_exit(127);
-			_exit(127);
-		}
-		close(pipefd[1]);
-		if (read(pipefd[0], buf, 1) == 1) {
-			close(pipefd[0]);
-			waitpid(pid, &status, 0);
-			if (buf[0] == 'n')
-				continue;
+		if (err == ENOENT)
+			continue;
+		if (err) {
 			fprintf(stderr, "%s: error: cannot run %s\n", o->prefix, argv[0]);
 			return -1;
 		}
-		close(pipefd[0]);
-		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 			fprintf(stderr, "%s: error: %s merge --sample %s failed\n", o->prefix,
 				argv[0], fmt);
 			return -1;
@@ -337,29 +304,29 @@ static int write_samples(const struct options *o, const struct hwt_afdo_samples 
 	int rc, fd;
 
 	if (!strcmp(o->format, "text")) {
-		f = strcmp(o->output, "-") ? fopen(o->output, "w") : stdout;
+		f = strcmp(o->common.output, "-") ? fopen(o->common.output, "w") : stdout;
 		if (!f) {
-			fprintf(stderr, "%s: error: %s: %s\n", o->prefix, o->output, strerror(errno));
+			fprintf(stderr, "%s: error: %s: %s\n", o->prefix, o->common.output, strerror(errno));
 			return -1;
 		}
 		rc = hwt_afdo_samples_write_text(samples, f);
 		if (f != stdout && fclose(f) != 0)
 			rc = -hae_io;
 		if (rc < 0) {
-			fprintf(stderr, "%s: error: %s: %s\n", o->prefix, o->output,
+			fprintf(stderr, "%s: error: %s: %s\n", o->prefix, o->common.output,
 				hwt_afdo_errstr(rc));
 			return -1;
 		}
 		return 0;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.text.XXXXXX", o->output) >= (int)sizeof(tmp)) {
-		fprintf(stderr, "%s: error: %s: path too long\n", o->prefix, o->output);
+	if (snprintf(tmp, sizeof(tmp), "%s.text.XXXXXX", o->common.output) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "%s: error: %s: path too long\n", o->prefix, o->common.output);
 		return -1;
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		fprintf(stderr, "%s: error: cannot make a temporary file beside %s: %s\n", o->prefix,
-			o->output, strerror(errno));
+			o->common.output, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);
@@ -374,9 +341,29 @@ static int write_samples(const struct options *o, const struct hwt_afdo_samples 
 		unlink(tmp);
 		return -1;
 	}
-	rc = run_profdata(o, tmp, o->output);
+	rc = run_profdata(o, tmp, o->common.output);
 	unlink(tmp);
 	return rc;
+}
+
+/*
+ * The start both commands share: the options, then every input added up
+ * into *profile (the caller frees it). Returns the number of inputs that had
+ * warnings, or -1 (exit status 2, said why), or -2 (help shown: exit 0).
+ */
+static int read_inputs(int argc, char **argv, struct options *o, int text,
+		       struct hwt_profile **profile)
+{
+	int rc = parse(argc, argv, o, text);
+
+	if (rc != 0)
+		return rc > 0 ? -2 : -1;
+	*profile = hwt_profile_alloc();
+	if (!*profile) {
+		fprintf(stderr, "%s: out of memory\n", o->prefix);
+		return -1;
+	}
+	return load_inputs(o, *profile);
 }
 
 int hwt_report_afdo_main(int argc, char **argv)
@@ -387,20 +374,16 @@ int hwt_report_afdo_main(int argc, char **argv)
 	size_t i, used = 0, nodebug = 0;
 	int status = 2, warned, rc;
 
-	rc = parse(argc, argv, &o, 0);
-	if (rc != 0) {
-		status = rc > 0 ? 0 : 2;
+	warned = read_inputs(argc, argv, &o, 0, &profile);
+	if (warned < 0) {
+		status = warned == -2 ? 0 : 2;
 		goto out;
 	}
-	profile = hwt_profile_alloc();
 	samples = hwt_afdo_samples_alloc();
-	if (!profile || !samples) {
+	if (!samples) {
 		fprintf(stderr, "%s: out of memory\n", o.prefix);
 		goto out;
 	}
-	warned = load_inputs(&o, profile);
-	if (warned < 0)
-		goto out;
 	for (i = 0; i < hwt_profile_image_count(profile); i++) {
 		const struct hwt_profile_image *img = hwt_profile_image_at(profile, i);
 		const char *file = o.nbinaries ? binary_for(&o, img) : NULL;
@@ -425,7 +408,7 @@ int hwt_report_afdo_main(int argc, char **argv)
 		}
 		if (rc == -hae_no_debug && !file) {
 			nodebug++;
-			if (o.verbose)
+			if (o.common.verbose)
 				fprintf(stderr, "%s: %s: no DWARF, left out\n", o.prefix, img->path);
 			continue;
 		}
@@ -435,7 +418,7 @@ int hwt_report_afdo_main(int argc, char **argv)
 			continue;
 		}
 		used++;
-		if (o.verbose)
+		if (o.common.verbose)
 			fprintf(stderr,
 				"%s: %s: %" PRIu64 " instructions executed at %" PRIu64
 				" addresses, %" PRIu64 " without a source line, %" PRIu64
@@ -455,10 +438,10 @@ int hwt_report_afdo_main(int argc, char **argv)
 	}
 	if (write_samples(&o, samples) < 0)
 		goto out;
-	if (o.verbose)
+	if (o.common.verbose)
 		fprintf(stderr, "%s: %zu functions, %" PRIu64 " samples, written to %s (%s)\n",
 			o.prefix, hwt_afdo_samples_function_count(samples),
-			hwt_afdo_samples_total(samples), o.output, o.format);
+			hwt_afdo_samples_total(samples), o.common.output, o.format);
 	status = warned ? 1 : 0;
 out:
 	hwt_afdo_samples_free(samples);
@@ -492,19 +475,11 @@ int hwt_report_afdo_text_main(int argc, char **argv)
 	int status = 2, warned, rc, perr = 0;
 	FILE *f;
 
-	rc = parse(argc, argv, &o, 1);
-	if (rc != 0) {
-		status = rc > 0 ? 0 : 2;
+	warned = read_inputs(argc, argv, &o, 1, &profile);
+	if (warned < 0) {
+		status = warned == -2 ? 0 : 2;
 		goto out;
 	}
-	profile = hwt_profile_alloc();
-	if (!profile) {
-		fprintf(stderr, "%s: out of memory\n", o.prefix);
-		goto out;
-	}
-	warned = load_inputs(&o, profile);
-	if (warned < 0)
-		goto out;
 	for (i = 0; i < hwt_profile_image_count(profile); i++) {
 		const struct hwt_profile_image *img = hwt_profile_image_at(profile, i);
 		const char *bin = o.nbinaries ? binary_for(&o, img) : NULL;
@@ -537,12 +512,12 @@ int hwt_report_afdo_text_main(int argc, char **argv)
 				o.prefix);
 		goto out;
 	}
-	if (!o.quiet && !o.nbinaries)
+	if (!o.common.quiet && !o.nbinaries)
 		fprintf(stderr, "%s: writing %s\n", o.prefix,
 			hwt_profile_image_at(profile, best)->path);
-	f = strcmp(o.output, "-") ? fopen(o.output, "w") : stdout;
+	f = strcmp(o.common.output, "-") ? fopen(o.common.output, "w") : stdout;
 	if (!f) {
-		fprintf(stderr, "%s: error: %s: %s\n", o.prefix, o.output, strerror(errno));
+		fprintf(stderr, "%s: error: %s: %s\n", o.prefix, o.common.output, strerror(errno));
 		goto out;
 	}
 	rc = hwt_afdo_write_autofdo_text(profile, best, file, f, &perr);
@@ -554,10 +529,10 @@ int hwt_report_afdo_text_main(int argc, char **argv)
 				file ? file : hwt_profile_image_at(profile, best)->path,
 				hwt_profile_errstr(perr));
 		else
-			fprintf(stderr, "%s: error: %s: %s\n", o.prefix, o.output,
+			fprintf(stderr, "%s: error: %s: %s\n", o.prefix, o.common.output,
 				hwt_afdo_errstr(rc));
 		if (f != stdout)
-			unlink(o.output);
+			unlink(o.common.output);
 		goto out;
 	}
 	status = warned ? 1 : 0;

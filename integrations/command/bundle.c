@@ -1,0 +1,39 @@
+/* A bundle as the commands open it, and its diagnostics as they print them. */
+#include <stdio.h>
+
+#include "hwt_bundle.h"
+#include "hwt_command.h"
+
+void hwt_command_print_diags(const struct hwt_bundle *bundle, FILE *file, const char *prefix)
+{
+	size_t i;
+
+	if (!bundle || !file)
+		return;
+	for (i = 0; i < hwt_bundle_diag_count(bundle); i++) {
+		const struct hwt_bundle_diag *diag = hwt_bundle_diag_at(bundle, i);
+
+		fprintf(file, "%s%s%s: %s\n", prefix ? prefix : "", prefix ? ": " : "",
+			diag->kind == hwt_diag_fatal ? "error" : "warning", diag->message);
+	}
+}
+
+struct hwt_bundle *hwt_command_open_bundle(const char *dir, FILE *err, const char *prefix)
+{
+	struct hwt_bundle *bundle = hwt_bundle_alloc();
+	int status;
+
+	if (!bundle) {
+		fprintf(err, "%s: out of memory\n", prefix);
+		return NULL;
+	}
+	status = hwt_bundle_open(bundle, dir);
+	if (status == 0)
+		return bundle;
+	if (hwt_bundle_diag_count(bundle))
+		hwt_command_print_diags(bundle, err, prefix);
+	else
+		fprintf(err, "%s: error: %s: %s\n", prefix, dir, hwt_bundle_errstr(status));
+	hwt_bundle_free(bundle);
+	return NULL;
+}

@@ -1,0 +1,36 @@
+/* A bundle's decode as the commands run it: progress, messages, diagnostics. */
+#include <stdio.h>
+
+#include "hwt_bundle.h"
+#include "hwt_command.h"
+#include "hwt_decode.h"
+
+int hwt_command_decode(const char *dir, struct hwt_profile *profile,
+		       const struct hwt_command_decode_options *how)
+{
+	struct hwt_decode_options options = { 0 };
+	struct hwt_progress progress;
+	struct hwt_bundle *bundle = hwt_command_open_bundle(dir, stderr, how->prefix);
+	int status;
+
+	if (!bundle)
+		return -1;
+	hwt_progress_init(&progress, how->progress);
+	options.progress = hwt_progress_print;
+	options.progress_context = &progress;
+	options.stats = how->stats;
+	options.jobs = how->jobs;
+	if (how->live)
+		status = hwt_decode_live_finish(how->live, bundle, profile, &options);
+	else
+		status = hwt_decode(bundle, profile, &options);
+	hwt_progress_end(&progress);
+	if (!how->quiet)
+		hwt_command_print_diags(bundle, stderr, how->prefix);
+	if (status < 0)
+		fprintf(stderr, "%s: error: %s: %s\n", how->prefix, dir, hwt_bundle_errstr(status));
+	else
+		status = (int)hwt_bundle_warning_count(bundle);
+	hwt_bundle_free(bundle);
+	return status < 0 ? -1 : status;
+}

@@ -1,0 +1,211 @@
+/*
+ * What the commands (hwt's subcommands, hwt-cov, hwt-pgo) share: the parts
+ * that parse options, print messages, run other programs or decide exit
+ * statuses, on top of the libraries of bundle/ and converters/, which do
+ * none of that, and of the recorder (collector/record).
+ */
+#ifndef HWT_COMMAND_H
+#define HWT_COMMAND_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hwt_lcov.h"
+#include "trace_unit.h"
+
+struct hwt_bundle;
+struct hwt_decode_live;
+struct hwt_decode_stats;
+struct hwt_profile;
+
+/* ----- bundle.c: opening a bundle, its diagnostics ------------------------ */
+
+/* Prints the bundle's diagnostics, one a line: "PREFIX: warning: ..." or "error". */
+void hwt_command_print_diags(const struct hwt_bundle *bundle, FILE *file, const char *prefix);
+
+/* Opens the bundle in dir, or says why not to err (prefix first) and returns NULL. */
+struct hwt_bundle *hwt_command_open_bundle(const char *dir, FILE *err, const char *prefix);
+
+/* ----- progress.c: the decode's progress on stderr ------------------------ */
+
+enum hwt_progress_mode {
+	hwt_progress_none,
+	hwt_progress_tty,    /* when stderr is a terminal */
+	hwt_progress_always,
+};
+
+struct hwt_progress {
+	int shown;           /* mode said yes */
+	uint64_t last;       /* bytes done at the last line */
+	int printed;         /* a line is up (hwt_progress_end ends it) */
+};
+
+void hwt_progress_init(struct hwt_progress *progress, enum hwt_progress_mode mode);
+/* An hwt_decode_progress_fn: context is the struct hwt_progress. */
+void hwt_progress_print(uint64_t done, uint64_t total, void *context);
+/* Ends the line when one was printed. */
+void hwt_progress_end(struct hwt_progress *progress);
+
+/* ----- run.c: another program ------------------------------------------ */
+
+/*
+ * Runs argv[0] (looked up in PATH when it has no '/') with argv, standard
+ * output to /dev/null when stdout_to_null, and waits for it. Returns 0
+ * with its waitpid status in *status, or the errno value that kept it from
+ * running (ENOENT: no such program).
+ */
+int hwt_command_run(char *const argv[], int stdout_to_null, int *status);
+
+/* ----- decode.c: a bundle's decode ---------------------------------------- */
+
+struct hwt_command_decode_options {
+	const char *prefix;              /* of every message */
+	enum hwt_progress_mode progress;
+	int quiet;                       /* do not print the bundle's diagnostics */
+	unsigned jobs;                   /* hwt_decode_options.jobs */
+	struct hwt_decode_live *live;    /* the decode while recording to finish, or NULL */
+	struct hwt_decode_stats *stats;  /* filled when not NULL */
+};
+
+/*
+ * Opens the bundle in dir, decodes it into profile (adding to what is
+ * there) and prints its diagnostics unless how->quiet. Returns the number
+ * of warnings the bundle had (0 clean), or -1 when it cannot be opened or
+ * decoded (the message printed).
+ */
+int hwt_command_decode(const char *dir, struct hwt_profile *profile,
+		       const struct hwt_command_decode_options *how);
+
+/* ----- options.c: the options several commands take ----------------------- */
+
+struct hwt_command_options {
+	const char *output;            /* -o, --output FILE */
+	unsigned jobs;                 /* -j, --jobs N: decode threads (0: one per CPU) */
+	const char *jobs_arg;          /* N as given */
+	int quiet;                     /* -q, --quiet */
+	int verbose;                   /* -v, --verbose */
+	struct hwt_unit_options unit;  /* --unit, --trace, --no-trace, --trace-all, --filter */
+};
+
+/*
+ * Takes opt (what getopt_long returned) and its arg into o when it is one
+ * of the options above. Returns 1 when it was, 0 when not, -1 on a bad
+ * value (the message printed, prefix first: exit status 2).
+ */
+int hwt_command_option(struct hwt_command_options *o, int opt, const char *arg,
+		       const char *prefix);
+
+/*
+ * The option getopt_long just refused ('?', or ':' for a missing value;
+ * opterr 0), as the user wrote it: "--name", or "-x" of a cluster.
+ */
+const char *hwt_command_bad_option(char *const argv[]);
+
+/* getopt_long entries of the options above. */
+#define HWT_OPTION_OUTPUT  { "output", required_argument, NULL, 'o' }
+#define HWT_OPTION_JOBS    { "jobs", required_argument, NULL, 'j' }
+#define HWT_OPTION_QUIET   { "quiet", no_argument, NULL, 'q' }
+#define HWT_OPTION_VERBOSE { "verbose", no_argument, NULL, 'v' }
+/* Those of the trace unit; --unit alone (hwt-pgo). */
+#define HWT_UNIT_LONG_OPTION { "unit", required_argument, NULL, HWT_UNIT_OPT_UNIT }
+#define HWT_UNIT_SELECT_LONG_OPTIONS                                   \
+	HWT_UNIT_LONG_OPTION,                                          \
+	{ "trace", required_argument, NULL, HWT_UNIT_OPT_TRACE },      \
+	{ "no-trace", required_argument, NULL, HWT_UNIT_OPT_NO_TRACE }, \
+	{ "trace-all", no_argument, NULL, HWT_UNIT_OPT_TRACE_ALL },    \
+	{ "filter", required_argument, NULL, HWT_UNIT_OPT_FILTER }
+enum {
+	HWT_UNIT_OPT_TRACE = 0x1000,
+	HWT_UNIT_OPT_NO_TRACE,
+	HWT_UNIT_OPT_TRACE_ALL,
+	HWT_UNIT_OPT_FILTER,
+	HWT_UNIT_OPT_UNIT,
+};
+
+/* Usage text of -j. */
+#define HWT_JOBS_HELP "decode with N threads (default: one per CPU, at most 16)"
+/* Usage text of --unit. */
+#define HWT_UNIT_USAGE                                                                     \
+	"      --unit UNIT       the trace unit: valgrind (the Valgrind tool), qemu\n"       \
+	"                        (qemu-x86_64 with hwt's TCG plugin; no --filter) or auto\n" \
+	"                        (qemu when qemu-x86_64 and the plugin are there and\n"      \
+	"                        neither --filter nor --trace-all is given, else\n"          \
+	"                        valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n"
+/* Usage text of the selection options. */
+#define HWT_UNIT_SELECT_USAGE                                                              \
+	"      --trace GLOB      trace executables matching GLOB (repeatable; '*' matches\n" \
+	"                        across '/'; a GLOB without '/' also matches the base name)\n" \
+	"                        and programs that load a library matching it\n"             \
+	"      --no-trace GLOB   run executables matching GLOB natively (repeatable); a\n"   \
+	"                        library matching it does not select a program\n"             \
+	"                        default: trace what is not under /usr /bin /sbin /lib and\n" \
+	"                        has debug info, and programs that will load such a\n"       \
+	"                        library (DT_NEEDED, LD_LIBRARY_PATH, RPATH); every other\n" \
+	"                        process runs natively, and its children are still\n"        \
+	"                        followed (docs/select.md)\n"                                 \
+	"      --trace-all       trace every process of the tree (no selection; under qemu,\n" \
+	"                        every x86-64 executable but set-ID ones, not scripts)\n"   \
+	"      --filter IMAGE[:FUNCTION]  only trace code of IMAGE (a path or base-name\n"   \
+	"                        glob), or of its FUNCTION (ELF symbol); repeatable\n"       \
+	"                        (valgrind unit only)\n"
+
+
+/* ----- record_run.c: a recording ------------------------------------------ */
+
+/*
+ * Creates the bundle dir, runs argv (and everything it starts) under the
+ * trace unit into it and writes its summary. Returns 0 with the command's
+ * waitpid status in *status, or -1 with a message (prefixed) printed.
+ */
+int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *const argv[],
+		   int *status, const char *prefix);
+
+/* Exit status a shell would give for a waitpid status (128 + signal when killed). */
+int hwt_exit_code(int wait_status);
+
+/* ----- lcov_report.c: a bundle's lcov report ------------------------------ */
+
+/* What `hwt report lcov` and hwt-cov write: the file hwt_lcov_report_options_init names. */
+#define HWT_LCOV_REPORT_DEFAULT_OUTPUT "hwt-cov.info"
+
+struct hwt_lcov_report_options {
+	/* output (the lcov file), quiet (no summary, no progress), verbose
+	   (also say which system images were left out), jobs; hwt-cov's unit. */
+	struct hwt_command_options common;
+	const char *html;            /* genhtml output directory, or NULL */
+	struct hwt_lcov_filter filter;
+	int system;                  /* report system images (libc, ...) with debug info too */
+	const char *prefix;          /* message prefix ("hwt report lcov", "hwt-cov") */
+	struct hwt_decode_live *live; /* the decode while recording to finish, or NULL */
+};
+
+/* Defaults, room for up to argc filters; -1 when out of memory. */
+int hwt_lcov_report_options_init(struct hwt_lcov_report_options *options, int argc,
+				 const char *prefix);
+void hwt_lcov_report_options_fini(struct hwt_lcov_report_options *options);
+/* hwt_command_option, and --html, --include, --exclude, --system. */
+int hwt_lcov_report_option(struct hwt_lcov_report_options *options, int opt, const char *arg);
+/* getopt_long entries and short options of those (with -h, --help). */
+#define HWT_LCOV_REPORT_LONG_OPTIONS                        \
+	HWT_OPTION_OUTPUT,                                   \
+	{ "html", required_argument, NULL, 'H' },            \
+	{ "include", required_argument, NULL, 'i' },         \
+	{ "exclude", required_argument, NULL, 'x' },         \
+	HWT_OPTION_VERBOSE,                                  \
+	{ "system", no_argument, NULL, 'S' },                \
+	HWT_OPTION_QUIET,                                    \
+	HWT_OPTION_JOBS,                                     \
+	{ "help", no_argument, NULL, 'h' }
+#define HWT_LCOV_REPORT_SHORT_OPTIONS "o:vqj:h"
+
+/*
+ * Decodes the bundle in bundle_dir, writes the lcov file, runs genhtml when
+ * asked, prints the summary and every warning (images without debug info,
+ * deleted or replaced since the run, damaged trace). Returns 0 when the
+ * report was written (possibly with warnings), 2 when it could not be
+ * (the bundle cannot be read, the file cannot be written, genhtml failed).
+ */
+int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * The options several commands share (hwt_command.h), parsed in one place:
+ * -o, -j, -q, -v and the trace unit's (--unit and the selection).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwt_command.h"
+#include "trace_unit.h"
+
+/* 0 .. 1024; 0: one per CPU. */
+static int parse_jobs(const char *arg, unsigned *jobs)
+{
+	char *end;
+	unsigned long v;
+
+	if (!arg || *arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || v > 1024)
+		return -1;
+	*jobs = (unsigned)v;
+	return 0;
+}
+
+static int unit_option(struct hwt_unit_options *opts, int opt, const char *arg,
+		       const char *prefix)
+{
+	/* The last list of each kind, reachable (not a leak) for as long as the process runs. */
+	static char *kept[2];
+	const char **list;
+	char *joined, **keep;
+	size_t n;
+
+	switch (opt) {
+	case HWT_UNIT_OPT_UNIT:
+		if (!hwt_unit_known(arg)) {
+			fprintf(stderr, "%s: unknown trace unit '%s' (known: valgrind, qemu, auto)\n",
+				prefix, arg);
+			return -1;
+		}
+		opts->unit = arg;
+		return 1;
+	case HWT_UNIT_OPT_TRACE:
+	case HWT_UNIT_OPT_NO_TRACE:
+		if (!*arg || strchr(arg, '\n')) {
+			fprintf(stderr, "%s: --%s wants a glob without newlines\n", prefix,
+				opt == HWT_UNIT_OPT_TRACE ? "trace" : "no-trace");
+			return -1;
+		}
+		list = opt == HWT_UNIT_OPT_TRACE ? &opts->trace : &opts->no_trace;
+		keep = &kept[opt == HWT_UNIT_OPT_TRACE ? 0 : 1];
+		if (asprintf(&joined, "%s%s%s", *list ? *list : "", *list ? "\n" : "", arg) < 0)
+			return -1;
+		if (*keep && *keep == *list)
+			free(*keep);
+		*list = *keep = joined;
+		return 1;
+	case HWT_UNIT_OPT_TRACE_ALL:
+		opts->trace_all = 1;
+		return 1;
+	case HWT_UNIT_OPT_FILTER:
+		for (n = 0; opts->filters[n]; n++)
+			;
+		if (n + 1 >= sizeof(opts->filters) / sizeof(opts->filters[0]) || !*arg ||
+		    *arg == ':' || strchr(arg, '\n')) {
+			fprintf(stderr, "%s: --filter wants IMAGE or IMAGE:FUNCTION (at most %zu)\n",
+				prefix, sizeof(opts->filters) / sizeof(opts->filters[0]) - 1);
+			return -1;
+		}
+		opts->filters[n] = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int hwt_command_option(struct hwt_command_options *o, int opt, const char *arg,
+		       const char *prefix)
+{
+	switch (opt) {
+	case 'o':
+		o->output = arg;
+		return 1;
+	case 'q':
+		o->quiet = 1;
+		return 1;
+	case 'v':
+		o->verbose = 1;
+		return 1;
+	case 'j':
+		if (parse_jobs(arg, &o->jobs) < 0) {
+			fprintf(stderr, "%s: bad -j value '%s'\n", prefix, arg);
+			return -1;
+		}
+		o->jobs_arg = arg;
+		return 1;
+	default:
+		return unit_option(&o->unit, opt, arg, prefix);
+	}
+}
+
+const char *hwt_command_bad_option(char *const argv[])
+{
+	static char letter[3] = "-?";
+	const char *last = optind > 0 ? argv[optind - 1] : "";
+
+	/* A long option is a word of its own; a short one may sit in a cluster (-xq). */
+	if (!strncmp(last, "--", 2) || optopt <= 0 || optopt >= 0x80)
+		return last;
+	letter[1] = (char)optopt;
+	return letter;
+}

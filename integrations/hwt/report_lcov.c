@@ -1,0 +1,72 @@
+/*
+ * `hwt report lcov BUNDLE -o cov.info [--html DIR] [--include G] [--exclude G]`:
+ * its options; hwt_lcov_report (integrations/command) does the rest.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "hwt_command.h"
+
+#define DEFAULT_OUTPUT HWT_LCOV_REPORT_DEFAULT_OUTPUT
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hwt report lcov [options] BUNDLE\n"
+		"\n"
+		"Writes the line, function and branch coverage of a recorded run as an lcov\n"
+		"tracefile, from the DWARF of every executed binary and library.\n"
+		"\n"
+		"  -o, --output FILE   the lcov file to write [" DEFAULT_OUTPUT "]\n"
+		"      --html DIR      also write a genhtml report into DIR\n"
+		"      --include GLOB  only source files matching GLOB (repeatable; '*'\n"
+		"                      matches across '/')\n"
+		"      --exclude GLOB  leave out source files matching GLOB (repeatable)\n"
+		"      --system        also report system libraries (libc, ...) that have\n"
+		"                      debug info (left out by default)\n"
+		"  -v, --verbose       also say which system libraries were left out\n"
+		"  -q, --quiet         no progress and no summary\n"
+		"  -j, --jobs N        " HWT_JOBS_HELP "\n"
+		"  -h, --help          this text\n");
+}
+
+int hwt_report_lcov_main(int argc, char **argv)
+{
+	static const struct option long_options[] = {
+		HWT_LCOV_REPORT_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hwt_lcov_report_options opts;
+	int opt, rc;
+
+	if (hwt_lcov_report_options_init(&opts, argc, "hwt report lcov") < 0)
+		return 2;
+	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
+	while ((opt = getopt_long(argc, argv, HWT_LCOV_REPORT_SHORT_OPTIONS, long_options,
+				  NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			hwt_lcov_report_options_fini(&opts);
+			return 0;
+		}
+		rc = hwt_lcov_report_option(&opts, opt, optarg);
+		if (rc <= 0) {
+			if (rc == 0)
+				usage(stderr);
+			hwt_lcov_report_options_fini(&opts);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "hwt report lcov: %s\n",
+			optind >= argc ? "which bundle?" : "one bundle at a time");
+		usage(stderr);
+		hwt_lcov_report_options_fini(&opts);
+		return 2;
+	}
+	rc = hwt_lcov_report(argv[optind], &opts);
+	hwt_lcov_report_options_fini(&opts);
+	return rc;
+}
