@@ -22,7 +22,8 @@
 #include "select.h"
 #include "trace_unit.h"
 
-static const struct hwt_unit *const units[] = { &hwt_valgrind_unit, &hwt_qemu_unit };
+static const struct hwt_unit *const units[] = { &hwt_valgrind_unit, &hwt_qemu_unit,
+						 &hwt_kmod_unit };
 
 static const struct hwt_unit *unit_named(const char *name)
 {
@@ -129,7 +130,11 @@ static int own_lib(const char *name, char *buf, size_t size, const char *prefix,
 static int find_lib(const struct hwt_unit *unit, char *lib, const char *prefix, int quiet)
 {
 	char dir[PATH_MAX + 32], file[PATH_MAX + 64];
-	const char *env = getenv(unit->lib_env);
+	const char *env;
+
+	if (!unit->lib_file)
+		return -1;	/* a unit without files of its own (kmod) */
+	env = getenv(unit->lib_env);
 
 	if (env && *env)
 		snprintf(dir, sizeof(dir), "%s", env);
@@ -157,9 +162,9 @@ static int prepare(struct hwt_unit_run *run, const struct hwt_unit *unit,
 		   const struct hwt_unit_options *opts, const char *prefix, int quiet)
 {
 	run->unit = unit;
-	return unit->prepare(&run->files, opts, prefix, quiet) == 0 &&
-			       find_lib(unit, run->files.lib, prefix, quiet) == 0 ?
-		       0 : -1;
+	if (unit->prepare(&run->files, opts, prefix, quiet) != 0)
+		return -1;
+	return !unit->lib_file || find_lib(unit, run->files.lib, prefix, quiet) == 0 ? 0 : -1;
 }
 
 int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *opts,
@@ -173,7 +178,7 @@ int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *op
 		if (!name || !*name)
 			name = HWT_UNIT_DEFAULT;
 		else if (!hwt_unit_known(name)) {
-			fprintf(stderr, "%s: %s: unknown trace unit '%s' (known: valgrind, qemu, auto)\n",
+			fprintf(stderr, "%s: %s: unknown trace unit '%s' (known: valgrind, qemu, kmod, auto)\n",
 				prefix, HWT_UNIT_ENV, name);
 			return -1;
 		}
@@ -300,6 +305,8 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 	struct sigaction sa, old_int, old_term, old_hup, old_quit;
 	pid_t pid;
 
+	if (run->unit->record)
+		return run->unit->record(bundle, opts_in, argv, status, prefix);
 	/* --trace-all under a unit that does not follow children: select every executable. */
 	if (opts.trace_all && !direct) {
 		opts.trace = "*";

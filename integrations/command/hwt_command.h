@@ -128,8 +128,9 @@ enum {
 /* Usage text of --unit. */
 #define HWT_UNIT_USAGE                                                                     \
 	"      --unit UNIT       the trace unit: valgrind (the Valgrind tool), qemu\n"       \
-	"                        (qemu-x86_64 with hwt's TCG plugin; no --filter) or auto\n" \
-	"                        (qemu when qemu-x86_64 and the plugin are there and\n"      \
+	"                        (qemu-x86_64 with hwt's TCG plugin; no --filter), kmod\n"   \
+	"                        (hwt.ko's sw backend in the kernel: hwt_sw.ko loaded) or\n" \
+	"                        auto (qemu when qemu-x86_64 and the plugin are there and\n" \
 	"                        neither --filter nor --trace-all is given, else\n"          \
 	"                        valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n"
 /* Usage text of the selection options. */
@@ -148,7 +149,7 @@ enum {
 	"                        every x86-64 executable but set-ID ones, not scripts)\n"   \
 	"      --filter IMAGE[:FUNCTION]  only trace code of IMAGE (a path or base-name\n"   \
 	"                        glob), or of its FUNCTION (ELF symbol); repeatable\n"       \
-	"                        (valgrind unit only)\n"
+	"                        (valgrind and kmod units)\n"
 
 
 /* ----- record_run.c: a recording ------------------------------------------ */
