@@ -24,9 +24,14 @@
 #include <asm/ptrace.h>
 #include <asm/syscall.h>
 
+#include "hwt_cache.h"
 #include "hwt_sw_int.h"
 
 static struct kmem_cache *hwt_sw_thread_cache;
+
+static void hwt_sw_thread_ctor(void *obj)
+{
+}
 
 /* Threads whose TF may outlive their tracing, by task (the lock is irqsave). */
 static DEFINE_SPINLOCK(hwt_sw_orphan_lock);
@@ -299,7 +304,7 @@ static int hwt_sw_thread_alloc(struct hwt_thread *thr)
 	struct hwt_sw_ctx *sc = hwt_context_backend_priv(ctx);
 	struct hwt_sw_thread *ts;
 
-	ts = kmem_cache_zalloc(hwt_sw_thread_cache, GFP_KERNEL);
+	ts = hwt_cache_zalloc(hwt_sw_thread_cache, GFP_KERNEL);
 	if (!ts)
 		return -ENOMEM;
 	kref_init(&ts->ref);
@@ -426,7 +431,9 @@ static int __init hwt_sw_mod_init(void)
 {
 	int ret;
 
-	hwt_sw_thread_cache = KMEM_CACHE(hwt_sw_thread, 0);
+	/* A cache of its own, named in /proc/slabinfo (hwt_cache.h: a constructor keeps it unmerged). */
+	hwt_sw_thread_cache = kmem_cache_create("hwt_sw_thread", sizeof(struct hwt_sw_thread), 0, 0,
+						hwt_sw_thread_ctor);
 	if (!hwt_sw_thread_cache)
 		return -ENOMEM;
 	ret = register_die_notifier(&hwt_sw_die_nb);

@@ -16,13 +16,25 @@ packages=(
   libzydis-dev libcapstone-dev binutils lcov gcc autofdo
   # instrumented PGO (-fprofile-instr-generate) for the PGO benchmark
   libclang-rt-19-dev
-  # kernel framework tests
-  qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
+  # kernel framework tests: Debian's 6.1, and the 6.12 of bookworm-backports (below);
+  # dkms builds the modules as users would
+  qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod dkms xz-utils
+  linux-image-6.12.95+deb12-amd64 linux-headers-6.12.95+deb12-amd64
   # looking at pages
   chromium
   # misc used by tests
   python3 file
 )
+
+# The second kernel comes from bookworm-backports.
+backports=/etc/apt/sources.list.d/bookworm-backports.sources
+if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  SUDO=
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm-backports' \
+    'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
+    $SUDO tee "$backports" >/dev/null
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -39,5 +51,5 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+$SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}"
 echo "setup: done"

@@ -4,6 +4,7 @@
  * inherits into its own file.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_note.h"
 #include "hwt_ioctl.h"
 #include "kmod_int.h"
 
@@ -152,7 +154,33 @@ int kmod_untraced_append(const char *bundle, struct hwt_record_header *rec)
 	return ok ? 0 : -hke_bundle;
 }
 
-int kmod_vdso_copy(const char *bundle, const char **path)
+/* The GNU build-id of the ELF image at base (the vDSO, in memory), or 0. */
+static uint32_t vdso_build_id(const uint8_t *base, size_t size, uint8_t *id)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > size)
+		return 0;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff) + i;
+		const uint8_t *desc;
+		uint32_t n;
+
+		if (ph->p_type != PT_NOTE || ph->p_offset + ph->p_filesz > size)
+			continue;
+		n = hwt_elf_note_walk(base + ph->p_offset, ph->p_filesz, (uint32_t)ph->p_align,
+				      HWT_BUILD_ID_MAX, &desc, NULL);
+		if (n) {
+			memcpy(id, desc, n);
+			return n;
+		}
+	}
+	return 0;
+}
+
+int kmod_vdso_copy(const char *bundle, const char **path, uint8_t *build_id,
+		   uint32_t *build_id_size)
 {
 	static const char name[] = "images/vdso";
 	unsigned long start = 0, end = 0;
@@ -175,5 +203,7 @@ int kmod_vdso_copy(const char *bundle, const char **path)
 		return -hke_bundle;
 	ok = write(fd, (const void *)start, end - start) == (ssize_t)(end - start);
 	close(fd);
+	/* The decoder knows the copy by its build-id (it is written after the start). */
+	*build_id_size = vdso_build_id((const uint8_t *)start, end - start, build_id);
 	return ok ? 0 : -hke_bundle;
 }

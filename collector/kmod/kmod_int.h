@@ -50,8 +50,12 @@ void kmod_image_close(struct kmod_image *image);
 void kmod_image_free(struct kmod_image *image);
 /* Appends rec to sideband/untraced.sb. */
 int kmod_untraced_append(const char *bundle, struct hwt_record_header *rec);
-/* images/vdso: a copy of this process's vDSO (the same kernel's); its path in the bundle. */
-int kmod_vdso_copy(const char *bundle, const char **path);
+/*
+ * images/vdso: a copy of this process's vDSO (the same kernel's); its path
+ * in the bundle and its build-id (HWT_BUILD_ID_MAX bytes).
+ */
+int kmod_vdso_copy(const char *bundle, const char **path, uint8_t *build_id,
+		   uint32_t *build_id_size);
 
 /* ----- Threads (thread.c): their buffers, drained into stream files ----- */
 
@@ -101,6 +105,8 @@ struct hwt_kmod {
 	int ranges_changed;
 	pid_t dropped;                /* until_exec: the child, until it execs */
 	const char *vdso_path;
+	uint8_t vdso_build_id[HWT_BUILD_ID_MAX];
+	uint32_t vdso_build_id_size;
 	uint8_t *buf;                 /* records read at a time */
 	size_t buf_size;
 	struct hwt_kmod_stats stats;

@@ -312,7 +312,8 @@ static int on_mmap(struct hwt_kmod *k, struct kmod_image *img, const struct hwt_
 	struct hwt_record_mmap *c;
 	int ret;
 
-	if ((rec->flags & HWT_MMAP_VDSO) && !k->vdso_path && kmod_vdso_copy(k->bundle, &k->vdso_path))
+	if ((rec->flags & HWT_MMAP_VDSO) && !k->vdso_path &&
+	    kmod_vdso_copy(k->bundle, &k->vdso_path, k->vdso_build_id, &k->vdso_build_id_size))
 		kmod_warn(k, "cannot copy the vDSO into %s/images", k->bundle);
 	c = (struct hwt_record_mmap *)bundle_copy(rec, 32);
 	if (!c)
@@ -325,6 +326,8 @@ static int on_mmap(struct hwt_kmod *k, struct kmod_image *img, const struct hwt_
 		memset(c + 1, 0, size - sizeof(*c));
 		memcpy(c + 1, k->vdso_path, len);
 		c->hdr.size = size;
+		memcpy(c->build_id, k->vdso_build_id, k->vdso_build_id_size);
+		c->build_id_size = k->vdso_build_id_size;
 	}
 	ret = kmod_image_append(img, &c->hdr);
 	free(c);
@@ -550,6 +553,12 @@ int hwt_kmod_finish(struct hwt_kmod *k)
 	if (!ret)
 		ret = drain_all(k);
 	kmod_ctx_ioctl(&k->ctx, HWT_IOC_STOP, NULL);
+	/*
+	 * Threads still running (an attach) end their streams at their next
+	 * step (FUP, TIP.PGD): give them that long before the last drain.
+	 */
+	if (k->nthreads)
+		usleep(50000);
 	if (!ret)
 		ret = read_records(k);
 	if (!ret)
