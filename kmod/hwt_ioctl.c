@@ -430,6 +430,13 @@ static long hwt_ioctl_alloc(void __user *uarg)
 		ret = -ENOENT;
 		goto out;
 	}
+	/* A backend without CPU units (sw: it steps threads) has no CPU mode. */
+	if (a.mode == HWT_MODE_CPU && !b->ops->enable) {
+		mutex_unlock(&hwt_mtx);
+		module_put(b->owner);
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
 	/* One backend drives one unit per CPU: its CPU and THREAD modes exclude each other. */
 	if ((a.mode == HWT_MODE_CPU &&
 	     (b->nctx_thread || bitmap_intersects(b->busy_cpus, cpumask_bits(mask), nr_cpu_ids))) ||

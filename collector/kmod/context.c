@@ -21,6 +21,7 @@ static int from_errno(int err)
 	case ESRCH: return -hke_no_process;
 	case ENOMEM: return -hke_nomem;
 	case EINVAL: return -hke_invalid;
+	case EOPNOTSUPP: return -hke_mode;
 	}
 	errno = err;
 	return -hke_io;

@@ -37,6 +37,7 @@ enum hwt_kmod_error {
 	hke_busy,       /* another collector traces it with this backend */
 	hke_no_process, /* no such process */
 	hke_bundle,     /* a bundle file could not be written; errno says why */
+	hke_mode,       /* the backend does not trace in that mode (sw: THREAD mode only) */
 };
 
 const char *hwt_kmod_errstr(int code);

@@ -16,7 +16,7 @@ if insmod /hwt.ko; then echo "KTEST insmod_hwt PASS"; else echo "KTEST insmod_hw
 if insmod /hwt_test.ko; then echo "KTEST insmod_hwt_test PASS"; else echo "KTEST insmod_hwt_test FAIL"; ok=0; fi
 if [ $ok = 1 ]; then
 	for i in $(seq 1 $(cat /ktest_repeat)); do
-		/bin/hwt_ktest $(cat /ktest_args)
+		[ -f /ktest_skip ] || /bin/hwt_ktest $(cat /ktest_args)
 	done
 fi
 
@@ -24,6 +24,7 @@ fi
 # system read-only, the output directory writable, both over 9p.
 if [ $ok = 1 ] && [ -f /record ]; then
 	src=$(sed -n 1p /record) build=$(sed -n 2p /record) out=$(sed -n 3p /record)
+	script=$(sed -n 4p /record)
 	for m in $(cat /kmods/order); do
 		insmod "/kmods/$m" || echo "KINFO insmod $m failed"
 	done
@@ -35,7 +36,7 @@ if [ $ok = 1 ] && [ -f /record ]; then
 		mount -t sysfs sys /host/sys
 		mount --bind /dev /host/dev
 		mount -t tmpfs tmp /host/tmp
-		chroot /host /bin/sh "$src/tests/kmod/guest_record.sh" "$build" "$out"
+		chroot /host /bin/sh "$src/$script" "$build" "$out"
 		umount /host/tmp /host/dev /host/sys /host/proc "/host$out" /host
 		echo "KTEST mount_9p PASS"
 	else
