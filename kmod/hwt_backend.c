@@ -4,10 +4,10 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/string.h>
-#include <asm/msr.h>
 
 #include "hwt_backend_int.h"
 #include "hwt_context.h"
+#include "hwt_rec.h"
 #include "hwt_record.h"
 #include "hwt_thread.h"
 
@@ -137,14 +137,21 @@ void hwt_buffer_full(struct hwt_context *ctx, struct hwt_buffer *buf)
 	struct hwt_record_buffer rec;
 
 	memset(&rec, 0, sizeof(rec));
-	rec.hdr.magic = HWT_RECORD_MAGIC;
-	rec.hdr.type = HWT_RECORD_BUFFER;
-	rec.hdr.size = sizeof(rec);
-	rec.hdr.time = rdtsc();
-	rec.hdr.pid = task_tgid_nr(current);
-	rec.hdr.tid = task_pid_nr(current);
+	hwt_rec_hdr(&rec.hdr, HWT_RECORD_BUFFER, sizeof(rec), current);
 	rec.buffer = buf->id;
 	rec.offset = READ_ONCE(buf->offset);
 	hwt_context_record(ctx, &rec.hdr);
 }
 EXPORT_SYMBOL_GPL(hwt_buffer_full);
+
+void hwt_buffer_lost(struct hwt_context *ctx, u64 bytes)
+{
+	struct hwt_record_lost rec;
+
+	memset(&rec, 0, sizeof(rec));
+	hwt_rec_hdr(&rec.hdr, HWT_RECORD_LOST, sizeof(rec), current);
+	rec.reason = HWT_LOST_BUFFER_WRAP;
+	rec.bytes = bytes;
+	hwt_context_record(ctx, &rec.hdr);
+}
+EXPORT_SYMBOL_GPL(hwt_buffer_lost);

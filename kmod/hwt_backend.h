@@ -113,6 +113,8 @@ u32 hwt_context_ident(struct hwt_context *ctx);
 
 /* Queues a BUFFER record: @buf filled up (callable from atomic context). */
 void hwt_buffer_full(struct hwt_context *ctx, struct hwt_buffer *buf);
+/* Queues a LOST record: @bytes of a buffer were written over unread (atomic-safe). */
+void hwt_buffer_lost(struct hwt_context *ctx, u64 bytes);
 /* Queues @rec (its header filled, sealed here) if @ctx runs (atomic-safe). */
 void hwt_context_record(struct hwt_context *ctx, struct hwt_record_header *rec);
 /* Time of the newest record queued in @ctx (TSC), for a backend's sideband clock. */

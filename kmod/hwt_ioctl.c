@@ -186,6 +186,18 @@ static struct hwt_buffer *hwt_ctx_buffer(struct hwt_context *ctx, u64 id, bool a
 	return buf;
 }
 
+/* The buffer an ioctl's id and HWT_BUF_* flags name, or ERR_PTR (-EINVAL, -ENOENT). */
+static struct hwt_buffer *hwt_ctx_buffer_arg(struct hwt_context *ctx, u32 id, u32 flags,
+					     u32 reserved)
+{
+	struct hwt_buffer *buf;
+
+	if ((flags & ~HWT_BUF_AUX) || reserved)
+		return ERR_PTR(-EINVAL);
+	buf = hwt_ctx_buffer(ctx, id, flags & HWT_BUF_AUX);
+	return buf ? buf : ERR_PTR(-ENOENT);
+}
+
 static int hwt_ctx_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct hwt_context *ctx = file->private_data;
@@ -281,11 +293,9 @@ static long hwt_ctx_bufptr(struct hwt_context *ctx, void __user *uarg)
 	ret = hwt_copy_in(&bp, sizeof(bp), HWT_BUFPTR_SIZE_VER0, uarg, &usize);
 	if (ret)
 		return ret;
-	if ((bp.flags & ~HWT_BUF_AUX) || bp.reserved)
-		return -EINVAL;
-	buf = hwt_ctx_buffer(ctx, bp.id, bp.flags & HWT_BUF_AUX);
-	if (!buf)
-		return -ENOENT;
+	buf = hwt_ctx_buffer_arg(ctx, bp.id, bp.flags, bp.reserved);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 	if (ctx->backend->ops->read) {
 		ctx->backend->ops->read(buf, &bp.offset, &bp.wraps);
 	} else {
@@ -306,11 +316,9 @@ static long hwt_ctx_bufread(struct hwt_context *ctx, void __user *uarg)
 	ret = hwt_copy_in(&br, sizeof(br), HWT_BUFREAD_SIZE_VER0, uarg, &usize);
 	if (ret)
 		return ret;
-	if ((br.flags & ~HWT_BUF_AUX) || br.reserved)
-		return -EINVAL;
-	buf = hwt_ctx_buffer(ctx, br.id, br.flags & HWT_BUF_AUX);
-	if (!buf)
-		return -ENOENT;
+	buf = hwt_ctx_buffer_arg(ctx, br.id, br.flags, br.reserved);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 	/* One collector per context: no lock, only the bounds. */
 	if (br.offset < READ_ONCE(buf->read) || br.offset > READ_ONCE(buf->offset))
 		return -EINVAL;

@@ -8,19 +8,15 @@
  * written in place, never across the ring's end: a tail too short for the
  * longest write is filled with PAD packets (a 0 byte each).
  */
-#include <linux/pid.h>
-#include <linux/sched.h>
 #include <linux/string.h>
-#include <asm/msr.h>
 
-#include "hwt_record.h"
 #include "hwt_sw_int.h"
 
 void hwt_sw_ring_init(struct hwt_sw_ring *r, struct hwt_buffer *buf, bool wrap)
 {
 	r->buf = buf;
 	r->notified = buf ? buf->offset : 0;
-	r->lost_read = 0;
+	r->lost_read = ~0ull;	/* no LOST record yet, whatever the read pointer */
 	r->wrap = wrap;
 }
 
@@ -31,23 +27,6 @@ u64 hwt_sw_ring_room(const struct hwt_sw_ring *r)
 	if (r->wrap)
 		return b->size;
 	return b->size - (b->offset - READ_ONCE(b->read));
-}
-
-/* A LOST record: the collector did not read @bytes before they were written over. */
-static void hwt_sw_ring_lost(struct hwt_context *ctx, u64 bytes)
-{
-	struct hwt_record_lost rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.hdr.magic = HWT_RECORD_MAGIC;
-	rec.hdr.type = HWT_RECORD_LOST;
-	rec.hdr.size = sizeof(rec);
-	rec.hdr.time = rdtsc();
-	rec.hdr.pid = task_tgid_nr(current);
-	rec.hdr.tid = task_pid_nr(current);
-	rec.reason = HWT_LOST_BUFFER_WRAP;
-	rec.bytes = bytes;
-	hwt_context_record(ctx, &rec.hdr);
 }
 
 void hwt_sw_ring_commit(struct hwt_sw_ring *r, struct hwt_context *ctx, u64 n)
@@ -64,7 +43,7 @@ void hwt_sw_ring_commit(struct hwt_sw_ring *r, struct hwt_context *ctx, u64 n)
 	if (r->wrap && off - read > b->size && read != r->lost_read) {
 		/* Once per read of the collector: it knows the rest itself. */
 		r->lost_read = read;
-		hwt_sw_ring_lost(ctx, off - b->size - read);
+		hwt_buffer_lost(ctx, off - b->size - read);
 	}
 	/* A BUFFER record each quarter ring, so that the collector drains in time. */
 	if (off - r->notified >= b->size / 4) {

@@ -21,18 +21,6 @@ median() { # command...: the median wall time of $runs runs, seconds
 	done
 	sort -n times | sed -n "$(( (runs + 1) / 2 ))p" | awk '{ printf "%.3f", $1 / 1000 }'
 }
-insns() { # bundle: instructions its block logs hold
-	python3 - "$1" <<'PY'
-import os, struct, sys
-n = 0
-d = os.path.join(sys.argv[1], "blocks")
-for f in os.listdir(d):
-    b = open(os.path.join(d, f), "rb").read()
-    n += sum(struct.unpack_from("<QII", b, i)[1] for i in range(0, len(b) - 15, 16))
-print(n)
-PY
-}
-
 {
 echo "== stepped instructions per second (a CPU-bound program, loops_static)"
 native=$(median "$P/loops_static")
@@ -40,7 +28,7 @@ rm -rf b.step
 s=$(date +%s%N)
 "$hwt" record --unit kmod -q --trace-all --debug-blocks -o b.step -- "$P/loops_static" > /dev/null 2>&1
 e=$(date +%s%N)
-n=$(insns b.step)
+n=$("$(dirname "$0")/../../tests/kmod/stepped.py" b.step)
 t=$(awk -v a=$s -v b=$e 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 echo "native $native s; kmod $t s for $n instructions: $(awk -v n=$n -v t=$t 'BEGIN { printf "%.0f", n / t }') instructions/s, $(awk -v a=$t -v b=$native 'BEGIN { printf "%.0f", a / b }')x native"
 rm -rf b.step

@@ -35,11 +35,13 @@ for b in "$out"/rt.*; do
 done
 
 # The Valgrind unit's per-instruction counts, image by image (the program's own images).
-# program:status:images (besides the program)
+# program:status:images (besides the program). Not crash: the Valgrind unit
+# reports its fault at the start of the faulting block (one instruction
+# short); the block log check above covers it.
 for entry in loops:0: switch_table:0: recursion:0: function_pointers:0: \
 	     plt_calls:0:$P/libhwtprobe.so dlopen_lib:0:$P/libhwtplugin.so threads:0: \
 	     fork_exec:0:$P/loops signal_handler:0: longjmp:0: syscalls:0: string_ops:0: \
-	     crash:139: abort:134: loops_o2:0: threads_o2:0: signal_handler_o2:0: cxx_virtual:0: \
+	     abort:134: loops_o2:0: threads_o2:0: signal_handler_o2:0: cxx_virtual:0: \
 	     cxx_exceptions:0:; do
 	prog=${entry%%:*} rest=${entry#*:} want=${rest%%:*} libs=${rest#*:}
 	[ -d "$out/rt.$prog" ] || { check "valgrind_counts.$prog" 1 "no kmod bundle"; continue; }
@@ -55,25 +57,14 @@ for entry in loops:0: switch_table:0: recursion:0: function_pointers:0: \
 done
 
 # --filter: the instructions stepped (the block log) against callgrind's of the function.
-stepped() { # bundle: instructions in its block logs
-	python3 - "$1" <<'EOF'
-import os, struct, sys
-n = 0
-d = os.path.join(sys.argv[1], "blocks")
-for f in os.listdir(d):
-    b = open(os.path.join(d, f), "rb").read()
-    n += sum(struct.unpack_from("<QII", b, i)[1] for i in range(0, len(b) - 15, 16))
-print(n)
-EOF
-}
 for f in loops:nested_for recursion:fib function_pointers:cmp_int; do
 	prog=${f%:*} fn=${f#*:}
 	valgrind --tool=callgrind --callgrind-out-file="$vg/cg.$prog" "$P/$prog" >/dev/null 2>&1
 	# Self cost; a recursive function's is split over fib, fib'2, ...
-	ir=$(callgrind_annotate --inclusive=no "$vg/cg.$prog" 2>/dev/null |
+	ir=$(callgrind_annotate --inclusive=no --threshold=100 "$vg/cg.$prog" 2>/dev/null |
 	     awk -v fn="$fn" '$0 !~ /=>/ && $0 ~ (":" fn "('"'"'[0-9]+)? ") {
 			gsub(",", "", $1); n += $1 } END { if (n) print n }')
-	n=$(stepped "$out/flt.$fn" 2>/dev/null)
+	n=$("$root/tests/kmod/stepped.py" "$out/flt.$fn" 2>/dev/null)
 	check "filter.$fn" $([ -n "$ir" ] && [ "$n" = "$ir" ] && echo 0 || echo 1) \
 		"stepped ${n:-?}, callgrind ${ir:-?}"
 done

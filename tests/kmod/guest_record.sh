@@ -83,7 +83,7 @@ slabs_settle() { # waits (up to 5 s) for the counts to equal $1
 before=$(slabs | tr '\n' ' ')
 
 # Attach: a running process traced for 2 s, then detached; it goes on and ends well.
-"$spin" 6 > attach.spin.out 2>&1 &
+"$spin" 12 > attach.spin.out 2>&1 &
 target=$!
 sleep 1
 "$hwt" record --unit kmod -q -p "$target" --duration 2 -o attach.spin > attach.out 2>&1
