@@ -195,13 +195,19 @@ static int empty_dir(const char *dir)
 int hwt_bundle_create(const char *dir, const char *unit, const char *clock,
 		      const char *command)
 {
+	return hwt_bundle_create_trace(dir, unit, clock, command, NULL);
+}
+
+int hwt_bundle_create_trace(const char *dir, const char *unit, const char *clock,
+			    const char *command, const char *trace)
+{
 	struct stat st;
 	char *text;
 	size_t i;
 	int err;
 
 	if (!dir || !*dir || !unit || !clock || !command || strchr(unit, '\n') ||
-	    strchr(clock, '\n') || strchr(command, '\n'))
+	    strchr(clock, '\n') || strchr(command, '\n') || (trace && strchr(trace, '\n')))
 		return -hbe_invalid;
 
 	if (mkdir(dir, 0777) < 0) {
@@ -230,8 +236,9 @@ int hwt_bundle_create(const char *dir, const char *unit, const char *clock,
 			return err;
 	}
 
-	text = hwt_strdup_printf("hwt-bundle %d\nunit=%s\nclock=%s\ncommand=%s\nstart=%lld\n",
-				 HWT_BUNDLE_VERSION, unit, clock, command,
+	text = hwt_strdup_printf("hwt-bundle %d\nunit=%s\nclock=%s\n%s%s%scommand=%s\nstart=%lld\n",
+				 HWT_BUNDLE_VERSION, unit, clock, trace ? "trace=" : "",
+				 trace ? trace : "", trace ? "\n" : "", command,
 				 (long long)time(NULL));
 	if (!text)
 		return -hbe_nomem;

@@ -113,13 +113,20 @@ struct hwt_bundle_image {
 	size_t streams;
 };
 
-/* One thread stream: streams/<pid>.<gen>-<tid>.pt. */
+/* The trace format of a stream, from its file's name. */
+enum hwt_bundle_trace {
+	hwt_trace_intel_pt,    /* <name>.pt: Intel PT packets */
+	hwt_trace_etmv4,       /* <name>.etm: ETMv4 instruction trace, unformatted */
+};
+
+/* One thread stream: streams/<pid>.<gen>-<tid>.pt (or .etm). */
 struct hwt_bundle_stream {
 	uint32_t pid;
 	uint32_t generation;
 	uint32_t tid;
+	uint32_t trace;        /* enum hwt_bundle_trace */
 	const char *name;      /* "<pid>.<gen>-<tid>" */
-	const char *path;      /* DIR/streams/<pid>.<gen>-<tid>.pt */
+	const char *path;      /* DIR/streams/<pid>.<gen>-<tid>.pt (.etm) */
 	uint64_t size;
 	/* Index of its image, or -1 when there is no sideband file for it. */
 	int64_t image;
@@ -208,6 +215,10 @@ size_t hwt_bundle_warning_count(const struct hwt_bundle *bundle);
  */
 int hwt_bundle_create(const char *dir, const char *unit, const char *clock,
 		      const char *command);
+/* The same with the trace= key: the trace formats of its streams ("intel-pt",
+   "etmv4", comma-separated), or NULL for none (read as intel-pt). */
+int hwt_bundle_create_trace(const char *dir, const char *unit, const char *clock,
+			    const char *command, const char *trace);
 
 /*
  * Removes the directory dir and everything in it (a bundle, or what is

@@ -1,4 +1,4 @@
-/* Thread streams: the files streams/<pid>.<gen>-<tid>.pt. */
+/* Thread streams: the files streams/<pid>.<gen>-<tid>.pt (Intel PT) and .etm (ETMv4). */
 #include "bundle_int.h"
 
 #include <errno.h>
@@ -7,9 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* What the name of a stream's file says: "<pid>.<gen>-<tid>.pt". */
+/* What the name of a stream's file says: "<pid>.<gen>-<tid>.pt" or ".etm". */
 struct stream_name {
 	uint32_t pid, gen, tid;
+	uint32_t trace;  /* enum hwt_bundle_trace */
 };
 
 static int parse_name(const char *name, void *ctx)
@@ -20,7 +21,13 @@ static int parse_name(const char *name, void *ctx)
 	if (hwt_parse_u32(&p, &n->pid) || *p++ != '.' || hwt_parse_u32(&p, &n->gen) ||
 	    *p++ != '-' || hwt_parse_u32(&p, &n->tid))
 		return -1;
-	return strcmp(p, ".pt") ? -1 : 0;
+	if (!strcmp(p, ".pt"))
+		n->trace = hwt_trace_intel_pt;
+	else if (!strcmp(p, ".etm"))
+		n->trace = hwt_trace_etmv4;
+	else
+		return -1;
+	return 0;
 }
 
 static int add_stream(struct hwt_bundle *bundle, void *ctx, char *path, uint64_t size)
@@ -40,6 +47,7 @@ static int add_stream(struct hwt_bundle *bundle, void *ctx, char *path, uint64_t
 	stream->pid = n->pid;
 	stream->generation = n->gen;
 	stream->tid = n->tid;
+	stream->trace = n->trace;
 	stream->path = path;
 	stream->size = size;
 	stream->image = -1;
@@ -96,7 +104,7 @@ int hwt_bundle_streams_list(struct hwt_bundle *bundle)
 {
 	struct stream_name name;
 	int err = hwt_bundle_list_folder(bundle, "streams", "thread streams",
-					 "<pid>.<gen>-<tid>.pt", parse_name, add_stream, &name);
+					 "<pid>.<gen>-<tid>.pt or .etm", parse_name, add_stream, &name);
 
 	if (err)
 		return err;

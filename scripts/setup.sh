@@ -14,6 +14,9 @@ packages=(
   libipt-dev libopencsd-dev libopencsd-bin libelf-dev libdwarf-dev libdw-dev
   # oracles
   libzydis-dev libcapstone-dev binutils lcov gcc autofdo
+  # the Arm path: aarch64 binutils (the A64 classifier's oracle), cross compiler and sysroot
+  binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-arm64-cross
+  libc6-dev-arm64-cross
   # instrumented PGO (-fprofile-instr-generate) for the PGO benchmark
   libclang-rt-19-dev
   # kernel framework tests: Debian's 6.1, and the 6.12 of bookworm-backports (below);

@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -61,14 +62,22 @@ static int active;                      /* configured by `hwt record` */
 static struct hwt_select_config config;
 /* Our own copies of the variables that every exec must carry on. */
 static char env_bundle[ENV_MAX], env_preload[ENV_MAX], env_unit[ENV_MAX], env_unit_lib[ENV_MAX],
-	env_unit_kind[ENV_MAX], env_trace[ENV_MAX], env_no_trace[ENV_MAX];
+	env_unit_kind[ENV_MAX], env_trace[ENV_MAX], env_no_trace[ENV_MAX],
+	env_unit_aarch64[ENV_MAX], env_run_aarch64[ENV_MAX];
 static const char *preload_path;        /* this library */
-static char *env_saved[8];              /* "NAME=value" strings of the above, NULL-terminated */
+static char *env_saved[10];             /* "NAME=value" strings of the above, NULL-terminated */
 static int unit_qemu;                   /* the unit is qemu-x86_64, not Valgrind */
 /* Made once, not on each exec's stack: */
 static char env_valgrind_lib[ENV_MAX];  /* VALGRIND_LIB=<the unit's> for a traced image */
-static char unit_lines[ENV_MAX];        /* the unit's argv prefix, one NUL-terminated line each */
-static size_t unit_nlines;
+/* A command line prefix, one NUL-terminated line each. */
+struct lines {
+	char buf[ENV_MAX];
+	size_t n;
+};
+static struct lines unit_lines;         /* the trace unit's (HWT_SELECT_UNIT) */
+/* aarch64 programs: under the QEMU unit (HWT_SELECT_UNIT_AARCH64), untraced
+   under plain qemu-aarch64 (HWT_SELECT_RUN_AARCH64); n 0 when not set. */
+static struct lines unit_lines_aarch64, run_lines_aarch64;
 
 /*
  * buf (ENV_MAX bytes) = a b c, or 0 when it does not fit. Not snprintf: in
@@ -95,16 +104,20 @@ static int save_env(char *buf, const char *name)
 }
 
 /*
- * HWT_SELECT_UNIT into unit_lines: each line a string (an empty line an
- * empty argument), up to the end or a final newline.
+ * A HWT_SELECT_UNIT-style value into l: each line a string (an empty line
+ * an empty argument), up to the end or a final newline. NULL: none.
  */
-static void split_unit_lines(const char *unit)
+static void split_lines(struct lines *l, const char *value)
 {
-	size_t len = strlen(unit); /* < ENV_MAX: save_env checked */
+	size_t len;
 	char *p;
 
-	memcpy(unit_lines, unit, len + 1);
-	for (p = unit_lines; *p; unit_nlines++) {
+	l->n = 0;
+	if (!value)
+		return;
+	len = strlen(value); /* < ENV_MAX: save_env checked */
+	memcpy(l->buf, value, len + 1);
+	for (p = l->buf; *p; l->n++) {
 		p += strcspn(p, "\n");
 		if (*p)
 			*p++ = '\0';
@@ -137,7 +150,9 @@ static void configure(void)
 			       value_of(env_unit_lib), value_of(env_unit));
 	if (!concat(env_valgrind_lib, "VALGRIND_LIB=", config.unit_lib, ""))
 		env_valgrind_lib[0] = '\0';
-	split_unit_lines(value_of(env_unit));
+	split_lines(&unit_lines, value_of(env_unit));
+	split_lines(&unit_lines_aarch64, value_of(env_unit_aarch64));
+	split_lines(&run_lines_aarch64, value_of(env_run_aarch64));
 	active = real_execve && real_posix_spawn && real_posix_spawnp;
 }
 
@@ -193,6 +208,10 @@ __attribute__((constructor)) static void hwt_preload_init(int argc, char **argv,
 		env_saved[n++] = env_trace;
 	if (save_env(env_no_trace, HWT_SELECT_ENV_NO_TRACE))
 		env_saved[n++] = env_no_trace;
+	if (save_env(env_unit_aarch64, HWT_SELECT_ENV_UNIT_AARCH64))
+		env_saved[n++] = env_unit_aarch64;
+	if (save_env(env_run_aarch64, HWT_SELECT_ENV_RUN_AARCH64))
+		env_saved[n++] = env_run_aarch64;
 	env_saved[n] = NULL;
 }
 
@@ -354,29 +373,46 @@ static char *const *fix_env(char *const envp[], char **out, char *preload_buf, s
 	return changed ? out : envp;
 }
 
-/* Entries of the trace unit's argv for a program started with argv. */
-static size_t unit_argv_size(char *const argv[])
+/*
+ * How a program of machine (an ELF e_machine) runs: the lines of its
+ * command line prefix, and whether they are QEMU's. An aarch64 program
+ * cannot run natively here: untraced, it runs under plain qemu-aarch64.
+ * NULL: natively (the host's machine, or no QEMU for the guest's).
+ */
+static const struct lines *runner(unsigned machine, int traced, int *qemu)
 {
-	return unit_nlines + count(argv) + 5;
+	*qemu = unit_qemu;
+	if (machine != EM_AARCH64)
+		return traced ? &unit_lines : NULL;
+	*qemu = 1;
+	if (traced)
+		return unit_lines_aarch64.n ? &unit_lines_aarch64 : NULL;
+	return run_lines_aarch64.n ? &run_lines_aarch64 : NULL;
+}
+
+/* Entries of the argv runner lines l make for a program started with argv. */
+static size_t unit_argv_size(const struct lines *l, char *const argv[])
+{
+	return l->n + count(argv) + 5;
 }
 
 /*
- * The trace unit's argv (unit_argv_size(argv) entries) for the program at
- * real called as arg0: its lines, then for Valgrind --hwt-unfollowed=yes
- * when the program is static (Valgrind gets arg0 in HWT_SELECT_ARGV0), for
- * QEMU -0 arg0; then "--", the program, argv[1..].
+ * The argv (unit_argv_size(l, argv) entries) for the program at real
+ * called as arg0: the lines l, then for Valgrind --hwt-unfollowed=yes when
+ * the program is static (Valgrind gets arg0 in HWT_SELECT_ARGV0), for QEMU
+ * (qemu) -0 arg0; then "--", the program, argv[1..].
  */
-static void unit_argv(char **out, const char *real, const char *arg0, char *const argv[],
-		      int static_exe)
+static void unit_argv(char **out, const struct lines *l, int qemu, const char *real,
+		      const char *arg0, char *const argv[], int static_exe)
 {
 	size_t n = 0;
-	char *p = unit_lines;
+	const char *p = l->buf;
 
-	for (; n < unit_nlines; n++) {
-		out[n] = p;
+	for (; n < l->n; n++) {
+		out[n] = (char *)p;
 		p += strlen(p) + 1;
 	}
-	if (unit_qemu) {
+	if (qemu) {
 		out[n++] = "-0";
 		out[n++] = (char *)arg0;
 	} else if (static_exe) {
@@ -403,11 +439,11 @@ static size_t argv0_size(const char *arg0)
  * argv0_size(arg0) bytes; the constructor restores argv[0] from it) and
  * VALGRIND_LIB; for QEMU none (-0 gives the program its argv[0]).
  */
-static void unit_env(char **extra, char *argv0, size_t size, const char *arg0)
+static void unit_env(char **extra, int qemu, char *argv0, size_t size, const char *arg0)
 {
 	size_t n = 0;
 
-	if (!unit_qemu) {
+	if (!qemu) {
 		snprintf(argv0, size, "%s=%s", HWT_SELECT_ENV_ARGV0, arg0);
 		extra[n++] = argv0;
 		extra[n++] = env_valgrind_lib;
@@ -423,8 +459,10 @@ static int exec_selected(const char *path, char *const argv[], char *const envp[
 			 int (*native)(const void *ctx, char *const envp[]), const void *ctx)
 {
 	char real[PATH_MAX];
-	const char *reason;
-	int static_exe, written, err;
+	const char *reason, *arg0 = argv && argv[0] ? argv[0] : path;
+	const struct lines *l;
+	int static_exe, written, err, qemu;
+	unsigned machine = 0;
 	enum hwt_select_verdict v;
 
 	if (!configured())
@@ -432,22 +470,32 @@ static int exec_selected(const char *path, char *const argv[], char *const envp[
 
 	char *env_out[count(envp) + 16], preload_buf[preload_size(envp)];
 
-	v = hwt_select_decide(&config, path, envp, real, &reason, &static_exe);
-	if (v == HWT_SELECT_TRACE) {
-		const char *arg0 = argv && argv[0] ? argv[0] : path;
-		char argv0[argv0_size(arg0)], *unit_args[unit_argv_size(argv)], *extra[3];
+	v = hwt_select_decide_machine(&config, path, envp, real, &reason, &static_exe, &machine);
+	if (v == HWT_SELECT_TRACE && (l = runner(machine, 1, &qemu)) != NULL) {
+		char argv0[argv0_size(arg0)], *unit_args[unit_argv_size(l, argv)], *extra[3];
 		char *const *env;
 
-		unit_env(extra, argv0, sizeof(argv0), arg0);
+		unit_env(extra, qemu, argv0, sizeof(argv0), arg0);
 		env = fix_env(envp, env_out, preload_buf, sizeof(preload_buf), extra);
-		unit_argv(unit_args, real, arg0, argv, static_exe);
+		unit_argv(unit_args, l, qemu, real, arg0, argv, static_exe);
 		real_execve(unit_args[0], unit_args, env);
 		/* The trace unit cannot be started: say so, and run the program natively. */
 		reason = "the trace unit could not be started";
+	} else if (v == HWT_SELECT_TRACE) {
+		reason = HWT_SELECT_WHY_AARCH64;
 	}
 	written = (v == HWT_SELECT_NATIVE || v == HWT_SELECT_TRACE) &&
 		  write_untraced(getpid(), getppid(), real, reason, 0) == 0;
-	native(ctx, fix_env(envp, env_out, preload_buf, sizeof(preload_buf), NULL));
+	if (v != HWT_SELECT_PASS && (l = runner(machine, 0, &qemu)) != NULL) {
+		/* A guest program, untraced: under its QEMU. */
+		char *run_args[unit_argv_size(l, argv)];
+
+		unit_argv(run_args, l, 1, real, arg0, argv, 0);
+		real_execve(run_args[0], run_args,
+			    fix_env(envp, env_out, preload_buf, sizeof(preload_buf), NULL));
+	} else {
+		native(ctx, fix_env(envp, env_out, preload_buf, sizeof(preload_buf), NULL));
+	}
 	err = errno;
 	if (written) /* still here: the exec failed */
 		write_untraced(getpid(), getppid(), real, "the exec failed", HWT_UNTRACED_CANCEL);
@@ -730,7 +778,9 @@ static int spawn_selected(pid_t *pid, const char *file, int search,
 {
 	char real[PATH_MAX];
 	const char *path, *reason = NULL, *list;
-	int static_exe, rc;
+	const struct lines *l;
+	int static_exe, rc, qemu;
+	unsigned machine = 0;
 	pid_t child;
 	enum hwt_select_verdict v = HWT_SELECT_PASS;
 	int on = configured();
@@ -748,21 +798,33 @@ static int spawn_selected(pid_t *pid, const char *file, int search,
 
 	path = search ? spawn_resolve(list, file, found, sizeof(found)) : file;
 	if (path)
-		v = hwt_select_decide(&config, path, envp, real, &reason, &static_exe);
-	if (v == HWT_SELECT_TRACE) {
+		v = hwt_select_decide_machine(&config, path, envp, real, &reason, &static_exe,
+					      &machine);
+	if (v == HWT_SELECT_TRACE && (l = runner(machine, 1, &qemu)) != NULL) {
 		const char *arg0 = argv && argv[0] ? argv[0] : path;
-		char argv0[argv0_size(arg0)], *unit_args[unit_argv_size(argv)], *extra[3];
+		char argv0[argv0_size(arg0)], *unit_args[unit_argv_size(l, argv)], *extra[3];
 
-		unit_env(extra, argv0, sizeof(argv0), arg0);
-		unit_argv(unit_args, real, arg0, argv, static_exe);
+		unit_env(extra, qemu, argv0, sizeof(argv0), arg0);
+		unit_argv(unit_args, l, qemu, real, arg0, argv, static_exe);
 		rc = real_posix_spawn(pid, unit_args[0], actions, attr, unit_args,
 				      fix_env(envp, env_out, preload_buf, sizeof(preload_buf), extra));
 		if (rc == 0)
 			return 0;
 		reason = "the trace unit could not be started";
+	} else if (v == HWT_SELECT_TRACE) {
+		reason = HWT_SELECT_WHY_AARCH64;
 	}
-	rc = spawn(&child, file, actions, attr, argv,
-		   fix_env(envp, env_out, preload_buf, sizeof(preload_buf), NULL));
+	if (v != HWT_SELECT_PASS && (l = runner(machine, 0, &qemu)) != NULL) {
+		const char *arg0 = argv && argv[0] ? argv[0] : path;
+		char *run_args[unit_argv_size(l, argv)];
+
+		unit_argv(run_args, l, 1, real, arg0, argv, 0);
+		rc = real_posix_spawn(&child, run_args[0], actions, attr, run_args,
+				      fix_env(envp, env_out, preload_buf, sizeof(preload_buf), NULL));
+	} else {
+		rc = spawn(&child, file, actions, attr, argv,
+			   fix_env(envp, env_out, preload_buf, sizeof(preload_buf), NULL));
+	}
 	if (rc == 0 && v != HWT_SELECT_PASS)
 		write_untraced(child, getpid(), real, reason, 0);
 	if (rc == 0 && pid)

@@ -289,9 +289,15 @@ static int is_valgrind_tool(const char *real)
 	       n > 6 && strcmp(base + n - 6, "-linux") == 0;
 }
 
+/* 1 when fd starts with the ELF64 header (into eh) of an x86-64 or aarch64 executable. */
 static int read_elf_header(int fd, Elf64_Ehdr *eh)
 {
-	return pread(fd, eh, sizeof(*eh), 0) == (ssize_t)sizeof(*eh) && hwt_elf_header_is_x86_64(eh);
+	if (pread(fd, eh, sizeof(*eh), 0) != (ssize_t)sizeof(*eh))
+		return 0;
+	if (hwt_elf_header_is_x86_64(eh))
+		return 1;
+	return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	       eh->e_ident[EI_DATA] == ELFDATA2LSB && eh->e_machine == EM_AARCH64;
 }
 
 /*
@@ -304,6 +310,24 @@ enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, c
 					  char *const envp[], char *real, const char **reason,
 					  int *static_exe)
 {
+	unsigned machine;
+	enum hwt_select_verdict v =
+		hwt_select_decide_machine(cfg, path, envp, real, reason, static_exe, &machine);
+
+	/* Callers of this one run programs natively: an aarch64 one is not ELF to them. */
+	if (machine == EM_AARCH64 && v == HWT_SELECT_TRACE) {
+		*reason = HWT_RULE_WHY_NOT_ELF;
+		*static_exe = 0;
+		return HWT_SELECT_NATIVE;
+	}
+	return v;
+}
+
+enum hwt_select_verdict hwt_select_decide_machine(const struct hwt_select_config *cfg,
+						  const char *path, char *const envp[], char *real,
+						  const char **reason, int *static_exe,
+						  unsigned *machine)
+{
 	struct hwt_rule_facts facts = { .debug_info = -1 }, with_library;
 	enum hwt_rule_verdict v;
 	struct stat st;
@@ -313,6 +337,7 @@ enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, c
 
 	*reason = NULL;
 	*static_exe = 0;
+	*machine = 0;
 	if (!realpath(path, real) || stat(real, &st) != 0 || !S_ISREG(st.st_mode))
 		return HWT_SELECT_PASS; /* the exec fails by itself */
 	if ((cfg->unit_lib && under(real, cfg->unit_lib)) ||
@@ -324,6 +349,8 @@ enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, c
 	facts.system_dir = is_system_path(real);
 	fd = open(real, O_RDONLY | O_CLOEXEC);
 	facts.elf = fd >= 0 && read_elf_header(fd, &eh);
+	if (facts.elf)
+		*machine = eh.e_machine;
 	v = hwt_rule_decide(&facts, reason);
 	if (fd < 0) {
 		/* Judged as a file that is not ELF, under its own reason. */
@@ -343,7 +370,7 @@ enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, c
 	with_library = facts;
 	with_library.system_dir = 0;
 	with_library.debug_info = 1;
-	if (v == HWT_RULE_NATIVE && !cfg->executable_only &&
+	if (v == HWT_RULE_NATIVE && !cfg->executable_only && *machine != EM_AARCH64 &&
 	    hwt_rule_decide(&with_library, &why) == HWT_RULE_TRACE &&
 	    hwt_needed_find(fd, real, envp, library_selected, (void *)cfg, NULL, 0)) {
 		*reason = NULL;

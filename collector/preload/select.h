@@ -22,10 +22,17 @@
 #define HWT_SELECT_ENV_TRACE    "HWT_SELECT_TRACE"     /* --trace globs */
 #define HWT_SELECT_ENV_NO_TRACE "HWT_SELECT_NO_TRACE"  /* --no-trace globs */
 #define HWT_SELECT_ENV_ARGV0    "HWT_SELECT_ARGV0"     /* argv[0] for the traced image */
+/* aarch64 programs (run under qemu-aarch64): the QEMU unit's argv prefix for
+   them, and plain qemu-aarch64's for those that run untraced, one per line. */
+#define HWT_SELECT_ENV_UNIT_AARCH64 "HWT_SELECT_UNIT_AARCH64"
+#define HWT_SELECT_ENV_RUN_AARCH64  "HWT_SELECT_RUN_AARCH64"
 
 /* UNTRACED reason of another Valgrind's tool binary (memcheck-amd64-linux, ...). */
 #define HWT_SELECT_WHY_VALGRIND_TOOL \
 	"another Valgrind tool: the program it runs cannot be traced; run it without Valgrind"
+
+/* UNTRACED reason of an aarch64 program under a unit that does not trace them. */
+#define HWT_SELECT_WHY_AARCH64 "an aarch64 program: only the QEMU unit traces them"
 
 enum hwt_select_verdict {
 	HWT_SELECT_PASS,    /* not ours to judge (the trace unit itself, a missing file) */
@@ -59,6 +66,16 @@ void hwt_select_config_init(struct hwt_select_config *cfg, const char *trace,
 enum hwt_select_verdict hwt_select_decide(const struct hwt_select_config *cfg, const char *path,
 					  char *const envp[], char *real, const char **reason,
 					  int *static_exe);
+/*
+ * The same, for executables of either machine hwt traces (x86-64, or
+ * aarch64 under qemu-aarch64): *machine receives the ELF e_machine (0 when
+ * not such an ELF file). An aarch64 program is judged by itself (its
+ * libraries are not looked up).
+ */
+enum hwt_select_verdict hwt_select_decide_machine(const struct hwt_select_config *cfg,
+						  const char *path, char *const envp[], char *real,
+						  const char **reason, int *static_exe,
+						  unsigned *machine);
 
 /* 1 when the shared library at the canonical path real (open at fd, or -1) is
    selected: no --no-trace glob matches, and a --trace glob does, or it is

@@ -146,26 +146,33 @@ static bool is_trace_unit(const char *path)
 	return base && strcmp(base, "/libhwt-preload.so") == 0;
 }
 
-void hwt_qemu_image_seen(uint64_t addr)
+bool hwt_qemu_image_seen(uint64_t addr)
 {
 	static char path[PATH_MAX];
-	struct image m, *slot;
+	struct image m, *slot, *known;
+	bool file;
 
 	hwt_qemu_process_lock();
-	if (find(addr)) {
+	if ((known = find(addr))) {
+		file = known->path[0] != '\0';
 		hwt_qemu_process_unlock();
-		return;
+		return file;
 	}
 	hwt_qemu_process_unlock();
 	/* A record follows: the blocks this thread ran before it go out first. */
 	hwt_qemu_vcpu_flush_self();
 	hwt_qemu_process_lock();
-	if (find(addr) || !host_mapping(addr, &m, path, sizeof(path)) ||
+	if ((known = find(addr))) {
+		file = known->path[0] != '\0';
+		hwt_qemu_process_unlock();
+		return file;
+	}
+	if (!host_mapping(addr, &m, path, sizeof(path)) ||
 	    (nimages == capimages &&
 	     !(images = reallocarray(images, capimages = capimages ? capimages * 2 : 64,
 				     sizeof(*images))))) {
 		hwt_qemu_process_unlock();
-		return;
+		return false;
 	}
 	m.flags = !path[0] ? HWT_MMAP_ANON : is_trace_unit(path) ? HWT_MMAP_TRACE_UNIT : 0;
 	if (!path[0])
@@ -174,12 +181,14 @@ void hwt_qemu_image_seen(uint64_t addr)
 	m.build_id_size = path[0] ? read_build_id(path, m.build_id) : 0;
 	if (!m.path) {
 		hwt_qemu_process_unlock();
-		return;
+		return false;
 	}
 	slot = &images[nimages++];
 	*slot = m;
 	write_mmap_record(slot);
+	file = path[0] != '\0';
 	hwt_qemu_process_unlock();
+	return file;
 }
 
 void hwt_qemu_image_unmapped(uint64_t a, uint64_t len)

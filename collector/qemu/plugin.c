@@ -4,9 +4,12 @@
  *
  *   qemu-x86_64 -plugin libhwt-qemu.so,bundle=DIR[,psb_period=N][,debug_blocks=on]
  *               [-0 ARGV0] -- PROGRAM ARGS...
+ *   qemu-aarch64 -L SYSROOT -U LD_PRELOAD -plugin libhwt-qemu.so,... -- PROGRAM ARGS...
  *
  * `hwt record` and the preloaded library (collector/preload) write that
- * command line; the bundle directory must exist.
+ * command line; the bundle directory must exist. An x86-64 guest gets Intel
+ * PT streams, an aarch64 guest ETMv4 streams (psb_period is then the bytes
+ * between two ETMv4 sync points).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -19,15 +22,37 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "insn.h"
 #include "qemu_plugin_api.h"
 #include "unit.h"
-#include "x86_insn.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 struct hwt_qemu_options hwt_qemu_opts = {
 	.psb_period = 4096,
 };
+bool hwt_qemu_etm;
+
+/*
+ * The system calls the plugin watches, by the guest's numbers: x86-64's
+ * are the host's <sys/syscall.h>; aarch64 has the generic table
+ * (asm-generic/unistd.h), without fork and vfork (-1: none).
+ */
+struct syscall_numbers {
+	int64_t rt_sigaction, rt_sigreturn, munmap, mprotect, mmap, clone, fork, vfork;
+	int64_t execve, execveat, kill, tkill, tgkill, exit_group;
+};
+static const struct syscall_numbers x86_64_syscalls = {
+	SYS_rt_sigaction, SYS_rt_sigreturn, SYS_munmap, SYS_mprotect, SYS_mmap, SYS_clone,
+	SYS_fork, SYS_vfork, SYS_execve, SYS_execveat, SYS_kill, SYS_tkill, SYS_tgkill,
+	SYS_exit_group,
+};
+static const struct syscall_numbers aarch64_syscalls = {
+	134, 139, 215, 226, 222, 220, -1, -1, 221, 281, 129, 130, 131, 94,
+};
+static const struct syscall_numbers *nr = &x86_64_syscalls;
+/* The guest's machine, for the classifier. */
+static unsigned guest_machine = HWT_INSN_X86_64;
 
 static pid_t owner_pid;
 static int exit_status = -1;      /* from exit_group; -1 until seen */
@@ -49,6 +74,17 @@ static size_t guest_read(uint64_t addr, void *buf, size_t len)
 	ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
 
 	return n > 0 ? (size_t)n : 0;
+}
+
+/* The little-endian word an instruction of 4 bytes or more starts with. */
+static uint32_t insn_word(const struct qemu_plugin_insn *insn)
+{
+	const uint8_t *p = qemu_plugin_insn_data(insn);
+
+	return qemu_plugin_insn_size(insn) >= 4 ?
+		       (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			       (uint32_t)p[3] << 24 :
+		       0;
 }
 
 /* Blocks live as long as the process: QEMU may run a translation until exit. */
@@ -79,11 +115,12 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	struct qemu_plugin_insn *last;
-	struct hwt_x86_insn insn;
+	struct hwt_insn insn;
 	struct hwt_qemu_block *b;
 	const uint8_t *bytes;
 	size_t size;
 	int decoded;
+	bool file;
 
 	(void)id;
 	if (n == 0 || !(b = new_block()))
@@ -98,7 +135,7 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		last = qemu_plugin_tb_get_insn(tb, n - 1);
 		size = qemu_plugin_insn_size(last);
 		bytes = qemu_plugin_insn_data(last);
-		decoded = hwt_x86_insn_decode(bytes, size, &insn) == (int)size;
+		decoded = hwt_insn_decode(guest_machine, bytes, size, &insn) == (int)size;
 		if (n == 1 || (decoded && ((qemu_plugin_insn_vaddr(last) + size - 1) >> 12) ==
 						  (b->start >> 12)))
 			break;
@@ -109,7 +146,7 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	b->ninsns = (uint32_t)n;
 	if (!checked_addresses) {
 		/* This QEMU maps guest memory at the guest's addresses (no guest_base). */
-		uint8_t copy[HWT_X86_MAX_LEN];
+		uint8_t copy[HWT_INSN_MAX_LEN];
 
 		direct_memory = size <= sizeof(copy) && guest_read(b->insn, copy, size) == size &&
 				memcmp(copy, bytes, size) == 0;
@@ -119,14 +156,18 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 				   "and exec paths will not be seen\n");
 	}
 	if (decoded) {
-		b->branch = insn.branch;
-		b->rep = (insn.flags & HWT_X86_REP) != 0;
-		if (insn.flags & HWT_X86_HAS_TARGET)
-			b->target = hwt_x86_insn_target(&insn, b->insn);
+		b->branch = insn.kind;
+		b->rep = (insn.flags & HWT_INSN_REP) != 0;
+		if (insn.flags & HWT_INSN_HAS_TARGET)
+			b->target = hwt_insn_target(&insn, b->insn);
 	}
-	hwt_qemu_image_seen(b->start);
+	file = hwt_qemu_image_seen(b->start);
 	if (b->fallthrough - 1 - b->start > 0)
 		hwt_qemu_image_seen(b->fallthrough - 1);
+	/* QEMU's aarch64 signal frame returns through "mov x8, #139; svc #0" on the stack. */
+	b->untraced = hwt_qemu_etm && !file && n == 2 &&
+		      insn_word(qemu_plugin_tb_get_insn(tb, 0)) == 0xd2801168u &&
+		      insn_word(last) == 0xd4000001u;
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, hwt_qemu_vcpu_block, QEMU_PLUGIN_CB_NO_REGS, b);
 }
 
@@ -161,20 +202,117 @@ static void write_unfollowed(uint64_t path)
 	hwt_qemu_process_record((struct hwt_record_header *)words, HWT_RECORD_UNTRACED, size);
 }
 
+/* A NUL-terminated string of the guest, copied (malloc'd); NULL when unreadable or too long. */
+static char *guest_string(uint64_t addr)
+{
+	size_t size = 256, len = 0;
+	char *s = NULL;
+
+	while (addr && size <= (1u << 20)) {
+		char *grown = realloc(s, size);
+		size_t n;
+
+		if (!grown)
+			break;
+		s = grown;
+		n = guest_read(addr + len, s + len, size - len);
+		if (memchr(s + len, '\0', n))
+			return s;
+		if (n < size - len)
+			break;
+		len = size;
+		size *= 2;
+	}
+	free(s);
+	return NULL;
+}
+
+/* The guest's NULL-terminated vector of strings, copied; NULL when unreadable. */
+static char **guest_vector(uint64_t addr, size_t *count)
+{
+	size_t n = 0, cap = 64;
+	char **v = malloc(cap * sizeof(*v));
+	uint64_t p;
+
+	for (; v && addr; n++, addr += sizeof(p)) {
+		if (guest_read(addr, &p, sizeof(p)) != sizeof(p) || n > (1u << 20))
+			break;
+		if (n + 1 == cap) {
+			char **grown = realloc(v, (cap *= 2) * sizeof(*v));
+
+			if (!grown)
+				break;
+			v = grown;
+		}
+		if (!p) {
+			v[n] = NULL;
+			*count = n;
+			return v;
+		}
+		if (!(v[n] = guest_string(p)))
+			break;
+	}
+	*count = n;
+	if (v) {
+		while (n--)
+			free(v[n]);
+		free(v);
+	}
+	return NULL;
+}
+
+static void free_vector(char **v, size_t n)
+{
+	while (v && n--)
+		free(v[n]);
+	free(v);
+}
+
+/*
+ * An aarch64 guest's execve/execveat (its arguments a1..a5): the host
+ * kernel cannot run an aarch64 program, so QEMU's own exec would fail, and
+ * a host program would lose the preloaded library that -U took from the
+ * guest. The preloaded library, loaded into QEMU, decides as at any exec of
+ * the tree: another qemu-aarch64 (traced or not), or the host program with
+ * the library. Only a failed exec returns here; QEMU's then fails too.
+ */
+static void exec_guest(bool at, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	typedef int execve_fn(const char *, char *const[], char *const[]);
+	typedef int execveat_fn(int, const char *, char *const[], char *const[], int);
+	execve_fn *exec_ve = (execve_fn *)dlsym(RTLD_DEFAULT, "execve");
+	execveat_fn *exec_at = (execveat_fn *)dlsym(RTLD_DEFAULT, "execveat");
+	size_t argc = 0, envc = 0;
+	char *path, **argv, **envp;
+
+	if (!direct_memory || !dlsym(RTLD_DEFAULT, "hwt_preload_on_self_kill"))
+		return; /* not under `hwt record`: QEMU does what it does */
+	path = guest_string(at ? a2 : a1);
+	argv = guest_vector(at ? a3 : a2, &argc);
+	envp = guest_vector(at ? a4 : a3, &envc);
+	if (path && argv && envp) {
+		if (at && exec_at)
+			exec_at((int)a1, path, argv, envp, (int)a5);
+		else if (!at && exec_ve)
+			exec_ve(path, argv, envp);
+	}
+	free(path);
+	free_vector(argv, argc);
+	free_vector(envp, envc);
+}
+
 static void syscall_entry(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
 			  uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
 			  uint64_t a7, uint64_t a8)
 {
 	(void)id;
 	(void)vcpu;
-	(void)a5;
 	(void)a6;
 	(void)a7;
 	(void)a8;
 	/* Tracing stops at the system call, after the blocks that led to it. */
-	hwt_qemu_vcpu_syscall(num == SYS_rt_sigreturn);
-	switch (num) {
-	case SYS_rt_sigaction:
+	hwt_qemu_vcpu_syscall(num == nr->rt_sigreturn);
+	if (num == nr->rt_sigaction) {
 		/* struct sigaction as the kernel takes it: the handler comes first. */
 		if (direct_memory && a2) {
 			uint64_t handler = 0;
@@ -183,45 +321,33 @@ static void syscall_entry(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, u
 			    handler > 1) /* not SIG_DFL, SIG_IGN */
 				hwt_qemu_vcpu_add_handler(handler);
 		}
-		break;
-	case SYS_munmap:
+	} else if (num == nr->munmap) {
 		hwt_qemu_image_unmapped(a1, a2);
-		break;
-	case SYS_mprotect:
+	} else if (num == nr->mprotect) {
 		if (!(a3 & 4)) /* PROT_EXEC */
 			hwt_qemu_image_unmapped(a1, a2);
-		break;
-	case SYS_mmap:
+	} else if (num == nr->mmap) {
 		if (a4 & 0x10) /* MAP_FIXED: replaces what was there */
 			hwt_qemu_image_unmapped(a1, a2);
-		break;
-	case SYS_clone:
-	case SYS_fork:
-	case SYS_vfork:
-		clone_flags = num == SYS_clone ? a1 : 0;
-		break;
-	case SYS_execve:
-	case SYS_execveat:
-		if (hwt_qemu_process_static())
-			write_unfollowed(num == SYS_execve ? a1 : a2);
+	} else if (num == nr->clone || num == nr->fork || num == nr->vfork) {
+		clone_flags = num == nr->clone ? a1 : 0;
+	} else if (num == nr->execve || num == nr->execveat) {
+		/* An aarch64 guest's execs are followed below: not "unfollowed". */
+		if (hwt_qemu_process_static() && !hwt_qemu_etm)
+			write_unfollowed(num == nr->execve ? a1 : a2);
 		write_exec(0);
 		if (hwt_qemu_vcpu_others_busy())
 			/* The kernel ends the other threads at the exec: what they ran
 			   since their last write cannot be read from here. */
 			hwt_qemu_process_lost(HWT_LOST_TRACE_WRITE, 0, 0);
 		hwt_qemu_vcpu_drain_self();
-		break;
-	case SYS_kill:
-	case SYS_tkill:
-	case SYS_tgkill:
+		if (hwt_qemu_etm)
+			exec_guest(num == nr->execveat, a1, a2, a3, a4, a5);
+	} else if (num == nr->kill || num == nr->tkill || num == nr->tgkill) {
 		/* The process may be gone when the call returns (SIGKILL, say). */
 		hwt_qemu_vcpu_drain_self();
-		break;
-	case SYS_exit_group:
+	} else if (num == nr->exit_group) {
 		exit_status = (int)((a1 & 0xff) << 8);
-		break;
-	default:
-		break;
 	}
 }
 
@@ -229,38 +355,29 @@ static void syscall_return(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
 {
 	(void)id;
 	(void)vcpu;
-	switch (num) {
-	case SYS_execve:
-	case SYS_execveat:
+	if (num == nr->execve || num == nr->execveat) {
 		write_exec(HWT_EXEC_FAILED); /* only a failed exec returns */
-		break;
-	case SYS_clone:
-	case SYS_fork:
-	case SYS_vfork:
-		if (ret > 0) {
-			if (clone_flags & 0x10000) { /* CLONE_THREAD */
-				struct hwt_record_thread rec;
+	} else if ((num == nr->clone || num == nr->fork || num == nr->vfork) && ret > 0) {
+		if (clone_flags & 0x10000) { /* CLONE_THREAD */
+			struct hwt_record_thread rec;
 
-				memset(&rec, 0, sizeof(rec));
-				rec.child_tid = (uint32_t)ret;
-				hwt_qemu_process_record(&rec.hdr, HWT_RECORD_THREAD_CREATE, sizeof(rec));
-			} else {
-				struct hwt_record_fork rec;
+			memset(&rec, 0, sizeof(rec));
+			rec.child_tid = (uint32_t)ret;
+			hwt_qemu_process_record(&rec.hdr, HWT_RECORD_THREAD_CREATE, sizeof(rec));
+		} else {
+			struct hwt_record_fork rec;
 
-				memset(&rec, 0, sizeof(rec));
-				rec.child_pid = (uint32_t)ret;
-				hwt_qemu_process_record(&rec.hdr, HWT_RECORD_FORK, sizeof(rec));
-			}
-		} else if (ret == 0 && getpid() != owner_pid) {
-			/* A fork child (QEMU has no fork callback): its own image and files. */
-			owner_pid = getpid();
-			exit_status = -1;
-			hwt_qemu_vcpu_forget_all();
-			hwt_qemu_process_start_forked();
+			memset(&rec, 0, sizeof(rec));
+			rec.child_pid = (uint32_t)ret;
+			hwt_qemu_process_record(&rec.hdr, HWT_RECORD_FORK, sizeof(rec));
 		}
-		break;
-	default:
-		break;
+	} else if ((num == nr->clone || num == nr->fork || num == nr->vfork) && ret == 0 &&
+		   getpid() != owner_pid) {
+		/* A fork child (QEMU has no fork callback): its own image and files. */
+		owner_pid = getpid();
+		exit_status = -1;
+		hwt_qemu_vcpu_forget_all();
+		hwt_qemu_process_start_forked();
 	}
 }
 
@@ -329,9 +446,16 @@ static bool parse_bool(const char *v, bool *out)
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
 					   char **argv)
 {
-	if (info->system_emulation || strcmp(info->target_name, "x86_64") != 0) {
-		dprintf(2, "hwt: the QEMU trace unit runs under qemu-x86_64 (user mode) only\n");
+	if (info->system_emulation || (strcmp(info->target_name, "x86_64") != 0 &&
+					strcmp(info->target_name, "aarch64") != 0)) {
+		dprintf(2, "hwt: the QEMU trace unit runs under qemu-x86_64 and qemu-aarch64 "
+			   "(user mode) only\n");
 		return -1;
+	}
+	if (strcmp(info->target_name, "aarch64") == 0) {
+		hwt_qemu_etm = true;
+		nr = &aarch64_syscalls;
+		guest_machine = HWT_INSN_AARCH64;
 	}
 	for (int i = 0; i < argc; i++) {
 		const char *eq = strchr(argv[i], '=');

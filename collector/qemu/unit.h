@@ -1,8 +1,10 @@
 /*
- * hwt's QEMU trace unit: a qemu-x86_64 (user mode, QEMU 7.2) TCG plugin
- * that writes, per thread, the Intel PT packets a user-mode-only PT unit
- * with return compression off would write, plus the process's sideband:
- * the same bundle files as the Valgrind tool (docs/bundle.md).
+ * hwt's QEMU trace unit: a qemu-x86_64 or qemu-aarch64 (user mode, QEMU
+ * 7.2) TCG plugin that writes, per thread, the Intel PT packets a
+ * user-mode-only PT unit with return compression off would write (x86-64
+ * guests) or the ETMv4 packets of an ETM filtered to EL0 (aarch64 guests),
+ * plus the process's sideband: the same bundle files as the Valgrind tool
+ * (docs/bundle.md).
  *
  * QEMU runs guest threads in parallel host threads: a thread's stream is
  * touched only by that thread (and at exit, when QEMU has stopped the
@@ -24,6 +26,8 @@ struct hwt_qemu_options {
 	bool debug_blocks;      /* write blocks/<image>-<tid>.blk */
 };
 extern struct hwt_qemu_options hwt_qemu_opts;
+/* The guest is aarch64: ETMv4 streams (else x86-64 and Intel PT). */
+extern bool hwt_qemu_etm;
 
 /* ---- process.c: this process image, its sideband file, clock and files ---- */
 
@@ -56,8 +60,9 @@ void hwt_qemu_process_record_locked(struct hwt_record_header *hdr, unsigned type
 
 /* ---- image.c: the mappings guest code runs from ---- */
 
-/* Makes sure the mapping holding addr is described by an MMAP record. */
-void hwt_qemu_image_seen(uint64_t addr);
+/* Makes sure the mapping holding addr is described by an MMAP record; true
+   when it is a file's (false: anonymous code, or not found). */
+bool hwt_qemu_image_seen(uint64_t addr);
 /* munmap, mprotect without exec, mmap MAP_FIXED over [a, a+len). */
 void hwt_qemu_image_unmapped(uint64_t a, uint64_t len);
 /* Records again every known mapping (a fork child inherits them). */
@@ -75,9 +80,13 @@ struct hwt_qemu_block {
 	uint64_t fallthrough; /* insn + its length */
 	uint64_t target;      /* direct branch target, else 0 */
 	uint32_t ninsns;
-	uint8_t branch;       /* enum hwt_x86_branch of insn (a system call's TIP.PGD
-	                         comes from the system call callback) */
+	uint8_t branch;       /* enum hwt_insn_kind of insn (a system call's TIP.PGD
+	                         or Exception comes from the system call callback) */
 	uint8_t rep;          /* insn is a REP string instruction */
+	uint8_t untraced;     /* code a trace unit would not see (the signal return
+	                         trampoline QEMU writes on an aarch64 guest's stack,
+	                         where Linux has it in the vDSO): tracing is off
+	                         from the branch to it on */
 };
 
 /* Translated code's callback: block ran on the calling thread (the vCPU index

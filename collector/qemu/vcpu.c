@@ -1,5 +1,7 @@
 /*
- * One traced thread (a QEMU vCPU): its Intel PT stream.
+ * One traced thread (a QEMU vCPU): its Intel PT stream (x86-64 guests) or
+ * ETMv4 stream (aarch64 guests: etm4_sw_stream.h says what each event
+ * below becomes there; the logic is the same).
  *
  * Translated code calls hwt_qemu_vcpu_block at the start of every block it
  * runs, which appends the block's description to the thread's log; the log
@@ -30,9 +32,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "etm4_sw_stream.h"
+#include "insn.h"
 #include "sw_stream.h"
 #include "unit.h"
-#include "x86_insn.h"
 
 #define LOG_ENTRIES 2048
 #define MAX_VCPUS 4096
@@ -62,7 +65,10 @@ struct vcpu {
 	/* Branches interrupted by a signal, replayed at rt_sigreturn (innermost last). */
 	const struct hwt_qemu_block *pending[MAX_PENDING];
 	unsigned npending;
-	struct hwt_sw_stream st;
+	union {
+		struct hwt_sw_stream pt;
+		struct hwt_etm4_sw_stream etm;
+	} st;                    /* hwt_qemu_etm says which */
 	uint8_t buf[BUFFER_SIZE];
 	struct block_entry *blocks;
 	unsigned nblocks;
@@ -115,28 +121,86 @@ static void drain_blocks(struct vcpu *v)
 	v->nblocks = 0;
 }
 
-/* Writes the buffered packets; a failed write is recorded and marked by OVF. */
-static void drain(struct hwt_sw_stream *st)
+/* Writes the buffered packets; 0 when the write failed (recorded, marked by OVF/Overflow). */
+static bool drain_buffer(struct vcpu *v, size_t n, int *lost)
+{
+	if (hwt_qemu_file_append("streams", v->stream_name, v->buf, n))
+		return true;
+	if (!*lost) {
+		*lost = 1;
+		hwt_qemu_process_lost(HWT_LOST_TRACE_WRITE, 0, n);
+	}
+	return false;
+}
+
+static void drain_pt(struct hwt_sw_stream *st)
 {
 	struct vcpu *v = (struct vcpu *)((char *)st - offsetof(struct vcpu, st));
 	size_t n = st->enc.pos;
 
-	if (hwt_qemu_file_append("streams", v->stream_name, v->buf, n)) {
+	if (drain_buffer(v, n, &st->lost))
 		hwt_sw_stream_written(st, n);
-		return;
-	}
-	if (!st->lost) {
-		st->lost = 1;
-		hwt_qemu_process_lost(HWT_LOST_TRACE_WRITE, 0, n);
-	}
-	hwt_pt_encoder_reset_buffer(&st->enc);
+	else
+		hwt_pt_encoder_reset_buffer(&st->enc);
+}
+
+static void drain_etm(struct hwt_etm4_sw_stream *st)
+{
+	struct vcpu *v = (struct vcpu *)((char *)st - offsetof(struct vcpu, st));
+	size_t n = st->enc.pos;
+
+	if (drain_buffer(v, n, &st->lost))
+		hwt_etm4_sw_stream_written(st, n);
+	else
+		hwt_etm4_encoder_reset_buffer(&st->enc);
+}
+
+/* ---- the stream, in the guest's trace format ---- */
+
+static inline bool enabled(const struct vcpu *v)
+{
+	return hwt_qemu_etm ? v->st.etm.enabled : v->st.pt.enabled;
+}
+
+static inline void stop(struct vcpu *v)
+{
+	if (hwt_qemu_etm)
+		v->st.etm.enabled = 0;
+	else
+		v->st.pt.enabled = 0;
+}
+
+/* Timestamp/TSC when the clock moved, after dropped bytes OVF/Overflow. */
+static inline void sync_clock(struct vcpu *v, uint64_t now, uint64_t ip)
+{
+	if (hwt_qemu_etm)
+		hwt_etm4_sw_stream_sync(&v->st.etm, now, ip);
+	else
+		hwt_sw_stream_sync(&v->st.pt, now, ip);
+}
+
+static inline void sync_if_due(struct vcpu *v, uint64_t ip)
+{
+	if (hwt_qemu_etm)
+		hwt_etm4_sw_stream_sync_if_due(&v->st.etm, ip);
+	else
+		hwt_sw_stream_psb_if_due(&v->st.pt, ip);
+}
+
+static void flush(struct vcpu *v)
+{
+	if (hwt_qemu_etm)
+		hwt_etm4_sw_stream_flush(&v->st.etm);
+	else
+		hwt_sw_stream_flush(&v->st.pt);
 }
 
 static void open_stream(struct vcpu *v)
 {
 	int tid = gettid();
 
-	snprintf(v->stream_name, sizeof(v->stream_name), "%s-%d.pt", hwt_qemu_process_name(), tid);
+	snprintf(v->stream_name, sizeof(v->stream_name), "%s-%d.%s", hwt_qemu_process_name(), tid,
+		 hwt_qemu_etm ? "etm" : "pt");
 	/* A failure here shows as failed appends: LOST records and OVF. */
 	hwt_qemu_file_create("streams", v->stream_name, false);
 	if (hwt_qemu_opts.debug_blocks) {
@@ -150,8 +214,12 @@ static void open_stream(struct vcpu *v)
 	v->prev = v->syscall = NULL;
 	v->npending = 0;
 	v->last_rep = 0;
-	hwt_sw_stream_start(&v->st, v->buf, sizeof(v->buf), hwt_qemu_process_clock(),
-			    (uint64_t)hwt_qemu_opts.psb_period, drain);
+	if (hwt_qemu_etm)
+		hwt_etm4_sw_stream_start(&v->st.etm, v->buf, sizeof(v->buf), hwt_qemu_process_clock(),
+					 (uint64_t)hwt_qemu_opts.psb_period, (uint32_t)tid, drain_etm);
+	else
+		hwt_sw_stream_start(&v->st.pt, v->buf, sizeof(v->buf), hwt_qemu_process_clock(),
+				    (uint64_t)hwt_qemu_opts.psb_period, drain_pt);
 }
 
 /* Makes (or reuses) the calling thread's state, at its first block. */
@@ -196,42 +264,69 @@ static inline uint64_t here(const struct vcpu *v)
 
 static void enable(struct vcpu *v, uint64_t ip)
 {
-	hwt_sw_stream_enable(&v->st, ip, hwt_qemu_process_clock());
+	if (hwt_qemu_etm)
+		hwt_etm4_sw_stream_enable(&v->st.etm, ip, hwt_qemu_process_clock());
+	else
+		hwt_sw_stream_enable(&v->st.pt, ip, hwt_qemu_process_clock());
 }
 
+/* A system call ends the last block (ETMv4 names where it returns to). */
 static void disable(struct vcpu *v)
 {
-	hwt_sw_stream_disable(&v->st);
+	if (hwt_qemu_etm)
+		hwt_etm4_sw_stream_disable(&v->st.etm, v->prev ? v->prev->fallthrough : 0);
+	else
+		hwt_sw_stream_disable(&v->st.pt);
 	v->prev = NULL;
 }
 
-/* An asynchronous event at ip: FUP, TIP.PGD. */
+/*
+ * b's last instruction went to code that is not traced (plugin.c marks the
+ * block untraced): its atom (ETMv4), TIP.PGD (PT), and tracing is off
+ * until the thread comes back (a system call follows there).
+ */
+static void leave(struct vcpu *v, const struct hwt_qemu_block *b, uint64_t next)
+{
+	if (hwt_qemu_etm)
+		hwt_etm4_sw_stream_leave(&v->st.etm, b->branch, next, b->fallthrough);
+	else
+		hwt_sw_stream_disable(&v->st.pt);
+	v->prev = NULL;
+}
+
+/* An asynchronous event at ip: FUP, TIP.PGD (ETMv4: Exception). */
 static void interrupt(struct vcpu *v, uint64_t ip)
 {
-	hwt_sw_stream_interrupt(&v->st, ip, hwt_qemu_process_clock());
+	if (hwt_qemu_etm)
+		hwt_etm4_sw_stream_interrupt(&v->st.etm, ip, hwt_qemu_process_clock());
+	else
+		hwt_sw_stream_interrupt(&v->st.pt, ip, hwt_qemu_process_clock());
 	v->prev = NULL;
 }
 
 /* The packets of b's last instruction, which went to next (leads_to holds). */
 static inline void branch(struct vcpu *v, const struct hwt_qemu_block *b, uint64_t next)
 {
-	hwt_sw_stream_branch(&v->st, b->branch, next, b->fallthrough);
+	if (hwt_qemu_etm)
+		hwt_etm4_sw_stream_branch(&v->st.etm, b->branch, next, b->fallthrough);
+	else
+		hwt_sw_stream_branch(&v->st.pt, b->branch, next, b->fallthrough);
 }
 
 /* Can the last instruction of b lead to next? */
 static inline bool leads_to(const struct hwt_qemu_block *b, uint64_t next)
 {
 	switch (b->branch) {
-	case HWT_X86_COND:
+	case HWT_INSN_COND:
 		return next == b->target || next == b->fallthrough;
-	case HWT_X86_JUMP:
-	case HWT_X86_CALL:
+	case HWT_INSN_JUMP:
+	case HWT_INSN_CALL:
 		return next == b->target;
-	case HWT_X86_JUMP_INDIRECT:
-	case HWT_X86_CALL_INDIRECT:
-	case HWT_X86_RETURN:
+	case HWT_INSN_JUMP_INDIRECT:
+	case HWT_INSN_CALL_INDIRECT:
+	case HWT_INSN_RETURN:
 		return !is_handler(next);
-	case HWT_X86_FAR:
+	case HWT_INSN_FAR:
 		return false;
 	default:
 		return next == b->fallthrough || (b->rep && next == b->insn);
@@ -248,11 +343,13 @@ static void interrupted(struct vcpu *v, const struct hwt_qemu_block *b)
 	uint64_t ip;
 
 	switch (b->branch) {
-	case HWT_X86_JUMP:
-	case HWT_X86_CALL:
+	case HWT_INSN_JUMP:
+	case HWT_INSN_CALL:
+		/* Taken (ETMv4 traces it: an E atom), the event comes at its target. */
+		branch(v, b, b->target);
 		ip = b->target;
 		break;
-	case HWT_X86_OTHER:
+	case HWT_INSN_OTHER:
 		if (!b->rep) {
 			ip = b->fallthrough;
 			break;
@@ -284,8 +381,8 @@ static void resume(struct vcpu *v, uint64_t start)
 		if (v->npending) {
 			const struct hwt_qemu_block *b = v->pending[--v->npending];
 
-			if (b && (leads_to(b, start) || b->branch == HWT_X86_JUMP_INDIRECT ||
-				  b->branch == HWT_X86_CALL_INDIRECT || b->branch == HWT_X86_RETURN)) {
+			if (b && (leads_to(b, start) || b->branch == HWT_INSN_JUMP_INDIRECT ||
+				  b->branch == HWT_INSN_CALL_INDIRECT || b->branch == HWT_INSN_RETURN)) {
 				enable(v, b->insn);
 				branch(v, b, start);
 				return;
@@ -330,12 +427,19 @@ static void encode(struct vcpu *v)
 	for (unsigned i = 0; i < n; i++) {
 		const struct hwt_qemu_block *b = v->log[i], *prev = v->prev;
 
+		if (__builtin_expect(b->untraced, 0)) {
+			if (enabled(v) && prev) {
+				sync_clock(v, now, here(v));
+				leave(v, prev, b->start);
+			}
+			continue;
+		}
 		if (__builtin_expect(debug_blocks, 0))
 			log_block(v, b);
-		if (__builtin_expect(!v->st.enabled, 0)) {
+		if (__builtin_expect(!enabled(v), 0)) {
 			resume(v, b->start);
 		} else {
-			hwt_sw_stream_sync(&v->st, now, here(v));
+			sync_clock(v, now, here(v));
 			if (__builtin_expect(!leads_to(prev, b->start), 0)) {
 				interrupted(v, prev);
 				resume(v, b->start);
@@ -344,7 +448,7 @@ static void encode(struct vcpu *v)
 			}
 		}
 		v->prev = b;
-		hwt_sw_stream_psb_if_due(&v->st, b->start);
+		sync_if_due(v, b->start);
 	}
 }
 
@@ -374,7 +478,7 @@ void hwt_qemu_vcpu_syscall(bool sigreturn)
 		return;
 	encode(v);
 	v->syscall = v->prev;
-	if (v->st.enabled)
+	if (enabled(v))
 		disable(v);
 	v->sigreturn = sigreturn;
 }
@@ -384,10 +488,10 @@ static void finish(struct vcpu *v)
 	encode(v);
 	if (!v->open)
 		return;
-	hwt_sw_stream_flush(&v->st);
+	flush(v);
 	drain_blocks(v);
 	v->open = false;
-	v->st.enabled = 0;
+	stop(v);
 }
 
 void hwt_qemu_vcpu_finish_self(void)
@@ -423,7 +527,7 @@ void hwt_qemu_vcpu_die(void)
 
 	if (v) {
 		encode(v);
-		if (v->st.enabled && v->prev) {
+		if (enabled(v) && v->prev) {
 			/* Where in its last block the thread died is not known: none
 			   of that block is claimed (the block log drops it too). */
 			if (v->nblocks && v->blocks[v->nblocks - 1].start == v->prev->start)
@@ -440,7 +544,7 @@ void hwt_qemu_vcpu_drain_self(void)
 		return;
 	encode(self);
 	if (self->open) {
-		hwt_sw_stream_flush(&self->st);
+		flush(self);
 		drain_blocks(self);
 	}
 }
@@ -466,7 +570,7 @@ void hwt_qemu_vcpu_forget_all(void)
 		v->nlog = 0;
 		v->nblocks = 0;
 		v->open = false;
-		v->st.enabled = 0;
+		stop(v);
 		v->prev = v->syscall = NULL;
 		v->npending = 0;
 		v->sigreturn = false;

@@ -294,5 +294,6 @@ const struct hwt_unit hwt_kmod_unit = {
 	.prepare = kmod_prepare,
 	.follows_children = 1,
 	.clock = "tsc",
+	.traces = "intel-pt",
 	.record = kmod_record,
 };

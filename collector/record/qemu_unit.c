@@ -6,6 +6,11 @@
  *   qemu-x86_64 -plugin PLUGIN,bundle=DIR[,psb_period=N][,debug_blocks=on]
  *               -0 ARGV0 -- PROGRAM ARGS...
  *
+ * and aarch64 programs under qemu-aarch64 with the same plugin (it writes
+ * ETMv4 for them):
+ *
+ *   qemu-aarch64 -L SYSROOT -U LD_PRELOAD -plugin PLUGIN,bundle=DIR... -0 ARGV0 -- ...
+ *
  * The preloaded library adds what follows -plugin's argument (preload.c).
  * The plugin writes the bundle files the Valgrind tool writes and sees by
  * itself when a program is statically linked; it has no address filter.
@@ -59,8 +64,9 @@ static char *escape_commas(const char *s)
 	return out;
 }
 
-static int qemu_argv_prefix(const struct hwt_unit_files *files, const char *bundle,
-			    const struct hwt_unit_options *opts, struct hwt_unit_argv *out)
+/* -plugin and its argument. */
+static int plugin_args(const struct hwt_unit_files *files, const char *bundle,
+		       const struct hwt_unit_options *opts, struct hwt_unit_argv *out)
 {
 	char *lib = escape_commas(files->lib), *dir = escape_commas(bundle), psb[48] = "";
 	int rc = -1;
@@ -68,13 +74,29 @@ static int qemu_argv_prefix(const struct hwt_unit_files *files, const char *bund
 	if (lib && dir) {
 		if (opts->psb_period > 0)
 			snprintf(psb, sizeof(psb), ",psb_period=%ld", opts->psb_period);
-		rc = hwt_unit_arg(out, files->exe) | hwt_unit_arg(out, "-plugin") |
+		rc = hwt_unit_arg(out, "-plugin") |
 		     hwt_unit_argf(out, "%s/" QEMU_PLUGIN ",bundle=%s%s%s", lib, dir, psb,
 				   opts->debug_blocks ? ",debug_blocks=on" : "");
 	}
 	free(lib);
 	free(dir);
 	return rc ? -1 : 0;
+}
+
+static int qemu_argv_prefix(const struct hwt_unit_files *files, const char *bundle,
+			    const struct hwt_unit_options *opts, struct hwt_unit_argv *out)
+{
+	if (hwt_unit_arg(out, files->exe) < 0)
+		return -1;
+	return plugin_args(files, bundle, opts, out);
+}
+
+static int qemu_argv_prefix_aarch64(const struct hwt_unit_files *files, const char *bundle,
+				    const struct hwt_unit_options *opts, struct hwt_unit_argv *out)
+{
+	if (hwt_unit_aarch64_runner(out) < 0)
+		return -1;
+	return plugin_args(files, bundle, opts, out);
 }
 
 const struct hwt_unit hwt_qemu_unit = {
@@ -86,5 +108,7 @@ const struct hwt_unit hwt_qemu_unit = {
 	.prepare = qemu_prepare,
 	.argv_prefix = qemu_argv_prefix,
 	.child_env = NULL,
+	.traces = "intel-pt,etmv4",
+	.argv_prefix_aarch64 = qemu_argv_prefix_aarch64,
 	.follows_children = 0,
 };

@@ -40,6 +40,11 @@ struct hwt_unit_options {
 /* 1 when name is a trace unit --unit takes. */
 int hwt_unit_known(const char *name);
 
+/* aarch64 programs run under qemu-aarch64 with $QEMU_LD_PREFIX as its sysroot
+   (-L), else this one (libc6-arm64-cross). */
+#define HWT_AARCH64_SYSROOT "/usr/aarch64-linux-gnu"
+#define HWT_QEMU_AARCH64 "qemu-aarch64"
+
 /* A unit's command line up to its "--", built by the unit (entries it owns are freed). */
 struct hwt_unit_argv {
 	const char *v[64];
@@ -52,6 +57,13 @@ struct hwt_unit_argv {
 int hwt_unit_arg(struct hwt_unit_argv *a, const char *s);
 int hwt_unit_argf(struct hwt_unit_argv *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * How an aarch64 program runs, untraced or before a unit's own options:
+ * qemu-aarch64 (from PATH), -L and the sysroot, -U LD_PRELOAD (hwt's
+ * preloaded library is loaded into QEMU, not into the guest). -1 when
+ * qemu-aarch64 is not in PATH.
+ */
+int hwt_unit_aarch64_runner(struct hwt_unit_argv *out);
 
 /* Where a unit's files are, found before the bundle is made. */
 struct hwt_unit_files {
@@ -75,6 +87,15 @@ struct hwt_unit {
 			   const struct hwt_unit_options *opts, struct hwt_unit_argv *out);
 	/* Sets what the environment of the command needs for it (in the child), or NULL. */
 	void (*child_env)(const struct hwt_unit_files *files);
+	/* The trace formats its streams may be in: the bundle header's trace= key. */
+	const char *traces;
+	/*
+	 * Its command line up to "--" for aarch64 programs (which run under
+	 * qemu-aarch64), or NULL when it traces none; -1 when it cannot make
+	 * one (then they run untraced).
+	 */
+	int (*argv_prefix_aarch64)(const struct hwt_unit_files *files, const char *bundle,
+				   const struct hwt_unit_options *opts, struct hwt_unit_argv *out);
 	/*
 	 * It follows children itself (Valgrind's --trace-children=yes): --trace-all
 	 * runs it directly, without the preloaded library. Else --trace-all is

@@ -195,6 +195,21 @@ int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *op
 	return prepare(run, unit_named(name), opts, prefix, 0);
 }
 
+int hwt_unit_aarch64_runner(struct hwt_unit_argv *out)
+{
+	const char *sysroot = getenv("QEMU_LD_PREFIX");
+	char exe[PATH_MAX];
+
+	if (hwt_unit_find_in_path(HWT_QEMU_AARCH64, exe, sizeof(exe)) < 0)
+		return -1;
+	if (!sysroot || !*sysroot)
+		sysroot = HWT_AARCH64_SYSROOT;
+	return hwt_unit_argf(out, "%s", exe) | hwt_unit_arg(out, "-L") |
+			       hwt_unit_argf(out, "%s", sysroot) | hwt_unit_arg(out, "-U") |
+			       hwt_unit_arg(out, "LD_PRELOAD") ?
+		       -1 : 0;
+}
+
 /* ---- running the command ---- */
 
 /* Signals that should stop the traced command rather than us. */
@@ -213,8 +228,9 @@ static void forward_signal(int sig)
  * tree) and records it when not. Sets up the environment it reads.
  */
 static int set_select_env(const struct hwt_unit_run *run, const char *bundle,
-			  const char *unit_lines, const struct hwt_unit_options *opts,
-			  char *preload, size_t size, const char *prefix)
+			  const char *unit_lines, const char *aarch64_lines, const char *run_lines,
+			  const struct hwt_unit_options *opts, char *preload, size_t size,
+			  const char *prefix)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *value, path[PATH_MAX + 32];
@@ -241,6 +257,10 @@ static int set_select_env(const struct hwt_unit_run *run, const char *bundle,
 		setenv(HWT_SELECT_ENV_TRACE, opts->trace, 1);
 	if (opts->no_trace)
 		setenv(HWT_SELECT_ENV_NO_TRACE, opts->no_trace, 1);
+	if (aarch64_lines)
+		setenv(HWT_SELECT_ENV_UNIT_AARCH64, aarch64_lines, 1);
+	if (run_lines)
+		setenv(HWT_SELECT_ENV_RUN_AARCH64, run_lines, 1);
 	return 0;
 }
 
@@ -292,6 +312,27 @@ static const char **command_line(const struct hwt_unit_argv *unit_argv, char *co
 	return v;
 }
 
+/*
+ * The lines of the command lines for aarch64 programs (each NULL when
+ * there is none): the unit's, and plain qemu-aarch64's.
+ */
+static void aarch64_lines(const struct hwt_unit_run *run, const char *bundle,
+			  const struct hwt_unit_options *opts, char **unit_lines, char **run_lines,
+			  const char *prefix)
+{
+	struct hwt_unit_argv a = { 0 }, r = { 0 };
+	char *const none[] = { NULL };
+
+	*unit_lines = *run_lines = NULL;
+	if (hwt_unit_aarch64_runner(&r) == 0)
+		free(command_line(&r, none, 0, run_lines, prefix));
+	if (*run_lines && run->unit->argv_prefix_aarch64 &&
+	    run->unit->argv_prefix_aarch64(&run->files, bundle, opts, &a) == 0)
+		free(command_line(&a, none, 0, unit_lines, prefix));
+	argv_free(&a);
+	argv_free(&r);
+}
+
 int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 		 const struct hwt_unit_options *opts_in, char *const argv[], int *status,
 		 const char *prefix)
@@ -299,7 +340,7 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 	struct hwt_unit_options opts = *opts_in;
 	struct hwt_unit_argv unit_argv = { 0 };
 	char preload[PATH_MAX];
-	char *unit_lines = NULL;
+	char *unit_lines = NULL, *a64_lines = NULL, *a64_run_lines = NULL;
 	const char **cmd;
 	int direct = opts.trace_all && run->unit->follows_children, pipefd[2];
 	struct sigaction sa, old_int, old_term, old_hup, old_quit;
@@ -323,6 +364,8 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 		argv_free(&unit_argv);
 		return -1;
 	}
+	if (!direct)
+		aarch64_lines(run, bundle, &opts, &a64_lines, &a64_run_lines, prefix);
 
 	/*
 	 * Not the commands' runner (hwt_command_run, posix_spawn): this child
@@ -351,8 +394,8 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 			run->unit->child_env(&run->files);
 		if (direct) {
 			execv(run->files.exe, (char *const *)cmd);
-		} else if (set_select_env(run, bundle, unit_lines, &opts, preload, sizeof(preload),
-					  prefix) == 0) {
+		} else if (set_select_env(run, bundle, unit_lines, a64_lines, a64_run_lines, &opts,
+					  preload, sizeof(preload), prefix) == 0) {
 			void *handle = dlopen(preload, RTLD_NOW | RTLD_LOCAL);
 			execvp_fn select_execvp = handle ? (execvp_fn)dlsym(handle, "execvp") : NULL;
 
@@ -408,6 +451,8 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 	child_pid = 0;
 out:
 	free(unit_lines);
+	free(a64_lines);
+	free(a64_run_lines);
 	free(cmd);
 	argv_free(&unit_argv);
 	return pid < 0 ? -1 : 0;

@@ -60,5 +60,7 @@ const struct hwt_unit hwt_valgrind_unit = {
 	.prepare = valgrind_prepare,
 	.argv_prefix = valgrind_argv_prefix,
 	.child_env = valgrind_child_env,
+	.traces = "intel-pt",
+	.argv_prefix_aarch64 = NULL,
 	.follows_children = 1,
 };

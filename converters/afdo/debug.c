@@ -12,17 +12,14 @@
  *    DW_AT_ranges from .debug_ranges or .debug_rnglists);
  *  - the line table as spans [begin, end) with line and discriminator.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <libdwarf/dwarf.h>
-#include <libdwarf/libdwarf.h>
 
+#include "elf_file.h"
 #include "grow.h"
+#include "hwt_dwarf.h"
 #include "lines.h"
 #include "ranges.h"
 #include "hwt_afdo.h"
@@ -144,123 +141,29 @@ static int grow(void **array, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static void drop_error(Dwarf_Debug dbg, Dwarf_Error *err)
-{
-	if (*err) {
-		dwarf_dealloc(dbg, *err, DW_DLA_ERROR);
-		*err = NULL;
-	}
-}
-
-static int attr_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name, Dwarf_Unsigned *value)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	int res = dwarf_attr(die, name, &attr, &err);
-
-	if (res != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		return -1;
-	}
-	res = dwarf_formudata(attr, value, &err);
-	drop_error(dbg, &err);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	return res == DW_DLV_OK ? 0 : -1;
-}
-
-/* A copy of a string attribute, or NULL. */
-static char *attr_strdup(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	char *s = NULL, *copy = NULL;
-	int res = dwarf_attr(die, name, &attr, &err);
-
-	if (res != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		return NULL;
-	}
-	if (dwarf_formstring(attr, &s, &err) == DW_DLV_OK && s)
-		copy = strdup(s);
-	drop_error(dbg, &err);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	return copy;
-}
-
-/* The DIE that attribute name of die refers to, or NULL. */
-static Dwarf_Die attr_die(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Off off = 0;
-	Dwarf_Die ref = NULL;
-	int res = dwarf_attr(die, name, &attr, &err);
-
-	if (res != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		return NULL;
-	}
-	res = dwarf_global_formref(attr, &off, &err);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	if (res != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		return NULL;
-	}
-	if (dwarf_offdie_b(dbg, off, 1, &ref, &err) != DW_DLV_OK) {
-		drop_error(dbg, &err);
-		return NULL;
-	}
-	return ref;
-}
-
-/*
- * Name (linkage name first) and decl_line of a function DIE, following
- * DW_AT_abstract_origin and DW_AT_specification. *name is malloc'd.
- */
-static void function_identity(Dwarf_Debug dbg, Dwarf_Die die, char **name, uint32_t *decl_line)
-{
-	Dwarf_Die cur = die, next;
-	Dwarf_Unsigned line = 0;
-	char *linkage = NULL, *plain = NULL;
-	int hops;
-
-	for (hops = 0; cur && hops < 4; hops++) {
-		if (!linkage)
-			linkage = attr_strdup(dbg, cur, DW_AT_linkage_name);
-		if (!linkage)
-			linkage = attr_strdup(dbg, cur, DW_AT_MIPS_linkage_name);
-		if (!plain)
-			plain = attr_strdup(dbg, cur, DW_AT_name);
-		if (!line)
-			attr_udata(dbg, cur, DW_AT_decl_line, &line);
-		next = attr_die(dbg, cur, DW_AT_abstract_origin);
-		if (!next)
-			next = attr_die(dbg, cur, DW_AT_specification);
-		if (cur != die)
-			dwarf_dealloc_die(cur);
-		cur = next;
-	}
-	if (cur && cur != die)
-		dwarf_dealloc_die(cur);
-	if (linkage) {
-		free(plain);
-		*name = linkage;
-	} else {
-		*name = plain;
-	}
-	*decl_line = line <= UINT32_MAX ? (uint32_t)line : 0;
-}
+/* DIEs below this many levels of a unit are left out. */
+#define WALK_MAX_LEVEL 96
 
 struct walk {
 	struct hwt_afdo_debug *debug;
 	Dwarf_Debug dbg;
 	uint64_t cu_base;
 	struct hwt_addr_ranges list;  /* scratch: the ranges of the DIE at hand */
+	/*
+	 * Per level of the walk, for the DIEs at that level: the node the
+	 * code below them belongs to (-1 outside functions), and its inline
+	 * depth + 1 (0 outside functions).
+	 */
+	struct {
+		int32_t parent;
+		uint32_t depth;
+	} at[WALK_MAX_LEVEL + 2];
 };
 
 static int add_node(struct walk *w, Dwarf_Die die, int32_t parent, uint32_t depth, int32_t *index)
 {
 	struct hwt_afdo_debug *d = w->debug;
+	struct hwt_dwarf_function fn;
 	struct node *n;
 	Dwarf_Unsigned value = 0;
 	size_t i;
@@ -274,17 +177,19 @@ static int add_node(struct walk *w, Dwarf_Die die, int32_t parent, uint32_t dept
 		return -hae_nomem;
 	n = &d->nodes[d->nnodes];
 	memset(n, 0, sizeof(*n));
-	function_identity(w->dbg, die, &n->name, &n->decl_line);
+	hwt_dwarf_function_read(w->dbg, die, &fn);
+	n->name = fn.name;
+	n->decl_line = fn.decl_line;
 	if (!n->name)
 		return 0; /* a function without a name cannot be in a profile */
 	n->parent = parent;
 	n->depth = depth;
 	n->top = parent < 0 ? (int32_t)d->nnodes : d->nodes[parent].top;
 	if (depth > 0) {
-		if (attr_udata(w->dbg, die, DW_AT_call_line, &value) == 0 && value <= UINT32_MAX)
+		if (hwt_dwarf_attr_udata(w->dbg, die, DW_AT_call_line, &value) && value <= UINT32_MAX)
 			n->call_line = (uint32_t)value;
 		value = 0;
-		if (attr_udata(w->dbg, die, DW_AT_GNU_discriminator, &value) == 0 &&
+		if (hwt_dwarf_attr_udata(w->dbg, die, DW_AT_GNU_discriminator, &value) &&
 		    value <= UINT32_MAX)
 			n->call_disc = (uint32_t)value;
 	}
@@ -316,24 +221,14 @@ static int add_node(struct walk *w, Dwarf_Die die, int32_t parent, uint32_t dept
 	return 0;
 }
 
-/*
- * Walks a DIE tree. parent: the node code below this DIE belongs to (-1
- * outside functions); depth: its inline depth + 1 (0 outside functions).
- */
-static int walk_die(struct walk *w, Dwarf_Die die, int32_t parent, uint32_t depth, int level)
+/* Functions, the calls inlined in them, and the DIEs that can hold either. */
+static int visit_die(void *arg, Dwarf_Die die, Dwarf_Half tag, int level)
 {
-	Dwarf_Error err = NULL;
-	Dwarf_Die child = NULL, sib = NULL;
-	Dwarf_Half tag = 0;
-	int32_t index = -1;
-	int rc = 0, res;
+	struct walk *w = arg;
+	int32_t parent = w->at[level].parent, index = -1;
+	uint32_t depth = w->at[level].depth;
+	int rc = 0;
 
-	if (level > 96)
-		return 0;
-	if (dwarf_tag(die, &tag, &err) != DW_DLV_OK) {
-		drop_error(w->dbg, &err);
-		return 0;
-	}
 	switch (tag) {
 	case DW_TAG_subprogram:
 		/* A nested subprogram (a local function) is a function of its own. */
@@ -363,18 +258,9 @@ static int walk_die(struct walk *w, Dwarf_Die die, int32_t parent, uint32_t dept
 	}
 	if (rc < 0)
 		return rc;
-	res = dwarf_child(die, &child, &err);
-	if (res == DW_DLV_ERROR)
-		drop_error(w->dbg, &err);
-	while (res == DW_DLV_OK && rc == 0) {
-		rc = walk_die(w, child, parent, depth, level + 1);
-		res = dwarf_siblingof_b(w->dbg, child, 1, &sib, &err);
-		if (res == DW_DLV_ERROR)
-			drop_error(w->dbg, &err);
-		dwarf_dealloc_die(child);
-		child = sib;
-	}
-	return rc;
+	w->at[level + 1].parent = parent;
+	w->at[level + 1].depth = depth;
+	return 1;
 }
 
 struct row {
@@ -385,13 +271,15 @@ struct row {
 
 static int read_lines(struct hwt_afdo_debug *d, Dwarf_Debug dbg, Dwarf_Die cu)
 {
-	int nomem = 0, rc = 0;
-	struct hwt_dwarf_lines *table = hwt_dwarf_lines_open(dbg, cu, &nomem);
+	int rc = 0;
+	struct hwt_dwarf_lines *table;
 	struct row prev = { 0 };
 	size_t i, nlines;
 
+	if (hwt_dwarf_lines_open(dbg, cu, &table) < 0)
+		return -hae_nomem;
 	if (!table)
-		return nomem ? -hae_nomem : 0;
+		return 0;
 	nlines = hwt_dwarf_lines_count(table);
 	for (i = 0; i < nlines && rc == 0; i++) {
 		struct hwt_dwarf_row dr;
@@ -500,54 +388,44 @@ static int finish(struct hwt_afdo_debug *d)
 	return 0;
 }
 
-static int read_dwarf(struct hwt_afdo_debug *d, int fd)
+static int from_dwarf_error(int code)
 {
-	Dwarf_Debug dbg = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Unsigned next = 0;
+	switch ((enum hwt_dwarf_error)-code) {
+	case hde_ok:       return 0;
+	case hde_invalid:  return -hae_invalid;
+	case hde_nomem:    return -hae_nomem;
+	case hde_io:       return -hae_io;
+	case hde_no_debug: return -hae_no_debug;
+	case hde_dwarf:    return -hae_dwarf;
+	}
+	return -hae_internal;
+}
+
+static int read_dwarf(struct hwt_afdo_debug *d, const char *path)
+{
+	struct hwt_dwarf *dw;
+	struct hwt_dwarf_cu cu;
 	struct walk w = { 0 };
-	int res, rc = 0, cus = 0;
+	int res, rc = hwt_dwarf_open(path, &dw);
 
-	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err);
-	if (res == DW_DLV_NO_ENTRY)
-		return -hae_no_debug;
-	if (res != DW_DLV_OK)
-		return -hae_dwarf;
+	if (rc < 0)
+		return from_dwarf_error(rc);
 	w.debug = d;
-	w.dbg = dbg;
-	for (;;) {
-		Dwarf_Die cu = NULL;
-		Dwarf_Half version = 0, type = 0;
-		Dwarf_Addr base = 0;
-
-		res = dwarf_next_cu_header_d(dbg, 1, NULL, &version, NULL, NULL, NULL, NULL, NULL,
-					     NULL, &next, &type, &err);
-		if (res == DW_DLV_ERROR) {
-			drop_error(dbg, &err);
-			rc = cus ? 0 : -hae_dwarf;
-			break;
-		}
-		if (res != DW_DLV_OK)
-			break;
-		if (dwarf_siblingof_b(dbg, NULL, 1, &cu, &err) != DW_DLV_OK) {
-			drop_error(dbg, &err);
-			continue;
-		}
-		cus++;
-		if (dwarf_lowpc(cu, &base, &err) != DW_DLV_OK) {
-			drop_error(dbg, &err);
-			base = 0;
-		}
-		w.cu_base = base;
-		rc = read_lines(d, dbg, cu);
+	w.dbg = hwt_dwarf_debug(dw);
+	w.at[0].parent = -1;
+	w.at[0].depth = 0;
+	while ((res = hwt_dwarf_next_cu(dw, &cu)) > 0) {
+		w.cu_base = cu.base;
+		rc = read_lines(d, w.dbg, cu.die);
 		if (rc == 0)
-			rc = walk_die(&w, cu, -1, 0, 0);
-		dwarf_dealloc_die(cu);
+			rc = hwt_dwarf_walk(w.dbg, cu.die, WALK_MAX_LEVEL, visit_die, &w);
 		if (rc < 0)
 			break;
 	}
 	free(w.list.r);
-	dwarf_finish(dbg, &err);
+	hwt_dwarf_close(dw);
+	if (res < 0)
+		rc = from_dwarf_error(res);
 	if (rc < 0)
 		return rc;
 	if (d->nspans == 0 || d->nfunctions == 0)
@@ -557,27 +435,17 @@ static int read_dwarf(struct hwt_afdo_debug *d, int fd)
 
 int hwt_afdo_debug_load(struct hwt_afdo_debug *debug, const char *path)
 {
-	Elf *elf;
-	int fd, rc;
+	struct hwt_elf_file elf;
+	int rc, is_elf;
 
 	if (!debug || !path || debug->nnodes)
 		return -hae_invalid;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -hae_internal;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -hae_io;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -hae_not_elf;
-	}
-	elf_end(elf);
-	rc = read_dwarf(debug, fd);
-	close(fd);
-	return rc;
+	rc = hwt_elf_file_open(&elf, path);
+	if (rc < 0)
+		return rc == -hee_nomem ? -hae_nomem : -hae_io;
+	is_elf = elf.is_elf;
+	hwt_elf_file_close(&elf);
+	return is_elf ? read_dwarf(debug, path) : -hae_not_elf;
 }
 
 /* ----- Lookups ------------------------------------------------------------- */

@@ -39,12 +39,15 @@
  *  jobs > 1, while the serial decode finds it when it first uses an epoch
  *  with that mapping and may have counted code in the file before.
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -190,6 +193,36 @@ static void report_files(struct hwt_decoder *d)
 				    f->fail.failed_streams, f->fail.failed_bytes, f->why);
 	}
 	free(failed);
+}
+
+void *hwt_stream_map(const char *path, size_t *size)
+{
+	struct stat st;
+	void *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*size = 0;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	*size = (size_t)st.st_size;
+	return p;
+}
+
+int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		      struct hwt_space *space)
+{
+	const struct hwt_trace_decoder *td =
+		stream->trace == hwt_trace_etmv4 ? &hwt_etm_decoder : &hwt_pt_decoder;
+
+	return td->decode_stream(d, stream, space);
 }
 
 static void *worker_main(void *arg)

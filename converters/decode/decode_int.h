@@ -107,7 +107,27 @@ void hwt_files_free(struct hwt_decoder *d);
    hwt_epoch_image would on first use, before the workers start. */
 void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
 
-/* stream.c */
+/*
+ * The decoder of one trace format: decodes one stream of it, in the
+ * address space of its process image, into d's profile. One small struct
+ * per format, so that each decoder library sits behind the same call:
+ * stream.c (Intel PT, libipt), etm_stream.c (ETMv4, OpenCSD).
+ */
+struct hwt_trace_decoder {
+	const char *name;  /* as the bundle header's trace= names it */
+	int (*decode_stream)(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+			     struct hwt_space *space);
+};
+extern const struct hwt_trace_decoder hwt_pt_decoder, hwt_etm_decoder;
+
+/* The stream file mapped read-only (*size bytes; munmap it), or NULL when
+   it cannot be read or is empty. (decode.c) */
+void *hwt_stream_map(const char *path, size_t *size);
+/* Trace stopped at code of file f; skipped bytes of stream until it resumed. (space.c) */
+void hwt_file_failed(struct hwt_decoder *d, struct hwt_file *f,
+		     const struct hwt_bundle_stream *stream, uint64_t skipped);
+
+/* Decodes a stream with the decoder of its trace format (decode.c). */
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		      struct hwt_space *space);
 

@@ -1,15 +1,16 @@
 /*
- * The decoder: turns every PT stream of a trace bundle into counts in a
- * profile (converters/profile/profile.h), with libipt's block decoder and
- * the images that the sideband MMAP records name.
+ * The decoder: turns every stream of a trace bundle into counts in a
+ * profile (converters/profile/profile.h), with the images that the
+ * sideband MMAP records name: Intel PT streams with libipt's block
+ * decoder, ETMv4 streams with OpenCSD's ETMv4 decoder.
  *
  * Each stream is decoded in the address space of its process image, which
  * changes over time as its MMAP and MUNMAP records say: a record applies
- * once the stream has passed a TSC packet at least as large as the
- * record's time (docs/bundle.md, "Clock").
+ * once the stream has passed a TSC (ETMv4: Timestamp) packet at least as
+ * large as the record's time (docs/bundle.md, "Clock").
  *
  * Nothing is lost silently: decode errors (the decoder resyncs at the next
- * PSB), overflows, images that cannot be read or were replaced since the
+ * PSB or A-Sync), overflows, images that cannot be read or were replaced since the
  * recording are added to the bundle's diagnostics, and counted in the
  * images of the profile (hwt_profile_image.undecoded, flags).
  */

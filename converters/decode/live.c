@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include "decode_int.h"
+#include "hash_index.h"
 
 #define LIVE_MIN_WAIT_NS (100 * 1000 * 1000ll)
 #define LIVE_OPEN_FACTOR 4
@@ -61,8 +62,7 @@ struct hwt_decode_live {
 	struct hwt_profile *profile;   /* d's */
 	struct live_image *images;
 	size_t count, capacity;
-	size_t *slots;                 /* hash of (pid, generation): index + 1 */
-	size_t mask;
+	struct hwt_hash_index index;   /* of images by (pid, generation) */
 	int failed;                    /* an image did not load, or out of memory */
 	int finished;                  /* d's files were freed */
 	pthread_t thread;
@@ -72,50 +72,24 @@ struct hwt_decode_live {
 	pthread_cond_t wake;
 };
 
-static size_t key_hash(uint32_t pid, uint32_t generation)
+static uint64_t key_hash(uint32_t pid, uint32_t generation)
 {
-	uint64_t k = ((uint64_t)pid << 32 | generation) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(k >> 32);
+	return hwt_hash_mix((uint64_t)pid << 32 | generation);
 }
 
 static struct live_image *live_find(const struct hwt_decode_live *live, uint32_t pid,
 				    uint32_t generation)
 {
-	if (!live->mask)
-		return NULL;
-	for (size_t i = key_hash(pid, generation) & live->mask; live->slots[i];
-	     i = (i + 1) & live->mask) {
-		struct live_image *e = &live->images[live->slots[i] - 1];
+	struct hwt_hash_probe probe;
+
+	for (long k = hwt_hash_index_find(&live->index, key_hash(pid, generation), &probe); k >= 0;
+	     k = hwt_hash_index_next(&live->index, &probe)) {
+		struct live_image *e = &live->images[k];
 
 		if (e->pid == pid && e->generation == generation)
 			return e;
 	}
 	return NULL;
-}
-
-/* Puts images[k] into the hash table (which has a free slot). */
-static void live_slot_put(struct hwt_decode_live *live, size_t k)
-{
-	size_t i = key_hash(live->images[k].pid, live->images[k].generation) & live->mask;
-
-	while (live->slots[i])
-		i = (i + 1) & live->mask;
-	live->slots[i] = k + 1;
-}
-
-static int live_rehash(struct hwt_decode_live *live, size_t mask)
-{
-	size_t *slots = calloc(mask + 1, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	free(live->slots);
-	live->slots = slots;
-	live->mask = mask;
-	for (size_t k = 0; k < live->count; k++)
-		live_slot_put(live, k);
-	return 0;
 }
 
 /* Records img as seen ended (not decoded yet). */
@@ -132,17 +106,12 @@ static struct live_image *live_add(struct hwt_decode_live *live, const struct hw
 		live->images = p;
 		live->capacity = capacity;
 	}
+	if (hwt_hash_index_add(&live->index, key_hash(img->pid, img->generation), live->count) < 0)
+		return NULL;
 	e = &live->images[live->count++];
 	memset(e, 0, sizeof(*e));
 	e->pid = img->pid;
 	e->generation = img->generation;
-	if ((live->count + 1) * 2 <= live->mask + 1) {
-		live_slot_put(live, live->count - 1);
-	} else if (live_rehash(live, live->mask ? 2 * live->mask + 1 : 127) < 0) {
-		/* (A new table would have held the new image too.) */
-		live->count--;
-		return NULL;
-	}
 	return e;
 }
 
@@ -352,7 +321,7 @@ void hwt_decode_live_free(struct hwt_decode_live *live)
 	for (size_t k = 0; k < live->count; k++)
 		hwt_diag_list_flush(&live->images[k].diags, NULL);
 	free(live->images);
-	free(live->slots);
+	hwt_hash_index_free(&live->index);
 	hwt_profile_free(live->profile);
 	pthread_cond_destroy(&live->wake);
 	pthread_mutex_destroy(&live->lock);

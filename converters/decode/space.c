@@ -376,3 +376,18 @@ const struct hwt_mapping *hwt_epoch_find(const struct hwt_epoch *epoch, uint64_t
 	}
 	return NULL;
 }
+
+void hwt_file_failed(struct hwt_decoder *d, struct hwt_file *f,
+		     const struct hwt_bundle_stream *stream, uint64_t skipped)
+{
+	struct hwt_file_fail *ff = hwt_file_fail(d, f);
+
+	ff->failures++;
+	ff->failed_bytes += skipped;
+	if (ff->last_stream != stream) {
+		ff->last_stream = stream;
+		ff->failed_streams++;
+	}
+	if (f->image >= 0)
+		hwt_profile_image_add_undecoded(d->profile, (size_t)f->image, 1);
+}

@@ -428,17 +428,7 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 	s->d->stats.errors++;
 	s->d->stats.error_bytes += skipped;
 	if (err->file) {
-		struct hwt_file *f = err->file;
-		struct hwt_file_fail *ff = hwt_file_fail(s->d, f);
-
-		ff->failures++;
-		ff->failed_bytes += skipped;
-		if (ff->last_stream != s->stream) {
-			ff->last_stream = s->stream;
-			ff->failed_streams++;
-		}
-		if (f->image >= 0)
-			hwt_profile_image_add_undecoded(s->d->profile, (size_t)f->image, 1);
+		hwt_file_failed(s->d, err->file, s->stream, skipped);
 		return; /* reported once per file at the end */
 	}
 	if (s->error_messages++ >= MAX_ERROR_MESSAGES)
@@ -460,29 +450,8 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 			    at_end ? "no PSB after it," : "resynced at the next PSB,", skipped);
 }
 
-static void *map_stream(const char *path, size_t *size)
-{
-	struct stat st;
-	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	*size = 0;
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
-		close(fd);
-		return NULL;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return NULL;
-	*size = (size_t)st.st_size;
-	return p;
-}
-
-int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
-		      struct hwt_space *space)
+static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		     struct hwt_space *space)
 {
 	struct stream_ctx s = { 0 };
 	struct error_state err = { 0 };
@@ -497,7 +466,7 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	s.d = d;
 	s.stream = stream;
 	s.space = space;
-	buf = map_stream(stream->path, &size);
+	buf = hwt_stream_map(stream->path, &size);
 	if (!buf) {
 		if (stream->size)
 			hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
@@ -662,3 +631,8 @@ out:
 	hwt_decode_progress(d, d->done_bytes);
 	return s.nomem ? -hbe_nomem : 0;
 }
+
+const struct hwt_trace_decoder hwt_pt_decoder = {
+	.name = "intel-pt",
+	.decode_stream = pt_decode,
+};

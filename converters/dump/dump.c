@@ -61,9 +61,14 @@ static void dump_image(FILE *out, const struct hwt_bundle_image *image,
 static int dump_stream(FILE *out, struct hwt_bundle *bundle,
 		       const struct hwt_bundle_stream *stream, int packets)
 {
-	fprintf(out, "stream %s streams/%s.pt %" PRIu64 " bytes%s\n", stream->name,
-		stream->name, stream->size, stream->image < 0 ? " (no sideband)" : "");
-	return packets ? hwt_dump_packets(out, bundle, stream) : 0;
+	const char *ext = stream->trace == hwt_trace_etmv4 ? "etm" : "pt";
+
+	fprintf(out, "stream %s streams/%s.%s %" PRIu64 " bytes%s\n", stream->name, stream->name,
+		ext, stream->size, stream->image < 0 ? " (no sideband)" : "");
+	if (!packets)
+		return 0;
+	return stream->trace == hwt_trace_etmv4 ? hwt_dump_etm_packets(out, bundle, stream) :
+						  hwt_dump_packets(out, bundle, stream);
 }
 
 int hwt_dump_bundle(FILE *out, struct hwt_bundle *bundle, const struct hwt_dump_options *options)

@@ -41,5 +41,8 @@ void hwt_dump_quoted(FILE *out, const char *s);
  * the number of problems found, or a negative error (cannot read).
  */
 int hwt_dump_packets(FILE *out, struct hwt_bundle *bundle, const struct hwt_bundle_stream *stream);
+/* etm_packet.c: the same for an ETMv4 stream (OpenCSD's packet processor). */
+int hwt_dump_etm_packets(FILE *out, struct hwt_bundle *bundle,
+			 const struct hwt_bundle_stream *stream);
 
 #endif /* HWT_DUMP_H */

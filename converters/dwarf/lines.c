@@ -4,6 +4,8 @@
 
 #include <libdwarf/dwarf.h>
 
+#include "dwarf_int.h"
+#include "hwt_dwarf.h"
 #include "lines.h"
 
 struct hwt_dwarf_lines {
@@ -17,14 +19,7 @@ struct hwt_dwarf_lines {
 	char *name;            /* last dwarf_linesrc answer */
 };
 
-static void drop(Dwarf_Debug dbg, Dwarf_Error *err)
-{
-	if (*err)
-		dwarf_dealloc(dbg, *err, DW_DLA_ERROR);
-	*err = NULL;
-}
-
-struct hwt_dwarf_lines *hwt_dwarf_lines_open(Dwarf_Debug dbg, Dwarf_Die cu, int *nomem)
+int hwt_dwarf_lines_open(Dwarf_Debug dbg, Dwarf_Die cu, struct hwt_dwarf_lines **lines)
 {
 	struct hwt_dwarf_lines *t = calloc(1, sizeof(*t));
 	Dwarf_Unsigned version = 0;
@@ -32,31 +27,32 @@ struct hwt_dwarf_lines *hwt_dwarf_lines_open(Dwarf_Debug dbg, Dwarf_Die cu, int 
 	Dwarf_Error err = NULL;
 	char *producer = NULL;
 
-	*nomem = !t;
+	*lines = NULL;
 	if (!t)
-		return NULL;
+		return -hde_nomem;
 	t->dbg = dbg;
 	if (dwarf_srclines_b(cu, &version, &tables, &t->ctx, &err) != DW_DLV_OK) {
-		drop(dbg, &err);
+		hwt_dwarf_drop_error(dbg, &err);
 		free(t);
-		return NULL;
+		return 0;
 	}
 	if (dwarf_srclines_from_linecontext(t->ctx, &t->lines, &t->nlines, &err) != DW_DLV_OK) {
-		drop(dbg, &err);
+		hwt_dwarf_drop_error(dbg, &err);
 		dwarf_srclines_dealloc_b(t->ctx);
 		free(t);
-		return NULL;
+		return 0;
 	}
 	if (version == 5 && dwarf_die_text(cu, DW_AT_producer, &producer, &err) == DW_DLV_OK &&
 	    producer)
 		t->gnu_v5 = !strncmp(producer, "GNU ", 4); /* points into the section */
-	drop(dbg, &err);
+	hwt_dwarf_drop_error(dbg, &err);
 	if (t->gnu_v5 && dwarf_srcfiles(cu, &t->srcfiles, &t->nsrcfiles, &err) != DW_DLV_OK) {
-		drop(dbg, &err);
+		hwt_dwarf_drop_error(dbg, &err);
 		t->srcfiles = NULL;
 		t->nsrcfiles = 0;
 	}
-	return t;
+	*lines = t;
+	return 0;
 }
 
 size_t hwt_dwarf_lines_count(const struct hwt_dwarf_lines *t)
@@ -75,20 +71,20 @@ int hwt_dwarf_lines_row(struct hwt_dwarf_lines *t, size_t i, struct hwt_dwarf_ro
 	memset(row, 0, sizeof(*row));
 	if (dwarf_lineaddr(l, &addr, &err) != DW_DLV_OK || dwarf_lineno(l, &line, &err) != DW_DLV_OK ||
 	    dwarf_line_srcfileno(l, &file, &err) != DW_DLV_OK) {
-		drop(t->dbg, &err);
-		return -1;
+		hwt_dwarf_drop_error(t->dbg, &err);
+		return -hde_dwarf;
 	}
 	if (dwarf_prologue_end_etc(l, &prologue, &epilogue, &isa, &disc, &err) != DW_DLV_OK) {
-		drop(t->dbg, &err);
+		hwt_dwarf_drop_error(t->dbg, &err);
 		epilogue = 0;
 		disc = 0;
 	}
 	if (dwarf_lineendsequence(l, &end, &err) != DW_DLV_OK) {
-		drop(t->dbg, &err);
+		hwt_dwarf_drop_error(t->dbg, &err);
 		end = 0;
 	}
 	if (dwarf_linebeginstatement(l, &stmt, &err) != DW_DLV_OK) {
-		drop(t->dbg, &err);
+		hwt_dwarf_drop_error(t->dbg, &err);
 		stmt = 0;
 	}
 	row->addr = addr;
@@ -111,9 +107,9 @@ const char *hwt_dwarf_lines_file(struct hwt_dwarf_lines *t, size_t i)
 	}
 	if (t->gnu_v5 && dwarf_line_srcfileno(t->lines[i], &file, &err) == DW_DLV_OK && file == 0)
 		return t->nsrcfiles > 1 ? t->srcfiles[1] : NULL;
-	drop(t->dbg, &err);
+	hwt_dwarf_drop_error(t->dbg, &err);
 	if (dwarf_linesrc(t->lines[i], &t->name, &err) != DW_DLV_OK) {
-		drop(t->dbg, &err);
+		hwt_dwarf_drop_error(t->dbg, &err);
 		t->name = NULL;
 	}
 	return t->name;

@@ -28,12 +28,12 @@ struct hwt_dwarf_row {
 struct hwt_dwarf_lines;
 
 /*
- * Opens cu's line table; NULL when it has none or it cannot be read (the
- * converters skip such a unit), or when out of memory (*nomem set).
+ * Opens cu's line table into *lines: NULL when it has none or it cannot be
+ * read (the converters skip such a unit). 0, or -hde_nomem.
  */
-struct hwt_dwarf_lines *hwt_dwarf_lines_open(Dwarf_Debug dbg, Dwarf_Die cu, int *nomem);
+int hwt_dwarf_lines_open(Dwarf_Debug dbg, Dwarf_Die cu, struct hwt_dwarf_lines **lines);
 size_t hwt_dwarf_lines_count(const struct hwt_dwarf_lines *t);
-/* Row i; 0, or -1 when its address, line or file cannot be read. */
+/* Row i; 0, or -hde_dwarf when its address, line or file cannot be read. */
 int hwt_dwarf_lines_row(struct hwt_dwarf_lines *t, size_t i, struct hwt_dwarf_row *row);
 /*
  * The name of row i's file, valid until the next call or the close; NULL

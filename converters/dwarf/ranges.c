@@ -1,16 +1,10 @@
 /* Code address ranges of a DWARF DIE (see ranges.h). */
 #include <libdwarf/dwarf.h>
 
+#include "dwarf_int.h"
 #include "grow.h"
+#include "hwt_dwarf.h"
 #include "ranges.h"
-
-/* libdwarf hands out an error object on DW_DLV_ERROR: release it. */
-static void drop_error(Dwarf_Debug dbg, Dwarf_Error *err)
-{
-	if (*err)
-		dwarf_dealloc(dbg, *err, DW_DLA_ERROR);
-	*err = NULL;
-}
 
 int hwt_addr_ranges_add(struct hwt_addr_ranges *list, uint64_t begin, uint64_t end)
 {
@@ -20,7 +14,7 @@ int hwt_addr_ranges_add(struct hwt_addr_ranges *list, uint64_t begin, uint64_t e
 		return 0;
 	r = hwt_grow_array(list->r, &list->cap, list->n + 1, sizeof(*r));
 	if (!r)
-		return -1;
+		return -hde_nomem;
 	list->r = r;
 	r[list->n].begin = begin;
 	r[list->n].end = end;
@@ -40,7 +34,7 @@ static int rnglists(Dwarf_Debug dbg, Dwarf_Attribute attr, Dwarf_Half form,
 
 	if (dwarf_rnglists_get_rle_head(attr, form, value, &head, &count, &global_off, &err) !=
 	    DW_DLV_OK) {
-		drop_error(dbg, &err);
+		hwt_dwarf_drop_error(dbg, &err);
 		return 0;
 	}
 	for (i = 0; i < count && rc == 0; i++) {
@@ -50,7 +44,7 @@ static int rnglists(Dwarf_Debug dbg, Dwarf_Attribute attr, Dwarf_Half form,
 
 		if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
 						      &unavailable, &begin, &end, &err) != DW_DLV_OK) {
-			drop_error(dbg, &err);
+			hwt_dwarf_drop_error(dbg, &err);
 			break;
 		}
 		if (code == DW_RLE_end_of_list)
@@ -85,7 +79,7 @@ static int debug_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Off off, Dwarf_Add
 	int rc = 0;
 
 	if (dwarf_get_ranges_b(dbg, off, die, &real, &buf, &count, &bytes, &err) != DW_DLV_OK) {
-		drop_error(dbg, &err);
+		hwt_dwarf_drop_error(dbg, &err);
 		return 0;
 	}
 	for (i = 0; i < count && rc == 0; i++) {
@@ -112,7 +106,7 @@ static int attr_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr cu_base,
 	int res, rc = 0;
 
 	if (dwarf_attr(die, DW_AT_ranges, &attr, &err) != DW_DLV_OK) {
-		drop_error(dbg, &err);
+		hwt_dwarf_drop_error(dbg, &err);
 		return 0;
 	}
 	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK ||
@@ -135,7 +129,7 @@ static int attr_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr cu_base,
 	else
 		rc = debug_ranges(dbg, die, (Dwarf_Off)value, cu_base, list);
 out:
-	drop_error(dbg, &err);
+	hwt_dwarf_drop_error(dbg, &err);
 	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
 	return rc;
 }
@@ -155,13 +149,13 @@ int hwt_dwarf_die_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr cu_base,
 		if (from_low_pc)
 			*from_low_pc = 1;
 		if (dwarf_highpc_b(die, &high, &form, &cls, &err) != DW_DLV_OK) {
-			drop_error(dbg, &err);
+			hwt_dwarf_drop_error(dbg, &err);
 			return 0;
 		}
 		if (cls == DW_FORM_CLASS_CONSTANT)
 			high += low;
 		return hwt_addr_ranges_add(list, low, high);
 	}
-	drop_error(dbg, &err);
+	hwt_dwarf_drop_error(dbg, &err);
 	return attr_ranges(dbg, die, cu_base, list);
 }

@@ -23,7 +23,7 @@ struct hwt_addr_ranges {
 
 /*
  * Appends [begin, end). Empty ranges and ranges at address 0 (code the
- * linker discarded) are left out. Returns 0, or -1 when out of memory.
+ * linker discarded) are left out. Returns 0, or -hde_nomem.
  */
 int hwt_addr_ranges_add(struct hwt_addr_ranges *list, uint64_t begin, uint64_t end);
 
@@ -32,8 +32,8 @@ int hwt_addr_ranges_add(struct hwt_addr_ranges *list, uint64_t begin, uint64_t e
  * DWARF lists them; cu_base is its unit's base address (DW_AT_low_pc of the
  * CU), against which .debug_ranges offsets count. *from_low_pc (may be NULL)
  * says whether they came from DW_AT_low_pc (then there is one range). A DIE
- * without code, or whose ranges cannot be read, gets none. Returns 0, or -1
- * when out of memory.
+ * without code, or whose ranges cannot be read, gets none. Returns 0, or
+ * -hde_nomem.
  */
 int hwt_dwarf_die_ranges(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr cu_base,
 			 struct hwt_addr_ranges *list, int *from_low_pc);

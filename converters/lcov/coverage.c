@@ -32,9 +32,10 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash_index.h"
 #include "hwt_lcov.h"
 #include "lcov_int.h"
-#include "x86_insn.h"
+#include "insn.h"
 
 struct line_count {
 	uint64_t count;
@@ -73,9 +74,7 @@ struct source {
 struct hwt_coverage {
 	struct source **sources;
 	size_t nsources, sources_cap;
-	/* Open addressing: indexes + 1 into sources, 0 empty. */
-	size_t *table;
-	size_t table_size;
+	struct hwt_hash_index index;  /* of sources by path */
 	char **warnings;
 	size_t nwarnings, warnings_cap;
 };
@@ -111,7 +110,7 @@ void hwt_coverage_free(struct hwt_coverage *cov)
 	for (i = 0; i < cov->nwarnings; i++)
 		free(cov->warnings[i]);
 	free(cov->sources);
-	free(cov->table);
+	hwt_hash_index_free(&cov->index);
 	free(cov->warnings);
 	free(cov);
 }
@@ -177,49 +176,25 @@ int hwt_coverage_source_drop(struct hwt_coverage *cov, size_t i)
 	return 0;
 }
 
-static size_t hash_str(const char *s)
+static uint64_t hash_str(const char *s)
 {
-	size_t h = 1469598103934665603ull;
+	uint64_t h = 1469598103934665603ull;
 
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
 	return h;
 }
 
-static int rehash(struct hwt_coverage *cov)
-{
-	size_t size = cov->table_size ? cov->table_size * 2 : 64, i;
-	size_t *table = calloc(size, sizeof(*table));
-
-	if (!table)
-		return -hle_nomem;
-	for (i = 0; i < cov->nsources; i++) {
-		size_t h = hash_str(cov->sources[i]->path) & (size - 1);
-
-		while (table[h])
-			h = (h + 1) & (size - 1);
-		table[h] = i + 1;
-	}
-	free(cov->table);
-	cov->table = table;
-	cov->table_size = size;
-	return 0;
-}
-
 static struct source *source_get(struct hwt_coverage *cov, const char *path)
 {
 	struct source *src, **sources;
-	size_t h;
+	struct hwt_hash_probe probe;
+	uint64_t hash = hash_str(path);
 
-	if ((cov->nsources + 1) * 2 > cov->table_size && rehash(cov) < 0)
-		return NULL;
-	h = hash_str(path) & (cov->table_size - 1);
-	while (cov->table[h]) {
-		src = cov->sources[cov->table[h] - 1];
-		if (!strcmp(src->path, path))
-			return src;
-		h = (h + 1) & (cov->table_size - 1);
-	}
+	for (long k = hwt_hash_index_find(&cov->index, hash, &probe); k >= 0;
+	     k = hwt_hash_index_next(&cov->index, &probe))
+		if (!strcmp(cov->sources[k]->path, path))
+			return cov->sources[k];
 	sources = hwt_grow_array(cov->sources, &cov->sources_cap, cov->nsources + 1, sizeof(*sources));
 	if (!sources)
 		return NULL;
@@ -229,8 +204,12 @@ static struct source *source_get(struct hwt_coverage *cov, const char *path)
 		free(src);
 		return NULL;
 	}
+	if (hwt_hash_index_add(&cov->index, hash, cov->nsources) < 0) {
+		free(src->path);
+		free(src);
+		return NULL;
+	}
 	sources[cov->nsources++] = src;
-	cov->table[h] = cov->nsources;
 	return src;
 }
 
@@ -427,10 +406,10 @@ static int cmp_pending_branch(const void *a, const void *b)
 }
 
 /*
- * Walks the instructions of [begin, end) with the classifier; calls fn for
- * each. Stops early at code that does not decode.
+ * Walks the instructions of [begin, end) with the classifier of the file's
+ * architecture; calls fn for each. Stops early at code that does not decode.
  */
-typedef int insn_fn(uint64_t vaddr, const struct hwt_x86_insn *insn, void *ctx);
+typedef int insn_fn(uint64_t vaddr, const struct hwt_insn *insn, void *ctx);
 
 static int walk_code(const struct hwt_debuginfo *info, uint64_t begin, uint64_t end,
 		     insn_fn *fn, void *ctx)
@@ -442,13 +421,13 @@ static int walk_code(const struct hwt_debuginfo *info, uint64_t begin, uint64_t 
 	if (!code)
 		return 0;
 	while (ip < end) {
-		struct hwt_x86_insn insn;
+		struct hwt_insn insn;
 		size_t off = (size_t)(ip - begin);
 		int len, rc;
 
 		if (off >= avail)
 			break;
-		len = hwt_x86_insn_decode(code + off, avail - off, &insn);
+		len = hwt_insn_decode(hwt_debuginfo_machine(info), code + off, avail - off, &insn);
 		if (len <= 0)
 			break;
 		rc = fn(ip, &insn, ctx);
@@ -464,12 +443,12 @@ struct jump_search {
 	int found;
 };
 
-static int find_jump_to(uint64_t vaddr, const struct hwt_x86_insn *insn, void *ctx)
+static int find_jump_to(uint64_t vaddr, const struct hwt_insn *insn, void *ctx)
 {
 	struct jump_search *js = ctx;
 
-	if (insn->branch == HWT_X86_JUMP && (insn->flags & HWT_X86_HAS_TARGET) &&
-	    hwt_x86_insn_target(insn, vaddr) == js->target) {
+	if (insn->kind == HWT_INSN_JUMP && (insn->flags & HWT_INSN_HAS_TARGET) &&
+	    hwt_insn_target(insn, vaddr) == js->target) {
 		js->found = 1;
 		return 1;
 	}
@@ -524,13 +503,13 @@ struct nop_jump {
 	int insns, nop;
 };
 
-static int check_nop_jump(uint64_t vaddr, const struct hwt_x86_insn *insn, void *ctx)
+static int check_nop_jump(uint64_t vaddr, const struct hwt_insn *insn, void *ctx)
 {
 	struct nop_jump *nj = ctx;
 
 	nj->insns++;
-	nj->nop = insn->branch == HWT_X86_JUMP && (insn->flags & HWT_X86_HAS_TARGET) &&
-		  hwt_x86_insn_target(insn, vaddr) == nj->end &&
+	nj->nop = insn->kind == HWT_INSN_JUMP && (insn->flags & HWT_INSN_HAS_TARGET) &&
+		  hwt_insn_target(insn, vaddr) == nj->end &&
 		  vaddr + insn->length == nj->end;
 	return 0;
 }
@@ -541,24 +520,56 @@ static int is_nop_jump(const struct hwt_debuginfo *info, const struct hwt_line_s
 {
 	struct nop_jump nj = { s->end, 0, 0 };
 
-	if (s->end - s->begin > 5)
+	if (s->end - s->begin > HWT_INSN_MAX_LEN)
 		return 0;
 	walk_code(info, s->begin, s->end, check_nop_jump, &nj);
 	return nj.insns == 1 && nj.nop;
 }
 
-/* The span starts with `mov %fs:0x28,%reg`: the stack protector's load
-   of the canary (x86-64), REX.W 8B /r with a SIB of disp32 and no base. */
+/* Little-endian word i of c (A64 code). */
+static uint32_t a64_word(const uint8_t *c, size_t i)
+{
+	c += 4 * i;
+	return (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
+}
+
+/*
+ * The span starts with the stack protector's load of the canary. x86-64:
+ * `mov %fs:0x28,%reg`, REX.W 8B /r with a SIB of disp32 and no base.
+ * AArch64: the guard's address (ADRP Xn, then LDR Xn, [Xn, #got] or ADD
+ * Xn, Xn, #lo12), its value (LDR Xm, [Xn]), stored in the frame (STR/STUR
+ * Xm, [SP or X29, #imm]).
+ */
 static int is_canary_load(const struct hwt_debuginfo *info, const struct hwt_line_span *s)
 {
 	static const uint8_t disp[5] = { 0x25, 0x28, 0x00, 0x00, 0x00 };
 	size_t avail = 0;
 	const uint8_t *c = hwt_debuginfo_code(info, s->begin, &avail);
+	uint32_t w0, w1, w2, w3;
+	unsigned n, m;
 
-	if (!c || avail < 9 || s->end - s->begin < 9)
+	if (!c)
 		return 0;
-	return c[0] == 0x64 && (c[1] & 0xfb) == 0x48 && c[2] == 0x8b && (c[3] & 0xc7) == 0x04 &&
-	       !memcmp(c + 4, disp, sizeof(disp));
+	if (hwt_debuginfo_machine(info) == HWT_INSN_X86_64)
+		return avail >= 9 && s->end - s->begin >= 9 && c[0] == 0x64 &&
+		       (c[1] & 0xfb) == 0x48 && c[2] == 0x8b && (c[3] & 0xc7) == 0x04 &&
+		       !memcmp(c + 4, disp, sizeof(disp));
+	if (hwt_debuginfo_machine(info) != HWT_INSN_AARCH64 || avail < 16 ||
+	    s->end - s->begin < 16)
+		return 0;
+	w0 = a64_word(c, 0);
+	w1 = a64_word(c, 1);
+	w2 = a64_word(c, 2);
+	w3 = a64_word(c, 3);
+	n = w0 & 0x1fu;
+	m = w2 & 0x1fu;
+	return (w0 & 0x9f000000u) == 0x90000000u &&                                /* ADRP Xn */
+	       (((w1 & 0xffc00000u) == 0xf9400000u) ||                             /* LDR Xn, [Xn, #imm] */
+		((w1 & 0xffc00000u) == 0x91000000u)) &&                            /* ADD Xn, Xn, #imm */
+	       (w1 & 0x1fu) == n && ((w1 >> 5) & 0x1fu) == n &&
+	       (w2 & 0xfffffc00u) == 0xf9400000u && ((w2 >> 5) & 0x1fu) == n &&    /* LDR Xm, [Xn] */
+	       ((w3 & 0xffc00000u) == 0xf9000000u || (w3 & 0xffe00c00u) == 0xf8000000u) && /* STR, STUR */
+	       (w3 & 0x1fu) == m && (((w3 >> 5) & 0x1fu) == 31 || ((w3 >> 5) & 0x1fu) == 29);
 }
 
 struct branch_collect {
@@ -570,13 +581,13 @@ struct branch_collect {
 	int nomem;
 };
 
-static int collect_branch(uint64_t vaddr, const struct hwt_x86_insn *insn, void *ctx)
+static int collect_branch(uint64_t vaddr, const struct hwt_insn *insn, void *ctx)
 {
 	struct branch_collect *bc = ctx;
 	const struct hwt_cov_insn *ran;
 	struct pending_branch *list, *b;
 
-	if (insn->branch != HWT_X86_COND)
+	if (insn->kind != HWT_INSN_COND)
 		return 0;
 	list = hwt_grow_array(bc->list, &bc->cap, bc->count + 1, sizeof(*list));
 	if (!list) {
@@ -604,6 +615,7 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 	struct pending_line *pending = NULL;
 	struct branch_collect bc = { insns, n, 0, 0, NULL, 0, 0, 0 };
 	uint32_t *line_of = NULL;
+	uint8_t *stmt_of = NULL;
 	int rc = 0;
 
 	if (!cov || !info || (n && !insns))
@@ -613,8 +625,9 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 	if (!nspans)
 		return 0;
 	line_of = malloc(nspans * sizeof(*line_of));
+	stmt_of = calloc(nspans, sizeof(*stmt_of));
 	pending = malloc(nspans * sizeof(*pending));
-	if (!line_of || !pending) {
+	if (!line_of || !stmt_of || !pending) {
 		rc = -hle_nomem;
 		goto out;
 	}
@@ -625,6 +638,13 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 
 		line_of[i] = s->line;
 		if (s->end > s->begin && is_nop_jump(info, s)) {
+			/* The row's statement goes on in the next row of its line (clang
+			   -O0 on aarch64 marks only the jump's row a statement). */
+			for (j = i + 1; s->is_stmt && j < nspans && !spans[j].is_stmt; j++)
+				if (spans[j].file == s->file && spans[j].line == s->line) {
+					stmt_of[j] = 1;
+					break;
+				}
 			line_of[i] = 0;
 			continue;
 		}
@@ -675,7 +695,7 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 				max = insns[k].count;
 		pending[npending].file = s->file;
 		pending[npending].line = line_of[i];
-		pending[npending].count = max | (s->is_stmt ? 0 : (1ull << 63));
+		pending[npending].count = max | (s->is_stmt || stmt_of[i] ? 0 : (1ull << 63));
 		npending++;
 	}
 	if (npending)
@@ -752,6 +772,7 @@ out:
 	free(bc.list);
 	free(pending);
 	free(line_of);
+	free(stmt_of);
 	return rc;
 }
 

@@ -1,30 +1,22 @@
 /*
  * struct hwt_debuginfo: what one ELF file says about its code, read with
- * libelf (segments, build-id, code bytes) and libdwarf (line tables and
- * functions; the 20210528 API that Debian 12 ships).
+ * the converters' ELF reader (segments, build-id, code bytes, symbols) and
+ * DWARF reader (line tables and functions).
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libdwarf/dwarf.h>
-#include <libdwarf/libdwarf.h>
 
+#include "elf_file.h"
 #include "grow.h"
+#include "hwt_dwarf.h"
 #include "lines.h"
 #include "ranges.h"
 #include "hwt_lcov.h"
 #include "lcov_int.h"
-
-struct segment {
-	uint64_t vaddr, filesz, offset;
-};
 
 /* One address range of a function's code: [begin, end), and the function
    it belongs to (by its entry address, unique once duplicates are gone). */
@@ -32,22 +24,9 @@ struct fn_range {
 	uint64_t begin, end, entry;
 };
 
-/* A function symbol of the ELF file (.symtab, else .dynsym). */
-struct fn_symbol {
-	uint64_t addr;
-	const char *name; /* in the ELF file's string table */
-};
-
 struct hwt_debuginfo {
-	int fd;
-	Elf *elf;
-	const uint8_t *raw;        /* the whole file (elf_rawfile) */
-	size_t raw_size;
-	struct segment *segs;
-	size_t nsegs;
-	uint8_t build_id[HWT_DEBUGINFO_BUILD_ID_MAX];
-	size_t build_id_size;
-	int has_symtab;
+	struct hwt_elf_file elf;
+	int loaded;                /* elf is open */
 	char *debug_file;
 
 	struct hwt_line_span *spans;
@@ -58,18 +37,11 @@ struct hwt_debuginfo {
 	size_t nfuncs, funcs_cap;
 	struct fn_range *ranges;   /* every function's ranges */
 	size_t nranges, ranges_cap;
-	struct fn_symbol *syms;    /* sorted by addr; read when first needed */
-	size_t nsyms;
-	int syms_read;
 };
 
 struct hwt_debuginfo *hwt_debuginfo_alloc(void)
 {
-	struct hwt_debuginfo *info = calloc(1, sizeof(*info));
-
-	if (info)
-		info->fd = -1;
-	return info;
+	return calloc(1, sizeof(struct hwt_debuginfo));
 }
 
 void hwt_debuginfo_free(struct hwt_debuginfo *info)
@@ -78,10 +50,7 @@ void hwt_debuginfo_free(struct hwt_debuginfo *info)
 
 	if (!info)
 		return;
-	if (info->elf)
-		elf_end(info->elf);
-	if (info->fd >= 0)
-		close(info->fd);
+	hwt_elf_file_close(&info->elf);
 	for (i = 0; i < info->nfiles; i++)
 		free(info->files[i]);
 	for (i = 0; i < info->nfuncs; i++)
@@ -89,22 +58,20 @@ void hwt_debuginfo_free(struct hwt_debuginfo *info)
 	free(info->files);
 	free(info->funcs);
 	free(info->ranges);
-	free(info->syms);
 	free(info->spans);
-	free(info->segs);
 	free(info->debug_file);
 	free(info);
 }
 
 const uint8_t *hwt_debuginfo_build_id(const struct hwt_debuginfo *info, size_t *size)
 {
-	*size = info->build_id_size;
-	return info->build_id;
+	*size = info->elf.build_id_size;
+	return info->elf.build_id;
 }
 
 int hwt_debuginfo_has_symtab(const struct hwt_debuginfo *info)
 {
-	return info->has_symtab;
+	return info->elf.has_symtab;
 }
 
 const char *hwt_debuginfo_debug_file(const struct hwt_debuginfo *info)
@@ -135,87 +102,15 @@ const struct hwt_function *hwt_debuginfo_functions(const struct hwt_debuginfo *i
 	return info->funcs;
 }
 
+unsigned hwt_debuginfo_machine(const struct hwt_debuginfo *info)
+{
+	return info->elf.machine;
+}
+
 const uint8_t *hwt_debuginfo_code(const struct hwt_debuginfo *info, uint64_t vaddr,
 				  size_t *avail)
 {
-	size_t i;
-
-	for (i = 0; i < info->nsegs; i++) {
-		const struct segment *s = &info->segs[i];
-
-		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
-			uint64_t off = s->offset + (vaddr - s->vaddr);
-
-			if (off >= info->raw_size)
-				return NULL;
-			*avail = (size_t)(s->filesz - (vaddr - s->vaddr));
-			if (*avail > info->raw_size - off)
-				*avail = info->raw_size - off;
-			return info->raw + off;
-		}
-	}
-	return NULL;
-}
-
-/* ----- ELF --------------------------------------------------------------- */
-
-static void read_build_id(struct hwt_debuginfo *info, Elf_Data *data)
-{
-	size_t off = 0, name_off, desc_off;
-	GElf_Nhdr nhdr;
-
-	while ((off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
-		if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
-		    !memcmp((const char *)data->d_buf + name_off, "GNU", 4) &&
-		    nhdr.n_descsz > 0 && nhdr.n_descsz <= HWT_DEBUGINFO_BUILD_ID_MAX) {
-			memcpy(info->build_id, (const char *)data->d_buf + desc_off, nhdr.n_descsz);
-			info->build_id_size = nhdr.n_descsz;
-			return;
-		}
-	}
-}
-
-static int read_elf(struct hwt_debuginfo *info)
-{
-	size_t nphdr, i, shstrndx;
-	Elf_Scn *scn = NULL;
-
-	info->elf = elf_begin(info->fd, ELF_C_READ_MMAP, NULL);
-	if (!info->elf || elf_kind(info->elf) != ELF_K_ELF)
-		return -hle_not_elf;
-	info->raw = (const uint8_t *)elf_rawfile(info->elf, &info->raw_size);
-	if (!info->raw || elf_getphdrnum(info->elf, &nphdr) != 0 ||
-	    elf_getshdrstrndx(info->elf, &shstrndx) != 0)
-		return -hle_not_elf;
-	info->segs = calloc(nphdr ? nphdr : 1, sizeof(*info->segs));
-	if (!info->segs)
-		return -hle_nomem;
-	for (i = 0; i < nphdr; i++) {
-		GElf_Phdr phdr;
-
-		if (!gelf_getphdr(info->elf, (int)i, &phdr) || phdr.p_type != PT_LOAD ||
-		    !(phdr.p_flags & PF_X))
-			continue;
-		info->segs[info->nsegs].vaddr = phdr.p_vaddr;
-		info->segs[info->nsegs].filesz = phdr.p_filesz;
-		info->segs[info->nsegs].offset = phdr.p_offset;
-		info->nsegs++;
-	}
-	while ((scn = elf_nextscn(info->elf, scn)) != NULL) {
-		GElf_Shdr shdr;
-
-		if (!gelf_getshdr(scn, &shdr))
-			continue;
-		if (shdr.sh_type == SHT_SYMTAB)
-			info->has_symtab = 1;
-		if (shdr.sh_type == SHT_NOTE && !info->build_id_size) {
-			Elf_Data *data = elf_getdata(scn, NULL);
-
-			if (data)
-				read_build_id(info, data);
-		}
-	}
-	return 0;
+	return hwt_elf_file_code(&info->elf, vaddr, avail);
 }
 
 /* ----- DWARF ------------------------------------------------------------- */
@@ -255,14 +150,16 @@ struct row {
 /* Reads the line table of one CU into spans. */
 static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die cu)
 {
-	int nomem = 0, have_prev = 0, rc = 0;
-	struct hwt_dwarf_lines *table = hwt_dwarf_lines_open(dbg, cu, &nomem);
+	int have_prev = 0, rc = 0;
+	struct hwt_dwarf_lines *table;
 	long *fmap = NULL;
 	size_t fmap_size = 0, i, nlines;
 	struct row prev = { 0 };
 
+	if (hwt_dwarf_lines_open(dbg, cu, &table) < 0)
+		return -hle_nomem;
 	if (!table)
-		return nomem ? -hle_nomem : 0; /* a CU without a readable table: skipped */
+		return 0; /* a CU without a readable table: skipped */
 	nlines = hwt_dwarf_lines_count(table);
 	for (i = 0; i < nlines; i++) {
 		struct hwt_dwarf_row dr;
@@ -332,209 +229,6 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 	return rc;
 }
 
-static int attr_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name, Dwarf_Unsigned *value)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	int res = dwarf_attr(die, name, &attr, &err);
-
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return -1;
-	}
-	res = dwarf_formudata(attr, value, &err);
-	if (res == DW_DLV_ERROR)
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	return res == DW_DLV_OK ? 0 : -1;
-}
-
-static int attr_string(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name, char **out)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	char *s = NULL;
-	int res = dwarf_attr(die, name, &attr, &err);
-
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return -1;
-	}
-	res = dwarf_formstring(attr, &s, &err);
-	if (res == DW_DLV_ERROR)
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	if (res != DW_DLV_OK || !s)
-		return -1;
-	*out = strdup(s); /* strings point into the section: not deallocated */
-	return *out ? 0 : -1;
-}
-
-static int has_attr(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name)
-{
-	Dwarf_Bool b = 0;
-	Dwarf_Error err = NULL;
-	int res = dwarf_hasattr(die, name, &b, &err);
-
-	if (res == DW_DLV_ERROR)
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-	return res == DW_DLV_OK && b;
-}
-
-/* The DIE an attribute (abstract_origin, specification) refers to, or NULL. */
-static Dwarf_Die attr_ref(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Off off = 0;
-	Dwarf_Die ref = NULL;
-	int res = dwarf_attr(die, name, &attr, &err);
-
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return NULL;
-	}
-	res = dwarf_global_formref(attr, &off, &err);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return NULL;
-	}
-	res = dwarf_offdie_b(dbg, off, 1, &ref, &err);
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return NULL;
-	}
-	return ref;
-}
-
-static int cmp_symbol(const void *a, const void *b)
-{
-	const struct fn_symbol *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* Reads the function symbols of .symtab (or .dynsym when there is none). */
-static int read_symbols(struct hwt_debuginfo *info)
-{
-	Elf_Scn *scn = NULL;
-	size_t cap = 0;
-	int pass;
-
-	info->syms_read = 1;
-	for (pass = 0; pass < 2 && !info->nsyms; pass++) {
-		Elf32_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
-
-		scn = NULL;
-		while ((scn = elf_nextscn(info->elf, scn)) != NULL) {
-			GElf_Shdr shdr;
-			Elf_Data *data;
-			size_t i, n;
-
-			if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != want || !shdr.sh_entsize)
-				continue;
-			data = elf_getdata(scn, NULL);
-			if (!data)
-				continue;
-			n = shdr.sh_size / shdr.sh_entsize;
-			for (i = 0; i < n; i++) {
-				GElf_Sym sym;
-				struct fn_symbol *syms;
-				const char *name;
-
-				if (!gelf_getsym(data, (int)i, &sym) ||
-				    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-				    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-					continue;
-				name = elf_strptr(info->elf, shdr.sh_link, sym.st_name);
-				if (!name || !*name)
-					continue;
-				syms = hwt_grow_array(info->syms, &cap, info->nsyms + 1, sizeof(*syms));
-				if (!syms)
-					return -hle_nomem;
-				info->syms = syms;
-				syms[info->nsyms].addr = sym.st_value;
-				syms[info->nsyms].name = name;
-				info->nsyms++;
-			}
-		}
-	}
-	if (info->nsyms)
-		qsort(info->syms, info->nsyms, sizeof(*info->syms), cmp_symbol);
-	return 0;
-}
-
-/*
- * The address of the function symbol called name inside [begin, end), or 0.
- * A function split in parts has a symbol of its own name at its entry only
- * (gcc names the other part foo.cold, clang foo.__part.N).
- */
-static uint64_t symbol_in(struct hwt_debuginfo *info, const char *name, uint64_t begin,
-			  uint64_t end)
-{
-	size_t lo = 0, hi;
-
-	if (!info->syms_read && read_symbols(info) < 0)
-		return 0;
-	hi = info->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (info->syms[mid].addr < begin)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < info->nsyms && info->syms[lo].addr < end; lo++)
-		if (!strcmp(info->syms[lo].name, name))
-			return info->syms[lo].addr;
-	return 0;
-}
-
-/* DW_AT_entry_pc: an address, or (class constant) an offset from base. */
-static int attr_entry_pc(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr base, Dwarf_Addr *entry)
-{
-	Dwarf_Attribute attr = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Half form = 0;
-	Dwarf_Unsigned off = 0;
-	int res = dwarf_attr(die, DW_AT_entry_pc, &attr, &err);
-
-	if (res != DW_DLV_OK) {
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		return -1;
-	}
-	res = dwarf_whatform(attr, &form, &err);
-	if (res == DW_DLV_OK) {
-		switch (form) {
-		case DW_FORM_addr:
-		case DW_FORM_addrx:
-		case DW_FORM_addrx1:
-		case DW_FORM_addrx2:
-		case DW_FORM_addrx3:
-		case DW_FORM_addrx4:
-		case DW_FORM_GNU_addr_index:
-			res = dwarf_formaddr(attr, entry, &err);
-			break;
-		default:
-			res = dwarf_formudata(attr, &off, &err);
-			*entry = base + off;
-			break;
-		}
-	}
-	if (res == DW_DLV_ERROR)
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
-	return res == DW_DLV_OK ? 0 : -1;
-}
-
 /*
  * A DW_TAG_subprogram with code: DW_AT_low_pc/DW_AT_high_pc, or DW_AT_ranges
  * (a function in several parts: gcc's hot/cold splitting, clang's basic
@@ -553,11 +247,10 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	struct fn_range *fr;
 	struct hwt_addr_ranges list = { 0 };
 	struct hwt_addr_range *r;
+	struct hwt_dwarf_function fn = { 0 };
 	size_t nr, i;
-	Dwarf_Die cur = die, next;
-	Dwarf_Unsigned decl_line = 0;
-	char *name = NULL, *plain = NULL;
-	int hops, value = 0, rc = 0, from_low_pc;
+	char *name = NULL;
+	int rc = 0, from_low_pc;
 
 	if (hwt_dwarf_die_ranges(dbg, die, cu_base, &list, &from_low_pc) < 0) {
 		rc = -hle_nomem;
@@ -567,30 +260,8 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	nr = list.n;
 	if (nr == 0)
 		goto out; /* no code of its own (or discarded by the linker): no FN */
-	/* Name, decl_line and type may sit on the DIE this one refers to. */
-	for (hops = 0; cur && hops < 4; hops++) {
-		if (!name && attr_string(dbg, cur, DW_AT_linkage_name, &name) < 0)
-			attr_string(dbg, cur, DW_AT_MIPS_linkage_name, &name);
-		if (!plain)
-			attr_string(dbg, cur, DW_AT_name, &plain);
-		if (!decl_line)
-			attr_udata(dbg, cur, DW_AT_decl_line, &decl_line);
-		if (has_attr(dbg, cur, DW_AT_type))
-			value = 1;
-		next = attr_ref(dbg, cur, DW_AT_abstract_origin);
-		if (!next)
-			next = attr_ref(dbg, cur, DW_AT_specification);
-		if (cur != die)
-			dwarf_dealloc_die(cur);
-		cur = next;
-	}
-	if (cur && cur != die)
-		dwarf_dealloc_die(cur);
-	if (!name) {
-		name = plain;
-		plain = NULL;
-	}
-	free(plain);
+	hwt_dwarf_function_read(dbg, die, &fn);
+	name = fn.name;
 	if (!name)
 		goto out;
 	/* The entry address. */
@@ -598,10 +269,10 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	for (i = 1; i < nr; i++)
 		if (r[i].begin < lowest)
 			lowest = r[i].begin;
-	if (attr_entry_pc(dbg, die, lowest, &entry) < 0) {
+	if (!hwt_dwarf_entry_pc(dbg, die, lowest, &entry)) {
 		entry = from_low_pc ? r[0].begin : 0;
 		for (i = 0; i < nr && !entry; i++)
-			entry = symbol_in(info, name, r[i].begin, r[i].end);
+			entry = hwt_elf_file_function_in(&info->elf, name, r[i].begin, r[i].end);
 		if (!entry)
 			entry = r[0].begin;
 	}
@@ -627,8 +298,8 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	name = NULL;
 	f->entry = entry;
 	f->end = r[i].end;
-	f->decl_line = decl_line <= UINT32_MAX ? (uint32_t)decl_line : 0;
-	f->returns_value = value;
+	f->decl_line = fn.decl_line;
+	f->returns_value = fn.has_type;
 	for (i = 0; i < nr; i++) {
 		fr[info->nranges].begin = r[i].begin;
 		fr[info->nranges].end = r[i].end;
@@ -641,40 +312,29 @@ out:
 	return rc;
 }
 
-/* Walks a DIE tree for subprograms with code (depth-limited). */
-static int walk_dies(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die,
-		     Dwarf_Addr cu_base, int depth)
-{
-	Dwarf_Error err = NULL;
-	Dwarf_Die child = NULL, sib;
-	Dwarf_Half tag = 0;
-	int rc = 0, res;
+struct walk {
+	struct hwt_debuginfo *info;
+	Dwarf_Debug dbg;
+	Dwarf_Addr cu_base;
+};
 
-	if (depth > 64)
-		return 0;
-	if (dwarf_tag(die, &tag, &err) == DW_DLV_OK && tag == DW_TAG_subprogram) {
-		rc = add_function(info, dbg, die, cu_base);
+/*
+ * Subprograms with code are functions. Inlined copies
+ * (DW_TAG_inlined_subroutine) are not functions of their own; nested
+ * subprograms (C++ lambdas, local classes) are: every DIE is walked.
+ */
+static int visit_die(void *arg, Dwarf_Die die, Dwarf_Half tag, int level)
+{
+	struct walk *w = arg;
+	int rc;
+
+	(void)level;
+	if (tag == DW_TAG_subprogram) {
+		rc = add_function(w->info, w->dbg, die, w->cu_base);
 		if (rc < 0)
 			return rc;
-	} else if (err) {
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		err = NULL;
 	}
-	/* Inlined copies (DW_TAG_inlined_subroutine) are not functions of
-	   their own; nested subprograms (C++ lambdas, local classes) are. */
-	res = dwarf_child(die, &child, &err);
-	if (res == DW_DLV_ERROR)
-		dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-	while (res == DW_DLV_OK && rc == 0) {
-		rc = walk_dies(info, dbg, child, cu_base, depth + 1);
-		err = NULL;
-		res = dwarf_siblingof_b(dbg, child, 1, &sib, &err);
-		if (res == DW_DLV_ERROR)
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-		dwarf_dealloc_die(child);
-		child = sib;
-	}
-	return rc;
+	return 1;
 }
 
 static int cmp_span(const void *a, const void *b)
@@ -776,61 +436,43 @@ static void finish(struct hwt_debuginfo *info)
 	}
 }
 
-static int read_dwarf(struct hwt_debuginfo *info, int fd)
+static int from_dwarf_error(int code)
 {
-	Dwarf_Debug dbg = NULL;
-	Dwarf_Error err = NULL;
-	Dwarf_Unsigned next = 0;
-	int res, rc = 0, cus = 0;
-
-	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err);
-	if (res == DW_DLV_NO_ENTRY)
-		return -hle_no_debug;
-	if (res != DW_DLV_OK) {
-		/* With no dbg there is nothing to deallocate the error with. */
-		return -hle_dwarf;
+	switch ((enum hwt_dwarf_error)-code) {
+	case hde_ok:       return 0;
+	case hde_invalid:  return -hle_invalid;
+	case hde_nomem:    return -hle_nomem;
+	case hde_io:       return -hle_io;
+	case hde_no_debug: return -hle_no_debug;
+	case hde_dwarf:    return -hle_dwarf;
 	}
-	for (;;) {
-		Dwarf_Die cu = NULL;
-		Dwarf_Half version = 0, cu_type = 0;
+	return -hle_internal;
+}
 
-		err = NULL;
-		res = dwarf_next_cu_header_d(dbg, 1, NULL, &version, NULL, NULL, NULL, NULL, NULL,
-					     NULL, &next, &cu_type, &err);
-		if (res == DW_DLV_ERROR) {
-			dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-			rc = cus ? 0 : -hle_dwarf;
-			break;
-		}
-		if (res != DW_DLV_OK)
-			break;
-		res = dwarf_siblingof_b(dbg, NULL, 1, &cu, &err);
-		if (res != DW_DLV_OK) {
-			if (res == DW_DLV_ERROR)
-				dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-			continue;
-		}
-		cus++;
-		rc = read_cu_lines(info, dbg, cu);
+static int read_dwarf(struct hwt_debuginfo *info, const char *path)
+{
+	struct hwt_dwarf *dw;
+	struct hwt_dwarf_cu cu;
+	struct walk w = { info, NULL, 0 };
+	int res, rc = hwt_dwarf_open(path, &dw);
+
+	if (rc < 0)
+		return from_dwarf_error(rc);
+	w.dbg = hwt_dwarf_debug(dw);
+	while ((res = hwt_dwarf_next_cu(dw, &cu)) > 0) {
+		rc = read_cu_lines(info, w.dbg, cu.die);
 		if (rc == 0) {
-			/* The base address of the CU's range lists (0 when the
-			   CU has DW_AT_ranges of its own, as gcc and clang
-			   write it then). */
-			Dwarf_Addr cu_base = 0;
-
-			err = NULL;
-			if (dwarf_lowpc(cu, &cu_base, &err) != DW_DLV_OK) {
-				if (err)
-					dwarf_dealloc(dbg, err, DW_DLA_ERROR);
-				cu_base = 0;
-			}
-			rc = walk_dies(info, dbg, cu, cu_base, 0);
+			/* cu.base is 0 when the CU has DW_AT_ranges of its
+			   own, as gcc and clang write it then. */
+			w.cu_base = cu.base;
+			rc = hwt_dwarf_walk(w.dbg, cu.die, 64, visit_die, &w);
 		}
-		dwarf_dealloc_die(cu);
 		if (rc < 0)
 			break;
 	}
-	dwarf_finish(dbg, &err);
+	hwt_dwarf_close(dw);
+	if (res < 0)
+		rc = from_dwarf_error(res);
 	if (rc == 0 && info->nspans == 0)
 		return -hle_no_debug;
 	if (rc == 0)
@@ -841,15 +483,16 @@ static int read_dwarf(struct hwt_debuginfo *info, int fd)
 /* /usr/lib/debug/.build-id/xx/yyyy.debug, when it exists. */
 static char *debug_file_for(const struct hwt_debuginfo *info)
 {
+	const struct hwt_elf_file *elf = &info->elf;
 	char path[128];
 	size_t i, n;
 
-	if (info->build_id_size < 2)
+	if (elf->build_id_size < 2)
 		return NULL;
 	n = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
-			     info->build_id[0]);
-	for (i = 1; i < info->build_id_size && n + 3 < sizeof(path); i++)
-		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", info->build_id[i]);
+			     elf->build_id[0]);
+	for (i = 1; i < elf->build_id_size && n + 3 < sizeof(path); i++)
+		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", elf->build_id[i]);
 	snprintf(path + n, sizeof(path) - n, ".debug");
 	return access(path, R_OK) == 0 ? strdup(path) : NULL;
 }
@@ -858,31 +501,28 @@ int hwt_debuginfo_load(struct hwt_debuginfo *info, const char *path)
 {
 	int rc;
 
-	if (!info || !path || info->fd >= 0)
+	if (!info || !path || info->loaded)
 		return -hle_invalid;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -hle_internal;
-	info->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (info->fd < 0)
-		return -hle_io;
-	rc = read_elf(info);
+	rc = hwt_elf_file_open(&info->elf, path);
 	if (rc < 0)
-		return rc;
-	rc = read_dwarf(info, info->fd);
+		return rc == -hee_nomem ? -hle_nomem : -hle_io;
+	info->loaded = 1;
+	if (!info->elf.is_elf)
+		return -hle_not_elf;
+	rc = read_dwarf(info, path);
 	if (rc == -hle_no_debug) {
 		char *dbgpath = debug_file_for(info);
-		int fd;
+		int dbgrc;
 
 		if (!dbgpath)
 			return rc;
-		fd = open(dbgpath, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
+		dbgrc = read_dwarf(info, dbgpath);
+		if (dbgrc == -hle_io) {
 			free(dbgpath);
 			return rc;
 		}
 		info->debug_file = dbgpath;
-		rc = read_dwarf(info, fd);
-		close(fd);
+		rc = dbgrc;
 	}
 	return rc;
 }

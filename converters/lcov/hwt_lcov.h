@@ -100,6 +100,9 @@ const char *hwt_debuginfo_file(const struct hwt_debuginfo *info, size_t i);
 const struct hwt_function *hwt_debuginfo_functions(const struct hwt_debuginfo *info,
 						   size_t *count);
 
+/* The file's ELF e_machine (EM_X86_64, EM_AARCH64...): how to decode its code. */
+unsigned hwt_debuginfo_machine(const struct hwt_debuginfo *info);
+
 /*
  * The code bytes at virtual address vaddr, as far as the segment holding
  * it goes in the file (*avail bytes), or NULL.

@@ -13,12 +13,14 @@
 #include "hwt_lcov.h"
 #include "profile.h"
 
-/* Code that ships with the system: libc, the loader, ... */
+/* Code that ships with the system: libc, the loader, ... (also of the
+   aarch64 sysroot that aarch64 programs run with under qemu-aarch64). */
 static int system_image(const char *path)
 {
 	static const char *const prefixes[] = {
 		"/lib/", "/lib64/", "/lib32/", "/usr/lib/", "/usr/lib64/", "/usr/lib32/",
 		"/usr/libexec/", "/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/",
+		"/usr/aarch64-linux-gnu/",
 	};
 	size_t i;
 

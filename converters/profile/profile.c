@@ -8,25 +8,6 @@
 #include "grow.h"
 #include "profile_int.h"
 
-const char *hwt_profile_errstr(int code)
-{
-	if (code < 0)
-		code = -code;
-	switch (code) {
-	case hpe_ok: return "ok";
-	case hpe_internal: return "internal error";
-	case hpe_invalid: return "invalid argument";
-	case hpe_nomem: return "out of memory";
-	case hpe_io: return "input/output error";
-	case hpe_format: return "not a profile (bad format)";
-	case hpe_version: return "profile version not supported";
-	case hpe_mismatch: return "file is not the profiled image (build-id or size differ)";
-	case hpe_bad_code: return "code does not decode as the profile says";
-	case hpe_not_elf: return "not an ELF file";
-	}
-	return "unknown error";
-}
-
 static const char *const edge_kind_names[hwt_edge_kind_count] = {
 	[hwt_edge_cond_taken] = "cond-taken",
 	[hwt_edge_cond_not_taken] = "cond-not-taken",
@@ -59,12 +40,12 @@ void hwt_profile_free(struct hwt_profile *profile)
 
 		free((char *)img->pub.path);
 		free(img->blocks.items);
-		free(img->blocks.table.slots);
+		hwt_hash_index_free(&img->blocks.index);
 		free(img);
 	}
 	free(profile->images);
 	free(profile->edges.items);
-	free(profile->edges.table.slots);
+	hwt_hash_index_free(&profile->edges.index);
 	free(profile);
 }
 
@@ -140,28 +121,7 @@ int hwt_profile_image_add_undecoded(struct hwt_profile *profile, size_t image, u
 	return 0;
 }
 
-/* ----- Index tables ----------------------------------------------------- */
-
-/* Grows the table to hold count + 1 items at most half full. */
-static int table_reserve(struct hwt_index_table *t, size_t count)
-{
-	size_t need = (count + 1) * 2, size = t->mask ? t->mask + 1 : 0;
-
-	if (size >= need)
-		return 0;
-	if (!size)
-		size = 64;
-	while (size < need)
-		size *= 2;
-	free(t->slots);
-	t->slots = calloc(size, sizeof(*t->slots));
-	if (!t->slots) {
-		t->mask = 0;
-		return -hpe_nomem;
-	}
-	t->mask = size - 1;
-	return 1; /* rebuilt empty: the caller reinserts */
-}
+/* ----- Indexes --------------------------------------------------------- */
 
 static uint64_t block_hash(uint64_t begin, uint64_t end)
 {
@@ -181,48 +141,25 @@ static int edge_same(const struct hwt_profile_edge *a, const struct hwt_profile_
 	       a->to_image == b->to_image && a->kind == b->kind;
 }
 
-static void block_table_insert(struct hwt_block_set *set, size_t index)
+/* After a sort: the items moved, the index is made again. */
+static int block_index_rebuild(struct hwt_block_set *set)
 {
-	const struct hwt_profile_block *b = &set->items[index];
-	size_t mask = set->table.mask, i = block_hash(b->begin, b->end) & mask;
+	hwt_hash_index_clear(&set->index);
+	for (size_t i = 0; i < set->count; i++) {
+		const struct hwt_profile_block *b = &set->items[i];
 
-	while (set->table.slots[i])
-		i = (i + 1) & mask;
-	set->table.slots[i] = (uint32_t)(index + 1);
-}
-
-static void edge_table_insert(struct hwt_edge_set *set, size_t index)
-{
-	size_t mask = set->table.mask, i = edge_hash(&set->items[index]) & mask;
-
-	while (set->table.slots[i])
-		i = (i + 1) & mask;
-	set->table.slots[i] = (uint32_t)(index + 1);
-}
-
-static int block_table_rebuild(struct hwt_block_set *set)
-{
-	int status = table_reserve(&set->table, set->count);
-
-	if (status < 0)
-		return status;
-	if (status == 0)
-		memset(set->table.slots, 0, (set->table.mask + 1) * sizeof(*set->table.slots));
-	for (size_t i = 0; i < set->count; i++)
-		block_table_insert(set, i);
+		if (hwt_hash_index_add(&set->index, block_hash(b->begin, b->end), i) < 0)
+			return -hpe_nomem;
+	}
 	return 0;
 }
 
-static int edge_table_rebuild(struct hwt_edge_set *set)
+static int edge_index_rebuild(struct hwt_edge_set *set)
 {
-	int status = table_reserve(&set->table, set->count);
-
-	if (status < 0)
-		return status;
-	if (status == 0)
-		memset(set->table.slots, 0, (set->table.mask + 1) * sizeof(*set->table.slots));
+	hwt_hash_index_clear(&set->index);
 	for (size_t i = 0; i < set->count; i++)
-		edge_table_insert(set, i);
+		if (hwt_hash_index_add(&set->index, edge_hash(&set->items[i]), i) < 0)
+			return -hpe_nomem;
 	return 0;
 }
 
@@ -232,26 +169,23 @@ int hwt_profile_add_block(struct hwt_profile *profile, size_t image, uint64_t be
 			  uint64_t end, uint32_t insns, uint64_t count)
 {
 	struct hwt_block_set *set;
-	size_t mask, i;
+	struct hwt_hash_probe probe;
+	uint64_t hash = block_hash(begin, end);
 
 	if (!profile || image >= profile->image_count || end < begin || !insns)
 		return -hpe_invalid;
 	set = &profile->images[image]->blocks;
-	if (set->table.mask) {
-		mask = set->table.mask;
-		for (i = block_hash(begin, end) & mask; set->table.slots[i]; i = (i + 1) & mask) {
-			struct hwt_profile_block *b = &set->items[set->table.slots[i] - 1];
+	for (long k = hwt_hash_index_find(&set->index, hash, &probe); k >= 0;
+	     k = hwt_hash_index_next(&set->index, &probe)) {
+		struct hwt_profile_block *b = &set->items[k];
 
-			if (b->begin == begin && b->end == end) {
-				if (b->insns != insns)
-					return -hpe_invalid;
-				b->count += count;
-				return 0;
-			}
+		if (b->begin == begin && b->end == end) {
+			if (b->insns != insns)
+				return -hpe_invalid;
+			b->count += count;
+			return 0;
 		}
 	}
-	if (set->count >= UINT32_MAX - 1)
-		return -hpe_nomem;
 	{
 		void *p = hwt_grow_array(set->items, &set->capacity, set->count + 1,
 					 sizeof(*set->items));
@@ -267,13 +201,9 @@ int hwt_profile_add_block(struct hwt_profile *profile, size_t image, uint64_t be
 	else if (set->count > 1 && set->items[set->count - 2].begin == begin &&
 		 set->items[set->count - 2].end > end)
 		set->sorted = 0;
-	if (!set->table.mask || (set->count + 1) * 2 > set->table.mask + 1) {
-		if (block_table_rebuild(set) < 0) {
-			set->count--;
-			return -hpe_nomem;
-		}
-	} else {
-		block_table_insert(set, set->count - 1);
+	if (hwt_hash_index_add(&set->index, hash, set->count - 1) < 0) {
+		set->count--;
+		return -hpe_nomem;
 	}
 	return 0;
 }
@@ -295,7 +225,7 @@ int hwt_profile_sort_blocks(struct hwt_block_set *set)
 		return 0;
 	qsort(set->items, set->count, sizeof(*set->items), block_cmp);
 	set->sorted = 1;
-	return block_table_rebuild(set);
+	return block_index_rebuild(set);
 }
 
 int hwt_profile_blocks(const struct hwt_profile *profile, size_t image,
@@ -338,25 +268,23 @@ int hwt_profile_edge_cmp(const void *pa, const void *pb)
 int hwt_profile_add_edge(struct hwt_profile *profile, const struct hwt_profile_edge *edge)
 {
 	struct hwt_edge_set *set;
-	size_t mask, i;
+	struct hwt_hash_probe probe;
+	uint64_t hash;
 
 	if (!profile || !edge || edge->from_image >= profile->image_count ||
 	    edge->to_image >= profile->image_count || edge->kind >= hwt_edge_kind_count)
 		return -hpe_invalid;
 	set = &profile->edges;
-	if (set->table.mask) {
-		mask = set->table.mask;
-		for (i = edge_hash(edge) & mask; set->table.slots[i]; i = (i + 1) & mask) {
-			struct hwt_profile_edge *e = &set->items[set->table.slots[i] - 1];
+	hash = edge_hash(edge);
+	for (long k = hwt_hash_index_find(&set->index, hash, &probe); k >= 0;
+	     k = hwt_hash_index_next(&set->index, &probe)) {
+		struct hwt_profile_edge *e = &set->items[k];
 
-			if (edge_same(e, edge)) {
-				e->count += edge->count;
-				return 0;
-			}
+		if (edge_same(e, edge)) {
+			e->count += edge->count;
+			return 0;
 		}
 	}
-	if (set->count >= UINT32_MAX - 1)
-		return -hpe_nomem;
 	{
 		void *p = hwt_grow_array(set->items, &set->capacity, set->count + 1,
 					 sizeof(*set->items));
@@ -368,13 +296,9 @@ int hwt_profile_add_edge(struct hwt_profile *profile, const struct hwt_profile_e
 	set->items[set->count++] = *edge;
 	if (set->count > 1 && hwt_profile_edge_cmp(&set->items[set->count - 2], edge) > 0)
 		set->sorted = 0;
-	if (!set->table.mask || (set->count + 1) * 2 > set->table.mask + 1) {
-		if (edge_table_rebuild(set) < 0) {
-			set->count--;
-			return -hpe_nomem;
-		}
-	} else {
-		edge_table_insert(set, set->count - 1);
+	if (hwt_hash_index_add(&set->index, hash, set->count - 1) < 0) {
+		set->count--;
+		return -hpe_nomem;
 	}
 	return 0;
 }
@@ -385,7 +309,7 @@ int hwt_profile_sort_edges(struct hwt_edge_set *set)
 		return 0;
 	qsort(set->items, set->count, sizeof(*set->items), hwt_profile_edge_cmp);
 	set->sorted = 1;
-	return edge_table_rebuild(set);
+	return edge_index_rebuild(set);
 }
 
 int hwt_profile_edges(const struct hwt_profile *profile,

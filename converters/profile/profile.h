@@ -175,8 +175,9 @@ struct hwt_profile_insn {
 	uint64_t taken;       /* conditional branches: times taken */
 	uint64_t not_taken;   /* conditional branches: times not taken */
 	uint8_t length;       /* bytes */
-	uint8_t branch;       /* enum hwt_x86_branch (common/x86_insn.h) */
-	uint8_t x86_flags;    /* HWT_X86_* flags: HWT_X86_REP marks a rep-prefixed
+	uint8_t branch;       /* enum hwt_insn_kind (common/insn.h: the classes of
+	                         common/x86_insn.h, AArch64 instructions mapped onto them) */
+	uint8_t x86_flags;    /* HWT_INSN_* flags: HWT_INSN_REP marks an x86 rep-prefixed
 	                         string instruction, counted once per execution
 	                         however many iterations it made */
 	uint8_t reserved[5];
@@ -185,13 +186,14 @@ struct hwt_profile_insn {
 /*
  * Every executed instruction of an image, sorted by offset, with its count
  * and, for conditional branches, taken and not-taken counts (from the
- * edges). Instruction boundaries come from the x86-64 classifier reading
- * the image's code from file (NULL: the image's path; a copy or a debug
- * file with the same build-id may be given instead). Checks the file's
- * build-id against the image's.
+ * edges). Instruction boundaries come from the classifier of the image's
+ * architecture (its ELF e_machine: x86-64 or AArch64) reading the image's
+ * code from file (NULL: the image's path; a copy or a debug file with the
+ * same build-id may be given instead). Checks the file's build-id against
+ * the image's.
  *
  * On success *insns is malloc'd (free() it) and 0 is returned. Errors:
- * -hpe_io (the file cannot be read), -hpe_not_elf, -hpe_mismatch (another
+ * -hpe_io (the file cannot be read), -hpe_not_elf (also: of an architecture hwt does not decode), -hpe_mismatch (another
  * build-id, or blocks beyond the end of the file), -hpe_bad_code (a block
  * does not decode to its instruction count), -hpe_nomem, -hpe_invalid.
  */

@@ -1,6 +1,7 @@
 /*
  * The per-instruction view of an image: blocks walked instruction by
- * instruction with the x86-64 classifier over the image's file, plus the
+ * instruction with the classifier of the image's architecture (its ELF
+ * e_machine: x86-64 or AArch64) over the image's file, plus the
  * taken/not-taken counts of conditional branches from the edges.
  */
 #include <errno.h>
@@ -10,46 +11,25 @@
 #include "grow.h"
 #include "elf_file.h"
 #include "profile_int.h"
-#include "x86_insn.h"
+#include "insn.h"
 
 struct insn_map {
 	struct hwt_profile_insn *items;
 	size_t count, capacity;
-	uint32_t *slots;
-	size_t mask;
+	struct hwt_hash_index index;  /* of items by offset */
 };
-
-static int map_grow(struct insn_map *m)
-{
-	size_t size = m->mask ? (m->mask + 1) * 2 : 1024;
-	uint32_t *slots = calloc(size, sizeof(*slots));
-
-	if (!slots)
-		return -hpe_nomem;
-	free(m->slots);
-	m->slots = slots;
-	m->mask = size - 1;
-	for (size_t k = 0; k < m->count; k++) {
-		size_t i = hwt_hash_mix(m->items[k].offset) & m->mask;
-
-		while (m->slots[i])
-			i = (i + 1) & m->mask;
-		m->slots[i] = (uint32_t)(k + 1);
-	}
-	return 0;
-}
 
 /* The entry for offset, or NULL (when create is 0 and there is none, or out of memory). */
 static struct hwt_profile_insn *map_get(struct insn_map *m, uint64_t offset, int create)
 {
-	size_t i;
+	struct hwt_hash_probe probe;
+	uint64_t hash = hwt_hash_mix(offset);
 
-	if (m->mask) {
-		for (i = hwt_hash_mix(offset) & m->mask; m->slots[i]; i = (i + 1) & m->mask)
-			if (m->items[m->slots[i] - 1].offset == offset)
-				return &m->items[m->slots[i] - 1];
-	}
-	if (!create || m->count >= UINT32_MAX - 1)
+	for (long k = hwt_hash_index_find(&m->index, hash, &probe); k >= 0;
+	     k = hwt_hash_index_next(&m->index, &probe))
+		if (m->items[k].offset == offset)
+			return &m->items[k];
+	if (!create)
 		return NULL;
 	{
 		void *p = hwt_grow_array(m->items, &m->capacity, m->count + 1,
@@ -59,13 +39,10 @@ static struct hwt_profile_insn *map_get(struct insn_map *m, uint64_t offset, int
 			return NULL;
 		m->items = p;
 	}
-	if ((m->count + 1) * 2 > (m->mask ? m->mask + 1 : 0) && map_grow(m) < 0)
+	if (hwt_hash_index_add(&m->index, hash, m->count) < 0)
 		return NULL;
 	memset(&m->items[m->count], 0, sizeof(m->items[0]));
 	m->items[m->count].offset = offset;
-	for (i = hwt_hash_mix(offset) & m->mask; m->slots[i]; i = (i + 1) & m->mask)
-		;
-	m->slots[i] = (uint32_t)(m->count + 1);
 	return &m->items[m->count++];
 }
 
@@ -83,7 +60,7 @@ static int walk_block(struct insn_map *m, const struct hwt_elf_file *file,
 	uint64_t off = b->begin;
 
 	for (uint32_t n = 0; n < b->insns; n++) {
-		struct hwt_x86_insn insn;
+		struct hwt_insn insn;
 		struct hwt_profile_insn *pi;
 		int len;
 
@@ -91,7 +68,7 @@ static int walk_block(struct insn_map *m, const struct hwt_elf_file *file,
 			return -hpe_mismatch;
 		if (n + 1 == b->insns && off != b->end)
 			return -hpe_bad_code;
-		len = hwt_x86_insn_decode(file->data + off, file->size - off, &insn);
+		len = hwt_insn_decode(file->machine, file->data + off, file->size - off, &insn);
 		if (len < 0)
 			return -hpe_bad_code;
 		pi = map_get(m, off, 1);
@@ -99,7 +76,7 @@ static int walk_block(struct insn_map *m, const struct hwt_elf_file *file,
 			return -hpe_nomem;
 		pi->count += b->count;
 		pi->length = (uint8_t)len;
-		pi->branch = insn.branch;
+		pi->branch = insn.kind;
 		pi->x86_flags = insn.flags;
 		off += (uint64_t)len;
 	}
@@ -128,8 +105,8 @@ int hwt_profile_image_insns(const struct hwt_profile *profile, size_t image,
 		return status;
 	status = hwt_elf_file_open(&file, path ? path : img->path);
 	if (status < 0)
-		return status;
-	if (!file.is_elf) {
+		return status == -hee_nomem ? -hpe_nomem : -hpe_io;
+	if (!file.is_elf || !hwt_insn_machine_known(file.machine)) {
 		status = -hpe_not_elf;
 		goto out;
 	}
@@ -169,7 +146,7 @@ int hwt_profile_image_insns(const struct hwt_profile *profile, size_t image,
 out:
 	hwt_elf_file_close(&file);
 	free(m.items);
-	free(m.slots);
+	hwt_hash_index_free(&m.index);
 	return status;
 }
 

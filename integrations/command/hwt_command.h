@@ -132,7 +132,10 @@ enum {
 	"                        (hwt.ko's sw backend in the kernel: hwt_sw.ko loaded) or\n" \
 	"                        auto (qemu when qemu-x86_64 and the plugin are there and\n" \
 	"                        neither --filter nor --trace-all is given, else\n"          \
-	"                        valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n"
+	"                        valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n" \
+	"                        aarch64 programs run under qemu-aarch64 (sysroot\n"        \
+	"                        $QEMU_LD_PREFIX or /usr/aarch64-linux-gnu), traced (ETMv4)\n" \
+	"                        by the qemu unit\n"
 /* Usage text of the selection options. */
 #define HWT_UNIT_SELECT_USAGE                                                              \
 	"      --trace GLOB      trace executables matching GLOB (repeatable; '*' matches\n" \

@@ -36,8 +36,8 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 		;
 	command = hwt_bundle_quote_argv(argc, argv);
 	/* The header names the unit that writes the bundle. */
-	err = hwt_bundle_create(dir, run.unit->name, run.unit->clock ? run.unit->clock : "sequence",
-				command ? command : "");
+	err = hwt_bundle_create_trace(dir, run.unit->name, run.unit->clock ? run.unit->clock : "sequence",
+				      command ? command : "", run.unit->traces);
 	free(command);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot create the bundle %s: %s%s%s\n", prefix, dir,

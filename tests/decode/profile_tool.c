@@ -9,7 +9,8 @@
  *       BRANCH the classifier's name); an image whose file cannot be read gives
  *       "image-error PATH: why".
  *   profile_tool total PROFILE               total instructions executed
- *   profile_tool maps BUNDLE                 every MMAP record of the bundle:
+ *   profile_tool maps BUNDLE [PID]           every MMAP record of the bundle
+ *       (of the images of PID, in generation order):
  *       "START END VADDR PATH" (hex; VADDR: the ELF virtual address at START)
  *   profile_tool live SRC DEST OUT [grow]    the decode while recording, on
  *       SRC copied into DEST piece by piece (live_replay.c)
@@ -82,7 +83,7 @@ static int total_main(const char *path)
 	return 0;
 }
 
-static int maps_main(const char *dir)
+static int maps_main(const char *dir, const char *pid)
 {
 	struct hwt_bundle *b = hwt_bundle_alloc();
 	struct hwt_sideband *sb = hwt_sideband_alloc();
@@ -93,6 +94,8 @@ static int maps_main(const char *dir)
 		return 2;
 	}
 	for (size_t i = 0; i < hwt_bundle_image_count(b); i++) {
+		if (pid && hwt_bundle_image_at(b, i)->pid != strtoul(pid, NULL, 10))
+			continue;
 		if (hwt_sideband_open(sb, hwt_bundle_image_at(b, i)->path) < 0)
 			continue;
 		while (hwt_sideband_next(sb, &rec) == 0) {
@@ -127,8 +130,8 @@ int main(int argc, char **argv)
 		return insns_main(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "total"))
 		return total_main(argv[2]);
-	if (argc == 3 && !strcmp(argv[1], "maps"))
-		return maps_main(argv[2]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "maps"))
+		return maps_main(argv[2], argc == 4 ? argv[3] : NULL);
 	if ((argc == 5 || (argc == 6 && !strcmp(argv[5], "grow"))) && !strcmp(argv[1], "live"))
 		return hwt_live_replay_main(argv[2], argv[3], argv[4], argc == 6);
 	fprintf(stderr, "usage: profile_tool report|merge|insns|total|maps|live ...\n");

@@ -1,7 +1,7 @@
 /*
  * Unit tests of the profile library: counts add up, the serialised form
  * round-trips and is independent of insertion and merge order, bad input
- * is refused with the right error.
+ * is refused with the right error, every error has a string.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -9,17 +9,7 @@
 #include <string.h>
 
 #include "profile.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                          \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "unit_check.h"
 
 static const uint8_t id_a[20] = { 0xaa, 1, 2, 3 };
 static const uint8_t id_b[20] = { 0xbb, 9, 8, 7 };
@@ -169,7 +159,7 @@ static void expect_bad(const char *text, int want, size_t want_line)
 	if (status != want || (want_line && line != want_line)) {
 		fprintf(stderr, "bad input gave %d at line %zu, wanted %d at line %zu:\n%s\n", status,
 			line, want, want_line, text);
-		failures++;
+		unit_failures++;
 	}
 	/* Nothing of a bad file is kept. */
 	CHECK(hwt_profile_image_count(p) == 0);
@@ -197,16 +187,17 @@ static void test_bad_input(void)
 	expect_bad("hwt-profile 1\nimage 0 - - 0 /a\nimage 1 - - 0 /a\nend 2 0 0\n", -hpe_format, 3);
 }
 
+static void test_errstr(void)
+{
+	CHECK_ERRSTR(hwt_profile_errstr, hpe_ok, hpe_not_elf);
+}
+
 int main(void)
 {
+	test_errstr();
 	test_counts();
 	test_round_trip();
 	test_merge();
 	test_bad_input();
-	if (failures) {
-		fprintf(stderr, "profile_unit: %d checks failed\n", failures);
-		return 1;
-	}
-	printf("profile_unit: all checks passed\n");
-	return 0;
+	return unit_exit("profile_unit");
 }

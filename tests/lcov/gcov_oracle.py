@@ -11,9 +11,20 @@ gcov") explains the difference; each such line is listed. Functions must
 agree on their hit counts. genhtml and `lcov --summary` must read the
 hwt-cov output without a word on stderr.
 
-usage: gcov_oracle.py --hwt-cov PATH --cc gcc|clang-19 --work DIR [CASE...]
+With --target aarch64 both builds are cross builds (aarch64-linux-gnu-gcc
+--coverage for the oracle, run under qemu-aarch64 with the cross sysroot
+and captured with aarch64-linux-gnu-gcov; the compiler under test gets
+--target=aarch64-linux-gnu when it is clang), and hwt-cov runs them under
+its QEMU unit (ETMv4 decoded by OpenCSD).
+
+The case "calc" is examples/calc's suite: libcalc.so and its three tests,
+run by run-tests.sh (under hwt-cov, the script runs natively and the tests
+are traced).
+
+usage: gcov_oracle.py --hwt-cov PATH --cc gcc|clang-19 --work DIR [--target aarch64] [CASE...]
        gcov_oracle.py --compare GCOV.info HWT.info SOURCE...   (just compare)
-Exit status 0 when everything agrees (up to the listed exceptions).
+Exit status 0 when everything agrees (up to the listed exceptions), 77 when
+the cross tools for --target are not installed.
 """
 import argparse
 import os
@@ -26,6 +37,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PROGRAMS = os.path.join(ROOT, 'tests', 'programs')
 SRC = os.path.join(HERE, 'src')
+CALC = os.path.join(ROOT, 'examples', 'calc')
+AARCH64_SYSROOT = os.environ.get('QEMU_LD_PREFIX') or '/usr/aarch64-linux-gnu'
+
+# Suites: (library sources, library name, test programs' sources, runner script).
+SUITES = {
+    'calc': ([os.path.join(CALC, 'calc.c')], 'calc',
+             [os.path.join(CALC, t + '.c') for t in ('test_arith', 'test_parse', 'test_prime')],
+             os.path.join(CALC, 'run-tests.sh')),
+}
 
 # name: (program sources, library sources or [], library name, arguments)
 CASES = {
@@ -188,18 +208,26 @@ def check(cond, what):
         raise RuntimeError(what)
 
 
+def compiler(cc, target):
+    """The command of compiler cc for target (None: the host)."""
+    if target and 'clang' in os.path.basename(cc):
+        return [cc, '--target=%s-linux-gnu' % target]
+    return [cc]
+
+
 def build(cc, out_dir, name, sources, lib_sources, lib, flags):
     os.makedirs(out_dir, exist_ok=True)
+    cc = cc if isinstance(cc, list) else [cc]
     libflags = []
     if lib_sources:
         so = os.path.join(out_dir, 'lib%s.so' % lib)
-        r = run([cc] + flags + ['-fPIC', '-shared', '-I', SRC, '-I', PROGRAMS, '-o', so] +
+        r = run(cc + flags + ['-fPIC', '-shared', '-I', SRC, '-I', PROGRAMS, '-o', so] +
                 lib_sources, cwd=out_dir)
         check(r.returncode == 0, 'building %s: %s' % (so, r.stderr))
         libflags = ['-L', out_dir, '-l' + lib, '-Wl,-rpath,' + out_dir]
     exe = os.path.join(out_dir, name)
-    r = run([cc] + flags + ['-I', SRC, '-I', PROGRAMS, '-o', exe] + sources + libflags,
-            cwd=out_dir)
+    r = run(cc + flags + ['-I', SRC, '-I', PROGRAMS, '-I', CALC, '-o', exe] + sources +
+            libflags, cwd=out_dir)
     check(r.returncode == 0, 'building %s: %s' % (exe, r.stderr))
     return exe
 
@@ -215,26 +243,58 @@ CASE_FLAGS = {
 }
 
 
+def oracle_tools(target):
+    """The oracle's compiler, how its programs run, its gcov."""
+    if not target:
+        return 'gcc', [], []
+    return ('%s-linux-gnu-gcc' % target, ['qemu-%s' % target, '-L', AARCH64_SYSROOT],
+            ['--gcov-tool', '%s-linux-gnu-gcov' % target])
+
+
 def run_case(args, name, totals):
-    sources, lib_sources, lib, prog_args = CASES[name]
-    cc_name = os.path.basename(args.cc)
+    suite = SUITES.get(name)
+    if suite:
+        lib_sources, lib, tests, runner = suite
+        sources, prog_args = [], []
+    else:
+        sources, lib_sources, lib, prog_args = CASES[name]
+    cc_name = os.path.basename(args.cc) + ('-' + args.target if args.target else '')
     work = os.path.join(args.work, cc_name, name)
     shutil.rmtree(work, ignore_errors=True)
+    gcc, runner_prefix, gcov_tool = oracle_tools(args.target)
     # The oracle: gcc --coverage, run, lcov --capture.
     gdir = os.path.join(work, 'gcov')
-    exe = build('gcc', gdir, name, sources, lib_sources, lib,
-                ['-O0', '-g', '--coverage'] + CASE_FLAGS.get(name, []))
-    native = run([exe] + prog_args, cwd=gdir)
+    flags = ['-O0', '-g', '--coverage'] + CASE_FLAGS.get(name, [])
+    if suite:
+        exes = [build(gcc, gdir, os.path.basename(t)[:-2], [t], lib_sources, lib, flags)
+                for t in tests]
+        native = None
+        for exe in exes:
+            r = run(runner_prefix + [exe], cwd=gdir)
+            check(r.returncode == 0, '%s failed: %s' % (exe, r.stderr))
+    else:
+        exe = build(gcc, gdir, name, sources, lib_sources, lib, flags)
+        native = run(runner_prefix + [exe] + prog_args, cwd=gdir)
     r = run(['lcov', '--quiet', '--capture', '--directory', gdir, '--output-file',
-             os.path.join(work, 'gcov.info')])
+             os.path.join(work, 'gcov.info')] + gcov_tool)
     check(r.returncode == 0, 'lcov --capture: %s' % r.stderr)
     # hwt-cov on a plain -O0 -g build.
     hdir = os.path.join(work, 'hwt')
-    exe = build(args.cc, hdir, name, sources, lib_sources, lib,
-                ['-O0', '-g'] + CASE_FLAGS.get(name, []))
+    cc = compiler(args.cc, args.target)
+    flags = ['-O0', '-g'] + CASE_FLAGS.get(name, [])
     info = os.path.join(work, 'hwt.info')
     html = os.path.join(work, 'html')
-    r = run([args.hwt_cov, '-o', info, '--html', html, '--', exe] + prog_args, cwd=hdir)
+    if suite:
+        for t in tests:
+            build(cc, hdir, os.path.basename(t)[:-2], [t], lib_sources, lib, flags)
+        r = run([args.hwt_cov, '-o', info, '--html', html, '--', 'sh', runner, hdir], cwd=hdir)
+        native = run(['sh', '-c', 'exit 0'])
+        sources = tests
+        r.stdout = ''
+        native.stdout = ''
+    else:
+        exe = build(cc, hdir, name, sources, lib_sources, lib, flags)
+        r = run([args.hwt_cov, '-o', info, '--html', html, '--', exe] + prog_args, cwd=hdir)
     check(r.returncode == native.returncode,
           'hwt-cov exit status %d, the program alone %d' % (r.returncode, native.returncode))
     check(r.stdout == native.stdout, 'the program printed something else under hwt-cov')
@@ -273,15 +333,23 @@ def main():
     p.add_argument('--cc', default='gcc')
     p.add_argument('--work')
     p.add_argument('--compare', nargs='+')
+    p.add_argument('--target', choices=['aarch64'])
     p.add_argument('cases', nargs='*')
     args = p.parse_args()
+    if args.target:
+        tools = ['%s-linux-gnu-gcc' % args.target, '%s-linux-gnu-gcov' % args.target,
+                 'qemu-%s' % args.target]
+        missing = [t for t in tools if not shutil.which(t)]
+        if missing or not os.path.isdir(AARCH64_SYSROOT):
+            print('SKIP: not installed: %s' % ' '.join(missing or [AARCH64_SYSROOT]))
+            return 77
     if args.compare:
         mismatches, _ = compare(args.compare[0], args.compare[1], args.compare[2:],
                                 os.path.basename(args.cc), sys.stdout)
         return 1 if mismatches else 0
     ok = True
     totals = {}
-    for name in args.cases or sorted(CASES):
+    for name in args.cases or sorted(CASES) + sorted(SUITES):
         try:
             ok = run_case(args, name, totals) and ok
         except RuntimeError as e:

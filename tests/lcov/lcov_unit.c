@@ -1,7 +1,7 @@
 /*
- * Unit tests of the lcov writer's small parts: path normalisation, the
- * include/exclude filter, the writer on coverage with nothing in it, and
- * the loader on files that are not what it wants.
+ * Unit tests of the lcov writer's small parts: error strings, path
+ * normalisation, the include/exclude filter, the writer on coverage with
+ * nothing in it, and the loader on files that are not what it wants.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,16 +10,7 @@
 
 #include "hwt_lcov.h"
 #include "lcov_int.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "unit_check.h"
 
 static void check_path(const char *in, const char *want)
 {
@@ -27,7 +18,7 @@ static void check_path(const char *in, const char *want)
 
 	if (!got || strcmp(got, want)) {
 		fprintf(stderr, "FAIL: normalize(%s) = %s, want %s\n", in, got ? got : "(null)", want);
-		failures++;
+		unit_failures++;
 	}
 	free(got);
 }
@@ -111,16 +102,17 @@ static void test_loader(void)
 	CHECK(strcmp(hwt_lcov_errstr(-hle_no_debug), "no debug info") == 0);
 }
 
+static void test_errstr(void)
+{
+	CHECK_ERRSTR(hwt_lcov_errstr, hle_ok, hle_mismatch);
+}
+
 int main(void)
 {
+	test_errstr();
 	test_paths();
 	test_filter();
 	test_empty_writer();
 	test_loader();
-	if (failures) {
-		fprintf(stderr, "lcov_unit: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("lcov_unit: all passed\n");
-	return 0;
+	return unit_exit("lcov_unit");
 }

@@ -1,6 +1,7 @@
 /* string_ops: memcpy, memset, strlen and memcmp of many sizes (libc's
  * vectorised paths), and REP string instructions written inline: rep movsb,
- * rep stosb, rep movsq, repe cmpsb and repne scasb, including a count of 0. */
+ * rep stosb, rep movsq, repe cmpsb and repne scasb, including a count of 0
+ * (on aarch64, loops that compute the same). */
 #include <stdio.h>
 #include <string.h>
 
@@ -38,7 +39,47 @@ static unsigned long repne_scasb(const void *s, int c, unsigned long n)
 	return n;
 }
 #else
-#error "string_ops needs x86-64"
+/* Elsewhere (aarch64) the same operations as plain loops, with the same results. */
+static void rep_movsb(void *d, const void *s, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		((volatile char *)d)[i] = ((const char *)s)[i];
+}
+
+static void rep_stosb(void *d, int c, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		((volatile char *)d)[i] = (char)c;
+}
+
+static void rep_movsq(void *d, const void *s, unsigned long nq)
+{
+	rep_movsb(d, s, nq * 8);
+}
+
+static unsigned long repe_cmpsb(const void *a, const void *b, unsigned long n)
+{
+	const char *x = a, *y = b;
+
+	while (n) {
+		n--;
+		if (*x++ != *y++)
+			break;
+	}
+	return n;
+}
+
+static unsigned long repne_scasb(const void *s, int c, unsigned long n)
+{
+	const char *p = s;
+
+	while (n) {
+		n--;
+		if (*p++ == (char)c)
+			break;
+	}
+	return n;
+}
 #endif
 
 int main(void)

@@ -1,0 +1,285 @@
+/*
+ * Executable files: mapped bytes, build-id, PT_LOAD segments, function
+ * symbols (elf_file.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf_file.h"
+#include "elf_note.h"
+#include "grow.h"
+
+/* Reads the GNU build-id from the notes in data[offset .. offset + size). */
+static void read_build_id(struct hwt_elf_file *file, uint64_t offset, uint64_t size)
+{
+	const uint8_t *desc;
+	uint32_t n;
+
+	if (offset > file->size || size > file->size - offset)
+		return;
+	n = hwt_elf_note_build_id(file->data + offset, size, sizeof(file->build_id), &desc);
+	if (n) {
+		memcpy(file->build_id, desc, n);
+		file->build_id_size = n;
+	}
+}
+
+static int read_segments(struct hwt_elf_file *file, Elf *elf, size_t n)
+{
+	file->loads = calloc(n ? n : 1, sizeof(*file->loads));
+	if (!file->loads)
+		return -hee_nomem;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr phdr;
+
+		if (!gelf_getphdr(elf, (int)i, &phdr))
+			continue;
+		if (phdr.p_type == PT_LOAD) {
+			struct hwt_elf_load *l = &file->loads[file->load_count++];
+
+			l->offset = phdr.p_offset;
+			l->filesz = phdr.p_filesz;
+			l->vaddr = phdr.p_vaddr;
+			l->flags = phdr.p_flags;
+		} else if (phdr.p_type == PT_NOTE && !file->build_id_size) {
+			read_build_id(file, phdr.p_offset, phdr.p_filesz);
+		}
+	}
+	return 0;
+}
+
+/* Whether there is a symbol table; the build-id of a note section when no
+   segment has one (a file that is not loaded as it is). */
+static void read_sections(struct hwt_elf_file *file, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		if (shdr.sh_type == SHT_SYMTAB)
+			file->has_symtab = 1;
+		if (shdr.sh_type == SHT_NOTE && !file->build_id_size)
+			read_build_id(file, shdr.sh_offset, shdr.sh_size);
+	}
+}
+
+static int read_headers(struct hwt_elf_file *file)
+{
+	Elf *elf;
+	size_t n;
+	int status;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	elf = elf_memory((char *)file->data, file->size);
+	if (!elf)
+		return 0;
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) != 0) {
+		elf_end(elf);
+		return 0;
+	}
+	status = read_segments(file, elf, n);
+	if (status < 0) {
+		elf_end(elf);
+		return status;
+	}
+	read_sections(file, elf);
+	{
+		GElf_Ehdr ehdr;
+
+		if (gelf_getehdr(elf, &ehdr))
+			file->machine = ehdr.e_machine;
+	}
+	file->elf = elf;
+	file->is_elf = 1;
+	return 0;
+}
+
+int hwt_elf_file_open(struct hwt_elf_file *file, const char *path)
+{
+	struct stat st;
+	int fd, status;
+
+	if (!file)
+		return -hee_invalid;
+	memset(file, 0, sizeof(*file));
+	if (!path)
+		return -hee_invalid;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -hee_io;
+	if (fstat(fd, &st) < 0) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -hee_io;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -hee_io;
+	}
+	file->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	if (st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED) {
+			close(fd);
+			return -hee_io;
+		}
+		file->data = p;
+		file->size = (size_t)st.st_size;
+	}
+	close(fd);
+	if (!file->data)
+		return 0;
+	status = read_headers(file);
+	if (status < 0) {
+		hwt_elf_file_close(file);
+		errno = ENOMEM;
+	}
+	return status;
+}
+
+void hwt_elf_file_close(struct hwt_elf_file *file)
+{
+	if (!file)
+		return;
+	if (file->elf)
+		elf_end(file->elf);
+	if (file->data)
+		munmap((void *)file->data, file->size);
+	free(file->loads);
+	free(file->symbols);
+	memset(file, 0, sizeof(*file));
+}
+
+uint64_t hwt_elf_file_vaddr(const struct hwt_elf_file *file, uint64_t offset)
+{
+	for (size_t i = 0; i < file->load_count; i++) {
+		const struct hwt_elf_load *l = &file->loads[i];
+
+		if (offset >= l->offset && offset - l->offset < l->filesz)
+			return l->vaddr + (offset - l->offset);
+	}
+	return offset;
+}
+
+const uint8_t *hwt_elf_file_code(const struct hwt_elf_file *file, uint64_t vaddr, size_t *avail)
+{
+	for (size_t i = 0; i < file->load_count; i++) {
+		const struct hwt_elf_load *l = &file->loads[i];
+		uint64_t off;
+
+		if (!(l->flags & PF_X) || vaddr < l->vaddr || vaddr - l->vaddr >= l->filesz)
+			continue;
+		off = l->offset + (vaddr - l->vaddr);
+		if (off >= file->size)
+			return NULL;
+		*avail = (size_t)(l->filesz - (vaddr - l->vaddr));
+		if (*avail > file->size - off)
+			*avail = file->size - off;
+		return file->data + off;
+	}
+	return NULL;
+}
+
+/* ----- Function symbols ---------------------------------------------------- */
+
+static int cmp_symbol(const void *a, const void *b)
+{
+	const struct hwt_elf_symbol *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Appends the defined function symbols of symbol table scn. */
+static int add_symbols(struct hwt_elf_file *file, Elf_Scn *scn, const GElf_Shdr *shdr,
+		       size_t *cap)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = shdr->sh_size / shdr->sh_entsize;
+
+	for (size_t i = 0; data && i < n; i++) {
+		struct hwt_elf_symbol *syms;
+		const char *name;
+		GElf_Sym sym;
+
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		name = elf_strptr(file->elf, shdr->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		syms = hwt_grow_array(file->symbols, cap, file->symbol_count + 1, sizeof(*syms));
+		if (!syms)
+			return -hee_nomem;
+		file->symbols = syms;
+		syms[file->symbol_count].addr = sym.st_value;
+		syms[file->symbol_count].name = name;
+		file->symbol_count++;
+	}
+	return 0;
+}
+
+/* Reads the function symbols of .symtab (or .dynsym when there is none). */
+static int read_symbols(struct hwt_elf_file *file)
+{
+	size_t cap = 0;
+
+	file->symbols_read = 1;
+	for (int pass = 0; pass < 2 && file->elf && !file->symbol_count; pass++) {
+		Elf32_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(file->elf, scn)) != NULL) {
+			GElf_Shdr shdr;
+
+			if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != want || !shdr.sh_entsize)
+				continue;
+			if (add_symbols(file, scn, &shdr, &cap) < 0) {
+				free(file->symbols);
+				file->symbols = NULL;
+				file->symbol_count = 0;
+				return -hee_nomem;
+			}
+		}
+	}
+	if (file->symbol_count)
+		qsort(file->symbols, file->symbol_count, sizeof(*file->symbols), cmp_symbol);
+	return 0;
+}
+
+uint64_t hwt_elf_file_function_in(struct hwt_elf_file *file, const char *name, uint64_t begin,
+				  uint64_t end)
+{
+	size_t lo = 0, hi;
+
+	if (!file->symbols_read && read_symbols(file) < 0)
+		return 0;
+	hi = file->symbol_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (file->symbols[mid].addr < begin)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* A function split in parts has a symbol of its own name at its entry
+	   only (gcc names the other part foo.cold, clang foo.__part.N). */
+	for (; lo < file->symbol_count && file->symbols[lo].addr < end; lo++)
+		if (!strcmp(file->symbols[lo].name, name))
+			return file->symbols[lo].addr;
+	return 0;
+}

@@ -1,0 +1,90 @@
+/*
+ * The ELF reader of the converters (the decoder, the profile, lcov, sample
+ * profiles): an executable file's bytes (mapped read-only), its GNU
+ * build-id, its PT_LOAD segments (the file offset to virtual address
+ * mapping, and the code bytes at an address) and its function symbols,
+ * read with libelf.
+ *
+ * Functions that can fail return a negative enum hwt_elf_error
+ * (hwt_elf_errstr names it).
+ */
+#ifndef HWT_ELF_FILE_H
+#define HWT_ELF_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum hwt_elf_error {
+	hee_ok,
+	hee_invalid,  /* bad argument */
+	hee_nomem,
+	hee_io,       /* the file cannot be opened or mapped, or is not a regular
+	                 file; errno says why */
+};
+
+/* A human readable string for an error code (negative or not). */
+const char *hwt_elf_errstr(int code);
+
+#define HWT_ELF_BUILD_ID_MAX 20u
+
+struct hwt_elf_load {
+	uint64_t offset;  /* p_offset */
+	uint64_t filesz;  /* p_filesz */
+	uint64_t vaddr;   /* p_vaddr */
+	uint32_t flags;   /* p_flags: PF_X, PF_W, PF_R */
+};
+
+struct hwt_elf_symbol {
+	uint64_t addr;
+	const char *name; /* in the file's string table */
+};
+
+struct hwt_elf_file {
+	const uint8_t *data;  /* the whole file, mapped; NULL when empty */
+	size_t size;
+	uint64_t mtime_ns;    /* modification time */
+	int is_elf;           /* 1: an ELF file whose program headers were read */
+	unsigned machine;     /* its e_machine (EM_X86_64, EM_AARCH64...), 0 when not ELF */
+	/* The first GNU build-id note of a PT_NOTE segment, else of a note
+	   section; 0: none (or longer than HWT_ELF_BUILD_ID_MAX bytes). */
+	uint8_t build_id[HWT_ELF_BUILD_ID_MAX];
+	uint32_t build_id_size;
+	struct hwt_elf_load *loads; /* the PT_LOAD segments, in program header order */
+	size_t load_count;
+	int has_symtab;       /* a .symtab section (the file is not stripped) */
+
+	/* The reader's own. */
+	struct Elf *elf;      /* libelf's view of data, while is_elf */
+	struct hwt_elf_symbol *symbols; /* sorted by addr; read when first needed */
+	size_t symbol_count;
+	int symbols_read;
+};
+
+/*
+ * Maps the file at path and reads what it can of its ELF headers. Returns 0
+ * (is_elf tells whether the headers were read), -hee_io (errno says why) or
+ * -hee_nomem.
+ */
+int hwt_elf_file_open(struct hwt_elf_file *file, const char *path);
+void hwt_elf_file_close(struct hwt_elf_file *file);
+
+/* The virtual address of a file offset (through PT_LOAD); the offset itself
+   when no segment maps it. */
+uint64_t hwt_elf_file_vaddr(const struct hwt_elf_file *file, uint64_t offset);
+
+/*
+ * The bytes at virtual address vaddr of an executable PT_LOAD segment, and
+ * in *avail how many there are up to the segment's (or the file's) end; NULL
+ * when no executable segment holds vaddr in the file.
+ */
+const uint8_t *hwt_elf_file_code(const struct hwt_elf_file *file, uint64_t vaddr, size_t *avail);
+
+/*
+ * The address of the function symbol called name inside [begin, end), or 0
+ * (none, or out of memory reading them). The symbols are those of .symtab,
+ * else of .dynsym, read at the first call.
+ */
+uint64_t hwt_elf_file_function_in(struct hwt_elf_file *file, const char *name, uint64_t begin,
+				  uint64_t end);
+
+#endif /* HWT_ELF_FILE_H */

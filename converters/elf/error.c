@@ -1,0 +1,15 @@
+/* Error strings of the ELF reader. */
+#include "elf_file.h"
+
+const char *hwt_elf_errstr(int code)
+{
+	if (code < 0)
+		code = -code;
+	switch ((enum hwt_elf_error)code) {
+	case hee_ok:      return "success";
+	case hee_invalid: return "invalid argument";
+	case hee_nomem:   return "out of memory";
+	case hee_io:      return "input/output error";
+	}
+	return "unknown error";
+}

@@ -1,0 +1,179 @@
+/*
+ * The converters' ELF reader (converters/elf) on files that are not what
+ * it wants, and on this test's own executable, checked against what the
+ * dynamic loader mapped of it (dl_iterate_phdr): the build-id note, the
+ * code bytes of a function and its symbol; and the first bytes of it cut
+ * off at several lengths.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf_file.h"
+#include "elf_note.h"
+#include "unit_check.h"
+
+/* What the loader says of the executable: its load bias and build-id. */
+struct loaded {
+	uintptr_t bias;
+	uint8_t build_id[HWT_ELF_BUILD_ID_MAX];
+	uint32_t build_id_size;
+	int found;
+};
+
+static int each_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct loaded *l = arg;
+
+	(void)size;
+	if (l->found)
+		return 0;
+	l->found = 1; /* the first object is the executable */
+	l->bias = info->dlpi_addr;
+	for (int i = 0; i < info->dlpi_phnum && !l->build_id_size; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *desc;
+		uint32_t n;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		n = hwt_elf_note_build_id((const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
+					  ph->p_memsz, HWT_ELF_BUILD_ID_MAX, &desc);
+		if (n) {
+			memcpy(l->build_id, desc, n);
+			l->build_id_size = n;
+		}
+	}
+	return 0;
+}
+
+static char *temp_file(const void *bytes, size_t n)
+{
+	char *path = strdup("/tmp/elf_file_unit.XXXXXX");
+	int fd = path ? mkstemp(path) : -1;
+
+	if (fd < 0) {
+		free(path);
+		return NULL;
+	}
+	if (write(fd, bytes, n) != (ssize_t)n) {
+		close(fd);
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	return path;
+}
+
+static void test_not_elf(void)
+{
+	struct hwt_elf_file f;
+	char *path;
+
+	errno = 0;
+	CHECK(hwt_elf_file_open(&f, "/nonexistent/file") == -hee_io && errno == ENOENT);
+	errno = 0;
+	CHECK(hwt_elf_file_open(&f, "/tmp") == -hee_io && errno == EINVAL);
+	CHECK(hwt_elf_file_open(&f, NULL) == -hee_invalid);
+	CHECK(hwt_elf_file_open(NULL, "/tmp") == -hee_invalid);
+
+	path = temp_file("", 0);
+	CHECK(path != NULL);
+	if (path) {
+		CHECK(hwt_elf_file_open(&f, path) == 0);
+		CHECK(!f.is_elf && !f.data && f.size == 0 && f.load_count == 0);
+		hwt_elf_file_close(&f);
+		unlink(path);
+		free(path);
+	}
+	path = temp_file("hello, not an ELF file\n", 23);
+	CHECK(path != NULL);
+	if (path) {
+		size_t avail = 0;
+
+		CHECK(hwt_elf_file_open(&f, path) == 0);
+		CHECK(!f.is_elf && f.size == 23 && !memcmp(f.data, "hello", 5));
+		CHECK(f.build_id_size == 0 && !f.has_symtab);
+		CHECK(hwt_elf_file_vaddr(&f, 7) == 7);
+		CHECK(hwt_elf_file_code(&f, 0, &avail) == NULL);
+		CHECK(hwt_elf_file_function_in(&f, "main", 0, UINT64_MAX) == 0);
+		hwt_elf_file_close(&f);
+		unlink(path);
+		free(path);
+	}
+}
+
+/* The first bytes of a real ELF file: a header whose tables are cut off. */
+static void test_truncated(const struct hwt_elf_file *self)
+{
+	struct hwt_elf_file f;
+
+	for (size_t cut = 16; cut <= 4096 && cut < self->size; cut *= 2) {
+		char *path = temp_file(self->data, cut);
+
+		CHECK(path != NULL);
+		if (!path)
+			return;
+		CHECK(hwt_elf_file_open(&f, path) == 0);
+		for (size_t i = 0; i < f.load_count; i++) {
+			size_t avail = 0;
+			const uint8_t *code = hwt_elf_file_code(&f, f.loads[i].vaddr, &avail);
+
+			CHECK(!code || (code >= f.data && code + avail <= f.data + f.size));
+		}
+		(void)hwt_elf_file_function_in(&f, "main", 0, UINT64_MAX);
+		hwt_elf_file_close(&f);
+		unlink(path);
+		free(path);
+	}
+}
+
+static void test_self(void)
+{
+	struct hwt_elf_file f;
+	struct loaded l = { 0 };
+	uint64_t vaddr;
+	const uint8_t *code;
+	size_t avail = 0;
+
+	dl_iterate_phdr(each_object, &l);
+	CHECK(l.found);
+	CHECK(hwt_elf_file_open(&f, "/proc/self/exe") == 0);
+	CHECK(f.is_elf && f.load_count >= 2 && f.has_symtab);
+	CHECK(l.build_id_size > 0);
+	CHECK(f.build_id_size == l.build_id_size &&
+	      !memcmp(f.build_id, l.build_id, l.build_id_size));
+
+	/* This function's code as the loader mapped it, and its symbol. */
+	vaddr = (uint64_t)((uintptr_t)&test_self - l.bias);
+	code = hwt_elf_file_code(&f, vaddr, &avail);
+	CHECK(code != NULL && avail >= 16);
+	if (code && avail >= 16)
+		CHECK(!memcmp(code, (const void *)(uintptr_t)&test_self, 16));
+	if (code)
+		CHECK(hwt_elf_file_vaddr(&f, (uint64_t)(code - f.data)) == vaddr);
+	CHECK(hwt_elf_file_function_in(&f, "test_self", vaddr, vaddr + 1) == vaddr);
+	CHECK(hwt_elf_file_function_in(&f, "test_self", vaddr + 1, vaddr + 2) == 0);
+	CHECK(hwt_elf_file_function_in(&f, "test_not_elf", vaddr, vaddr + 1) == 0);
+	test_truncated(&f);
+	hwt_elf_file_close(&f);
+	CHECK(f.data == NULL && f.loads == NULL && f.symbols == NULL);
+}
+
+static void test_errstr(void)
+{
+	CHECK_ERRSTR(hwt_elf_errstr, hee_ok, hee_io);
+}
+
+int main(void)
+{
+	test_not_elf();
+	test_self();
+	test_errstr();
+	return unit_exit("elf_file_unit");
+}
