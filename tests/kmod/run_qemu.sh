@@ -14,6 +14,7 @@
 # HWT_QEMU_TIMEOUT (seconds, default 300), HWT_KTEST_ARGS (cases to run),
 # HWT_KTEST_REPEAT (runs of the cases in one boot, default 1), HWT_KTEST=0 (no cases),
 # HWT_GUEST_SCRIPT (what the guest runs chrooted instead of guest_record.sh; no checks),
+# HWT_KMOD_ORACLES (what tests/kmod/oracles.sh wrote; default: it runs into WORK_DIR/out/host),
 # HWT_QEMU_ACCEL (QEMU -accel value; empty for QEMU's default, multi-threaded TCG),
 # HWT_QEMU_APPEND (more kernel parameters), HWT_QEMU_OPTS (more QEMU options,
 # e.g. -monitor unix:PATH,server=on,wait=off to inspect a hung guest).
@@ -168,7 +169,7 @@ if [ "$pass" -eq 0 ]; then
 fi
 # What the guest recorded, checked on the host against the oracles.
 if [ -n "$build" ] && [ "$done_line" -gt 0 ] && [ -z "${HWT_GUEST_SCRIPT:-}" ]; then
-	"$here/check_records.sh" "$root" "$build" "$work/out" | tee "$work/check.txt"
+	"$here/check_records.sh" "$root" "$build" "$work/out" ${HWT_KMOD_ORACLES:-} | tee "$work/check.txt"
 	pass=$((pass + $(grep -c '^CHECK [^ ]* PASS' "$work/check.txt" || true)))
 	fail=$((fail + $(grep -c '^CHECK [^ ]* FAIL' "$work/check.txt" || true)))
 fi
