@@ -124,8 +124,8 @@ u64 hwt_sw_ring_room(const struct hwt_sw_ring *r);
 void hwt_sw_ring_commit(struct hwt_sw_ring *r, struct hwt_context *ctx, u64 n);
 /* Points st's encoder at free space of pt, or the spill area; false when full. */
 bool hwt_sw_ring_window(struct hwt_sw_thread *ts);
-/* st's drain function: commits what it wrote and moves on. */
-void hwt_sw_ring_drain(struct hwt_sw_stream *s);
+/* st's ops: write commits what the encoder wrote in the window and moves on. */
+extern const struct hwt_sw_stream_ops hwt_sw_ring_ops;
 /* Block log: the block being logged goes out (or waits for room). */
 void hwt_sw_ring_block_close(struct hwt_sw_thread *ts);
 /* True when what waits for room (spill, blocks) fits now. */

@@ -89,22 +89,34 @@ bool hwt_sw_ring_window(struct hwt_sw_thread *ts)
 	return false;
 }
 
-void hwt_sw_ring_drain(struct hwt_sw_stream *s)
+/*
+ * The stream's write (common/sw_stream.h): the packets are in the ring's
+ * window already; commit them and open the next window. From the spill
+ * area, full as well, they are lost (counted here, where every drop is
+ * seen; the stream writes OVF next).
+ */
+static int hwt_sw_ring_write(struct hwt_sw_stream *s, const uint8_t *buf, size_t n)
 {
 	struct hwt_sw_thread *ts = container_of(s, struct hwt_sw_thread, st);
-	size_t n = s->enc.pos;
 
 	if (ts->spilling) {
-		/* The spill area is full as well: these packets are lost (OVF next). */
 		ts->lost_bytes += n;
-		s->enc.pos = 0;
-		s->lost = 1;
-		return;
+		return 0;
 	}
 	hwt_sw_ring_commit(&ts->pt, ts->sc->ctx, n);
-	hwt_sw_stream_written(s, n);
 	hwt_sw_ring_window(ts);
+	return 1;
 }
+
+/* The loss goes to the thread's LOST record with lost_bytes (hwt_sw_ring_write). */
+static void hwt_sw_ring_lost(struct hwt_sw_stream *s, size_t n)
+{
+}
+
+const struct hwt_sw_stream_ops hwt_sw_ring_ops = {
+	.write = hwt_sw_ring_write,
+	.lost = hwt_sw_ring_lost,
+};
 
 static bool hwt_sw_ring_block_put(struct hwt_sw_thread *ts, const struct hwt_sw_block *e)
 {

@@ -93,7 +93,7 @@ void hwt_sw_begin(struct hwt_sw_thread *ts)
 	rcu_read_unlock();
 	hwt_sw_ring_window(ts);
 	hwt_sw_stream_start(&ts->st, ts->st.enc.buf, ts->st.enc.size, rdtsc(), psb_period,
-			    hwt_sw_ring_drain);
+			    &hwt_sw_ring_ops);
 	ts->seen_time = hwt_context_record_time(ts->sc->ctx);
 }
 

@@ -1,29 +1,22 @@
 /*
- * hwt_elf_note_build_id and hwt_elf_note_walk (common/elf_note.c): hand-made
- * note buffers, broken ones included, 8-byte aligned notes, reading in
- * windows as hwt.ko does, and real ELF files against readelf -n as the
- * oracle (read whole and in windows).
+ * hwt_elf_note_build_id, hwt_elf_note_walk and hwt_elf_file_build_id
+ * (common/elf_note.c): hand-made note buffers, broken ones included, 8-byte
+ * aligned notes, reading in windows as hwt.ko does, this program's own file
+ * cut short and altered, and real ELF files against readelf -n as the
+ * oracle (the file reader, and each segment read whole and in windows).
  * usage: elf_note_unit [ELF...]
  */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "elf_note.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: FAIL %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "unit_check.h"
 
 /* Appends one note: namesz, descsz, type, name and desc padded to align. */
 static size_t note_aligned(uint8_t *buf, size_t at, uint32_t align, uint32_t type,
@@ -161,7 +154,7 @@ static void aligned_and_windowed(void)
  * The build-id of path from its PT_NOTE segments, as hex, or "": each
  * segment read whole (window 0) or in windows of that many bytes.
  */
-static void ours(const char *path, size_t window, char *hex)
+static void segments(const char *path, size_t window, char *hex)
 {
 	int fd = open(path, O_RDONLY);
 	Elf64_Ehdr eh;
@@ -196,6 +189,80 @@ static void ours(const char *path, size_t window, char *hex)
 	close(fd);
 }
 
+static int read_fd(void *fd, uint64_t off, void *buf, size_t len)
+{
+	return pread(*(int *)fd, buf, len, (off_t)off) == (ssize_t)len;
+}
+
+/* The build-id of path (hwt_elf_file_build_id), as hex, or "". */
+static void ours(const char *path, char *hex)
+{
+	int fd = open(path, O_RDONLY);
+	uint8_t id[64];
+	uint32_t n;
+
+	hex[0] = '\0';
+	if (fd < 0)
+		return;
+	n = hwt_elf_file_build_id(read_fd, &fd, id, sizeof(id));
+	for (uint32_t k = 0; k < n; k++)
+		sprintf(hex + 2 * k, "%02x", id[k]);
+	close(fd);
+}
+
+/* A file in memory: reads past its end fail (and ASan sees any that do not). */
+struct memfile {
+	const uint8_t *bytes;
+	size_t len;
+};
+
+static int read_mem(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct memfile *f = ctx;
+
+	if (off > f->len || len > f->len - off)
+		return 0;
+	memcpy(buf, f->bytes + off, len);
+	return 1;
+}
+
+/*
+ * This program's own file, cut at every length up to the end of its notes
+ * and with its class or program header size changed: the build-id whole,
+ * or none.
+ */
+static void file_cases(void)
+{
+	static uint8_t bytes[1 << 16];
+	uint8_t id[20], whole[20];
+	int fd = open("/proc/self/exe", O_RDONLY);
+	ssize_t got = fd >= 0 ? pread(fd, bytes, sizeof(bytes), 0) : -1;
+	struct memfile f = { bytes, got > 0 ? (size_t)got : 0 };
+	uint32_t n = hwt_elf_file_build_id(read_mem, &f, whole, sizeof(whole));
+	size_t cut, complete = 0;
+
+	if (fd >= 0)
+		close(fd);
+	CHECK(n == 20);
+	for (cut = 0; cut <= f.len && cut < 4096; cut++) {
+		struct memfile part = { bytes, cut };
+		uint32_t m = hwt_elf_file_build_id(read_mem, &part, id, sizeof(id));
+
+		CHECK(m == 0 || (m == n && memcmp(id, whole, n) == 0));
+		complete += m != 0;
+	}
+	CHECK(complete > 0); /* the notes are in the first 4 KiB */
+	/* A build-id larger than the caller takes: none. */
+	CHECK(hwt_elf_file_build_id(read_mem, &f, id, 16) == 0);
+	bytes[EI_CLASS] = ELFCLASS32;
+	CHECK(hwt_elf_file_build_id(read_mem, &f, id, sizeof(id)) == 0);
+	bytes[EI_CLASS] = ELFCLASS64;
+	bytes[offsetof(Elf64_Ehdr, e_phentsize)]++;
+	CHECK(hwt_elf_file_build_id(read_mem, &f, id, sizeof(id)) == 0);
+	bytes[offsetof(Elf64_Ehdr, e_phentsize)]--;
+	CHECK(hwt_elf_file_build_id(read_mem, &f, id, sizeof(id)) == n);
+}
+
 /* readelf -n's "Build ID: hex". */
 static void oracle(const char *path, char *hex)
 {
@@ -219,11 +286,12 @@ int main(int argc, char **argv)
 
 	hand_made();
 	aligned_and_windowed();
+	file_cases();
 	for (int i = 1; i < argc; i++) {
 		char a[256], w[256], b[256];
 
-		ours(argv[i], 0, a);
-		ours(argv[i], 64, w);
+		ours(argv[i], a);
+		segments(argv[i], 64, w);
 		oracle(argv[i], b);
 		if (strcmp(a, b) != 0 || strcmp(w, b) != 0) {
 			fprintf(stderr, "FAIL %s: ours '%s', in windows '%s', readelf '%s'\n",
