@@ -23,8 +23,8 @@ packages=(
   # dkms builds the modules as users would
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod dkms xz-utils
   # looking at pages: the flame graph and speedscope tests (tests/stacks/web,
-  # whose npm packages scripts/setup_npm.sh installs)
-  chromium nodejs npm
+  # whose npm packages scripts/setup_npm.sh installs; npm below)
+  chromium nodejs
   # function names of libc and ld.so in flame graphs (and callgrind's)
   libc6-dbg
   # coverage in CI: the oracles (diff-cover, gcovr), the .deb (dpkg-shlibdeps),
@@ -51,6 +51,9 @@ missing=()
 for p in "${packages[@]}"; do
   installed "$p" || missing+=("$p")
 done
+# npm: Debian's package, unless the nodejs installed already brings the
+# command (NodeSource's does, and conflicts with Debian's npm).
+command -v npm >/dev/null 2>&1 || installed npm || missing+=(npm)
 # The 6.12 kernel: any installed linux-image-6.12.* with its headers will do.
 kernel612=0
 for img in $(dpkg-query -W -f='${Package}\n' 'linux-image-6.12.*-amd64' 2>/dev/null); do
