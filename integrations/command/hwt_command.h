@@ -105,6 +105,22 @@ int hwt_command_option(struct hwt_command_options *o, int opt, const char *arg,
  */
 const char *hwt_command_bad_option(char *const argv[]);
 
+/*
+ * The end of a command's option switch, for what the command does not take
+ * itself: taken is what an option parser (hwt_command_option, or the lcov
+ * report's) returned for opt: 1 taken, 0 not, -1 a bad value (said).
+ * Prints usage to stdout for -h; says an option getopt_long refused or no
+ * one took as the user wrote it ('?' unknown, ':' its value missing; the
+ * optstring starts with ':' and opterr is 0), then usage to stderr.
+ * Returns -1 to go on, else the exit status: 0 after -h, 2 on an error.
+ */
+int hwt_command_option_end(int opt, int taken, char *const argv[], void (*usage)(FILE *),
+			   const char *prefix);
+
+/* The same for the options of hwt_command_option: its taken for opt and arg. */
+int hwt_command_other_option(struct hwt_command_options *o, int opt, const char *arg,
+			     char *const argv[], void (*usage)(FILE *), const char *prefix);
+
 /* getopt_long entries of the options above. */
 #define HWT_OPTION_OUTPUT  { "output", required_argument, NULL, 'o' }
 #define HWT_OPTION_JOBS    { "jobs", required_argument, NULL, 'j' }

@@ -115,3 +115,26 @@ const char *hwt_command_bad_option(char *const argv[])
 	letter[1] = (char)optopt;
 	return letter;
 }
+
+int hwt_command_option_end(int opt, int taken, char *const argv[], void (*usage)(FILE *),
+			   const char *prefix)
+{
+	if (taken)
+		return taken > 0 ? -1 : 2;
+	if (opt == 'h') {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "%s: %s '%s'\n", prefix,
+		opt == ':' ? "a value is missing for" : "unknown option",
+		hwt_command_bad_option(argv));
+	usage(stderr);
+	return 2;
+}
+
+int hwt_command_other_option(struct hwt_command_options *o, int opt, const char *arg,
+			     char *const argv[], void (*usage)(FILE *), const char *prefix)
+{
+	return hwt_command_option_end(opt, hwt_command_option(o, opt, arg, prefix), argv, usage,
+				      prefix);
+}

@@ -79,18 +79,17 @@ int main(int argc, char **argv)
 
 	if (hwt_lcov_report_options_init(&opts, argc, PREFIX) < 0)
 		return 2;
+	opterr = 0; /* the messages are ours */
 	/* '+': options end at COMMAND, whose own options are left alone. */
-	while ((opt = getopt_long(argc, argv, "+" HWT_LCOV_REPORT_SHORT_OPTIONS, long_options,
+	while ((opt = getopt_long(argc, argv, "+:" HWT_LCOV_REPORT_SHORT_OPTIONS, long_options,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'k': keep = optarg; break;
-		case 'h': usage(stdout); code = 0; goto out;
 		default:
-			switch (hwt_lcov_report_option(&opts, opt, optarg)) {
-			case 1: break;
-			case 0: usage(stderr); code = 2; goto out;
-			default: code = 2; goto out;
-			}
+			code = hwt_command_option_end(opt, hwt_lcov_report_option(&opts, opt, optarg),
+						      argv, usage, PREFIX);
+			if (code >= 0)
+				goto out;
 		}
 	}
 	if (optind >= argc) {

@@ -273,10 +273,11 @@ int main(int argc, char **argv)
 	char *own_output = NULL, *own_profile = NULL, *own_work = NULL, *train_bin = NULL, *bundle = NULL,
 	     *base_bin = NULL, *use_flag = NULL;
 	struct argv_list inputs = { 0 }, cflags = { 0 }, rec = { 0 };
-	int opt, runs = 11, keep = 0, quiet, status = 2, train_status, i;
+	int opt, runs = 11, keep = 0, quiet, status = 2, exit_status, train_status, i;
 	char *end;
 
-	while ((opt = getopt_long(argc, argv, "+o:qj:h", long_options, NULL)) != -1) {
+	opterr = 0; /* the messages are ours */
+	while ((opt = getopt_long(argc, argv, "+:o:qj:h", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 't': train = optarg; break;
 		case 'c': cc = optarg; break;
@@ -293,14 +294,11 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'h': usage(stdout); return 0;
 		default:
 			/* -o, -q, -j and --unit (checked here, passed on). */
-			switch (hwt_command_option(&o, opt, optarg, PREFIX)) {
-			case 1: break;
-			case 0: usage(stderr); return 2;
-			default: return 2;
-			}
+			exit_status = hwt_command_other_option(&o, opt, optarg, argv, usage, PREFIX);
+			if (exit_status >= 0)
+				return exit_status;
 		}
 	}
 	output = o.output;

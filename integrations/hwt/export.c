@@ -70,34 +70,22 @@ int hwt_export_main(int argc, char **argv)
 	struct hwt_bundle *bundle;
 	struct warnings w = { 0 };
 	const char *output;
-	int quiet, status = 0, saved_opterr = opterr, opt, err;
+	int quiet, status, opt, err;
 
 	optind = 0; /* glibc: a fresh start, with this optstring's ordering */
-	opterr = 0;
-	while (status == 0 && (opt = getopt_long(argc, argv, ":o:zqh", long_options, NULL)) != -1) {
+	opterr = 0; /* the messages are ours */
+	while ((opt = getopt_long(argc, argv, ":o:zqh", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'p': o.flags |= HWT_PERF_EXPORT_PIPE; break;
 		case 'z': o.flags |= HWT_PERF_EXPORT_COMPRESS; break;
 		case 'c': o.cpuid = optarg; break;
 		case '1': o.flags |= HWT_PERF_EXPORT_ONE_CPU; break;
-		case 'h':
-			usage(stdout);
-			status = 1;
-			break;
-		case '?':
-		case ':':
-			fprintf(stderr, PREFIX ": unknown option '%s'\n", hwt_command_bad_option(argv));
-			usage(stderr);
-			status = 2;
-			break;
 		default:
-			if (hwt_command_option(&common, opt, optarg, PREFIX) <= 0)
-				status = 2;
+			status = hwt_command_other_option(&common, opt, optarg, argv, usage, PREFIX);
+			if (status >= 0)
+				return status;
 		}
 	}
-	opterr = saved_opterr;
-	if (status)
-		return status == 1 ? 0 : 2;
 	output = common.output;
 	quiet = common.quiet;
 	if (optind + 1 != argc) {

@@ -87,10 +87,9 @@ enum {
 	"  -q, --quiet           do not print the bundle's warnings\n"                              \
 	"  -h, --help            this text\n"
 
-static void report_usage(FILE *out, const char *format)
+static void report_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: hwt report %s [options] BUNDLE\n"
+	fputs("usage: hwt report flame|folded|speedscope|chrome [options] BUNDLE\n"
 		"       hwt report flame --diff BEFORE AFTER   (bundles or folded files)\n"
 		"\n"
 		"Exact call stacks of every thread of BUNDLE, from its branch trace, as:\n"
@@ -102,7 +101,7 @@ static void report_usage(FILE *out, const char *format)
 		"\n"
 		"Exit status: 0 clean, 1 written but the bundle had warnings (a partial\n"
 		"graph: gaps show as marked frames), 2 nothing was written.\n",
-		format);
+		out);
 }
 
 static void flame_usage(FILE *out)
@@ -510,7 +509,7 @@ int hwt_report_flame_main(int argc, char **argv)
 	struct flame_options o;
 	char prefix[64];
 	const char *dir = NULL;
-	int opt, f;
+	int opt, status, f;
 
 	options_init(&o);
 	for (f = 0; f < fmt_count; f++)
@@ -521,30 +520,23 @@ int hwt_report_flame_main(int argc, char **argv)
 	o.format = (enum format)f;
 	snprintf(prefix, sizeof(prefix), "hwt report %s", format_names[f]);
 	optind = 0; /* glibc: a fresh start, with this optstring's ordering */
-	while ((opt = getopt_long(argc, argv, "o:qj:h", long_options, NULL)) != -1) {
-		int taken = common_option(&o, opt, optarg, prefix);
-
-		if (taken < 0)
-			return 2;
-		if (taken)
-			continue;
-		if (opt == 'h') {
-			report_usage(stdout, format_names[f]);
-			return 0;
-		}
+	opterr = 0; /* the messages are ours */
+	while ((opt = getopt_long(argc, argv, ":o:qj:h", long_options, NULL)) != -1) {
 		if (opt == OPT_DIFF && o.format == fmt_flame) {
 			o.diff_before = optarg;
 			continue;
 		}
-		report_usage(stderr, format_names[f]);
-		return 2;
+		status = hwt_command_option_end(opt, common_option(&o, opt, optarg, prefix), argv,
+						report_usage, prefix);
+		if (status >= 0)
+			return status;
 	}
 	if (optind + 1 != argc) {
 		if (optind >= argc)
 			fprintf(stderr, "%s: which bundle?\n", prefix);
 		else
 			fprintf(stderr, "%s: one bundle at a time ('%s')\n", prefix, argv[optind + 1]);
-		report_usage(stderr, format_names[f]);
+		report_usage(stderr);
 		return 2;
 	}
 	dir = argv[optind];
@@ -578,18 +570,10 @@ int hwt_flame_main(int argc, char **argv)
 
 	options_init(&o);
 	optind = 0; /* glibc: a fresh start, with this optstring's ordering */
+	opterr = 0; /* the messages are ours */
 	/* '+': options end at COMMAND, whose own options are left alone. */
-	while ((opt = getopt_long(argc, argv, "+o:qj:h", long_options, NULL)) != -1) {
-		int taken = common_option(&o, opt, optarg, prefix);
-
-		if (taken < 0)
-			return 2;
-		if (taken)
-			continue;
+	while ((opt = getopt_long(argc, argv, "+:o:qj:h", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'h':
-			flame_usage(stdout);
-			return 0;
 		case OPT_FORMAT:
 			for (f = 0; f < fmt_count; f++)
 				if (!strcmp(optarg, format_names[f]))
@@ -605,8 +589,10 @@ int hwt_flame_main(int argc, char **argv)
 			keep = optarg;
 			break;
 		default:
-			flame_usage(stderr);
-			return 2;
+			status = hwt_command_option_end(opt, common_option(&o, opt, optarg, prefix),
+							argv, flame_usage, prefix);
+			if (status >= 0)
+				return status;
 		}
 	}
 	if (optind >= argc) {

@@ -70,33 +70,21 @@ int hwt_import_main(int argc, char **argv)
 	struct warnings w = { 0 };
 	const char *output;
 	char error[512] = "";
-	int force = 0, quiet, status = 0, saved_opterr = opterr, opt, err;
+	int force = 0, quiet, status, opt, err;
 
 	optind = 0; /* glibc: a fresh start, with this optstring's ordering */
-	opterr = 0;
-	while (status == 0 && (opt = getopt_long(argc, argv, ":o:fqh", long_options, NULL)) != -1) {
+	opterr = 0; /* the messages are ours */
+	while ((opt = getopt_long(argc, argv, ":o:fqh", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'f': force = 1; break;
 		case 's': o.symfs = optarg; break;
 		case 'b': o.buildid_dir = optarg; break;
-		case 'h':
-			usage(stdout);
-			status = 1;
-			break;
-		case '?':
-		case ':':
-			fprintf(stderr, PREFIX ": unknown option '%s'\n", hwt_command_bad_option(argv));
-			usage(stderr);
-			status = 2;
-			break;
 		default:
-			if (hwt_command_option(&common, opt, optarg, PREFIX) <= 0)
-				status = 2;
+			status = hwt_command_other_option(&common, opt, optarg, argv, usage, PREFIX);
+			if (status >= 0)
+				return status;
 		}
 	}
-	opterr = saved_opterr;
-	if (status)
-		return status == 1 ? 0 : 2;
 	output = common.output;
 	quiet = common.quiet;
 	if (optind + 1 != argc) {

@@ -122,7 +122,8 @@ int hwt_record_main(int argc, char **argv)
 	int force = 0, opt, status;
 
 	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
-	while ((opt = getopt_long(argc, argv, "+o:fqhp:a", long_options, NULL)) != -1) {
+	opterr = 0; /* the messages are ours */
+	while ((opt = getopt_long(argc, argv, "+:o:fqhp:a", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'f': force = 1; break;
 		case 'd': unit->debug_blocks = 1; break;
@@ -164,13 +165,10 @@ int hwt_record_main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'h': usage(stdout); return 0;
 		default:
-			switch (hwt_command_option(&o, opt, optarg, "hwt record")) {
-			case 1: break;
-			case 0: usage(stderr); return 2;
-			default: return 2;
-			}
+			status = hwt_command_other_option(&o, opt, optarg, argv, usage, "hwt record");
+			if (status >= 0)
+				return status;
 		}
 	}
 	if (unit->pid || unit->cpus) {

@@ -97,7 +97,7 @@ static int parse(int argc, char **argv, struct options *o, int text)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct option text_options[sizeof(afdo_options) / sizeof(afdo_options[0]) - 2];
-	int opt, saved_opterr = opterr, rc = 0;
+	int opt, status;
 
 	o->binaries = calloc((size_t)argc + 1, sizeof(*o->binaries));
 	o->inputs = calloc((size_t)argc + 1, sizeof(*o->inputs));
@@ -108,34 +108,23 @@ static int parse(int argc, char **argv, struct options *o, int text)
 	memcpy(text_options, afdo_options, sizeof(text_options));
 	text_options[sizeof(text_options) / sizeof(text_options[0]) - 1] =
 		(struct option){ NULL, 0, NULL, 0 };
-	/* Options and inputs in any order; the messages are ours. */
+	/* Options and inputs in any order. */
 	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
-	opterr = 0;
-	while (rc == 0 && (opt = getopt_long(argc, argv, ":o:vqj:h",
-					     text ? text_options : afdo_options, NULL)) != -1) {
+	opterr = 0; /* the messages are ours */
+	while ((opt = getopt_long(argc, argv, ":o:vqj:h", text ? text_options : afdo_options,
+				  NULL)) != -1) {
 		switch (opt) {
-		case 'h':
-			text ? text_usage(stdout) : afdo_usage(stdout);
-			rc = 1;
-			break;
 		case 'B': o->binaries[o->nbinaries++] = optarg; break;
 		case 'F': o->format = optarg; break;
 		case 'P': o->profdata = optarg; break;
-		case '?':
-		case ':':
-			fprintf(stderr, "%s: unknown option '%s' (or its value is missing)\n",
-				o->prefix, hwt_command_bad_option(argv));
-			text ? text_usage(stderr) : afdo_usage(stderr);
-			rc = -1;
-			break;
 		default:
-			if (hwt_command_option(&o->common, opt, optarg, o->prefix) < 0)
-				rc = -1;
+			/* 0 after -h, 2 on an error: parse's 1 and -1. */
+			status = hwt_command_other_option(&o->common, opt, optarg, argv,
+							  text ? text_usage : afdo_usage, o->prefix);
+			if (status >= 0)
+				return status ? -1 : 1;
 		}
 	}
-	opterr = saved_opterr;
-	if (rc)
-		return rc;
 	while (optind < argc)
 		o->inputs[o->ninputs++] = argv[optind++];
 	if (!o->ninputs || !o->common.output) {

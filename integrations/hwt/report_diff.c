@@ -96,8 +96,8 @@ int hwt_report_diff_main(int argc, char **argv)
 		goto out;
 	}
 	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "o:qh", long_options, NULL)) != -1) {
+	opterr = 0; /* the messages are ours */
+	while ((opt = getopt_long(argc, argv, ":o:qh", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'b': how.base = optarg; break;
 		case 'o': how.output = optarg; break;
@@ -116,12 +116,8 @@ int hwt_report_diff_main(int argc, char **argv)
 				goto out;
 			break;
 		case 'q': how.quiet = 1; break;
-		case 'h': usage(stdout); rc = 0; goto out;
 		default:
-			fprintf(stderr, PREFIX ": %s option '%s'\n",
-				opt == ':' ? "a value is missing for" : "unknown",
-				hwt_command_bad_option(argv));
-			usage(stderr);
+			rc = hwt_command_option_end(opt, 0, argv, usage, PREFIX);
 			goto out;
 		}
 	}

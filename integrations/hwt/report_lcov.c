@@ -41,19 +41,14 @@ int hwt_report_lcov_main(int argc, char **argv)
 	if (hwt_lcov_report_options_init(&opts, argc, "hwt report lcov") < 0)
 		return 2;
 	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
-	while ((opt = getopt_long(argc, argv, HWT_LCOV_REPORT_SHORT_OPTIONS, long_options,
+	opterr = 0; /* the messages are ours */
+	while ((opt = getopt_long(argc, argv, ":" HWT_LCOV_REPORT_SHORT_OPTIONS, long_options,
 				  NULL)) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
+		rc = hwt_command_option_end(opt, hwt_lcov_report_option(&opts, opt, optarg), argv,
+					    usage, "hwt report lcov");
+		if (rc >= 0) {
 			hwt_lcov_report_options_fini(&opts);
-			return 0;
-		}
-		rc = hwt_lcov_report_option(&opts, opt, optarg);
-		if (rc <= 0) {
-			if (rc == 0)
-				usage(stderr);
-			hwt_lcov_report_options_fini(&opts);
-			return 2;
+			return rc;
 		}
 	}
 	if (optind != argc - 1) {

@@ -47,36 +47,24 @@ int hwt_report_profile_main(int argc, char **argv)
 	struct hwt_decode_stats stats;
 	struct hwt_profile *profile;
 	const char *out, *dir = NULL;
-	int show_stats = 0, status = 0, warnings, saved_opterr = opterr, opt;
+	int show_stats = 0, status, warnings, opt;
 
 	options.progress = hwt_progress_tty;
 	options.stats = &stats;
-	/* Options and the bundle in any order; the messages are ours. */
+	/* Options and the bundle in any order. */
 	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
-	opterr = 0;
-	while (status == 0 && (opt = getopt_long(argc, argv, ":o:j:qh", long_options, NULL)) != -1) {
+	opterr = 0; /* the messages are ours */
+	while ((opt = getopt_long(argc, argv, ":o:j:qh", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'h':
-			usage(stdout);
-			status = 1;
-			break;
 		case 'P': options.progress = hwt_progress_always; break;
 		case 's': show_stats = 1; break;
-		case '?':
-		case ':':
-			fprintf(stderr, "hwt report profile: unknown option '%s'\n",
-				hwt_command_bad_option(argv));
-			usage(stderr);
-			status = 2;
-			break;
 		default:
-			if (hwt_command_option(&common, opt, optarg, "hwt report profile") < 0)
-				status = 2;
+			status = hwt_command_other_option(&common, opt, optarg, argv, usage,
+							  "hwt report profile");
+			if (status >= 0)
+				return status;
 		}
 	}
-	opterr = saved_opterr;
-	if (status)
-		return status == 1 ? 0 : 2;
 	if (optind < argc)
 		dir = argv[optind++];
 	if (optind < argc) {
