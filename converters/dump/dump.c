@@ -2,7 +2,13 @@
 #include "hwt_dump.h"
 #include "hwt_bundle.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int matches(const struct hwt_dump_options *o, uint32_t pid)
 {
@@ -58,6 +64,41 @@ static void dump_image(FILE *out, const struct hwt_bundle_image *image,
 			hwt_sideband_error(sb));
 }
 
+/* The packets of stream, as its trace format's lister reads them from the mapped file. */
+static int dump_packets(FILE *out, struct hwt_bundle *bundle,
+			const struct hwt_bundle_stream *stream)
+{
+	struct stat st;
+	uint8_t *map;
+	int fd, problems;
+
+	fd = open(stream->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		hwt_bundle_diag_add(bundle, hwt_diag_io, stream->path, -1, "cannot read: %s",
+				    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		fprintf(out, "  (empty)\n");
+		return 0;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		hwt_bundle_diag_add(bundle, hwt_diag_io, stream->path, -1, "cannot map: %s",
+				    strerror(errno));
+		return -1;
+	}
+	problems = stream->trace == hwt_trace_etmv4 ?
+		hwt_dump_etm_packets(out, bundle, stream->path, map, (size_t)st.st_size) :
+		hwt_dump_packets(out, bundle, stream->path, map, (size_t)st.st_size);
+	munmap(map, (size_t)st.st_size);
+	return problems;
+}
+
 static int dump_stream(FILE *out, struct hwt_bundle *bundle,
 		       const struct hwt_bundle_stream *stream, int packets)
 {
@@ -67,8 +108,7 @@ static int dump_stream(FILE *out, struct hwt_bundle *bundle,
 		ext, stream->size, stream->image < 0 ? " (no sideband)" : "");
 	if (!packets)
 		return 0;
-	return stream->trace == hwt_trace_etmv4 ? hwt_dump_etm_packets(out, bundle, stream) :
-						  hwt_dump_packets(out, bundle, stream);
+	return dump_packets(out, bundle, stream);
 }
 
 int hwt_dump_bundle(FILE *out, struct hwt_bundle *bundle, const struct hwt_dump_options *options)

@@ -5,14 +5,9 @@
  * first A-Sync, bad, cut by the end) are listed as such and added to the
  * bundle's diagnostics.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <opencsd/c_api/opencsd_c_api.h>
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
@@ -56,38 +51,15 @@ static ocsd_datapath_resp_t packet(const void *context, const ocsd_datapath_op_t
 	return OCSD_RESP_CONT;
 }
 
-int hwt_dump_etm_packets(FILE *out, struct hwt_bundle *bundle,
-			 const struct hwt_bundle_stream *stream)
+int hwt_dump_etm_packets(FILE *out, struct hwt_bundle *bundle, const char *path,
+			 const uint8_t *map, size_t size)
 {
-	struct listing l = { out, bundle, stream->path, 0 };
+	struct listing l = { out, bundle, path, 0 };
 	ocsd_etmv4_cfg cfg;
 	unsigned char csid = 0;
 	dcd_tree_handle_t tree;
-	struct stat st;
-	uint8_t *map;
 	size_t at = 0;
-	int fd;
 
-	fd = open(stream->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		hwt_bundle_diag_add(bundle, hwt_diag_io, stream->path, -1, "cannot read: %s",
-				    strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (st.st_size == 0) {
-		close(fd);
-		fprintf(out, "  (empty)\n");
-		return 0;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		hwt_bundle_diag_add(bundle, hwt_diag_io, stream->path, -1, "cannot map: %s",
-				    strerror(errno));
-		return -1;
-	}
 	hwt_etm_config(bundle, &cfg);
 	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
 	if (!tree ||
@@ -97,12 +69,11 @@ int hwt_dump_etm_packets(FILE *out, struct hwt_bundle *bundle,
 					   &l) != OCSD_OK) {
 		if (tree)
 			ocsd_destroy_dcd_tree(tree);
-		munmap(map, (size_t)st.st_size);
 		return -1;
 	}
-	while (at < (size_t)st.st_size) {
+	while (at < size) {
 		uint32_t used = 0;
-		size_t n = (size_t)st.st_size - at;
+		size_t n = size - at;
 		ocsd_datapath_resp_t resp;
 
 		if (n > UINT32_MAX)
@@ -120,6 +91,5 @@ int hwt_dump_etm_packets(FILE *out, struct hwt_bundle *bundle,
 	}
 	ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
 	ocsd_destroy_dcd_tree(tree);
-	munmap(map, (size_t)st.st_size);
 	return l.problems;
 }

@@ -10,6 +10,7 @@
 #ifndef HWT_DUMP_H
 #define HWT_DUMP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,13 +37,15 @@ void hwt_dump_record(FILE *out, const struct hwt_sideband_record *record);
 void hwt_dump_quoted(FILE *out, const char *s);
 
 /*
- * packet.c: every packet of a stream, one per line, indented by two spaces.
- * Decode errors are listed and added to the bundle's diagnostics. Returns
- * the number of problems found, or a negative error (cannot read).
+ * packet.c: every packet of a stream (its size bytes at begin, read from
+ * path), one per line, indented by two spaces. Decode errors are listed
+ * and added to the bundle's diagnostics. Returns the number of problems
+ * found, or -1 when the decoder cannot be set up.
  */
-int hwt_dump_packets(FILE *out, struct hwt_bundle *bundle, const struct hwt_bundle_stream *stream);
+int hwt_dump_packets(FILE *out, struct hwt_bundle *bundle, const char *path,
+		     const uint8_t *begin, size_t size);
 /* etm_packet.c: the same for an ETMv4 stream (OpenCSD's packet processor). */
-int hwt_dump_etm_packets(FILE *out, struct hwt_bundle *bundle,
-			 const struct hwt_bundle_stream *stream);
+int hwt_dump_etm_packets(FILE *out, struct hwt_bundle *bundle, const char *path,
+			 const uint8_t *begin, size_t size);
 
 #endif /* HWT_DUMP_H */

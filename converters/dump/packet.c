@@ -2,13 +2,8 @@
 #include "hwt_dump.h"
 #include "hwt_bundle.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <intel-pt.h>
 
@@ -156,8 +151,8 @@ static void print_packet(FILE *out, const struct pt_packet *p, uint64_t *last_ip
 }
 
 /* Decodes the trace in [begin, begin+size). Returns the number of problems. */
-static int list_packets(FILE *out, struct hwt_bundle *bundle, const char *path,
-			const uint8_t *begin, size_t size)
+int hwt_dump_packets(FILE *out, struct hwt_bundle *bundle, const char *path,
+		     const uint8_t *begin, size_t size)
 {
 	struct pt_packet_decoder *decoder;
 	struct pt_config config;
@@ -234,36 +229,5 @@ static int list_packets(FILE *out, struct hwt_bundle *bundle, const char *path,
 		last_ip = 0;
 	}
 	pt_pkt_free_decoder(decoder);
-	return problems;
-}
-
-int hwt_dump_packets(FILE *out, struct hwt_bundle *bundle, const struct hwt_bundle_stream *stream)
-{
-	struct stat st;
-	void *map;
-	int fd, problems;
-
-	fd = open(stream->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		hwt_bundle_diag_add(bundle, hwt_diag_io, stream->path, -1, "cannot read: %s",
-				    strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (st.st_size == 0) {
-		close(fd);
-		fprintf(out, "  (empty)\n");
-		return 0;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		hwt_bundle_diag_add(bundle, hwt_diag_io, stream->path, -1, "cannot map: %s",
-				    strerror(errno));
-		return -1;
-	}
-	problems = list_packets(out, bundle, stream->path, map, (size_t)st.st_size);
-	munmap(map, (size_t)st.st_size);
 	return problems;
 }
