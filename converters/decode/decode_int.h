@@ -146,6 +146,23 @@ struct hwt_flow_block *hwt_flow_out_blocks(struct hwt_flow_out *o, size_t n);
    the blocks. 0, or -1 when out of memory. */
 int hwt_flow_out_end(struct hwt_flow_out *o);
 
+/* The kind of the step into the block after one whose last instruction is
+   of class exit (enum hwt_flow_exit), where the class says it alone; else
+   (a conditional branch, no branch) hwt_flow_kind_count: the producer's to say. */
+static inline uint32_t hwt_flow_exit_kind(uint32_t exit)
+{
+	switch (exit) {
+	case hwt_flow_exit_jump: return hwt_flow_jump;
+	case hwt_flow_exit_call: return hwt_flow_call;
+	case hwt_flow_exit_indirect_jump: return hwt_flow_indirect_jump;
+	case hwt_flow_exit_indirect_call: return hwt_flow_indirect_call;
+	case hwt_flow_exit_return: return hwt_flow_return;
+	case hwt_flow_exit_far: return hwt_flow_far;
+	case hwt_flow_exit_unknown: return hwt_flow_unknown;
+	default: return hwt_flow_kind_count;
+	}
+}
+
 static inline void hwt_flow_out_step(struct hwt_flow_out *o, const struct hwt_flow_block *block,
 				     uint32_t kind)
 {

@@ -36,6 +36,7 @@
 
 #include "decode_int.h"
 #include "etm_config.h"
+#include "grow.h"
 #include "hash_index.h"
 
 /* Errors of one stream listed one by one; the rest are summed up. */
@@ -140,24 +141,13 @@ static uint32_t exit_class(const ocsd_generic_trace_elem *e)
 /* How a range at ip is entered from prev (taken: its last instruction was). */
 static uint32_t entry_kind(const struct hwt_flow_block *prev, int taken, uint64_t ip)
 {
-	switch (prev->exit) {
-	case hwt_flow_exit_cond:
+	uint32_t kind = hwt_flow_exit_kind(prev->exit);
+
+	if (kind != hwt_flow_kind_count)
+		return kind;
+	if (prev->exit == hwt_flow_exit_cond)
 		return taken ? hwt_flow_cond_taken : hwt_flow_cond_not_taken;
-	case hwt_flow_exit_jump:
-		return hwt_flow_jump;
-	case hwt_flow_exit_call:
-		return hwt_flow_call;
-	case hwt_flow_exit_indirect_jump:
-		return hwt_flow_indirect_jump;
-	case hwt_flow_exit_indirect_call:
-		return hwt_flow_indirect_call;
-	case hwt_flow_exit_return:
-		return hwt_flow_return;
-	case hwt_flow_exit_far:
-		return hwt_flow_far;
-	default:
-		return ip == prev->vnext ? hwt_flow_next : hwt_flow_unknown;
-	}
+	return ip == prev->vnext ? hwt_flow_next : hwt_flow_unknown;
 }
 
 static void bad_block(struct etm_ctx *s, uint64_t ip, uint32_t ninsn, const char *what)
@@ -177,6 +167,7 @@ static const struct hwt_flow_block *block_of(struct etm_ctx *s, const ocsd_gener
 					     uint32_t ninsn, uint64_t end)
 {
 	uint64_t hash = block_hash(e->st_addr, ninsn);
+	const struct hwt_flow_block **known;
 	const struct hwt_mapping *m;
 	struct hwt_flow_block *b;
 	struct hwt_hash_probe probe;
@@ -185,15 +176,10 @@ static const struct hwt_flow_block *block_of(struct etm_ctx *s, const ocsd_gener
 	     k = hwt_hash_index_next(&s->index, &probe))
 		if (s->known[k]->vaddr == e->st_addr && s->known[k]->insns == ninsn)
 			return s->known[k];
-	if (s->known_count == s->known_capacity) {
-		size_t capacity = s->known_capacity ? 2 * s->known_capacity : 1024;
-		void *p = realloc(s->known, capacity * sizeof(*s->known));
-
-		if (!p)
-			return NULL;
-		s->known = p;
-		s->known_capacity = capacity;
-	}
+	known = hwt_grow_array(s->known, &s->known_capacity, s->known_count + 1, sizeof(*known));
+	if (!known)
+		return NULL;
+	s->known = known;
 	b = hwt_flow_out_blocks(&s->out, 1);
 	if (!b || hwt_hash_index_add(&s->index, hash, s->known_count) < 0)
 		return NULL;

@@ -95,29 +95,17 @@ static void emit_break(struct stream_ctx *s, const struct hwt_flow_event *ev, ui
 /* How a block at ip is entered from prev, whose last instruction has target. */
 static uint32_t entry_kind(const struct hwt_flow_block *prev, uint64_t target, uint64_t ip)
 {
-	switch (prev->exit) {
-	case hwt_flow_exit_cond:
+	uint32_t kind = hwt_flow_exit_kind(prev->exit);
+
+	if (kind != hwt_flow_kind_count)
+		return kind;
+	if (prev->exit == hwt_flow_exit_cond) {
 		if (ip == prev->vnext)
 			return hwt_flow_cond_not_taken;
 		return ip == target ? hwt_flow_cond_taken : hwt_flow_far;
-	case hwt_flow_exit_jump:
-		return hwt_flow_jump;
-	case hwt_flow_exit_call:
-		return hwt_flow_call;
-	case hwt_flow_exit_indirect_jump:
-		return hwt_flow_indirect_jump;
-	case hwt_flow_exit_indirect_call:
-		return hwt_flow_indirect_call;
-	case hwt_flow_exit_return:
-		return hwt_flow_return;
-	case hwt_flow_exit_far:
-		return hwt_flow_far;
-	case hwt_flow_exit_unknown:
-		return hwt_flow_unknown;
-	default:
-		/* Cut short (length limit, section end), or an asynchronous event. */
-		return ip == prev->vnext ? hwt_flow_next : hwt_flow_far;
 	}
+	/* Cut short (length limit, section end), or an asynchronous event. */
+	return ip == prev->vnext ? hwt_flow_next : hwt_flow_far;
 }
 
 static inline void emit_chain(struct stream_ctx *s, const struct chain *c)
