@@ -6,7 +6,8 @@
 #   - with X86_PROG (the x86-64 build of the same source), the calls into
 #     each of the program's functions (--weight calls) equal callgrind's
 #     for that build;
-# and: the parts of --tid add up to the whole, `hwt report
+# and: the parts of --tid add up to the whole, the run exported as cs_etm
+# perf.data and imported again gives the same stacks, `hwt report
 # flame|speedscope|chrome` write their files, exit status 0.
 #
 # usage: etm_test.sh BUILD_DIR WORK_DIR A64_PROG [X86_PROG]
@@ -62,6 +63,16 @@ for format in speedscope chrome; do
 	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "a.$format.json" ||
 		fail "hwt report $format: not JSON"
 done
+
+# The same run as cs_etm perf.data (hwt export, then hwt import, perf's
+# layout): the same stacks.
+"$hwt" export -q -o a.data a.hwt || fail "hwt export"
+"$hwt" import -q -o imported.hwt a.data || fail "hwt import"
+"$hwt" report folded -o imported.folded imported.hwt || fail "hwt report folded of the import"
+"$hwt" report folded --weight calls -o imported.calls.folded imported.hwt ||
+	fail "hwt report folded --weight calls of the import"
+cmp -s insns.folded imported.folded || fail "the imported perf.data gives other stacks"
+cmp -s calls.folded imported.calls.folded || fail "the imported perf.data gives other calls"
 
 if [ -n "$x86" ]; then
 	[ -x "$x86" ] || fail "$x86 was not built"
