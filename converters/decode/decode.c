@@ -222,17 +222,6 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	const struct hwt_trace_decoder *td =
 		stream->trace == hwt_trace_etmv4 ? &hwt_etm_decoder : &hwt_pt_decoder;
 
-	/* A consumer of the ordered flow (the stacks) gets nothing from a
-	   decoder that only counts: said, never a silently empty result. */
-	if (d->options && d->options->flow && !td->flow) {
-		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
-				"%s streams are not yet decoded into ordered control flow "
-				"(hwt_flow.h): this stream is left out",
-				td->name);
-		d->done_bytes += stream->size;
-		hwt_decode_progress(d, d->done_bytes);
-		return 0;
-	}
 	return td->decode_stream(d, stream, space);
 }
 

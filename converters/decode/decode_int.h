@@ -115,16 +115,76 @@ void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
 extern const struct hwt_flow_consumer hwt_flow_profile_consumer;
 
 /*
+ * flow_out.c: a producer's side of hwt_flow.h, the same for every trace
+ * format: the consumer, steps batched, events, the stream's blocks.
+ */
+#define HWT_FLOW_BATCH 256
+struct hwt_flow_chunk;
+struct hwt_flow_out {
+	const struct hwt_flow_consumer *consumer;
+	void *context;               /* begin's; NULL before and after */
+	int want_time;               /* hand out hwt_flow_ev_time events */
+	struct hwt_flow_stream info;
+	struct hwt_flow_consumer counting; /* the profile's, when the options name none */
+	struct hwt_flow_step batch[HWT_FLOW_BATCH];
+	size_t batched;
+	struct hwt_flow_chunk *chunks;
+	uint32_t block_count;        /* blocks made: the next block's id */
+};
+/* Calls the consumer's begin (d->options->flow, or the profile accumulator
+   into d->profile). 0, or -1 when out of memory. */
+int hwt_flow_out_begin(struct hwt_flow_out *o, struct hwt_decoder *d,
+		       const struct hwt_bundle_stream *stream, const struct hwt_space *space);
+/* Hands out the steps batched. */
+void hwt_flow_out_flush(struct hwt_flow_out *o);
+/* Hands out the steps batched, then the event. */
+void hwt_flow_out_event(struct hwt_flow_out *o, const struct hwt_flow_event *ev);
+/* Room for n blocks that stay where they are until hwt_flow_out_end (ids
+   are the caller's to give, from block_count), or NULL when out of memory. */
+struct hwt_flow_block *hwt_flow_out_blocks(struct hwt_flow_out *o, size_t n);
+/* Hands out what is batched, calls the consumer's end (when begun), frees
+   the blocks. 0, or -1 when out of memory. */
+int hwt_flow_out_end(struct hwt_flow_out *o);
+
+/* The kind of the step into the block after one whose last instruction is
+   of class exit (enum hwt_flow_exit), where the class says it alone; else
+   (a conditional branch, no branch) hwt_flow_kind_count: the producer's to say. */
+static inline uint32_t hwt_flow_exit_kind(uint32_t exit)
+{
+	switch (exit) {
+	case hwt_flow_exit_jump: return hwt_flow_jump;
+	case hwt_flow_exit_call: return hwt_flow_call;
+	case hwt_flow_exit_indirect_jump: return hwt_flow_indirect_jump;
+	case hwt_flow_exit_indirect_call: return hwt_flow_indirect_call;
+	case hwt_flow_exit_return: return hwt_flow_return;
+	case hwt_flow_exit_far: return hwt_flow_far;
+	case hwt_flow_exit_unknown: return hwt_flow_unknown;
+	default: return hwt_flow_kind_count;
+	}
+}
+
+static inline void hwt_flow_out_step(struct hwt_flow_out *o, const struct hwt_flow_block *block,
+				     uint32_t kind)
+{
+	struct hwt_flow_step *step;
+
+	if (o->batched == HWT_FLOW_BATCH)
+		hwt_flow_out_flush(o);
+	step = &o->batch[o->batched++];
+	step->block = block;
+	step->kind = kind;
+	step->reserved = 0;
+}
+
+/*
  * The decoder of one trace format: decodes one stream of it, in the
- * address space of its process image, into d's profile. One small struct
+ * address space of its process image, into control flow for the
+ * consumer of d's options, or for the profile accumulator into d's profile. One small struct
  * per format, so that each decoder library sits behind the same call:
  * stream.c (Intel PT, libipt), etm_stream.c (ETMv4, OpenCSD).
  */
 struct hwt_trace_decoder {
 	const char *name;  /* as the bundle header's trace= names it */
-	/* 1: hands its control flow to hwt_decode_options.flow (hwt_flow.h);
-	   0: counts into the profile only. */
-	int flow;
 	int (*decode_stream)(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 			     struct hwt_space *space);
 };

@@ -1,26 +1,27 @@
 /*
  * One ETMv4 stream: OpenCSD's ETMv4 instruction decoder (its C API) over
  * the unformatted trace of one thread, in the address space of its process
- * image as it was at each point in time: the ETMv4 counterpart of
- * stream.c, into the same profile counts.
+ * image as it was at each point in time, handed to a consumer in execution
+ * order (hwt_flow.h): the ETMv4 counterpart of stream.c.
  *
  * OpenCSD walks the code itself, through a memory callback that reads the
  * files the current epoch maps, and hands back generic elements: an
  * instruction range (straight-line instructions ending at a branch, with
- * the branch's kind and whether it was taken), an exception (the thread
+ * the branch's kind and whether it was taken: ETMv4 traces every branch,
+ * so a range is already a block of hwt_flow.h), an exception (the thread
  * left user code: a system call, a signal), trace on (it came back), a
- * timestamp (the sideband clock: docs/bundle.md, "Clock"). A range is a
- * block of the profile, and the kind of its last instruction makes the
- * edge to the next range. The hot loop only counts, in a table keyed by
- * {the previous range's last instruction, the range, the edge kind}; the
- * table becomes profile counts when the address space changes and at the
- * end of the stream.
+ * timestamp (the sideband clock: docs/bundle.md, "Clock"). Each distinct
+ * range of the current address space becomes one block, found again by
+ * {first instruction, instruction count} in a hash index; the kind of the
+ * previous range's last instruction (and whether it was taken) is the kind
+ * of the step into the next one.
  *
  * Errors come from OpenCSD's packet monitor, which sees every packet with
  * its offset: a bad or reserved packet, a packet cut by the end of the
  * stream. After one, OpenCSD waits for the next A-Sync: the bytes in
- * between are counted as skipped. Code that cannot be read (a missing or
- * replaced file) stops the walk until the next address packet.
+ * between are counted as skipped, and handed out as an error event. Code
+ * that cannot be read (a missing or replaced file) stops the walk until
+ * the next address packet.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,20 +36,13 @@
 
 #include "decode_int.h"
 #include "etm_config.h"
+#include "grow.h"
+#include "hash_index.h"
 
 /* Errors of one stream listed one by one; the rest are summed up. */
 #define MAX_ERROR_MESSAGES 5
 /* Bytes handed to OpenCSD at once (progress between them). */
 #define CHUNK (64 * 1024)
-
-struct count_entry {
-	uint64_t prev;    /* last instruction of the range before, 0: none */
-	uint64_t ip;      /* first instruction */
-	uint64_t end;     /* last instruction */
-	uint32_t ninsn;   /* 0: empty slot */
-	uint32_t kind;    /* enum hwt_edge_kind from prev, when prev */
-	uint64_t count;
-};
 
 struct etm_ctx;
 
@@ -69,16 +63,20 @@ struct etm_ctx {
 	const struct hwt_mapping *last_map; /* of the last memory read */
 	struct etm_tree *pool;
 	dcd_tree_handle_t tree;
-	struct count_entry *table;
-	size_t mask, used;
-	/* The range before: its last instruction and the kind of edge it leaves by. */
-	uint64_t prev;
-	uint32_t prev_kind;
-	/* A transition that crossed an address space change. */
-	int pending;
-	uint64_t pending_prev;
-	uint32_t pending_kind;
-	size_t pending_epoch;
+	struct hwt_flow_out out;     /* the consumer, the blocks */
+	/* The blocks of the current epoch, by {vaddr, insns}. */
+	const struct hwt_flow_block **known;
+	size_t known_count, known_capacity;
+	struct hwt_hash_index index;
+	/* How the next range is entered: from last (NULL: after an event, then next_kind). */
+	const struct hwt_flow_block *last;
+	int last_taken;              /* last's final instruction was executed (taken) */
+	uint32_t next_kind;
+	int started;                 /* a step was handed out */
+	int off;                     /* the trace went off (an exception): the next
+	                                range says where it came back */
+	struct hwt_flow_resume resume;
+	uint64_t last_time;
 	int enabled;                 /* in user code (not after an exception) */
 	int synced;                  /* an A-Sync was seen */
 	uint64_t first_sync;         /* where the first one starts */
@@ -87,6 +85,8 @@ struct etm_ctx {
 	/* What went wrong. */
 	int err_pending;             /* an error waits for the A-Sync that resolves it */
 	uint64_t err_offset;
+	uint64_t err_ip;
+	int err_status;              /* a negative ocsd_err_t */
 	char err_what[256];
 	struct hwt_file *err_file;
 	uint64_t errors, error_bytes, error_messages;
@@ -94,63 +94,6 @@ struct etm_ctx {
 	char bad_example[160];
 	int nomem;
 };
-
-/* ----- Counting --------------------------------------------------------- */
-
-static size_t slot(uint64_t prev, uint64_t ip, uint32_t ninsn, uint32_t kind, size_t mask)
-{
-	uint64_t h = ip * 0x9e3779b97f4a7c15ull ^ prev * 0xc2b2ae3d27d4eb4full ^ ninsn ^
-		     (uint64_t)kind << 40;
-
-	h ^= h >> 29;
-	return (size_t)h & mask;
-}
-
-static int grow(struct etm_ctx *s)
-{
-	size_t size = s->mask ? (s->mask + 1) * 2 : 4096;
-	struct count_entry *table = calloc(size, sizeof(*table));
-
-	if (!table)
-		return -1;
-	for (size_t k = 0; s->table && k <= s->mask; k++) {
-		struct count_entry *e = &s->table[k];
-		size_t i;
-
-		if (!e->ninsn)
-			continue;
-		for (i = slot(e->prev, e->ip, e->ninsn, e->kind, size - 1); table[i].ninsn;
-		     i = (i + 1) & (size - 1))
-			;
-		table[i] = *e;
-	}
-	free(s->table);
-	s->table = table;
-	s->mask = size - 1;
-	return 0;
-}
-
-static void count(struct etm_ctx *s, uint64_t prev, uint32_t kind, uint64_t ip, uint64_t end,
-		  uint32_t ninsn)
-{
-	size_t i = slot(prev, ip, ninsn, kind, s->mask);
-
-	for (;; i = (i + 1) & s->mask) {
-		struct count_entry *e = &s->table[i];
-
-		if (e->ip == ip && e->prev == prev && e->ninsn == ninsn && e->kind == kind) {
-			e->count++;
-			return;
-		}
-		if (!e->ninsn)
-			break;
-	}
-	s->table[i] = (struct count_entry){ prev, ip, end, ninsn, kind, 1 };
-	if (++s->used * 2 > s->mask && grow(s) < 0)
-		s->nomem = 1;
-}
-
-/* ----- Counts into the profile ------------------------------------------ */
 
 static uint64_t file_offset(const struct hwt_mapping *m, uint64_t ip)
 {
@@ -162,6 +105,51 @@ static int readable(const struct hwt_mapping *m)
 	return m && m->file->state == hwt_file_ok && m->pgoff < m->file->elf.size;
 }
 
+/* ----- Handing out ------------------------------------------------------ */
+
+/* An event after which the next range does not continue from the last one. */
+static void emit_break(struct etm_ctx *s, const struct hwt_flow_event *ev, uint32_t next_kind)
+{
+	hwt_flow_out_event(&s->out, ev);
+	s->last = NULL;
+	s->next_kind = next_kind;
+}
+
+/* The class of a range's last instruction, as OpenCSD read it. */
+static uint32_t exit_class(const ocsd_generic_trace_elem *e)
+{
+	switch (e->last_i_type) {
+	case OCSD_INSTR_BR:
+		if (e->last_instr_cond)
+			return hwt_flow_exit_cond;
+		return e->last_i_subtype == OCSD_S_INSTR_BR_LINK ? hwt_flow_exit_call
+								 : hwt_flow_exit_jump;
+	case OCSD_INSTR_BR_INDIRECT:
+		if (e->last_i_subtype == OCSD_S_INSTR_BR_LINK)
+			return hwt_flow_exit_indirect_call;
+		if (e->last_i_subtype == OCSD_S_INSTR_V8_RET)
+			return hwt_flow_exit_return;
+		return e->last_i_subtype == OCSD_S_INSTR_V8_ERET ? hwt_flow_exit_far
+								   : hwt_flow_exit_indirect_jump;
+	default:
+		/* Not a branch: cut short (unreadable code follows, an exception),
+		   or a waypoint such as ISB. */
+		return hwt_flow_exit_other;
+	}
+}
+
+/* How a range at ip is entered from prev (taken: its last instruction was). */
+static uint32_t entry_kind(const struct hwt_flow_block *prev, int taken, uint64_t ip)
+{
+	uint32_t kind = hwt_flow_exit_kind(prev->exit);
+
+	if (kind != hwt_flow_kind_count)
+		return kind;
+	if (prev->exit == hwt_flow_exit_cond)
+		return taken ? hwt_flow_cond_taken : hwt_flow_cond_not_taken;
+	return ip == prev->vnext ? hwt_flow_next : hwt_flow_unknown;
+}
+
 static void bad_block(struct etm_ctx *s, uint64_t ip, uint32_t ninsn, const char *what)
 {
 	if (!s->bad_blocks++)
@@ -169,54 +157,48 @@ static void bad_block(struct etm_ctx *s, uint64_t ip, uint32_t ninsn, const char
 			 "range at 0x%" PRIx64 " (%" PRIu32 " instructions): %s", ip, ninsn, what);
 }
 
-static void add_edge(struct etm_ctx *s, const struct hwt_epoch *from_epoch, uint64_t from_ip,
-		     const struct hwt_epoch *to_epoch, uint64_t to_ip, uint32_t kind, uint64_t n)
+static uint64_t block_hash(uint64_t ip, uint32_t ninsn)
 {
-	const struct hwt_mapping *from = hwt_epoch_find(from_epoch, from_ip);
-	const struct hwt_mapping *to = hwt_epoch_find(to_epoch, to_ip);
-	struct hwt_profile_edge e;
-
-	if (!readable(from) || !readable(to) || from->file->trace_unit || to->file->trace_unit ||
-	    from->file->image < 0 || to->file->image < 0)
-		return;
-	e.from_image = (uint32_t)from->file->image;
-	e.to_image = (uint32_t)to->file->image;
-	e.from = file_offset(from, from_ip);
-	e.to = file_offset(to, to_ip);
-	e.kind = kind;
-	e.count = n;
-	if (hwt_profile_add_edge(s->d->profile, &e) == -hpe_nomem)
-		s->nomem = 1;
+	return hwt_hash_mix(ip ^ (uint64_t)ninsn << 48);
 }
 
-/* Moves the counts of the table (in the current epoch) into the profile. */
-static void flush(struct etm_ctx *s)
+/* The block of range e in the current epoch (made on first sight), or NULL. */
+static const struct hwt_flow_block *block_of(struct etm_ctx *s, const ocsd_generic_trace_elem *e,
+					     uint32_t ninsn, uint64_t end)
 {
-	const struct hwt_epoch *epoch = &s->space->epochs[s->epoch];
+	uint64_t hash = block_hash(e->st_addr, ninsn);
+	const struct hwt_flow_block **known;
+	const struct hwt_mapping *m;
+	struct hwt_flow_block *b;
+	struct hwt_hash_probe probe;
 
-	for (size_t k = 0; s->used && k <= s->mask; k++) {
-		const struct count_entry *e = &s->table[k];
-		const struct hwt_mapping *m;
-
-		if (!e->ninsn)
-			continue;
-		m = hwt_epoch_find(epoch, e->ip);
-		if (!readable(m) || e->end >= m->end) {
-			bad_block(s, e->ip, e->ninsn, !readable(m) ? "no readable mapping"
-								     : "leaves its mapping");
-			continue;
-		}
-		if (!m->file->trace_unit && m->file->image >= 0 &&
-		    hwt_profile_add_block(s->d->profile, (size_t)m->file->image,
-					  file_offset(m, e->ip), file_offset(m, e->end), e->ninsn,
-					  e->count) == -hpe_nomem)
-			s->nomem = 1;
-		if (e->prev)
-			add_edge(s, epoch, e->prev, epoch, e->ip, e->kind, e->count);
+	for (long k = hwt_hash_index_find(&s->index, hash, &probe); k >= 0;
+	     k = hwt_hash_index_next(&s->index, &probe))
+		if (s->known[k]->vaddr == e->st_addr && s->known[k]->insns == ninsn)
+			return s->known[k];
+	known = hwt_grow_array(s->known, &s->known_capacity, s->known_count + 1, sizeof(*known));
+	if (!known)
+		return NULL;
+	s->known = known;
+	b = hwt_flow_out_blocks(&s->out, 1);
+	if (!b || hwt_hash_index_add(&s->index, hash, s->known_count) < 0)
+		return NULL;
+	m = hwt_epoch_find(&s->space->epochs[s->epoch], e->st_addr);
+	*b = (struct hwt_flow_block){ .vaddr = e->st_addr, .vend = end, .vnext = e->en_addr,
+				      .image = -1, .insns = ninsn, .exit = exit_class(e),
+				      .id = s->out.block_count++ };
+	if (!readable(m) || end >= m->end) {
+		bad_block(s, e->st_addr, ninsn, !readable(m) ? "no readable mapping"
+							      : "leaves its mapping");
+		b->flags = HWT_FLOW_BLOCK_UNREADABLE;
+	} else {
+		b->offset = file_offset(m, e->st_addr);
+		b->end_offset = file_offset(m, end);
+		b->image = m->file->image;
+		b->flags = m->file->trace_unit ? HWT_FLOW_BLOCK_TRACE_UNIT : 0;
 	}
-	if (s->used)
-		memset(s->table, 0, (s->mask + 1) * sizeof(*s->table));
-	s->used = 0;
+	s->known[s->known_count++] = b;
+	return b;
 }
 
 /* ----- Address spaces --------------------------------------------------- */
@@ -257,23 +239,21 @@ static int attach_memory(struct etm_ctx *s)
 					    read_code, s) == OCSD_OK ? 0 : -1;
 }
 
-/* Applies the records up to time: flushes the counts of the old epoch. */
+/* Applies the records up to time: the blocks of the old epoch are not found
+   again (those handed out stay valid; the flow goes on across). */
 static void advance_epoch(struct etm_ctx *s, uint64_t time)
 {
+	struct hwt_flow_event ev = { .type = hwt_flow_ev_space };
 	size_t e = s->epoch;
 
 	while (e + 1 < s->space->count && s->space->epochs[e + 1].time <= time)
 		e++;
 	if (e == s->epoch)
 		return;
-	flush(s);
-	if (s->prev) {
-		s->pending = 1;
-		s->pending_prev = s->prev;
-		s->pending_kind = s->prev_kind;
-		s->pending_epoch = s->epoch;
-		s->prev = 0;
-	}
+	hwt_hash_index_clear(&s->index);
+	s->known_count = 0;
+	ev.time = s->space->epochs[e].time;
+	hwt_flow_out_event(&s->out, &ev);
 	s->epoch = e;
 	s->next_time = e + 1 < s->space->count ? s->space->epochs[e + 1].time : UINT64_MAX;
 	s->epoch_change = 1;
@@ -301,24 +281,35 @@ static void describe_ip(struct etm_ctx *s, uint64_t ip, char *out, size_t size)
 }
 
 /* An error at offset: reported once resolved (where decoding resumes, or the end). */
-static void error_at(struct etm_ctx *s, uint64_t offset, struct hwt_file *file, const char *what)
+static void error_at(struct etm_ctx *s, uint64_t offset, int status, uint64_t ip,
+		     struct hwt_file *file, const char *what)
 {
 	if (s->err_pending)
 		return; /* the first error of a stretch is the one that counts */
 	s->err_pending = 1;
 	s->err_offset = offset;
+	s->err_status = status;
+	s->err_ip = ip;
 	s->err_file = file;
 	snprintf(s->err_what, sizeof(s->err_what), "%s", what);
-	s->prev = 0;
+	s->last = NULL;
 }
 
 static void error_resolved(struct etm_ctx *s, uint64_t resumed, int at_end)
 {
 	uint64_t skipped = resumed > s->err_offset ? resumed - s->err_offset : 0;
+	struct hwt_flow_event ev = { .type = hwt_flow_ev_error };
 
 	if (!s->err_pending)
 		return;
 	s->err_pending = 0;
+	ev.ip = s->err_ip;
+	ev.offset = s->err_offset;
+	ev.bytes = skipped;
+	ev.status = s->err_status;
+	emit_break(s, &ev, hwt_flow_start);
+	hwt_flow_resume_reset(&s->resume);
+	s->off = 0;
 	s->errors++;
 	s->error_bytes += skipped;
 	s->d->stats.errors++;
@@ -337,54 +328,89 @@ static void error_resolved(struct etm_ctx *s, uint64_t resumed, int at_end)
 
 /* ----- OpenCSD's outputs ------------------------------------------------ */
 
-/* The edge a range leaves by, from OpenCSD's view of its last instruction. */
-static uint32_t exit_kind(const ocsd_generic_trace_elem *e)
-{
-	switch (e->last_i_type) {
-	case OCSD_INSTR_BR:
-		if (e->last_instr_cond)
-			return e->last_instr_exec ? hwt_edge_cond_taken : hwt_edge_cond_not_taken;
-		return e->last_i_subtype == OCSD_S_INSTR_BR_LINK ? hwt_edge_call : hwt_edge_jump;
-	case OCSD_INSTR_BR_INDIRECT:
-		if (e->last_i_subtype == OCSD_S_INSTR_BR_LINK)
-			return hwt_edge_indirect_call;
-		if (e->last_i_subtype == OCSD_S_INSTR_V8_RET)
-			return hwt_edge_return;
-		return e->last_i_subtype == OCSD_S_INSTR_V8_ERET ? hwt_edge_far : hwt_edge_indirect_jump;
-	default:
-		/* Cut short (unreadable code follows, an exception): no transfer. */
-		return hwt_edge_far;
-	}
-}
-
 static void range(struct etm_ctx *s, ocsd_trc_index_t index, const ocsd_generic_trace_elem *e)
 {
 	uint32_t ninsn = e->num_instr_range;
 	uint64_t end = e->en_addr - e->last_instr_sz;
+	const struct hwt_flow_block *b;
+	uint32_t kind;
 
 	if (!ninsn || e->en_addr <= e->st_addr)
 		return;
 	error_resolved(s, index, 0);
-	count(s, s->prev, s->prev ? s->prev_kind : 0, e->st_addr, end, ninsn);
-	if (s->pending) {
-		s->pending = 0;
-		add_edge(s, &s->space->epochs[s->pending_epoch], s->pending_prev,
-			 &s->space->epochs[s->epoch], e->st_addr, s->pending_kind, 1);
+	b = block_of(s, e, ninsn, end);
+	if (!b) {
+		s->nomem = 1;
+		return;
 	}
-	s->prev = end;
-	s->prev_kind = exit_kind(e);
-	/* A range that ends without a branch (unreadable code next) has no successor edge. */
-	if (e->last_i_type != OCSD_INSTR_BR && e->last_i_type != OCSD_INSTR_BR_INDIRECT)
-		s->prev = 0;
+	if (!s->started) {
+		kind = hwt_flow_start;
+		s->off = 0;
+	} else if (s->off) {
+		/* Back from an exception: where says how (hwt_flow_resume). */
+		struct hwt_flow_event ev = { .type = hwt_flow_ev_enabled, .ip = e->st_addr };
+		int k = hwt_flow_resume_on(&s->resume, e->st_addr);
+
+		if (k < 0)
+			s->nomem = 1;
+		hwt_flow_out_event(&s->out, &ev);
+		kind = k < 0 ? hwt_flow_enabled : (uint32_t)k;
+		s->off = 0;
+	} else if (s->last) {
+		kind = entry_kind(s->last, s->last_taken, e->st_addr);
+	} else {
+		kind = s->next_kind;
+	}
+	hwt_flow_out_step(&s->out, b, kind);
+	s->started = 1;
+	s->last = b;
+	s->last_taken = e->last_instr_exec;
 	s->enabled = 1;
 	s->blocks++;
 	s->insns += ninsn;
+}
+
+/* The thread left user code (a system call, a signal, a fault). */
+static void exception(struct etm_ctx *s, const ocsd_generic_trace_elem *e)
+{
+	struct hwt_flow_event ev = { .type = hwt_flow_ev_disabled };
+
+	/* Where it would go on: the preferred return address. */
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_EXCEPTION && e->excep_ret_addr)
+		ev.ip = e->en_addr;
+	hwt_flow_resume_off(&s->resume, ev.ip);
+	if (s->started)
+		emit_break(s, &ev, hwt_flow_enabled);
+	s->off = 1;
+	s->enabled = 0;
+}
+
+/* A gap in the trace (after which the stacks start over, hwt_flow_start). */
+static void gap(struct etm_ctx *s, const struct hwt_flow_event *ev)
+{
+	if (ev && s->started)
+		emit_break(s, ev, hwt_flow_start);
+	s->last = NULL;
+	s->next_kind = hwt_flow_start;
+	s->off = 0;
+	hwt_flow_resume_reset(&s->resume);
+}
+
+static void take_time(struct etm_ctx *s, uint64_t time)
+{
+	struct hwt_flow_event ev = { .type = hwt_flow_ev_time, .time = time };
+
+	if (time == s->last_time)
+		return;
+	s->last_time = time;
+	hwt_flow_out_event(&s->out, &ev);
 }
 
 static ocsd_datapath_resp_t element(const void *context, const ocsd_trc_index_t index,
 				    const uint8_t chan, const ocsd_generic_trace_elem *e)
 {
 	struct etm_ctx *s = ((const struct etm_tree *)context)->ctx;
+	struct hwt_flow_event ev = { 0 };
 	char where[200];
 
 	(void)chan;
@@ -394,26 +420,36 @@ static ocsd_datapath_resp_t element(const void *context, const ocsd_trc_index_t 
 		break;
 	case OCSD_GEN_TRC_ELEM_EXCEPTION:
 	case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
-		/* The thread left user code (a system call, a signal): no edge across. */
-		s->prev = 0;
-		s->enabled = 0;
+		exception(s, e);
 		break;
 	case OCSD_GEN_TRC_ELEM_TRACE_ON:
+		if (e->trace_on_reason == TRACE_ON_OVERFLOW) {
+			ev.type = hwt_flow_ev_overflow;
+			ev.offset = index;
+			gap(s, &ev);
+		} else if (s->started && !s->off) {
+			/* Back with nothing before to say it went: a filter, a restart. */
+			hwt_flow_resume_off(&s->resume, 0);
+			s->off = 1;
+		}
+		break;
 	case OCSD_GEN_TRC_ELEM_NO_SYNC:
 		/* A gap: the next range does not follow the last one. (A context, as
 		   at every sync point, does not break the flow.) */
-		s->prev = 0;
+		gap(s, NULL);
 		break;
 	case OCSD_GEN_TRC_ELEM_TIMESTAMP:
 		if (e->timestamp >= s->next_time)
 			advance_epoch(s, e->timestamp);
+		if (s->out.want_time)
+			take_time(s, e->timestamp);
 		break;
 	case OCSD_GEN_TRC_ELEM_ADDR_NACC:
 		describe_ip(s, e->st_addr, where, sizeof(where));
-		error_at(s, index, blame(s, e->st_addr), where);
+		error_at(s, index, -OCSD_ERR_MEM_NACC, e->st_addr, blame(s, e->st_addr), where);
 		break;
 	case OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN:
-		s->prev = 0;
+		gap(s, NULL);
 		break;
 	default:
 		break;
@@ -449,12 +485,16 @@ static void packet(const void *context, const ocsd_datapath_op_t op, const ocsd_
 	case ETM4_PKT_I_BAD_TRACEMODE:
 	case ETM4_PKT_I_RESERVED:
 	case ETM4_PKT_I_RESERVED_CFG:
-		error_at(s, index, NULL, p->type == ETM4_PKT_I_BAD_SEQUENCE ?
-					 "a packet with a bad byte sequence" :
-					 "a reserved packet header");
+		if (p->type == ETM4_PKT_I_BAD_SEQUENCE)
+			error_at(s, index, -OCSD_ERR_BAD_PACKET_SEQ, 0, NULL,
+				 "a packet with a bad byte sequence");
+		else
+			error_at(s, index, -OCSD_ERR_INVALID_PCKT_HDR, 0, NULL,
+				 "a reserved packet header");
 		break;
 	case ETM4_PKT_I_INCOMPLETE_EOT:
-		error_at(s, index, NULL, "the stream ends inside a packet: cut while recording?");
+		error_at(s, index, -OCSD_ERR_BAD_PACKET_SEQ, 0, NULL,
+			 "the stream ends inside a packet: cut while recording?");
 		break;
 	default:
 		break;
@@ -550,7 +590,8 @@ static int feed(struct etm_ctx *s, const uint8_t *buf, size_t at, size_t n)
 		if (s->nomem)
 			return -1;
 		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
-			error_at(s, at + used, NULL, "the decoder could not go on");
+			error_at(s, at + used, -OCSD_ERR_DATA_DECODE_FATAL, 0, NULL,
+				 "the decoder could not go on");
 			ocsd_dt_process_data(s->tree, OCSD_OP_RESET, (ocsd_trc_index_t)(at + used), 0,
 					     NULL, NULL);
 			if (!used)
@@ -574,6 +615,7 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	s.d = d;
 	s.stream = stream;
 	s.space = space;
+	s.last_time = UINT64_MAX;
 	s.next_time = space->count > 1 ? space->epochs[1].time : UINT64_MAX;
 	buf = hwt_stream_map(stream->path, &size);
 	if (!buf) {
@@ -587,7 +629,7 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	hwt_space_check(d, space);
 	s.pool = tree_get(&s);
 	s.tree = s.pool ? s.pool->tree : NULL;
-	if (!s.tree || grow(&s) < 0 || attach_memory(&s) < 0) {
+	if (!s.tree || attach_memory(&s) < 0 || hwt_flow_out_begin(&s.out, d, stream, space) < 0) {
 		s.nomem = 1;
 		goto out;
 	}
@@ -618,8 +660,9 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, (int64_t)size,
 				"the trace ends at offset 0x%zx while the thread ran user code: the "
 				"stream was cut (recorder killed?) or the thread was killed", size);
-	flush(&s);
 out:
+	if (hwt_flow_out_end(&s.out) < 0)
+		s.nomem = 1;
 	if (s.nomem)
 		d->nomem = 1;
 	d->stats.blocks += s.blocks;
@@ -635,7 +678,9 @@ out:
 				"and were not counted, e.g. %s", s.bad_blocks, s.bad_example);
 	if (s.pool)
 		tree_put(s.pool);
-	free(s.table);
+	free(s.known);
+	hwt_hash_index_free(&s.index);
+	hwt_flow_resume_fini(&s.resume);
 	munmap(buf, size);
 	d->done_bytes += size;
 	hwt_decode_progress(d, d->done_bytes);

@@ -1,7 +1,7 @@
 /*
  * The control flow of one thread, in execution order: what a decoder
- * (a producer: libipt's block decoder in stream.c; an OpenCSD one and an
- * edge decoder after it) hands to what is built from a trace (a consumer:
+ * (a producer: libipt's block decoder in stream.c, OpenCSD's ETMv4
+ * decoder in etm_stream.c; an edge decoder after them) hands to what is built from a trace (a consumer:
  * the profile accumulator in flow_profile.c, the stack builder in
  * converters/stacks).
  *

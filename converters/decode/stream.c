@@ -26,18 +26,6 @@
 
 /* Errors of one stream listed one by one; the rest are summed up. */
 #define MAX_ERROR_MESSAGES 5
-/* Steps handed to the consumer at once. */
-#define STEP_BATCH 256
-/* Blocks per chunk of the block store. */
-#define CHUNK_BLOCKS 1024
-
-/* Blocks of a stream, never moved or freed before the stream's end. */
-struct block_chunk {
-	struct block_chunk *next;
-	size_t used, size;
-	struct hwt_flow_block blocks[];
-};
-
 /* A libipt block of the current address space, split into flow blocks. */
 struct chain {
 	uint64_t ip;                         /* first instruction; key */
@@ -53,16 +41,10 @@ struct stream_ctx {
 	struct hwt_space *space;
 	size_t epoch;
 	uint64_t next_time;          /* of epoch + 1, UINT64_MAX when none */
-	/* The consumer and what it is handed. */
-	const struct hwt_flow_consumer *consumer;
-	void *context;
-	struct hwt_flow_step batch[STEP_BATCH];
-	size_t batched;
-	/* Chains of the current epoch; blocks of all of them. */
+	struct hwt_flow_out out;     /* the consumer, the blocks */
+	/* Chains of the current epoch. */
 	struct chain *chains;
 	size_t mask, used;
-	struct block_chunk *chunks;
-	uint32_t block_count;        /* blocks made (the next id) */
 	struct hwt_flow_block *split;  /* a chain being walked */
 	size_t split_capacity;
 	/* How the next block is entered: from last (NULL: after an event, then next_kind). */
@@ -102,23 +84,10 @@ static int decode_at(const struct hwt_mapping *m, uint64_t ip, struct hwt_x86_in
 
 /* ----- Handing out ------------------------------------------------------ */
 
-static void flush_steps(struct stream_ctx *s)
-{
-	if (s->batched)
-		s->consumer->steps(s->context, s->batch, s->batched);
-	s->batched = 0;
-}
-
-static void emit_event(struct stream_ctx *s, const struct hwt_flow_event *ev)
-{
-	flush_steps(s);
-	s->consumer->event(s->context, ev);
-}
-
 /* An event after which the next block does not continue from the last one. */
 static void emit_break(struct stream_ctx *s, const struct hwt_flow_event *ev, uint32_t next_kind)
 {
-	emit_event(s, ev);
+	hwt_flow_out_event(&s->out, ev);
 	s->last = NULL;
 	s->next_kind = next_kind;
 }
@@ -126,49 +95,33 @@ static void emit_break(struct stream_ctx *s, const struct hwt_flow_event *ev, ui
 /* How a block at ip is entered from prev, whose last instruction has target. */
 static uint32_t entry_kind(const struct hwt_flow_block *prev, uint64_t target, uint64_t ip)
 {
-	switch (prev->exit) {
-	case hwt_flow_exit_cond:
+	uint32_t kind = hwt_flow_exit_kind(prev->exit);
+
+	if (kind != hwt_flow_kind_count)
+		return kind;
+	if (prev->exit == hwt_flow_exit_cond) {
 		if (ip == prev->vnext)
 			return hwt_flow_cond_not_taken;
 		return ip == target ? hwt_flow_cond_taken : hwt_flow_far;
-	case hwt_flow_exit_jump:
-		return hwt_flow_jump;
-	case hwt_flow_exit_call:
-		return hwt_flow_call;
-	case hwt_flow_exit_indirect_jump:
-		return hwt_flow_indirect_jump;
-	case hwt_flow_exit_indirect_call:
-		return hwt_flow_indirect_call;
-	case hwt_flow_exit_return:
-		return hwt_flow_return;
-	case hwt_flow_exit_far:
-		return hwt_flow_far;
-	case hwt_flow_exit_unknown:
-		return hwt_flow_unknown;
-	default:
-		/* Cut short (length limit, section end), or an asynchronous event. */
-		return ip == prev->vnext ? hwt_flow_next : hwt_flow_far;
 	}
+	/* Cut short (length limit, section end), or an asynchronous event. */
+	return ip == prev->vnext ? hwt_flow_next : hwt_flow_far;
 }
 
 static inline void emit_chain(struct stream_ctx *s, const struct chain *c)
 {
 	for (uint32_t i = 0; i < c->count; i++) {
 		const struct hwt_flow_block *b = &c->blocks[i];
-		struct hwt_flow_step *step;
+		uint32_t kind;
 
-		if (s->batched == STEP_BATCH)
-			flush_steps(s);
-		step = &s->batch[s->batched++];
-		step->block = b;
-		step->reserved = 0;
 		if (i)
-			step->kind = c->blocks[i - 1].exit == hwt_flow_exit_call ? hwt_flow_call
-										 : hwt_flow_jump;
+			kind = c->blocks[i - 1].exit == hwt_flow_exit_call ? hwt_flow_call
+									   : hwt_flow_jump;
 		else if (s->last)
-			step->kind = entry_kind(s->last, s->last_target, b->vaddr);
+			kind = entry_kind(s->last, s->last_target, b->vaddr);
 		else
-			step->kind = s->started ? s->next_kind : hwt_flow_start;
+			kind = s->started ? s->next_kind : hwt_flow_start;
+		hwt_flow_out_step(&s->out, b, kind);
 	}
 	s->started = 1;
 	s->last = &c->blocks[c->count - 1];
@@ -206,26 +159,6 @@ static int chains_grow(struct stream_ctx *s)
 	s->chains = table;
 	s->mask = size - 1;
 	return 0;
-}
-
-/* Room for n blocks that stay where they are. */
-static struct hwt_flow_block *store_blocks(struct stream_ctx *s, size_t n)
-{
-	struct block_chunk *c = s->chunks;
-
-	if (!c || c->size - c->used < n) {
-		size_t size = n > CHUNK_BLOCKS ? n : CHUNK_BLOCKS;
-
-		c = malloc(sizeof(*c) + size * sizeof(c->blocks[0]));
-		if (!c)
-			return NULL;
-		c->next = s->chunks;
-		c->used = 0;
-		c->size = size;
-		s->chunks = c;
-	}
-	c->used += n;
-	return &c->blocks[c->used - n];
 }
 
 static struct hwt_flow_block *split_next(struct stream_ctx *s, size_t n)
@@ -413,12 +346,12 @@ static const struct chain *chain_of(struct stream_ctx *s, const struct pt_block 
 						       0, 0 };
 		set_exit(epoch, &s->split[0], &target);
 	}
-	blocks = store_blocks(s, (size_t)n);
+	blocks = hwt_flow_out_blocks(&s->out, (size_t)n);
 	if (!blocks)
 		return NULL;
 	memcpy(blocks, s->split, (size_t)n * sizeof(*blocks));
 	for (long k = 0; k < n; k++)
-		blocks[k].id = s->block_count++;
+		blocks[k].id = s->out.block_count++;
 	*c = (struct chain){ pb->ip, target, blocks, pb->ninsn, (uint32_t)n };
 	if (++s->used * 2 > s->mask) {
 		if (chains_grow(s) < 0)
@@ -455,7 +388,7 @@ static int advance_epoch(struct stream_ctx *s, struct pt_block_decoder *dec, uin
 	memset(s->chains, 0, (s->mask + 1) * sizeof(*s->chains));
 	s->used = 0;
 	ev.time = s->space->epochs[e].time;
-	emit_event(s, &ev);
+	hwt_flow_out_event(&s->out, &ev);
 	return set_epoch(s, dec, e);
 }
 
@@ -639,17 +572,11 @@ static void take_time(struct stream_ctx *s, uint64_t tsc)
 		return;
 	s->last_time = tsc;
 	ev.time = tsc;
-	emit_event(s, &ev);
+	hwt_flow_out_event(&s->out, &ev);
 }
 
 static void stream_ctx_free(struct stream_ctx *s)
 {
-	while (s->chunks) {
-		struct block_chunk *next = s->chunks->next;
-
-		free(s->chunks);
-		s->chunks = next;
-	}
 	free(s->chains);
 	free(s->split);
 	hwt_flow_resume_fini(&s->resume);
@@ -658,27 +585,18 @@ static void stream_ctx_free(struct stream_ctx *s)
 static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		     struct hwt_space *space)
 {
-	struct hwt_flow_consumer counting = hwt_flow_profile_consumer;
-	const struct hwt_flow_consumer *consumer = d->options ? d->options->flow : NULL;
-	struct hwt_flow_stream info;
 	struct stream_ctx *s;
 	struct error_state err = { 0 };
 	struct pt_block_decoder *dec = NULL;
 	struct pt_config config;
 	uint64_t last_sync = UINT64_MAX, end_offset = 0;
 	uint64_t blocks = 0, insns = 0;
-	int want_time;
+	int want_time = 0;
 	int nomem;
 	size_t size;
 	uint8_t *buf;
 	int status;
 
-	if (!consumer) {
-		counting.consumer = d->profile;
-		consumer = &counting;
-	}
-	/* A clock that only orders records (sequence) is no time. */
-	want_time = (consumer->flags & HWT_FLOW_WANT_TIME) && d->clock == hwt_flow_clock_tsc;
 	buf = hwt_stream_map(stream->path, &size);
 	if (!buf) {
 		if (stream->size)
@@ -696,14 +614,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 	s->d = d;
 	s->stream = stream;
 	s->space = space;
-	s->consumer = consumer;
 	s->last_time = UINT64_MAX;
-	memset(&info, 0, sizeof(info));
-	info.stream = stream;
-	info.image = stream->image >= 0 ? hwt_bundle_image_at(d->bundle, (size_t)stream->image) : NULL;
-	info.command = space->command ? space->command : "";
-	info.profile = d->profile;
-	info.clock = d->clock;
 	d->stats.streams++;
 	d->stats.trace_bytes += size;
 	config = d->pt;
@@ -714,11 +625,11 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 		s->nomem = 1;
 		goto out;
 	}
-	s->context = consumer->begin(consumer->consumer, &info);
-	if (!s->context) {
+	if (hwt_flow_out_begin(&s->out, d, stream, space) < 0) {
 		s->nomem = 1;
 		goto out;
 	}
+	want_time = s->out.want_time;
 
 	for (;;) {
 		status = pt_blk_sync_forward(dec);
@@ -819,11 +730,8 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 				    "the stream was cut (recorder killed?) or the thread was killed",
 				    end_offset);
 out:
-	if (s->context) {
-		flush_steps(s);
-		if (consumer->end(s->context) < 0)
-			s->nomem = 1;
-	}
+	if (hwt_flow_out_end(&s->out) < 0)
+		s->nomem = 1;
 	if (s->nomem)
 		d->nomem = 1;
 	d->stats.blocks += blocks;
@@ -851,6 +759,5 @@ out:
 
 const struct hwt_trace_decoder hwt_pt_decoder = {
 	.name = "intel-pt",
-	.flow = 1,
 	.decode_stream = pt_decode,
 };

@@ -334,7 +334,7 @@ int hwt_elf_file_plt(const struct hwt_elf_file *file, struct hwt_elf_symbol **en
 	GElf_Shdr plt = { 0 }, plt_sec = { 0 }, rsh = { 0 }, dsh;
 	Elf_Data *rdata, *sdata;
 	int have_plt = 0, have_sec = 0;
-	size_t shstrndx, n;
+	size_t shstrndx, n, header;
 
 	*entries = NULL;
 	*count = 0;
@@ -367,6 +367,9 @@ int hwt_elf_file_plt(const struct hwt_elf_file *file, struct hwt_elf_symbol **en
 	sdata = elf_getdata(dynsym, NULL);
 	if (!rdata || !sdata)
 		return 0;
+	/* The entries follow the first one, the resolver's call: 16 bytes on
+	   x86-64, 32 on aarch64 (then 16 each on both). */
+	header = file->machine == EM_AARCH64 ? 32 : 16;
 	n = rsh.sh_size / rsh.sh_entsize;
 	*entries = calloc(n ? n : 1, sizeof(**entries));
 	if (!*entries)
@@ -381,7 +384,7 @@ int hwt_elf_file_plt(const struct hwt_elf_file *file, struct hwt_elf_symbol **en
 		    !(name = elf_strptr(file->elf, dsh.sh_link, sym.st_name)) || !*name)
 			continue;
 		(*entries)[(*count)++] = (struct hwt_elf_symbol){
-			have_sec ? plt_sec.sh_addr + 16 * i : plt.sh_addr + 16 * (i + 1), 16, name,
+			have_sec ? plt_sec.sh_addr + 16 * i : plt.sh_addr + header + 16 * i, 16, name,
 			HWT_ELF_SYMBOL_GLOBAL
 		};
 	}

@@ -4,7 +4,8 @@
 # loop of flipped, zeroed, inserted and deleted bytes. Each must give a
 # clear warning naming the stream, exit status 1 (profile written, partial)
 # or 0, and the counts that can still be computed; never a crash (the
-# sanitizer build runs it too), never a hang.
+# sanitizer build runs it too), never a hang. The same for the stacks
+# (`hwt report folded`): the rest of the run, gaps as marked frames.
 #
 # usage: etm_damage_test.sh BUILD_DIR WORK_DIR PROGRAM [ROUNDS]
 # Exits 77 (skipped) when PROGRAM (an aarch64 build) is not there.
@@ -33,6 +34,17 @@ report() {
 	"$tool" total "$1.prof" >"$1.total" || fail "$1: the profile does not read back"
 }
 
+# stacks NAME: NAME.hwt's folded stacks; exit status 1, fewer instructions than
+# the clean run's, and a warning naming the stream.
+stacks() {
+	timeout 120 "$hwt" report folded -o "$1.folded" "$1.hwt" 2>"$1.ferr"
+	rc=$?
+	[ $rc -eq 1 ] || fail "$1: hwt report folded exited $rc, wanted 1: $(cat "$1.ferr")"
+	grep -q "streams/$name" "$1.ferr" || fail "$1: hwt report folded: no warning names the stream"
+	n=$(awk '{ s += $NF } END { print s + 0 }' "$1.folded")
+	[ "$n" -lt "$clean_stacks" ] || fail "$1: stacks of $n instructions, clean run $clean_stacks"
+}
+
 expect() { # NAME PATTERN
 	grep -q -- "$2" "$1.err" || fail "$1: no warning matching '$2'"
 }
@@ -52,6 +64,9 @@ cd "$work" || exit 1
 "$hwt" record -o clean.hwt -- "$prog" >/dev/null 2>record.err || fail "hwt record: $(cat record.err)"
 "$tool" report clean.hwt -o clean.prof 2>clean.err || fail "clean bundle: $(cat clean.err)"
 clean=$("$tool" total clean.prof)
+"$hwt" report folded -o clean.folded clean.hwt 2>clean.ferr || fail "clean stacks: $(cat clean.ferr)"
+clean_stacks=$(awk '{ s += $NF } END { print s + 0 }' clean.folded)
+[ "$clean_stacks" -eq "$clean" ] || fail "clean: stacks of $clean_stacks instructions, profile $clean"
 stream=$(ls clean.hwt/streams/*.etm)
 name=$(basename "$stream")
 size=$(stat -c %s "$stream")
@@ -64,6 +79,8 @@ report corrupt
 expect corrupt "streams/$name: decode error at offset 0x"
 expect corrupt "resynced at the next A-Sync"
 fewer corrupt
+stacks corrupt
+grep -q '\[decode error\];' corrupt.folded || fail "corrupt: no [decode error] frame in the stacks"
 
 # Cut: the stream ends in the middle (probably of a packet).
 cp -r clean.hwt cut.hwt
@@ -71,6 +88,8 @@ truncate -s $((size / 2 + 3)) "cut.hwt/streams/$name"
 report cut
 expect cut "streams/$name: "
 fewer cut
+stacks cut
+[ -s cut.folded ] || fail "cut: no stacks"
 
 # The first bytes lost: decoding starts at the next A-Sync.
 cp -r clean.hwt headless.hwt
@@ -78,12 +97,15 @@ tail -c +1001 "$stream" >"headless.hwt/streams/$name"
 report headless
 expect headless "does not start with an A-Sync"
 fewer headless
+stacks headless
+grep -q '\[unknown\];' headless.folded || fail "headless: the stacks do not start from [unknown]"
 
 # Garbage: no A-Sync at all.
 cp -r clean.hwt garbage.hwt
 head -c 65536 /dev/urandom >"garbage.hwt/streams/$name"
 report garbage
 expect garbage "no A-Sync in the whole stream"
+stacks garbage
 
 # Fuzz: seeded damage of every kind; each decodes to something, no crash.
 python3 - "$stream" "$rounds" <<'EOF' || fail "fuzz: cannot write the damaged streams"
@@ -123,6 +145,13 @@ while [ $i -lt "$rounds" ]; do
 	if [ $rc -eq 1 ]; then
 		grep -q "streams/$name\|summary" fuzz.err || fail "fuzz $i: no warning names the stream"
 	fi
+	timeout 120 "$hwt" report folded -o fuzz.folded fuzz.hwt 2>fuzz.ferr
+	frc=$?
+	[ $frc -eq $rc ] || fail "fuzz $i: hwt report folded exited $frc, the profile's decode $rc: $(cat fuzz.ferr)"
+	if [ $rc -eq 0 ]; then
+		n=$(awk '{ s += $NF } END { print s + 0 }' fuzz.folded)
+		[ "$n" -eq "$("$tool" total fuzz.prof)" ] || fail "fuzz $i: stacks of $n instructions, profile $("$tool" total fuzz.prof)"
+	fi
 	i=$((i + 1))
 done
-echo "etm damage: corrupt, cut, headless, garbage and $rounds fuzzed streams decoded, clean run $clean instructions"
+echo "etm damage: corrupt, cut, headless, garbage and $rounds fuzzed streams decoded (profile and stacks), clean run $clean instructions"

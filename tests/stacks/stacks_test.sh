@@ -15,9 +15,9 @@
 #   command    hwt flame -- CMD: records, writes, passes CMD's exit status
 #   svg        the flame graph's options (--width, --inverted, --min-width,
 #              --colors, --title) in the boxes drawn; --progress
-#   etm        an aarch64 run (ETMv4, which hwt_flow.h has no producer for
-#              yet): a warning naming the stream, exit status 1, no stacks
-#              (skipped when the aarch64 test programs are not built)
+#   etm        aarch64 runs (ETMv4, OpenCSD's decode): tail calls, longjmp,
+#              exceptions, signals, fork and exec as on x86-64 (skipped when
+#              the aarch64 test programs are not built)
 #
 # usage: stacks_test.sh BUILD_DIR WORK_DIR CASE
 set -u
@@ -281,17 +281,37 @@ svg)
 	python3 "$here/svg_check.py" plain.svg ice.svg kind.svg || exit 1
 	;;
 etm)
-	prog=$programs/aarch64/gcc/function_pointers
-	[ -x "$prog" ] || { echo "SKIP: $prog was not built"; exit 77; }
-	"$hwt" record -o a.hwt -- "$prog" >/dev/null 2>a.rec || fail "hwt record: $(cat a.rec)"
-	"$hwt" report folded -o a.folded a.hwt 2>a.err
-	rc=$?
-	cat a.err
-	[ $rc -eq 1 ] || fail "hwt report folded exited $rc on ETMv4 streams, wanted 1"
-	grep -q 'etmv4 streams are not yet decoded into ordered control flow' a.err ||
-		fail "no warning about the ETMv4 stream"
-	[ ! -s a.folded ] || fail "stacks from a stream that was left out: $(head -1 a.folded)"
-	echo "ok: ETMv4 streams left out of the stacks, said, exit status 1"
+	a64=$programs/aarch64/gcc
+	[ -x "$a64/tail_calls_o2" ] || { echo "SKIP: $a64/tail_calls_o2 was not built"; exit 77; }
+	arecord() { # NAME PROG: NAME.hwt with the QEMU unit (aarch64, ETMv4)
+		"$hwt" record -o "$1.hwt" -- "$2" >"$1.out" 2>"$1.rec" || fail "hwt record $2: $(cat "$1.rec")"
+		"$hwt" report folded -o "$1.folded" "$1.hwt" 2>"$1.err" || fail "report $1: $(cat "$1.err")"
+	}
+	# Tail calls (b, br): the frame replaced, as on x86-64.
+	arecord t "$a64/tail_calls_o2"
+	has t.folded ';main;leaf [0-9]+$'
+	hasnt t.folded ';top;middle'
+	hasnt t.folded ';middle;leaf'
+	has t.folded ';main;indirect [0-9]+$'
+	# longjmp and exceptions cut the stack back.
+	arecord l "$a64/longjmp"
+	n=$(most l.folded descend)
+	[ "$n" -ge 10 ] && [ "$n" -le 15 ] || fail "descend is $n deep"
+	arecord x "$a64/cxx_exceptions"
+	has x.folded ';main;'
+	hasnt x.folded '\[unknown\]'
+	# Signal handlers on the interrupted stack, gone after sigreturn.
+	arecord s "$a64/signal_handler"
+	has s.folded ';main;raise;.*\[signal\];on_signal [0-9]+$'
+	has s.folded ';main;touch;touch;touch;\[signal\];on_segv'
+	hasnt s.folded '\[signal\];.*;main;'
+	hasnt s.folded '\[unknown\]'
+	# fork and exec: the exec'd image under its own command.
+	arecord p "$a64/fork_exec"
+	has p.folded '^fork_exec-[0-9]+;_start;'
+	has p.folded '^loops-[0-9]+;.*;main;collatz'
+	[ "$(cut -d';' -f1 p.folded | sort -u | grep -c '^fork_exec-')" -ge 2 ] || fail "no fork child"
+	echo "ok: aarch64 (ETMv4): tail calls, longjmp, exceptions, signals, fork and exec"
 	;;
 *)
 	fail "unknown case $case"
