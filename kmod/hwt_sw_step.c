@@ -83,10 +83,13 @@ void hwt_sw_begin(struct hwt_sw_thread *ts)
 	if (!ts->fresh)
 		return;
 	ts->fresh = false;
-	/* A stream takes the configuration of its start. */
+	/* CPU mode: the thread's stream in the CPU's buffer starts here (SWITCH in). */
+	if (ts->cpu_mode)
+		hwt_sw_cpu_segment(ts);
+	/* A stream takes the configuration of its start; a CPU's buffer cannot pause. */
 	rcu_read_lock();
 	cfg = rcu_dereference(ts->sc->cfg);
-	wrap = cfg->flags & HWT_SW_WRAP;
+	wrap = (cfg->flags & HWT_SW_WRAP) || ts->cpu_mode;
 	psb_period = cfg->psb_period;
 	hwt_sw_ring_init(&ts->pt, ts->pt.buf, wrap);
 	hwt_sw_ring_init(&ts->blk, (cfg->flags & HWT_SW_BLOCKS) ? ts->aux : NULL, wrap);
