@@ -154,8 +154,7 @@ int kmod_untraced_append(const char *bundle, struct hwt_record_header *rec)
 	return ok ? 0 : -hke_bundle;
 }
 
-/* The GNU build-id of the ELF image at base (the vDSO, in memory), or 0. */
-static uint32_t vdso_build_id(const uint8_t *base, size_t size, uint8_t *id)
+uint32_t kmod_elf_build_id(const uint8_t *base, size_t size, uint8_t *id)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
 
@@ -204,6 +203,6 @@ int kmod_vdso_copy(const char *bundle, const char **path, uint8_t *build_id,
 	ok = write(fd, (const void *)start, end - start) == (ssize_t)(end - start);
 	close(fd);
 	/* The decoder knows the copy by its build-id (it is written after the start). */
-	*build_id_size = vdso_build_id((const uint8_t *)start, end - start, build_id);
+	*build_id_size = kmod_elf_build_id((const uint8_t *)start, end - start, build_id);
 	return ok ? 0 : -hke_bundle;
 }

@@ -59,6 +59,23 @@ static int ring_file(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_ring
 	return r->fd < 0 ? -hke_bundle : 0;
 }
 
+int kmod_thread_write(struct hwt_kmod *k, struct kmod_thread *t, const void *data, size_t n)
+{
+	while (n) {
+		ssize_t w;
+
+		if (ring_file(k, t, &t->pt) < 0)
+			return -hke_bundle;
+		w = write(t->pt.fd, data, n);
+		if (w <= 0)
+			return -hke_bundle;
+		data = (const uint8_t *)data + w;
+		n -= (size_t)w;
+		k->stats.trace_bytes += (size_t)w;
+	}
+	return 0;
+}
+
 /* Copies [from, to) of the ring to its file. */
 static int ring_copy(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_ring *r,
 		     uint64_t from, uint64_t to)
@@ -139,7 +156,11 @@ static int ring_drain(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_rin
 
 int kmod_thread_drain(struct hwt_kmod *k, struct kmod_thread *t)
 {
-	int ret = ring_drain(k, t, &t->pt);
+	int ret;
+
+	if (k->opts.mode == HWT_KMOD_CPU)
+		return 0;	/* no buffer of its own: cpu.c copies its streams */
+	ret = ring_drain(k, t, &t->pt);
 
 	if (!ret && k->opts.debug_blocks)
 		ret = ring_drain(k, t, &t->blk);

@@ -178,8 +178,13 @@ int hwt_record_main(int argc, char **argv)
 			fprintf(stderr, "hwt record: -p and CPU mode exclude each other\n");
 			return 2;
 		}
-		if (optind < argc) {
-			fprintf(stderr, "hwt record: -p, -a and --cpu record what runs: no command\n");
+		if (unit->pid && optind < argc) {
+			fprintf(stderr, "hwt record: -p records what runs: no command\n");
+			return 2;
+		}
+		if (unit->cpus && optind < argc && unit->duration) {
+			fprintf(stderr, "hwt record: with a command, CPU mode records until it ends: "
+				"no --duration\n");
 			return 2;
 		}
 		if (!unit->unit)
