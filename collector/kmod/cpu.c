@@ -24,10 +24,6 @@
 #include "hwt_ioctl.h"
 #include "kmod_int.h"
 
-static const uint8_t psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-				 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
-static const uint8_t ovf[2] = { 0x02, 0xf3 };
-
 static int cpu_bufptr(struct hwt_kmod *k, const struct kmod_cpu *c, struct hwt_bufptr *bp)
 {
 	memset(bp, 0, sizeof(*bp));
@@ -100,21 +96,6 @@ static struct kmod_cpu *cpu_of(struct hwt_kmod *k, uint32_t cpu)
 	return NULL;
 }
 
-/* The first PSB in [from, to) of the ring, or to. */
-static uint64_t find_psb(const struct kmod_cpu *c, uint64_t from, uint64_t to)
-{
-	for (uint64_t at = from; at + sizeof(psb) <= to; at++) {
-		size_t i;
-
-		for (i = 0; i < sizeof(psb); i++)
-			if (((const uint8_t *)c->base)[(at + i) % c->size] != psb[i])
-				break;
-		if (i == sizeof(psb))
-			return at;
-	}
-	return to;
-}
-
 /* [c->from, to) of the CPU's ring to its owner's stream (dropped without an image). */
 static int cpu_copy(struct hwt_kmod *k, struct kmod_cpu *c, uint64_t to)
 {
@@ -130,9 +111,9 @@ static int cpu_copy(struct hwt_kmod *k, struct kmod_cpu *c, uint64_t to)
 		uint64_t first = newest - c->size;
 
 		k->stats.lost_bytes += first - from;
-		from = find_psb(c, first, to);
+		from = kmod_find_psb(c->base, c->size, first, to);
 		if (t->image)
-			ret = kmod_thread_write(k, t, ovf, sizeof(ovf));
+			ret = kmod_thread_write(k, t, kmod_ovf, sizeof(kmod_ovf));
 	}
 	while (!ret && t->image && from < to) {
 		size_t at = from % c->size, n = to - from;

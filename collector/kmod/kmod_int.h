@@ -9,6 +9,7 @@
 #include "hwt_kmod.h"
 #include "hwt_record.h"
 #include "hwt_sw.h"
+#include "sw_image.h"
 
 /* ----- The context (context.c): /dev/hwt's file descriptors ----- */
 
@@ -27,16 +28,10 @@ void kmod_ctx_close(struct kmod_ctx *c);
 
 /* ----- Process images (image.c): their sideband files and mappings ----- */
 
-struct kmod_map {
-	uint64_t start, end;
-	struct hwt_record_mmap *rec;   /* the record as the bundle has it (malloc'd) */
-};
-
 struct kmod_image {
 	uint32_t pid, gen;
 	int fd;                        /* sideband/<pid>.<gen>.sb, -1 once ended */
-	struct kmod_map *maps;         /* its executable mappings now */
-	size_t nmaps, cap;
+	struct hwt_sw_image_table table; /* its executable mappings now, as its records say */
 	char name[32];                 /* "<pid>.<gen>" */
 };
 
@@ -80,6 +75,12 @@ struct hwt_kmod;
 /* Copies what the thread's buffers hold now into its files (or drops it). */
 /* Appends n bytes to the thread's stream file (CPU mode: cpu.c cuts them out of a CPU's). */
 int kmod_thread_write(struct hwt_kmod *k, struct kmod_thread *t, const void *data, size_t n);
+/*
+ * After bytes were written over: the first PSB in [from, to) of a ring of
+ * size bytes at base (or to), where the copy goes on after an OVF packet.
+ */
+uint64_t kmod_find_psb(const uint8_t *base, size_t size, uint64_t from, uint64_t to);
+extern const uint8_t kmod_ovf[2];
 int kmod_thread_drain(struct hwt_kmod *k, struct kmod_thread *t);
 /* The thread's trace goes to image from now on (exec; NULL: dropped). */
 void kmod_thread_move(struct kmod_thread *t, struct kmod_image *image);

@@ -8,7 +8,10 @@
  * its buffer has been read, which is where the split falls. A fork child
  * gets the parent's mappings copied into its own file, as the software
  * units write them. With --filter the thread also pauses after each MMAP
- * until the ranges of what it mapped are set.
+ * until the ranges of what it mapped are set. In CPU mode nothing pauses:
+ * SWITCH records say which bytes of a CPU's buffer are whose (cpu.c), an
+ * exec ends the old image's stream there, and processes that were running
+ * before are described from /proc when first seen (proc.c).
  */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -18,9 +18,23 @@
 #include "hwt_ioctl.h"
 #include "kmod_int.h"
 
+const uint8_t kmod_ovf[2] = { 0x02, 0xf3 };
 static const uint8_t psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
 				 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
-static const uint8_t ovf[2] = { 0x02, 0xf3 };
+
+uint64_t kmod_find_psb(const uint8_t *base, size_t size, uint64_t from, uint64_t to)
+{
+	for (uint64_t at = from; at + sizeof(psb) <= to; at++) {
+		size_t i;
+
+		for (i = 0; i < sizeof(psb); i++)
+			if (base[(at + i) % size] != psb[i])
+				break;
+		if (i == sizeof(psb))
+			return at;
+	}
+	return to;
+}
 
 /* Maps the ring when the kernel has made the buffer; 0 when there is none yet. */
 static int ring_map(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_ring *r)
@@ -98,21 +112,6 @@ static int ring_copy(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_ring
 	return 0;
 }
 
-/* Wrap: the first PSB in [from, to) of the ring, or to. */
-static uint64_t ring_find_psb(const struct kmod_ring *r, uint64_t from, uint64_t to)
-{
-	for (uint64_t at = from; at + sizeof(psb) <= to; at++) {
-		size_t i;
-
-		for (i = 0; i < sizeof(psb); i++)
-			if (((const uint8_t *)r->base)[(at + i) % r->size] != psb[i])
-				break;
-		if (i == sizeof(psb))
-			return at;
-	}
-	return to;
-}
-
 static int ring_drain(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_ring *r)
 {
 	struct hwt_bufptr bp = { .size = sizeof(bp), .id = t->tid,
@@ -138,9 +137,9 @@ static int ring_drain(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_rin
 		from = bp.offset - r->size;
 		k->stats.lost_bytes += from - r->read;
 		if (!r->aux) {
-			from = ring_find_psb(r, from, bp.offset);
+			from = kmod_find_psb(r->base, r->size, from, bp.offset);
 			if (t->image && ring_file(k, t, r) == 0 &&
-			    write(r->fd, ovf, sizeof(ovf)) != (ssize_t)sizeof(ovf))
+			    write(r->fd, kmod_ovf, sizeof(kmod_ovf)) != (ssize_t)sizeof(kmod_ovf))
 				return -hke_bundle;
 		}
 	}
