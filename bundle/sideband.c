@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,7 +195,8 @@ static size_t min_size(uint32_t type)
 	case HWT_RECORD_FORK:          return sizeof(struct hwt_record_fork);
 	case HWT_RECORD_PROCESS_EXIT:  return sizeof(struct hwt_record_exit);
 	case HWT_RECORD_LOST:          return sizeof(struct hwt_record_lost);
-	case HWT_RECORD_SWITCH:        return sizeof(struct hwt_record_switch);
+	/* offset came later: records grow at the end */
+	case HWT_RECORD_SWITCH:        return offsetof(struct hwt_record_switch, offset);
 	case HWT_RECORD_BUFFER:        return sizeof(struct hwt_record_buffer);
 	case HWT_RECORD_SIGNAL:        return sizeof(struct hwt_record_signal);
 	case HWT_RECORD_UNTRACED:      return sizeof(struct hwt_record_untraced);

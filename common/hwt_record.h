@@ -123,10 +123,17 @@ struct hwt_record_lost {
 	uint64_t bytes;      /* trace bytes dropped */
 };
 
+/*
+ * SWITCH: hwt.ko's. THREAD mode (HWT_CFG_SWITCH): the thread's unit on or
+ * off at a context switch. CPU mode (the sw backend): the trace of
+ * hdr.tid in CPU cpu's buffer begins (in 1) or ends (in 0) at offset,
+ * so that a collector cuts the CPU's buffer into the threads' streams.
+ */
 struct hwt_record_switch {
 	struct hwt_record_header hdr;
 	uint32_t cpu;
 	uint32_t in;         /* 1: hdr.tid switched in, 0: switched out */
+	uint64_t offset;     /* bytes the buffer (CPU mode: the CPU's) held then */
 };
 
 struct hwt_record_buffer {

@@ -44,8 +44,24 @@ struct hwt_backend_ops {
 	/* CPU mode: start/stop the unit of @cpu, called on @cpu (atomic). */
 	void	(*enable)(struct hwt_context *ctx, int cpu);
 	void	(*disable)(struct hwt_context *ctx, int cpu);
-	/* CPU mode, optional: @next is switched in on @cpu (atomic). */
-	void	(*cpu_switch)(struct hwt_context *ctx, int cpu, struct task_struct *next);
+	/* CPU mode, optional: @prev is switched out of @cpu, @next in (atomic, interrupts off). */
+	void	(*cpu_switch)(struct hwt_context *ctx, int cpu, struct task_struct *prev,
+			      struct task_struct *next);
+	/*
+	 * CPU mode, optional, for each context that traces the CPU current
+	 * runs on (atomic; current is the task): cpu_exec, current execs (in
+	 * the exec hook, before its records; the new image's registers are in
+	 * place); cpu_signal, a signal is delivered to current (get_signal:
+	 * siglock held, interrupts off), before its frame; cpu_exit, current
+	 * exits (before THREAD_EXIT is queued). cpu_fork: @child of current
+	 * was just created and has not run; called for every CPU-mode context
+	 * of the backend whatever its state or CPUs (the child may carry what
+	 * the backend set in its parent's registers).
+	 */
+	void	(*cpu_exec)(struct hwt_context *ctx);
+	void	(*cpu_signal)(struct hwt_context *ctx, int sig);
+	void	(*cpu_exit)(struct hwt_context *ctx);
+	void	(*cpu_fork)(struct hwt_context *ctx, struct task_struct *child);
 	/* THREAD mode: @thr is switched in / out on @cpu (atomic). */
 	void	(*thread_enable)(struct hwt_thread *thr, int cpu);
 	void	(*thread_disable)(struct hwt_thread *thr, int cpu);
@@ -110,6 +126,8 @@ struct hwt_buffer *hwt_context_cpu_buffer(struct hwt_context *ctx, int cpu);
 void *hwt_context_backend_priv(struct hwt_context *ctx);
 void hwt_context_set_backend_priv(struct hwt_context *ctx, void *priv);
 u32 hwt_context_ident(struct hwt_context *ctx);
+/* True for a CPU-mode context (HWT_MODE_CPU). */
+bool hwt_context_cpu_mode(struct hwt_context *ctx);
 
 /* Queues a BUFFER record: @buf filled up (callable from atomic context). */
 void hwt_buffer_full(struct hwt_context *ctx, struct hwt_buffer *buf);

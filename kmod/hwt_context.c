@@ -304,6 +304,12 @@ struct hwt_buffer *hwt_context_cpu_buffer(struct hwt_context *ctx, int cpu)
 }
 EXPORT_SYMBOL_GPL(hwt_context_cpu_buffer);
 
+bool hwt_context_cpu_mode(struct hwt_context *ctx)
+{
+	return ctx->mode == HWT_MODE_CPU;
+}
+EXPORT_SYMBOL_GPL(hwt_context_cpu_mode);
+
 void *hwt_context_backend_priv(struct hwt_context *ctx)
 {
 	return ctx->backend_priv;

@@ -23,6 +23,26 @@
 #include "hwt_thread.h"
 
 /*
+ * CPU mode: the running contexts that trace the CPU current runs on, into
+ * @ctxs. RCU held, preemption off.
+ */
+static int hwt_hook_cpu_contexts(struct hwt_context **ctxs)
+{
+	struct hwt_context *ctx;
+	int cpu = smp_processor_id(), n = 0;
+
+	if (!atomic_read(&hwt_nr_cpu_contexts))
+		return 0;
+	list_for_each_entry_rcu(ctx, &hwt_cpu_contexts, cpu_link) {
+		if (n == HWT_HOOK_MAX_CTX)
+			break;
+		if (READ_ONCE(ctx->state) == HWT_CTX_RUNNING && cpumask_test_cpu(cpu, ctx->cpus))
+			ctxs[n++] = ctx;
+	}
+	return n;
+}
+
+/*
  * exec, first: each backend tracing @p ends the old image's trace before
  * any record of the exec is queued (a collector that reads the buffer
  * pointer when it sees EXEC finds the old image's trace complete). RCU held.
@@ -30,6 +50,8 @@
 static void hwt_hook_exec_backends(struct task_struct *p)
 {
 	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
+
+	struct hwt_context *ctxs[HWT_HOOK_MAX_CTX];
 	int i, n;
 
 	n = hwt_thread_find(p, thrs, HWT_HOOK_MAX_CTX);
@@ -40,6 +62,10 @@ static void hwt_hook_exec_backends(struct task_struct *p)
 		    !hwt_thread_quiet(thrs[i]))
 			ops->thread_exec(thrs[i]);
 	}
+	n = hwt_hook_cpu_contexts(ctxs);
+	for (i = 0; i < n; i++)
+		if (ctxs[i]->backend->ops->cpu_exec)
+			ctxs[i]->backend->ops->cpu_exec(ctxs[i]);
 }
 
 /*
@@ -253,6 +279,12 @@ void hwt_hook_on_fork(void *data, struct task_struct *parent, struct task_struct
 		d[m].follow = cthr != NULL;
 		m++;
 	}
+	if (atomic_read(&hwt_nr_cpu_contexts)) {
+		list_for_each_entry_rcu(ctx, &hwt_cpu_contexts, cpu_link) {
+			if (ctx->backend->ops->cpu_fork)
+				ctx->backend->ops->cpu_fork(ctx, child);
+		}
+	}
 	m = hwt_dest_cpu(d, m);
 	if (!m)
 		goto out;
@@ -295,6 +327,7 @@ out:
 /* A thread exits (do_exit, after exit_mm): the last hook it passes. */
 void hwt_hook_on_exit(void *data, struct task_struct *p)
 {
+	struct hwt_context *ctxs[HWT_HOOK_MAX_CTX];
 	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
 	struct hwt_dest d[HWT_DEST_MAX];
 	int cpu = smp_processor_id();
@@ -309,6 +342,10 @@ void hwt_hook_on_exit(void *data, struct task_struct *p)
 		if (test_and_clear_bit(HWT_THR_ENABLED, &thrs[i]->flags))
 			thrs[i]->ctx->backend->ops->thread_disable(thrs[i], cpu);
 	}
+	m = hwt_hook_cpu_contexts(ctxs);
+	for (i = 0; i < m; i++)
+		if (ctxs[i]->backend->ops->cpu_exit)
+			ctxs[i]->backend->ops->cpu_exit(ctxs[i]);
 	m = hwt_dest_find(p, d);
 	if (m) {
 		struct hwt_record_thread trec;
@@ -341,6 +378,7 @@ void hwt_hook_on_exit(void *data, struct task_struct *p)
  */
 void hwt_hook_on_signal(void *data, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
 {
+	struct hwt_context *ctxs[HWT_HOOK_MAX_CTX];
 	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
 	struct task_struct *t = current;
 	struct hwt_record_signal rec;
@@ -364,6 +402,10 @@ void hwt_hook_on_signal(void *data, int sig, struct kernel_siginfo *info, struct
 		if (ops->thread_signal && test_bit(HWT_THR_READY, &thr->flags))
 			ops->thread_signal(thr, sig);
 	}
+	n = hwt_hook_cpu_contexts(ctxs);
+	for (i = 0; i < n; i++)
+		if (ctxs[i]->backend->ops->cpu_signal)
+			ctxs[i]->backend->ops->cpu_signal(ctxs[i], sig);
 	rcu_read_unlock();
 }
 
@@ -377,6 +419,8 @@ static void hwt_hook_switch_record(struct hwt_thread *thr, struct task_struct *t
 	hwt_rec_hdr(&rec.hdr, HWT_RECORD_SWITCH, sizeof(rec), t);
 	rec.cpu = cpu;
 	rec.in = in;
+	if (thr->buf)
+		rec.offset = READ_ONCE(thr->buf->offset);
 	hwt_context_record(thr->ctx, &rec.hdr);
 }
 
@@ -420,7 +464,7 @@ void hwt_hook_on_switch(void *data, bool preempt, struct task_struct *prev,
 			if (READ_ONCE(ctx->state) != HWT_CTX_RUNNING ||
 			    !cpumask_test_cpu(cpu, ctx->cpus) || !ctx->backend->ops->cpu_switch)
 				continue;
-			ctx->backend->ops->cpu_switch(ctx, cpu, next);
+			ctx->backend->ops->cpu_switch(ctx, cpu, prev, next);
 		}
 	}
 	rcu_read_unlock();

@@ -173,6 +173,15 @@ static int hwt_sw_die(struct notifier_block *nb, unsigned long val, void *data)
 	if (val != DIE_DEBUG || !user_mode(regs) || !(*dr6 & DR_STEP))
 		return NOTIFY_DONE;
 	rcu_read_lock();
+	ts = hwt_sw_cpu_current();
+	if (ts) {
+		/* CPU mode: the thread this CPU steps now. */
+		if (ts->tf)
+			hwt_sw_step(ts, regs);
+		else
+			hwt_sw_maybe_arm(ts, regs);
+		goto out;
+	}
 	thr = hwt_thread_of(current, &hwt_sw_backend);
 	if (thr)
 		ts = hwt_thread_backend_priv(thr);
@@ -187,9 +196,10 @@ static int hwt_sw_die(struct notifier_block *nb, unsigned long val, void *data)
 		regs->flags &= ~X86_EFLAGS_TF;
 	} else if (hwt_sw_orphan_take(current)) {
 		regs->flags &= ~X86_EFLAGS_TF;
-	} else {
+	} else if (!hwt_sw_cpu_stray(regs)) {
 		ret = NOTIFY_DONE;	/* not ours: a debugger's, the program's own */
 	}
+out:
 	rcu_read_unlock();
 	if (ret == NOTIFY_STOP)
 		*dr6 &= ~DR_STEP;
@@ -228,6 +238,15 @@ static int hwt_sw_init(struct hwt_context *ctx)
 	RCU_INIT_POINTER(sc->cfg, cfg);
 	spin_lock_init(&sc->lock);
 	INIT_LIST_HEAD(&sc->threads);
+	if (hwt_context_cpu_mode(ctx)) {
+		int ret = hwt_sw_cpu_init(sc);
+
+		if (ret) {
+			kfree(cfg);
+			kfree(sc);
+			return ret;
+		}
+	}
 	hwt_context_set_backend_priv(ctx, sc);
 	return 0;
 }
@@ -238,6 +257,8 @@ static void hwt_sw_deinit(struct hwt_context *ctx)
 
 	/* Every thread is freed: nothing reads the configuration. */
 	WARN_ON_ONCE(!list_empty(&sc->threads));
+	if (sc->cpu)
+		hwt_sw_cpu_deinit(sc);
 	hwt_sw_filter_free(sc);
 	kfree(rcu_dereference_protected(sc->cfg, 1));
 	kfree(sc);
@@ -255,6 +276,9 @@ static int hwt_sw_configure(struct hwt_context *ctx, const void *data, size_t le
 	    uc->size > len || (uc->flags & ~HWT_SW_FLAGS))
 		return -EINVAL;
 	if (uc->psb_period && (uc->psb_period < 256 || uc->psb_period > (1u << 20)))
+		return -EINVAL;
+	/* CPU mode: no ranges (no process to pause for them), no second buffers. */
+	if (sc->cpu && ((uc->flags & (HWT_SW_FILTER | HWT_SW_BLOCKS)) || uc->nranges))
 		return -EINVAL;
 	n = uc->nranges;
 	if (n > (len - uc->size) / sizeof(struct hwt_sw_range))
@@ -296,6 +320,26 @@ static void hwt_sw_stop(struct hwt_context *ctx)
 	list_for_each_entry(ts, &sc->threads, ctx_link)
 		hwt_sw_orphan_add(ts);
 	spin_unlock(&sc->lock);
+}
+
+struct hwt_sw_thread *hwt_sw_state_alloc(struct hwt_sw_ctx *sc)
+{
+	struct hwt_sw_thread *ts = hwt_cache_zalloc(hwt_sw_thread_cache, GFP_KERNEL);
+
+	if (!ts)
+		return NULL;
+	kref_init(&ts->ref);
+	INIT_HLIST_NODE(&ts->orphan);
+	INIT_LIST_HEAD(&ts->ctx_link);
+	ts->sc = sc;
+	ts->cpu_mode = true;
+	ts->fresh = true;
+	return ts;
+}
+
+void hwt_sw_state_free(struct hwt_sw_thread *ts)
+{
+	kmem_cache_free(hwt_sw_thread_cache, ts);
 }
 
 static int hwt_sw_thread_alloc(struct hwt_thread *thr)
@@ -419,6 +463,13 @@ static const struct hwt_backend_ops hwt_sw_ops = {
 	.thread_signal	= hwt_sw_thread_signal,
 	.task_fork	= hwt_sw_task_fork,
 	.thread_work	= hwt_sw_thread_work,
+	.enable		= hwt_sw_cpu_enable,
+	.disable	= hwt_sw_cpu_disable,
+	.cpu_switch	= hwt_sw_cpu_switch,
+	.cpu_exec	= hwt_sw_cpu_exec,
+	.cpu_signal	= hwt_sw_cpu_signal,
+	.cpu_exit	= hwt_sw_cpu_exit,
+	.cpu_fork	= hwt_sw_cpu_fork,
 };
 
 struct hwt_backend hwt_sw_backend = {

@@ -50,6 +50,9 @@ struct hwt_sw_ctx {
 	spinlock_t		lock;		/* threads */
 	struct list_head	threads;	/* hwt_sw_thread.ctx_link */
 	struct hwt_sw_filter	*filter;	/* configure (ctx->mtx); the re-entry probes */
+	/* CPU mode (hwt_sw_cpu.c) */
+	pid_t			owner_tgid;	/* const: the collector's process, never stepped */
+	struct hwt_sw_thread	**cpu;		/* const array by CPU: its step state, or NULL */
 };
 
 /* A buffer written as a ring (hwt_sw_ring.c). */
@@ -100,6 +103,8 @@ struct hwt_sw_thread {
 	bool			outside;	/* filtered: not in a range, not stepping */
 	bool			xol;		/* a re-entry probe was hit: uprobes runs it */
 	bool			filtered;	/* HWT_SW_FILTER: only its ranges are traced */
+	bool			cpu_mode;	/* const: a CPU's state; task is whom it steps now */
+	bool			segment;	/* CPU mode: a SWITCH in was queued for task */
 	u32			cfg_gen;	/* the configuration its ranges come from */
 	u32			nranges;	/* its process's ranges */
 	struct hwt_sw_range	ranges[HWT_SW_RANGES_MAX];
@@ -151,6 +156,28 @@ void hwt_sw_leave(struct hwt_sw_thread *ts, bool in_syscall);
 /* Starts a new stream (PSB+) if one is due. */
 void hwt_sw_begin(struct hwt_sw_thread *ts);
 
+
+/* hwt_sw_backend.c: a CPU's step state (no task, no framework thread) */
+struct hwt_sw_thread *hwt_sw_state_alloc(struct hwt_sw_ctx *sc);
+void hwt_sw_state_free(struct hwt_sw_thread *ts);
+
+/* hwt_sw_cpu.c: CPU mode, the operations and what the trap handler asks */
+int hwt_sw_cpu_init(struct hwt_sw_ctx *sc);
+void hwt_sw_cpu_deinit(struct hwt_sw_ctx *sc);
+/* The CPU's state if it steps current (interrupts off), else NULL. */
+struct hwt_sw_thread *hwt_sw_cpu_current(void);
+/* A single-step trap no state claims: TF was ours (a CPU-mode leftover); cleared. */
+bool hwt_sw_cpu_stray(struct pt_regs *regs);
+/* A new stream of a CPU's state begins at the buffer's offset: SWITCH in. */
+void hwt_sw_cpu_segment(struct hwt_sw_thread *ts);
+void hwt_sw_cpu_enable(struct hwt_context *ctx, int cpu);
+void hwt_sw_cpu_disable(struct hwt_context *ctx, int cpu);
+void hwt_sw_cpu_switch(struct hwt_context *ctx, int cpu, struct task_struct *prev,
+		       struct task_struct *next);
+void hwt_sw_cpu_exec(struct hwt_context *ctx);
+void hwt_sw_cpu_signal(struct hwt_context *ctx, int sig);
+void hwt_sw_cpu_exit(struct hwt_context *ctx);
+void hwt_sw_cpu_fork(struct hwt_context *ctx, struct task_struct *child);
 
 /* hwt_sw_filter.c */
 /* The thread's ranges, from the configuration when it changed. */

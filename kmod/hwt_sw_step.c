@@ -83,10 +83,13 @@ void hwt_sw_begin(struct hwt_sw_thread *ts)
 	if (!ts->fresh)
 		return;
 	ts->fresh = false;
-	/* A stream takes the configuration of its start. */
+	/* CPU mode: the thread's stream in the CPU's buffer starts here (SWITCH in). */
+	if (ts->cpu_mode)
+		hwt_sw_cpu_segment(ts);
+	/* A stream takes the configuration of its start; a CPU's buffer cannot pause. */
 	rcu_read_lock();
 	cfg = rcu_dereference(ts->sc->cfg);
-	wrap = cfg->flags & HWT_SW_WRAP;
+	wrap = (cfg->flags & HWT_SW_WRAP) || ts->cpu_mode;
 	psb_period = cfg->psb_period;
 	hwt_sw_ring_init(&ts->pt, ts->pt.buf, wrap);
 	hwt_sw_ring_init(&ts->blk, (cfg->flags & HWT_SW_BLOCKS) ? ts->aux : NULL, wrap);
@@ -188,13 +191,15 @@ static bool hwt_sw_outcome(struct hwt_sw_thread *ts, u64 ip, const struct hwt_x8
 void hwt_sw_step(struct hwt_sw_thread *ts, struct pt_regs *regs)
 {
 	struct hwt_sw_stream *s = &ts->st;
-	u64 now = rdtsc(), to = regs->ip, ip = ts->next_ip;
+	u64 now, to = regs->ip, ip = ts->next_ip;
 	u64 ax = ts->next_ax, sp = ts->next_sp;
 	struct hwt_x86_insn insn;
 	bool sys;
 	int i;
 
 	hwt_sw_begin(ts);
+	/* After the stream's start (and CPU mode's SWITCH record): its TSCs never go back. */
+	now = rdtsc();
 	hwt_sw_filter_refresh(ts);
 	hwt_sw_clock(ts, now, ip);
 	for (i = 0;; i++) {

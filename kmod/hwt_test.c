@@ -70,7 +70,8 @@ static void hwt_test_disable(struct hwt_context *ctx, int cpu)
 		       HWT_TEST_CPU_DISABLE, 0, cpu);
 }
 
-static void hwt_test_cpu_switch(struct hwt_context *ctx, int cpu, struct task_struct *next)
+static void hwt_test_cpu_switch(struct hwt_context *ctx, int cpu, struct task_struct *prev,
+				struct task_struct *next)
 {
 	hwt_test_write(ctx, hwt_context_cpu_buffer(ctx, cpu), hwt_test_magic(ctx),
 		       HWT_TEST_CPU_SWITCH, task_pid_nr(next), cpu);

@@ -33,6 +33,23 @@ t=$(awk -v a=$s -v b=$e 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 echo "native $native s; kmod $t s for $n instructions: $(awk -v n=$n -v t=$t 'BEGIN { printf "%.0f", n / t }') instructions/s, $(awk -v a=$t -v b=$native 'BEGIN { printf "%.0f", a / b }')x native"
 rm -rf b.step
 
+echo "== THREAD mode against CPU mode (-a): the same program, no block log (counts: the decode's)"
+for mode in thread cpu; do
+	rm -rf "b.$mode"
+	s=$(date +%s%N)
+	if [ $mode = thread ]; then
+		"$hwt" record --unit kmod -q --trace-all -o b.thread -- "$P/loops_static" > /dev/null 2>&1
+	else
+		"$hwt" record --unit kmod -q -a -o b.cpu -- "$P/loops_static" > /dev/null 2>&1
+	fi
+	e=$(date +%s%N)
+	n=$("$hwt" report profile --stats "b.$mode" -o "b.$mode.prof" 2>&1 |
+		sed -n 's/.* blocks, \([0-9]*\) instructions.*/\1/p')
+	t=$(awk -v a=$s -v b=$e 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+	echo "$mode: $t s for ${n:-?} instructions: $(awk -v n=${n:-0} -v t=$t 'BEGIN { printf "%.0f", n / t }') instructions/s"
+	rm -rf "b.$mode" "b.$mode.prof"
+done
+
 echo "== per process: a suite of 10 short processes (tests/programs/vdso_calls, dynamic)"
 cat > suite.sh <<EOS
 for i in 1 2 3 4 5 6 7 8 9 10; do $P/vdso_calls > /dev/null; done

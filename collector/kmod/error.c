@@ -15,7 +15,7 @@ const char *hwt_kmod_errstr(int code)
 	case hke_busy: return "already traced by another collector";
 	case hke_no_process: return "no such process";
 	case hke_bundle: return "cannot write the bundle";
-	case hke_mode: return "the backend does not trace in that mode (sw: no CPU mode)";
+	case hke_mode: return "the backend does not trace in that mode";
 	}
 	return "unknown error";
 }

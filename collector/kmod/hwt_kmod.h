@@ -37,7 +37,7 @@ enum hwt_kmod_error {
 	hke_busy,       /* another collector traces it with this backend */
 	hke_no_process, /* no such process */
 	hke_bundle,     /* a bundle file could not be written; errno says why */
-	hke_mode,       /* the backend does not trace in that mode (sw: THREAD mode only) */
+	hke_mode,       /* the backend does not trace in that mode */
 };
 
 const char *hwt_kmod_errstr(int code);
@@ -49,14 +49,20 @@ enum hwt_kmod_mode {
 
 struct hwt_kmod_options {
 	enum hwt_kmod_mode mode;
-	pid_t pid;                /* THREAD: the process */
+	pid_t pid;                /* THREAD: the process; CPU with until_exec: the command */
 	int children;             /* THREAD: follow the processes it starts */
 	/*
-	 * THREAD: pid is the caller's child that will exec the command: what it
-	 * runs before its first exec is not recorded.
+	 * THREAD (and CPU): pid is the caller's child that will exec the
+	 * command: what it runs before its first exec is not recorded.
 	 */
 	int until_exec;
-	const uint8_t *cpus;      /* CPU: a CPU bitmap (cpu_set_t bytes) */
+	/*
+	 * CPU: a CPU bitmap (cpu_set_t bytes). Every user thread that runs on
+	 * them is traced (but this process's), into per-CPU buffers that are
+	 * cut into per-thread streams; a full buffer is written over (wrap),
+	 * no filters, no block log, no selection.
+	 */
+	const uint8_t *cpus;
 	size_t cpusetsize;
 	const char *backend;      /* NULL: "sw" */
 	size_t bufsize;           /* bytes per thread's buffer; 0: 4 MiB */

@@ -15,6 +15,10 @@
 #include "elf_note.h"
 #include "hwt_ioctl.h"
 #include "kmod_int.h"
+#include "sw_image.h"
+
+/* The image table of common/ (the software units'), with libc's allocator. */
+static const struct hwt_sw_image_memory libc_memory = { realloc, free };
 
 int kmod_image_open(const char *bundle, uint32_t pid, struct kmod_image **out)
 {
@@ -24,6 +28,7 @@ int kmod_image_open(const char *bundle, uint32_t pid, struct kmod_image **out)
 	if (!img)
 		return -hke_nomem;
 	img->pid = pid;
+	hwt_sw_image_table_init(&img->table, &libc_memory);
 	for (img->gen = 0;; img->gen++) {
 		snprintf(path, sizeof(path), "%s/sideband/%u.%u.sb", bundle, pid, img->gen);
 		img->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
@@ -39,43 +44,18 @@ int kmod_image_open(const char *bundle, uint32_t pid, struct kmod_image **out)
 	return 0;
 }
 
-static void map_remove(struct kmod_image *img, uint64_t start, uint64_t end)
-{
-	for (size_t i = 0; i < img->nmaps;) {
-		struct kmod_map *m = &img->maps[i];
-
-		if (m->end <= start || m->start >= end) {
-			i++;
-			continue;
-		}
-		/* Inherited records say what is mapped: a cut mapping goes whole. */
-		free(m->rec);
-		*m = img->maps[--img->nmaps];
-	}
-}
-
+/* Inherited records say what is mapped: a mapping cut by a new one or an unmap goes whole. */
 static int map_add(struct kmod_image *img, const struct hwt_record_mmap *rec)
 {
-	struct kmod_map *m;
+	struct hwt_sw_image *m;
 
-	map_remove(img, rec->addr, rec->addr + rec->len);
-	if (img->nmaps == img->cap) {
-		size_t cap = img->cap ? 2 * img->cap : 16;
-		void *p = realloc(img->maps, cap * sizeof(*img->maps));
-
-		if (!p)
-			return -hke_nomem;
-		img->maps = p;
-		img->cap = cap;
-	}
-	m = &img->maps[img->nmaps];
-	m->rec = malloc(rec->hdr.size);
-	if (!m->rec)
+	hwt_sw_image_drop(&img->table, rec->addr, rec->len);
+	m = hwt_sw_image_add(&img->table, rec->addr, rec->addr + rec->len, rec->pgoff,
+			     rec->hdr.flags & (uint16_t)~HWT_RECORD_PAUSED, (const char *)(rec + 1));
+	if (!m)
 		return -hke_nomem;
-	memcpy(m->rec, rec, rec->hdr.size);
-	m->start = rec->addr;
-	m->end = rec->addr + rec->len;
-	img->nmaps++;
+	m->build_id_size = rec->build_id_size <= HWT_BUILD_ID_MAX ? rec->build_id_size : 0;
+	memcpy(m->build_id, rec->build_id, m->build_id_size);
 	return 0;
 }
 
@@ -88,9 +68,8 @@ int kmod_image_append(struct kmod_image *img, struct hwt_record_header *rec)
 	if (rec->type == HWT_RECORD_MMAP)
 		ret = map_add(img, (const struct hwt_record_mmap *)rec);
 	else if (rec->type == HWT_RECORD_MUNMAP)
-		map_remove(img, ((const struct hwt_record_munmap *)rec)->addr,
-			   ((const struct hwt_record_munmap *)rec)->addr +
-				   ((const struct hwt_record_munmap *)rec)->len);
+		hwt_sw_image_drop(&img->table, ((const struct hwt_record_munmap *)rec)->addr,
+				  ((const struct hwt_record_munmap *)rec)->len);
 	if (ret)
 		return ret;
 	hwt_record_seal(rec);
@@ -101,20 +80,17 @@ int kmod_image_append(struct kmod_image *img, struct hwt_record_header *rec)
 
 int kmod_image_inherit(struct kmod_image *img, const struct kmod_image *from, uint64_t time)
 {
-	for (size_t i = 0; i < from->nmaps; i++) {
-		struct hwt_record_mmap *m = from->maps[i].rec;
-		struct hwt_record_header *copy = malloc(m->hdr.size);
+	uint8_t buf[sizeof(struct hwt_record_mmap) + 4096 + HWT_RECORD_ALIGN];
+	struct hwt_record_header *hdr = (struct hwt_record_header *)buf;
+
+	for (size_t i = 0; i < from->table.count; i++) {
+		uint32_t size = hwt_sw_image_record(&from->table.images[i], buf, sizeof(buf));
 		int ret;
 
-		if (!copy)
-			return -hke_nomem;
-		memcpy(copy, m, m->hdr.size);
-		copy->pid = img->pid;
-		copy->tid = img->pid;
-		copy->time = time;
-		copy->flags &= (uint16_t)~HWT_RECORD_PAUSED;
-		ret = kmod_image_append(img, copy);
-		free(copy);
+		if (!size)
+			continue;
+		hwt_record_finish(hdr, HWT_RECORD_MMAP, size, time, img->pid, img->pid);
+		ret = kmod_image_append(img, hdr);
 		if (ret)
 			return ret;
 	}
@@ -133,9 +109,7 @@ void kmod_image_free(struct kmod_image *img)
 	if (!img)
 		return;
 	kmod_image_close(img);
-	for (size_t i = 0; i < img->nmaps; i++)
-		free(img->maps[i].rec);
-	free(img->maps);
+	hwt_sw_image_table_clear(&img->table);
 	free(img);
 }
 
@@ -154,8 +128,7 @@ int kmod_untraced_append(const char *bundle, struct hwt_record_header *rec)
 	return ok ? 0 : -hke_bundle;
 }
 
-/* The GNU build-id of the ELF image at base (the vDSO, in memory), or 0. */
-static uint32_t vdso_build_id(const uint8_t *base, size_t size, uint8_t *id)
+uint32_t kmod_elf_build_id(const uint8_t *base, size_t size, uint8_t *id)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
 
@@ -204,6 +177,6 @@ int kmod_vdso_copy(const char *bundle, const char **path, uint8_t *build_id,
 	ok = write(fd, (const void *)start, end - start) == (ssize_t)(end - start);
 	close(fd);
 	/* The decoder knows the copy by its build-id (it is written after the start). */
-	*build_id_size = vdso_build_id((const uint8_t *)start, end - start, build_id);
+	*build_id_size = kmod_elf_build_id((const uint8_t *)start, end - start, build_id);
 	return ok ? 0 : -hke_bundle;
 }

@@ -9,6 +9,7 @@
 #include "hwt_kmod.h"
 #include "hwt_record.h"
 #include "hwt_sw.h"
+#include "sw_image.h"
 
 /* ----- The context (context.c): /dev/hwt's file descriptors ----- */
 
@@ -27,16 +28,10 @@ void kmod_ctx_close(struct kmod_ctx *c);
 
 /* ----- Process images (image.c): their sideband files and mappings ----- */
 
-struct kmod_map {
-	uint64_t start, end;
-	struct hwt_record_mmap *rec;   /* the record as the bundle has it (malloc'd) */
-};
-
 struct kmod_image {
 	uint32_t pid, gen;
 	int fd;                        /* sideband/<pid>.<gen>.sb, -1 once ended */
-	struct kmod_map *maps;         /* its executable mappings now */
-	size_t nmaps, cap;
+	struct hwt_sw_image_table table; /* its executable mappings now, as its records say */
 	char name[32];                 /* "<pid>.<gen>" */
 };
 
@@ -56,6 +51,8 @@ int kmod_untraced_append(const char *bundle, struct hwt_record_header *rec);
  */
 int kmod_vdso_copy(const char *bundle, const char **path, uint8_t *build_id,
 		   uint32_t *build_id_size);
+/* The GNU build-id (at most HWT_BUILD_ID_MAX bytes) of the ELF image at base, or 0. */
+uint32_t kmod_elf_build_id(const uint8_t *base, size_t size, uint8_t *id);
 
 /* ----- Threads (thread.c): their buffers, drained into stream files ----- */
 
@@ -76,6 +73,14 @@ struct kmod_thread {
 
 struct hwt_kmod;
 /* Copies what the thread's buffers hold now into its files (or drops it). */
+/* Appends n bytes to the thread's stream file (CPU mode: cpu.c cuts them out of a CPU's). */
+int kmod_thread_write(struct hwt_kmod *k, struct kmod_thread *t, const void *data, size_t n);
+/*
+ * After bytes were written over: the first PSB in [from, to) of a ring of
+ * size bytes at base (or to), where the copy goes on after an OVF packet.
+ */
+uint64_t kmod_find_psb(const uint8_t *base, size_t size, uint64_t from, uint64_t to);
+extern const uint8_t kmod_ovf[2];
 int kmod_thread_drain(struct hwt_kmod *k, struct kmod_thread *t);
 /* The thread's trace goes to image from now on (exec; NULL: dropped). */
 void kmod_thread_move(struct kmod_thread *t, struct kmod_image *image);
@@ -89,6 +94,34 @@ void kmod_thread_close(struct kmod_thread *t);
  */
 size_t kmod_filter_ranges(const char *filter, const struct hwt_record_mmap *rec,
 			  const char *path, struct hwt_sw_range *out, size_t max);
+
+/* ----- CPU mode (cpu.c): the CPUs' buffers cut into the threads' streams ----- */
+
+struct kmod_cpu {
+	uint32_t cpu;
+	void *base;                  /* mmap of its buffer */
+	size_t size;
+	uint64_t written;            /* its offset, read before the records */
+	struct kmod_thread *owner;   /* whose stream it holds from `from` on, or NULL */
+	uint64_t from;               /* bytes up to here are copied or nobody's */
+	uint64_t read;               /* the last HWT_IOC_BUFREAD */
+};
+
+/* Maps the buffer of each CPU of the set. */
+int kmod_cpus_open(struct hwt_kmod *k);
+void kmod_cpus_close(struct hwt_kmod *k);
+/* Reads the buffers' offsets: call before the records. */
+int kmod_cpus_snapshot(struct hwt_kmod *k);
+/* A SWITCH record: t's stream begins (in) or ends at rec->offset of the CPU's buffer. */
+int kmod_cpu_switch(struct hwt_kmod *k, const struct hwt_record_switch *rec,
+		    struct kmod_thread *t);
+/* Copies the open streams up to the offsets of the snapshot; hands the room back. */
+int kmod_cpus_drain(struct hwt_kmod *k);
+/* t goes: its open stream (whose end was not recorded) is copied as far as it may reach. */
+void kmod_cpus_forget(struct hwt_kmod *k, struct kmod_thread *t);
+
+/* proc.c: PROCESS_START and MMAP of img's process (first seen at time) from /proc. */
+int kmod_proc_image(struct hwt_kmod *k, struct kmod_image *img, uint64_t time);
 
 /* ----- The recording (recording.c) ----- */
 
@@ -109,8 +142,14 @@ struct hwt_kmod {
 	uint32_t vdso_build_id_size;
 	uint8_t *buf;                 /* records read at a time */
 	size_t buf_size;
+	struct kmod_cpu *cpus;        /* CPU mode: the traced CPUs */
+	size_t ncpus;
+	uint32_t self;                /* CPU mode: this process, whose records are its own */
 	struct hwt_kmod_stats stats;
 };
+
+/* Appends an MMAP record to img (a vDSO's path becomes the bundle's copy; filters). */
+int kmod_record_mmap(struct hwt_kmod *k, struct kmod_image *img, const struct hwt_record_header *rec);
 
 void kmod_warn(struct hwt_kmod *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

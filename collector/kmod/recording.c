@@ -8,7 +8,10 @@
  * its buffer has been read, which is where the split falls. A fork child
  * gets the parent's mappings copied into its own file, as the software
  * units write them. With --filter the thread also pauses after each MMAP
- * until the ranges of what it mapped are set.
+ * until the ranges of what it mapped are set. In CPU mode nothing pauses:
+ * SWITCH records say which bytes of a CPU's buffer are whose (cpu.c), an
+ * exec ends the old image's stream there, and processes that were running
+ * before are described from /proc when first seen (proc.c).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -126,6 +129,7 @@ static int thread_done(struct hwt_kmod *k, struct kmod_thread *t)
 {
 	int ret = kmod_thread_drain(k, t);
 
+	kmod_cpus_forget(k, t);
 	for (size_t i = 0; i < k->nthreads; i++) {
 		if (k->threads[i] == t) {
 			k->threads[i] = k->threads[--k->nthreads];
@@ -305,7 +309,7 @@ static int on_untraced(struct hwt_kmod *k, const struct hwt_record_header *rec)
 	return ret;
 }
 
-static int on_mmap(struct hwt_kmod *k, struct kmod_image *img, const struct hwt_record_header *rec)
+int kmod_record_mmap(struct hwt_kmod *k, struct kmod_image *img, const struct hwt_record_header *rec)
 {
 	const struct hwt_record_mmap *m = (const struct hwt_record_mmap *)rec;
 	const char *path = (const char *)(m + 1);
@@ -336,6 +340,48 @@ static int on_mmap(struct hwt_kmod *k, struct kmod_image *img, const struct hwt_
 	return ret;
 }
 
+/* CPU mode: a process running since before the trace, first seen now: its image from /proc. */
+static int image_seen(struct hwt_kmod *k, uint32_t pid, uint64_t time, struct kmod_image **out)
+{
+	struct kmod_image *img;
+	int ret = image_new(k, pid, &img);
+
+	if (!ret)
+		ret = kmod_proc_image(k, img, time);
+	for (size_t i = 0; !ret && i < k->nthreads; i++)
+		if (k->threads[i]->pid == pid && !k->threads[i]->image)
+			kmod_thread_move(k->threads[i], img);
+	*out = img;
+	return ret;
+}
+
+/* CPU mode: a thread's stream in a CPU's buffer begins or ends. */
+static int on_switch(struct hwt_kmod *k, const struct hwt_record_header *rec)
+{
+	const struct hwt_record_switch *sw = (const struct hwt_record_switch *)rec;
+	struct kmod_thread *t = NULL;
+	struct kmod_image *img;
+	int ret = 0;
+
+	if (k->opts.mode != HWT_KMOD_CPU || rec->size < sizeof(*sw))
+		return 0;
+	if (sw->in) {
+		t = thread_get(k, rec->tid, rec->pid);
+		if (!t)
+			return -hke_nomem;
+		if (!t->image && rec->pid != (uint32_t)k->dropped) {
+			img = image_of(k, rec->pid);
+			if (!img)
+				ret = image_seen(k, rec->pid, rec->time, &img);
+			if (!ret)
+				kmod_thread_move(t, img);
+		}
+	}
+	if (!ret)
+		ret = kmod_cpu_switch(k, sw, t);
+	return ret;
+}
+
 static int on_record(struct hwt_kmod *k, const struct hwt_record_header *rec)
 {
 	struct kmod_image *img;
@@ -344,7 +390,26 @@ static int on_record(struct hwt_kmod *k, const struct hwt_record_header *rec)
 	int ret = 0;
 
 	k->stats.records++;
+	if (k->opts.mode == HWT_KMOD_CPU) {
+		/* Every process's records come: this one's are its own, and it is not traced. */
+		if (rec->pid == k->self)
+			return 0;
+		/* A fork of a process not seen yet: the child starts with the parent's mappings. */
+		if (rec->type == HWT_RECORD_PROCESS_START) {
+			uint32_t ppid = ((const struct hwt_record_process *)rec)->ppid;
+
+			if (ppid && ppid != k->self && ppid != (uint32_t)k->dropped &&
+			    !image_of(k, ppid) && (ret = image_seen(k, ppid, rec->time, &img)))
+				return ret;
+		}
+		if (rec->type == HWT_RECORD_THREAD_EXIT && !image_of(k, rec->pid)) {
+			t = thread_of(k, rec->tid);
+			return t ? thread_done(k, t) : 0;
+		}
+	}
 	switch (rec->type) {
+	case HWT_RECORD_SWITCH:
+		return on_switch(k, rec);
 	case HWT_RECORD_PROCESS_START:
 		if (!thread_get(k, rec->tid, rec->pid))
 			return -hke_nomem;
@@ -359,6 +424,8 @@ static int on_record(struct hwt_kmod *k, const struct hwt_record_header *rec)
 	case HWT_RECORD_UNTRACED:
 		return on_untraced(k, rec);
 	case HWT_RECORD_BUFFER:
+		if (k->opts.mode == HWT_KMOD_CPU)
+			return 0;	/* buffer is a CPU: each poll copies them all */
 		t = thread_of(k, rec->tid);
 		return t ? kmod_thread_drain(k, t) : 0;
 	default:
@@ -369,7 +436,7 @@ static int on_record(struct hwt_kmod *k, const struct hwt_record_header *rec)
 		return 0;	/* the caller's child before its exec, or no image yet */
 	switch (rec->type) {
 	case HWT_RECORD_MMAP:
-		return on_mmap(k, img, rec);
+		return kmod_record_mmap(k, img, rec);
 	case HWT_RECORD_THREAD_CREATE:
 		if (!thread_get(k, ((const struct hwt_record_thread *)rec)->child_tid, rec->pid))
 			return -hke_nomem;
@@ -407,6 +474,9 @@ static int read_records(struct hwt_kmod *k)
 	size_t nwake = 0;
 	int ret = 0;
 
+	/* CPU mode: what the buffers hold now is owned by streams whose records are queued. */
+	if (k->ncpus && (ret = kmod_cpus_snapshot(k)))
+		return ret;
 	for (;;) {
 		ssize_t n = read(k->ctx.fd, k->buf, k->buf_size);
 		size_t off = 0;
@@ -454,6 +524,8 @@ static int read_records(struct hwt_kmod *k)
 
 static int drain_all(struct hwt_kmod *k)
 {
+	if (k->ncpus)
+		return kmod_cpus_drain(k);
 	for (size_t i = 0; i < k->nthreads; i++) {
 		int ret = kmod_thread_drain(k, k->threads[i]);
 
@@ -507,7 +579,13 @@ int hwt_kmod_alloc(struct hwt_kmod **out, const char *bundle, const struct hwt_k
 	ret = kmod_ctx_alloc(&k->ctx, o, bufsize, o->debug_blocks ? bufsize : 0);
 	if (!ret)
 		ret = kmod_ctx_configure(&k->ctx, o, NULL, 0);
-	if (!ret && o->mode == HWT_KMOD_THREAD) {
+	if (!ret && o->mode == HWT_KMOD_CPU) {
+		k->self = (uint32_t)getpid();
+		ret = kmod_cpus_open(k);
+		/* The command (until_exec: it waits to exec it) is the caller's until its exec. */
+		if (!ret && o->pid > 0 && o->until_exec)
+			k->dropped = o->pid;
+	} else if (!ret) {
 		if (o->until_exec) {
 			k->dropped = o->pid;
 			ret = thread_get(k, (uint32_t)o->pid, (uint32_t)o->pid) ? 0 : -hke_nomem;
@@ -578,6 +656,7 @@ void hwt_kmod_free(struct hwt_kmod *k)
 {
 	if (!k)
 		return;
+	kmod_cpus_close(k);
 	kmod_ctx_close(&k->ctx);
 	while (k->nimages)
 		image_end(k, k->images[0]);

@@ -18,9 +18,23 @@
 #include "hwt_ioctl.h"
 #include "kmod_int.h"
 
+const uint8_t kmod_ovf[2] = { 0x02, 0xf3 };
 static const uint8_t psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
 				 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
-static const uint8_t ovf[2] = { 0x02, 0xf3 };
+
+uint64_t kmod_find_psb(const uint8_t *base, size_t size, uint64_t from, uint64_t to)
+{
+	for (uint64_t at = from; at + sizeof(psb) <= to; at++) {
+		size_t i;
+
+		for (i = 0; i < sizeof(psb); i++)
+			if (base[(at + i) % size] != psb[i])
+				break;
+		if (i == sizeof(psb))
+			return at;
+	}
+	return to;
+}
 
 /* Maps the ring when the kernel has made the buffer; 0 when there is none yet. */
 static int ring_map(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_ring *r)
@@ -59,6 +73,23 @@ static int ring_file(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_ring
 	return r->fd < 0 ? -hke_bundle : 0;
 }
 
+int kmod_thread_write(struct hwt_kmod *k, struct kmod_thread *t, const void *data, size_t n)
+{
+	while (n) {
+		ssize_t w;
+
+		if (ring_file(k, t, &t->pt) < 0)
+			return -hke_bundle;
+		w = write(t->pt.fd, data, n);
+		if (w <= 0)
+			return -hke_bundle;
+		data = (const uint8_t *)data + w;
+		n -= (size_t)w;
+		k->stats.trace_bytes += (size_t)w;
+	}
+	return 0;
+}
+
 /* Copies [from, to) of the ring to its file. */
 static int ring_copy(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_ring *r,
 		     uint64_t from, uint64_t to)
@@ -79,21 +110,6 @@ static int ring_copy(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_ring
 			k->stats.trace_bytes += (size_t)w;
 	}
 	return 0;
-}
-
-/* Wrap: the first PSB in [from, to) of the ring, or to. */
-static uint64_t ring_find_psb(const struct kmod_ring *r, uint64_t from, uint64_t to)
-{
-	for (uint64_t at = from; at + sizeof(psb) <= to; at++) {
-		size_t i;
-
-		for (i = 0; i < sizeof(psb); i++)
-			if (((const uint8_t *)r->base)[(at + i) % r->size] != psb[i])
-				break;
-		if (i == sizeof(psb))
-			return at;
-	}
-	return to;
 }
 
 static int ring_drain(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_ring *r)
@@ -121,9 +137,9 @@ static int ring_drain(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_rin
 		from = bp.offset - r->size;
 		k->stats.lost_bytes += from - r->read;
 		if (!r->aux) {
-			from = ring_find_psb(r, from, bp.offset);
+			from = kmod_find_psb(r->base, r->size, from, bp.offset);
 			if (t->image && ring_file(k, t, r) == 0 &&
-			    write(r->fd, ovf, sizeof(ovf)) != (ssize_t)sizeof(ovf))
+			    write(r->fd, kmod_ovf, sizeof(kmod_ovf)) != (ssize_t)sizeof(kmod_ovf))
 				return -hke_bundle;
 		}
 	}
@@ -139,7 +155,11 @@ static int ring_drain(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_rin
 
 int kmod_thread_drain(struct hwt_kmod *k, struct kmod_thread *t)
 {
-	int ret = ring_drain(k, t, &t->pt);
+	int ret;
+
+	if (k->opts.mode == HWT_KMOD_CPU)
+		return 0;	/* no buffer of its own: cpu.c copies its streams */
+	ret = ring_drain(k, t, &t->pt);
 
 	if (!ret && k->opts.debug_blocks)
 		ret = ring_drain(k, t, &t->blk);

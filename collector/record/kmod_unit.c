@@ -7,7 +7,10 @@
  *  - -p PID: a THREAD-mode context for a running process (its mappings from
  *    the START snapshot), until Ctrl-C, the duration, or its end; closing
  *    the context detaches, the process runs on.
- *  - -a / --cpu LIST: CPU mode.
+ *  - -a / --cpu LIST: CPU mode, every user thread that runs on those CPUs
+ *    (but this collector's), until Ctrl-C or the duration, or with a
+ *    command until it ends (forked first and waiting, as above: what it
+ *    runs before its exec is not recorded).
  * The recording (collector/kmod) reads records and buffers meanwhile.
  */
 #define _GNU_SOURCE
@@ -217,6 +220,16 @@ static int kmod_record(const char *bundle, const struct hwt_unit_options *opts,
 		o.mode = HWT_KMOD_CPU;
 		o.cpus = cpus;
 		o.cpusetsize = sizeof(cpus);
+		o.select = 0;
+		if (argv && argv[0]) {
+			child = kmod_fork(argv, &go, &failed);
+			if (child < 0) {
+				fprintf(stderr, "%s: fork: %s\n", prefix, strerror(errno));
+				return -1;
+			}
+			o.pid = child;
+			o.until_exec = 1;
+		}
 	} else if (opts->pid) {
 		o.mode = HWT_KMOD_THREAD;
 		o.pid = opts->pid;

@@ -27,6 +27,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: hwt record [options] [--] COMMAND [ARGS...]\n"
 		"       hwt record [options] -p PID | -a | --cpu LIST\n"
+		"       hwt record [options] -a | --cpu LIST -- COMMAND [ARGS...]\n"
 		"\n"
 		"Records the branch trace of COMMAND and of every process it starts into\n"
 		"a trace bundle, then exits with COMMAND's exit status.\n"
@@ -45,11 +46,14 @@ static void usage(FILE *out)
 		"                        instead of running COMMAND; detach at Ctrl-C, after\n"
 		"                        --duration, or when it ends\n"
 		"      --duration S      seconds to record with -p, -a or --cpu [until Ctrl-C]\n"
-		"  -a, --all-cpus        CPU mode: what runs on every CPU\n"
+		"  -a, --all-cpus        CPU mode: the user code of every thread on every CPU\n"
+		"                        (not hwt's own, not kernel threads), until Ctrl-C,\n"
+		"                        --duration, or the end of COMMAND if one is given\n"
 		"      --cpu LIST        CPU mode on the CPUs of LIST (0,2-3)\n"
 		"      --wrap            a full trace buffer is written over (the loss is\n"
 		"                        recorded) instead of pausing its thread until read\n"
-		"      --buffer-size N   bytes of trace buffer per thread, 4 KiB multiples [4 MiB]\n"
+		"      --buffer-size N   bytes of trace buffer per thread (CPU mode: per CPU,\n"
+		"                        always written over when full), 4 KiB multiples [4 MiB]\n"
 		"  -h, --help            this text\n");
 }
 
@@ -176,8 +180,13 @@ int hwt_record_main(int argc, char **argv)
 			fprintf(stderr, "hwt record: -p and CPU mode exclude each other\n");
 			return 2;
 		}
-		if (optind < argc) {
-			fprintf(stderr, "hwt record: -p, -a and --cpu record what runs: no command\n");
+		if (unit->pid && optind < argc) {
+			fprintf(stderr, "hwt record: -p records what runs: no command\n");
+			return 2;
+		}
+		if (unit->cpus && optind < argc && unit->duration) {
+			fprintf(stderr, "hwt record: with a command, CPU mode records until it ends: "
+				"no --duration\n");
 			return 2;
 		}
 		if (!unit->unit)

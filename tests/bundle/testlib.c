@@ -2,6 +2,7 @@
 #include "testlib.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -440,7 +441,10 @@ void synth_bundle(struct test_bundle *tb, const char *dir, unsigned flags)
 		put_simple(tb, "100.0", &r);
 	}
 	{
-		struct hwt_record_switch *s = rec_begin(&r, HWT_RECORD_SWITCH, sizeof(*s), 7, 100, 101);
+		/* As hwt.ko wrote it before offset was added: readers take the shorter record. */
+		struct hwt_record_switch *s = rec_begin(&r, HWT_RECORD_SWITCH,
+							offsetof(struct hwt_record_switch, offset),
+							7, 100, 101);
 
 		s->cpu = 1;
 		s->in = 1;

@@ -13,7 +13,10 @@
 # - a static program and a raw-execve child are traced (the Valgrind unit's
 #   preloaded selection misses them);
 # - hwt-cov's lcov of examples/calc equals the Valgrind unit's;
-# - a wrapped buffer records its loss; attach and killed-collector bundles decode.
+# - a wrapped buffer records its loss; attach and killed-collector bundles decode;
+# - CPU mode (-a): each program's counts equal the Valgrind unit's (two
+#   programs at once too), the per-thread streams cut out of the CPUs'
+#   buffers decode with no error.
 set -u
 root=$1 build=$2 out=$3
 hwt=$build/bin/hwt
@@ -112,3 +115,24 @@ for b in attach.spin; do
 	check "decode.$b" $([ $st -le 1 ] && [ "${errors:-x}" = 0 ] && [ "${insns:-0}" -gt 0 ] &&
 		echo 0 || echo 1) "status $st, ${errors:-?} decode errors, $insns instructions"
 done
+
+# CPU mode: the per-thread streams cut out of the CPUs' buffers decode with
+# no error, and each program's counts are the Valgrind unit's.
+for entry in loops:loops threads:threads two:loops two:recursion; do
+	b=${entry%%:*} prog=${entry#*:}
+	"$hwt" report profile --stats "$out/cpu.$b" -o "$vg/cpu.$b.prof" >"$vg/cpu.$b.err" 2>&1
+	res=$("$same" "$vg/cpu.$b.prof" "$oracle/vg.$prog.prof" "$P/$prog" 2>"$vg/cpu.same.$b.err")
+	check "cpu.valgrind_counts.$b.$prog" $? "$(echo "$res" | tr '\n' ';')"
+done
+for b in loops threads two duration; do
+	"$hwt" report profile --stats "$out/cpu.$b" -o "$vg/cpu.$b.prof" >"$vg/cpu.$b.err" 2>&1
+	st=$?
+	errors=$(sed -n 's/.* \([0-9]*\) decode errors.*/\1/p' "$vg/cpu.$b.err")
+	streams=$(sed -n 's/.*: \([0-9]*\) streams.*/\1/p' "$vg/cpu.$b.err")
+	check "cpu.decode.$b" $([ $st -le 1 ] && [ "${errors:-x}" = 0 ] && [ "${streams:-0}" -gt 0 ] &&
+		echo 0 || echo 1) "status $st, ${streams:-?} streams, ${errors:-?} decode errors"
+done
+# threads: its five threads (main and four) each have a stream.
+n=$(ls "$out/cpu.threads/streams" 2>/dev/null | grep -c "^$(ls "$out/cpu.threads/streams" 2>/dev/null |
+	sed -n 's/^\([0-9]*\)\..*/\1/p' | sort | uniq -c | sort -n | tail -1 | awk '{ print $2 }')\.")
+check cpu.threads_split $([ "$n" -ge 5 ] && echo 0 || echo 1) "$n streams of the threads process"

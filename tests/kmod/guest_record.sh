@@ -99,21 +99,52 @@ spin_st=$?
 result attach $([ $st = 0 ] && [ $alive = 0 ] && [ $spin_st = 0 ] && echo 0 || echo 1) \
 	"record $st, alive after detach $alive, target $spin_st: $(cat attach.spin.out)"
 
-# The collector killed while it traces: the target runs on, untraced (it
-# must be running when the collector dies, and end well: a busy host's
-# guest may take seconds to start the collector, hence 10 s).
-"$spin" 10 > killed.spin.out 2>&1 &
+# CPU mode (-a): everything that runs on every CPU, cut into threads. A
+# deterministic program, one of threads that move between the CPUs, two
+# programs at once (the host compares each with the Valgrind unit's counts),
+# and 2 s of whatever runs with a spinning process among it.
+for entry in loops:loops threads:threads two:"$P/loops & $P/recursion; wait"; do
+	name=${entry%%:*} cmd=${entry#*:}
+	t0=$(date +%s)
+	case $name in
+	two) "$hwt" record --unit kmod -q -a -o "cpu.$name" -- sh -c "$cmd" > "cpu.$name.out" 2>&1;;
+	*) "$hwt" record --unit kmod -q -a -o "cpu.$name" -- "$P/$cmd" > "cpu.$name.out" 2>&1;;
+	esac
+	result "cpu.$name" $? "($(($(date +%s) - t0)) s)"
+done
+"$spin" 6 > cpu.spin.out 2>&1 &
 target=$!
 sleep 0.5
-"$hwt" record --unit kmod -q -p "$target" -o killed.collector > killed.out 2>&1 &
-collector=$!
-sleep 1.5
-alive=1
-kill -0 "$target" 2>/dev/null && alive=0
-kill -9 "$collector"
-wait "$collector" 2>/dev/null
+"$hwt" record --unit kmod -q -a --duration 2 -o cpu.duration > cpu.duration.out 2>&1
+st=$?
 wait "$target"
 spin_st=$?
-after=$(slabs_settle "$before")
-result collector_killed $([ $alive = 0 ] && [ $spin_st = 0 ] && [ "$after" = "$before" ] && \
-	echo 0 || echo 1) "alive when the collector died $alive, target $spin_st: $(cat killed.spin.out); slabs before: $before; after: $after"
+result cpu.duration $([ $st = 0 ] && [ $spin_st = 0 ] && echo 0 || echo 1) \
+	"record $st, target $spin_st: $(cat cpu.spin.out)"
+
+# The collector killed while it traces: the target runs on, untraced (it
+# must be running when the collector dies, and end well: a busy host's
+# guest may take seconds to start the collector, hence 10 s). In CPU mode
+# every process on every CPU is stepped (this shell too) when it dies.
+collector_killed() { # name, bundle, what to trace (-p PID is filled in: "-p")
+	name=$1 bundle=$2
+	shift 2
+	"$spin" 10 > "$bundle.spin.out" 2>&1 &
+	target=$!
+	sleep 0.5
+	if [ "$1" = -p ]; then set -- -p "$target"; fi
+	"$hwt" record --unit kmod -q "$@" -o "$bundle" > "$bundle.out" 2>&1 &
+	collector=$!
+	sleep 1.5
+	alive=1
+	kill -0 "$target" 2>/dev/null && alive=0
+	kill -9 "$collector"
+	wait "$collector" 2>/dev/null
+	wait "$target"
+	spin_st=$?
+	after=$(slabs_settle "$before")
+	result "$name" $([ $alive = 0 ] && [ $spin_st = 0 ] && [ "$after" = "$before" ] && \
+		echo 0 || echo 1) "alive when the collector died $alive, target $spin_st: $(cat "$bundle.spin.out"); slabs before: $before; after: $after"
+}
+collector_killed collector_killed killed.collector -p
+collector_killed cpu.collector_killed cpu.killed -a
