@@ -119,6 +119,38 @@ struct hwt_trace_decoder {
 			     struct hwt_space *space);
 };
 extern const struct hwt_trace_decoder hwt_pt_decoder, hwt_etm_decoder;
+/* Intel PT over cached control flow (edge/); hands a stream it cannot
+   decode as libipt does to hwt_pt_decoder, and compares both in
+   hwt_decoder_check mode. */
+extern const struct hwt_trace_decoder hwt_edge_decoder;
+
+/*
+ * What libipt's block decoder loop (stream.c) counts: a block of ninsn
+ * instructions from ip to end that ran count times after the block whose
+ * last instruction is at prev (0: none). The edge decoder hands its counts
+ * over in this form, so that both turn them into profile entries alike.
+ */
+struct hwt_pt_block_count {
+	uint64_t prev, ip, end;
+	uint32_t ninsn, reserved;
+	uint64_t count;
+};
+
+/* A transition that crossed an address space change (stream.c). */
+struct hwt_pt_crossing {
+	size_t from_epoch, to_epoch;
+	uint64_t prev, ip;
+};
+
+/*
+ * Adds counts to d's profile as stream.c's own loop does: counts[k] are
+ * those of epoch epochs[k] (in stream order), then the crossings.
+ * Reports blocks that do not match the image files. 0 or -hbe_nomem.
+ */
+int hwt_pt_counts_add(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		      struct hwt_space *space, struct hwt_pt_block_count *const *counts,
+		      const size_t *sizes, const size_t *epochs, size_t n,
+		      const struct hwt_pt_crossing *crossings, size_t ncrossings);
 
 /* The stream file mapped read-only (*size bytes; munmap it), or NULL when
    it cannot be read or is empty. (decode.c) */
@@ -154,6 +186,8 @@ int hwt_decoder_finish(struct hwt_decoder *d, int status);
 /* Adds held-back diagnostics to bundle (NULL: drops them), empties list. */
 void hwt_diag_list_flush(struct hwt_diag_list *list, struct hwt_bundle *bundle);
 void hwt_decode_progress(struct hwt_decoder *d, uint64_t done);
+/* An empty profile with the images of d's profile, same indexes, or NULL. */
+struct hwt_profile *hwt_decoder_profile_like(struct hwt_decoder *d);
 /* hwt_bundle_diag_add, or held back in a worker (added after the join). */
 void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char *path,
 		     int64_t offset, const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -39,6 +39,8 @@ struct hwt_decode_stats {
 	uint64_t error_bytes;    /* trace bytes skipped by resyncs */
 	uint64_t overflows;      /* OVF packets: the trace unit dropped trace */
 	uint64_t missing_blocks; /* trace that ran in images that could not be read */
+	uint64_t edge_streams;   /* Intel PT streams the edge decoder decoded */
+	uint64_t edge_fallbacks; /* and those it handed to libipt */
 };
 
 /*
@@ -46,6 +48,13 @@ struct hwt_decode_stats {
  * bytes decoded so far, of total.
  */
 typedef void hwt_decode_progress_fn(uint64_t done, uint64_t total, void *context);
+
+/* The Intel PT decoder (hwt_decode_options.decoder). */
+enum hwt_decoder_kind {
+	hwt_decoder_edge,    /* hwt's edge decoder (libipt where it cannot) */
+	hwt_decoder_libipt,  /* libipt's block decoder */
+	hwt_decoder_check,   /* both; an error diagnostic where they differ */
+};
 
 struct hwt_decode_options {
 	hwt_decode_progress_fn *progress; /* NULL: none */
@@ -56,6 +65,7 @@ struct hwt_decode_options {
 	   online CPUs (at most 16), 1 the serial decode. The result does not
 	   depend on it. */
 	unsigned jobs;
+	enum hwt_decoder_kind decoder;
 };
 
 /*

@@ -38,6 +38,14 @@ struct acc_entry {
 	uint64_t count;
 };
 
+/* The last block, held back in case the next one continues it. */
+struct held_block {
+	uint64_t prev, ip, end;
+	uint32_t ninsn;           /* 0: none held */
+	int isid;
+	enum pt_insn_class iclass;
+};
+
 struct stream_ctx {
 	struct hwt_decoder *d;
 	const struct hwt_bundle_stream *stream;
@@ -46,6 +54,7 @@ struct stream_ctx {
 	uint64_t next_time;          /* of epoch + 1, UINT64_MAX when none */
 	struct acc_entry *table;
 	size_t mask, used;
+	struct held_block held;
 	/* A transition that crossed an address space change. */
 	int pending;
 	uint64_t pending_prev;
@@ -91,24 +100,32 @@ static int acc_grow(struct stream_ctx *s)
 	return 0;
 }
 
-static inline void acc_add(struct stream_ctx *s, uint64_t prev, const struct pt_block *b)
+static inline void acc_add_count(struct stream_ctx *s, uint64_t prev, uint64_t ip, uint64_t end,
+				 uint32_t ninsn, uint64_t count)
 {
-	size_t i = acc_slot(prev, b->ip, b->ninsn, s->mask);
+	size_t i = acc_slot(prev, ip, ninsn, s->mask);
 
 	for (;;) {
 		struct acc_entry *e = &s->table[i];
 
-		if (e->ip == b->ip && e->prev == prev && e->ninsn == b->ninsn) {
-			e->count++;
+		if (e->ip == ip && e->prev == prev && e->ninsn == ninsn) {
+			e->count += count;
 			return;
 		}
 		if (!e->ninsn)
 			break;
 		i = (i + 1) & s->mask;
 	}
-	s->table[i] = (struct acc_entry){ prev, b->ip, b->end_ip, b->ninsn, 0, 1 };
+	s->table[i] = (struct acc_entry){ prev, ip, end, ninsn, 0, count };
 	if (++s->used * 2 > s->mask && acc_grow(s) < 0)
 		s->nomem = 1;
+}
+
+static void held_flush(struct stream_ctx *s)
+{
+	if (s->held.ninsn)
+		acc_add_count(s, s->held.prev, s->held.ip, s->held.end, s->held.ninsn, 1);
+	s->held.ninsn = 0;
 }
 
 /* ----- Turning counts into profile entries ------------------------------ */
@@ -283,6 +300,60 @@ static void transition(struct stream_ctx *s, const struct hwt_epoch *from_epoch,
 	add_edge(s, from, prev, to, ip, kind, count);
 }
 
+/*
+ * Whether block b continues the held block: libipt ended that one before
+ * a transfer that needs trace (while filling its block cache it ends
+ * blocks at code it has cached, after direct calls and backward jumps; it
+ * may end one where a PSB+ binds), in the same section, with nothing
+ * between them (prev is the held block's end). The two are counted as the
+ * one block libipt decodes there once its cache holds the code, so that
+ * counts do not depend on what libipt had cached.
+ */
+static int continues(struct stream_ctx *s, uint64_t prev, const struct pt_block *b)
+{
+	const struct held_block *h = &s->held;
+	const struct hwt_mapping *m;
+	struct hwt_x86_insn insn;
+	int len;
+
+	if (!h->ninsn || !prev || prev != h->end || b->isid != h->isid)
+		return 0;
+	switch (h->iclass) {
+	case ptic_cond_jump:
+	case ptic_return:
+	case ptic_far_call:
+	case ptic_far_return:
+	case ptic_far_jump:
+		return 0;
+	default:
+		break;
+	}
+	m = hwt_epoch_find(&s->space->epochs[s->epoch], h->end);
+	if (!m || (len = decode_at(m, h->end, &insn)) < 0)
+		return 0;
+	if (insn.branch == HWT_X86_OTHER)
+		return b->ip == h->end + (uint64_t)len;
+	if ((insn.branch == HWT_X86_JUMP || insn.branch == HWT_X86_CALL) &&
+	    (insn.flags & HWT_X86_HAS_TARGET))
+		return b->ip == hwt_x86_insn_target(&insn, h->end);
+	return 0;
+}
+
+/* Counts block b after prev (held back until the next block is known). */
+static void block_add(struct stream_ctx *s, uint64_t prev, const struct pt_block *b)
+{
+	struct held_block *h = &s->held;
+
+	if (continues(s, prev, b)) {
+		h->end = b->end_ip;
+		h->ninsn += b->ninsn;
+		h->iclass = b->iclass;
+		return;
+	}
+	held_flush(s);
+	*h = (struct held_block){ prev, b->ip, b->end_ip, b->ninsn, b->isid, b->iclass };
+}
+
 static int acc_cmp(const void *pa, const void *pb)
 {
 	const struct acc_entry *a = pa, *b = pb;
@@ -302,6 +373,7 @@ static void flush(struct stream_ctx *s)
 	const struct hwt_epoch *epoch = &s->space->epochs[s->epoch];
 	size_t n = 0;
 
+	held_flush(s);
 	if (!s->used)
 		return;
 	/* Compact the used slots to the front and sort them by block. */
@@ -324,6 +396,15 @@ static void flush(struct stream_ctx *s)
 	}
 	memset(s->table, 0, (s->mask + 1) * sizeof(*s->table));
 	s->used = 0;
+}
+
+static void report_bad_blocks(struct stream_ctx *s)
+{
+	if (s->bad_blocks)
+		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, -1,
+				    "%" PRIu64 " decoded blocks do not match the code in the "
+				    "image files and were not counted, e.g. %s",
+				    s->bad_blocks, s->bad_example);
 }
 
 /* ----- Address space changes -------------------------------------------- */
@@ -558,7 +639,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 			block.ninsn = 0;
 			status = pt_blk_next(dec, &block, sizeof(block));
 			if (block.ninsn) {
-				acc_add(&s, prev, &block);
+				block_add(&s, prev, &block);
 				if (s.pending) {
 					s.pending = 0;
 					transition(&s, &space->epochs[s.pending_epoch], s.pending_prev,
@@ -619,16 +700,42 @@ out:
 				    " decode errors in all, %" PRIu64 " trace bytes skipped)",
 				    s.error_messages - MAX_ERROR_MESSAGES, s.errors,
 				    s.error_bytes);
-	if (s.bad_blocks)
-		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
-				    "%" PRIu64 " decoded blocks do not match the code in the "
-				    "image files and were not counted, e.g. %s",
-				    s.bad_blocks, s.bad_example);
+	report_bad_blocks(&s);
 	pt_blk_free_decoder(dec);
 	free(s.table);
 	munmap(buf, size);
 	d->done_bytes += size;
 	hwt_decode_progress(d, d->done_bytes);
+	return s.nomem ? -hbe_nomem : 0;
+}
+
+/* ----- Counts of the edge decoder (edge/) ------------------------------- */
+
+int hwt_pt_counts_add(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		      struct hwt_space *space, struct hwt_pt_block_count *const *counts,
+		      const size_t *sizes, const size_t *epochs, size_t n,
+		      const struct hwt_pt_crossing *crossings, size_t ncrossings)
+{
+	struct stream_ctx s = { 0 };
+
+	s.d = d;
+	s.stream = stream;
+	s.space = space;
+	if (acc_grow(&s) < 0)
+		return -hbe_nomem;
+	for (size_t k = 0; k < n && !s.nomem; k++) {
+		s.epoch = epochs[k];
+		for (size_t i = 0; i < sizes[k] && !s.nomem; i++) {
+			const struct hwt_pt_block_count *c = &counts[k][i];
+			acc_add_count(&s, c->prev, c->ip, c->end, c->ninsn, c->count);
+		}
+		flush(&s);
+	}
+	for (size_t k = 0; k < ncrossings; k++)
+		transition(&s, &space->epochs[crossings[k].from_epoch], crossings[k].prev,
+			   &space->epochs[crossings[k].to_epoch], crossings[k].ip, 1);
+	report_bad_blocks(&s);
+	free(s.table);
 	return s.nomem ? -hbe_nomem : 0;
 }
 

@@ -1,5 +1,6 @@
 /* A bundle's decode as the commands run it: progress, messages, diagnostics. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "hwt_bundle.h"
 #include "hwt_command.h"
@@ -10,9 +11,16 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 {
 	struct hwt_decode_options options = { 0 };
 	struct hwt_progress progress;
-	struct hwt_bundle *bundle = hwt_command_open_bundle(dir, stderr, how->prefix);
-	int status;
+	const char *decoder = how->decoder ? how->decoder : getenv("HWT_DECODER");
+	struct hwt_bundle *bundle;
+	int status, kind = decoder && *decoder ? hwt_command_decoder(decoder) : hwt_decoder_edge;
 
+	if (kind < 0) {
+		fprintf(stderr, "%s: error: unknown decoder '%s' (HWT_DECODER; known: edge, libipt, check)\n",
+			how->prefix, decoder);
+		return -1;
+	}
+	bundle = hwt_command_open_bundle(dir, stderr, how->prefix);
 	if (!bundle)
 		return -1;
 	hwt_progress_init(&progress, how->progress);
@@ -20,6 +28,7 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 	options.progress_context = &progress;
 	options.stats = how->stats;
 	options.jobs = how->jobs;
+	options.decoder = (enum hwt_decoder_kind)kind;
 	if (how->live)
 		status = hwt_decode_live_finish(how->live, bundle, profile, &options);
 	else

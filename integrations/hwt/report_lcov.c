@@ -29,6 +29,7 @@ static void usage(FILE *out)
 		"  -v, --verbose       also say which system libraries were left out\n"
 		"  -q, --quiet         no progress and no summary\n"
 		"  -j, --jobs N        " HWT_JOBS_HELP "\n"
+		HWT_DECODER_HELP
 		"  -h, --help          this text\n");
 }
 

@@ -25,6 +25,7 @@ static void usage(FILE *out)
 	      "  --stats       print decode figures on stderr\n"
 	      "  -q, --quiet   do not print the bundle's warnings\n"
 	      "  -j, --jobs N  " HWT_JOBS_HELP "\n"
+	      HWT_DECODER_HELP
 	      "  -h, --help    this text\n"
 	      "\n"
 	      "Exit status: 0 clean, 1 the profile was written but the bundle had\n"
@@ -37,6 +38,7 @@ int hwt_report_profile_main(int argc, char **argv)
 		HWT_OPTION_OUTPUT,
 		{ "progress", no_argument, NULL, 'P' },
 		HWT_OPTION_JOBS,
+		HWT_OPTION_DECODER,
 		{ "stats", no_argument, NULL, 's' },
 		HWT_OPTION_QUIET,
 		{ "help", no_argument, NULL, 'h' },
@@ -86,6 +88,7 @@ int hwt_report_profile_main(int argc, char **argv)
 	out = common.output;
 	options.quiet = common.quiet;
 	options.jobs = common.jobs;
+	options.decoder = common.decoder;
 	if (!dir || !out) {
 		usage(stderr);
 		return 2;
