@@ -73,6 +73,7 @@ struct edge_ctx {
 	const struct hwt_bundle_stream *stream;
 	struct hwt_space *space;
 	const uint8_t *buf, *end, *pos;
+	const uint8_t *released;   /* trace before it was handed back to the kernel */
 	/* packets */
 	uint64_t last_ip;
 	uint64_t tnt_bits;         /* pending TNT bits, oldest at bit tnt_count - 1 */
@@ -376,6 +377,10 @@ static int epoch_close(struct edge_ctx *c)
 		free(c->chunks[k]);
 	}
 	e->count = n;
+	for (size_t k = 0; k < n; k++) {
+		c->blocks += e->items[k].count;
+		c->insns += e->items[k].count * e->items[k].ninsn;
+	}
 	c->chunk_count = c->chunk_used = 0;
 	memset(c->nodes, 0, (c->node_mask + 1) * sizeof(*c->nodes));
 	c->node_count = 0;
@@ -585,36 +590,40 @@ static int boundary_time(struct edge_ctx *c, uint64_t *prev)
 	return 0;
 }
 
-/* Counts the block n after prev (0: none): where the count goes. */
-static int enter(struct edge_ctx *c, uint64_t *counter, uint64_t prev, struct node *n)
+/* The first block after an address space change: pairs it with the last before. */
+static int __attribute__((noinline)) cross(struct edge_ctx *c, const struct node *n)
+{
+	struct hwt_pt_crossing *x;
+
+	if (c->crossing_count == c->crossing_capacity) {
+		size_t capacity = c->crossing_capacity ? 2 * c->crossing_capacity : 8;
+		void *p = realloc(c->crossings, capacity * sizeof(*c->crossings));
+
+		if (!p) {
+			c->nomem = 1;
+			return GIVE_UP;
+		}
+		c->crossings = p;
+		c->crossing_capacity = capacity;
+	}
+	x = &c->crossings[c->crossing_count++];
+	*x = (struct hwt_pt_crossing){ c->crossing_epoch, c->epoch, c->crossing_prev, n->ip };
+	c->crossing_pending = 0;
+	/* Taking this block back would leave the crossing unpaired. */
+	c->since_packet = 2;
+	return 0;
+}
+
+/* Counts the block n after prev (0: none) in *counter. */
+static inline int enter(struct edge_ctx *c, uint64_t *counter, uint64_t prev, struct node *n)
 {
 	(*counter)++;
 	c->undo = counter;
 	c->undo_prev = prev;
 	c->undo_node = n;
 	c->since_packet++;
-	c->blocks++;
-	c->insns += n->ninsn;
-	if (c->crossing_pending) {
-		struct hwt_pt_crossing *x;
-
-		if (c->crossing_count == c->crossing_capacity) {
-			size_t capacity = c->crossing_capacity ? 2 * c->crossing_capacity : 8;
-			void *p = realloc(c->crossings, capacity * sizeof(*c->crossings));
-
-			if (!p) {
-				c->nomem = 1;
-				return GIVE_UP;
-			}
-			c->crossings = p;
-			c->crossing_capacity = capacity;
-		}
-		x = &c->crossings[c->crossing_count++];
-		*x = (struct hwt_pt_crossing){ c->crossing_epoch, c->epoch, c->crossing_prev, n->ip };
-		c->crossing_pending = 0;
-		/* Taking this block back would leave the crossing unpaired. */
-		c->since_packet = 2;
-	}
+	if (__builtin_expect(c->crossing_pending, 0))
+		return cross(c, n);
 	return 0;
 }
 
@@ -634,8 +643,6 @@ static int take_back(struct edge_ctx *c)
 	if (c->since_packet != 1)
 		return GIVE_UP;
 	(*c->undo)--;
-	c->blocks--;
-	c->insns -= c->undo_node->ninsn;
 	c->since_packet = 0;
 	return 0;
 }
@@ -657,15 +664,29 @@ static int cut_before(struct edge_ctx *c, uint64_t ip)
 	if (slot == SIZE_MAX)
 		return GIVE_UP;
 	c->table.items[slot].count++;
-	c->blocks++;
-	c->insns += part.ninsn;
 	return 0;
 }
 
+/* Trace read so far goes back to the page cache (memory is bounded by
+   code, not trace), and the decode shows progress. */
+#define RELEASE_BYTES (16u << 20)
+
+static void __attribute__((noinline)) release(struct edge_ctx *c)
+{
+	size_t done = (size_t)(c->pos - c->buf) & ~(size_t)(RELEASE_BYTES - 1);
+
+	(void)madvise((void *)(uintptr_t)c->released, (size_t)(c->buf + done - c->released),
+		      MADV_DONTNEED);
+	c->released = c->buf + done;
+	hwt_decode_progress(c->d, c->d->done_bytes + done);
+}
+
 /* After a packet that answered a query: timing packets up to the next one. */
-static void read_ahead(struct edge_ctx *c)
+static inline void read_ahead(struct edge_ctx *c)
 {
 	c->since_packet = 0;
+	if (__builtin_expect(c->pos - c->released >= RELEASE_BYTES, 0))
+		release(c);
 	while (c->pos < c->end) {
 		uint8_t b = c->pos[0];
 
@@ -999,7 +1020,7 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 	buf = hwt_stream_map(stream->path, size);
 	if (!buf)
 		return 1; /* libipt reports it */
-	c->buf = c->pos = buf;
+	c->buf = c->pos = c->released = buf;
 	c->end = buf + *size;
 	status = edge_run(c);
 	munmap(buf, *size);
