@@ -107,9 +107,10 @@ int hwt_report_profile_main(int argc, char **argv)
 		fprintf(stderr,
 			"hwt report profile: %" PRIu64 " streams, %" PRIu64 " trace bytes, %" PRIu64
 			" blocks, %" PRIu64 " instructions, %" PRIu64 " decode errors (%" PRIu64
-			" bytes skipped), %" PRIu64 " overflows\n",
+			" bytes skipped), %" PRIu64 " overflows; edge decoder: %" PRIu64
+			" streams, %" PRIu64 " handed to libipt\n",
 			stats.streams, stats.trace_bytes, stats.blocks, stats.insns, stats.errors,
-			stats.error_bytes, stats.overflows);
+			stats.error_bytes, stats.overflows, stats.edge_streams, stats.edge_fallbacks);
 	status = strcmp(out, "-") ? hwt_profile_save(profile, out)
 				  : hwt_profile_write(profile, stdout);
 	if (status < 0) {
