@@ -797,13 +797,16 @@ static int walk(struct edge_ctx *c)
 		case pkt_skip:
 			continue;
 		case pkt_tsc:
-			/* Not after an answer: libipt may apply it elsewhere. */
-			if (c->time >= c->next_time)
+			/* While tracing, not after an answer: libipt may apply it
+			   elsewhere. Else it applies where tracing resumes. */
+			if (c->tracing && c->time >= c->next_time)
 				return GIVE_UP;
 			continue;
 		case pkt_eos:
-			if (c->tracing || c->enabled)
-				return GIVE_UP; /* cut while tracing: libipt reports it */
+			/* Cut while tracing (the thread died): libipt drops the
+			   block it could not finish, and its loop says so. */
+			if (c->tracing != c->enabled || (c->tracing && take_back(c) < 0))
+				return GIVE_UP;
 			return 0;
 		case pkt_tnt:
 			if (!c->tracing || cur->kind != node_cond)
@@ -987,6 +990,11 @@ static int edge_commit(struct edge_ctx *c, size_t size)
 	for (uint64_t k = 0; k < c->overflows; k++)
 		hwt_decode_diag(d, hwt_diag_stream, c->stream->path, -1,
 				    "trace overflow: the trace unit dropped trace, counts are low");
+	if (c->enabled)
+		hwt_decode_diag(d, hwt_diag_stream, c->stream->path, (int64_t)size,
+				    "the trace ends at offset 0x%zx while tracing was enabled: "
+				    "the stream was cut (recorder killed?) or the thread was killed",
+				    size);
 	if (counts && sizes && epochs) {
 		for (size_t k = 0; k < c->done_count; k++) {
 			counts[k] = c->done[k].items;
