@@ -68,8 +68,8 @@ row() {
 
 printf '%-28s %8s %8s %8s %8s %8s %10s %8s %8s\n' workload native[s] none[s] hwt[s] \
 	vs-nat vs-none B/Minsn qemu[s] vs-nat
-row "cpu_interp train (CPU)" "$build/bench/programs/cpu_interp" train
-row "cpu_interp measure (CPU)" "$build/bench/programs/cpu_interp" measure
-row "mini_suite (6 processes)" sh bench/programs/mini_suite/run-tests.sh \
-	"$build/bench/programs/mini_suite"
+row "cpu_interp train (CPU)" "$build/tests/programs/cpu_interp" train
+row "cpu_interp measure (CPU)" "$build/tests/programs/cpu_interp" measure
+row "mini_suite (6 processes)" sh tests/programs/mini_suite/run-tests.sh \
+	"$build/tests/programs/mini_suite"
 row "examples/calc suite" sh examples/calc/run-tests.sh "$build/examples/calc"

@@ -195,20 +195,29 @@ static int empty_dir(const char *dir)
 int hwt_bundle_create(const char *dir, const char *unit, const char *clock,
 		      const char *command)
 {
-	return hwt_bundle_create_trace(dir, unit, clock, command, NULL);
+	return hwt_bundle_create_keys(dir, unit, clock, command, NULL);
 }
 
-int hwt_bundle_create_trace(const char *dir, const char *unit, const char *clock,
-			    const char *command, const char *trace)
+int hwt_bundle_create_keys(const char *dir, const char *unit, const char *clock,
+			   const char *command, const char *const *keys)
 {
 	struct stat st;
 	char *text;
-	size_t i;
+	const char *start = NULL;
+	size_t i, more = 0;
 	int err;
 
 	if (!dir || !*dir || !unit || !clock || !command || strchr(unit, '\n') ||
-	    strchr(clock, '\n') || strchr(command, '\n') || (trace && strchr(trace, '\n')))
+	    strchr(clock, '\n') || strchr(command, '\n'))
 		return -hbe_invalid;
+	for (i = 0; keys && keys[i]; i++) {
+		if (strchr(keys[i], '\n') || !strchr(keys[i], '='))
+			return -hbe_invalid;
+		if (!strncmp(keys[i], "start=", 6))
+			start = keys[i] + 6;
+		else
+			more += strlen(keys[i]) + 1;
+	}
 
 	if (mkdir(dir, 0777) < 0) {
 		int empty;
@@ -236,12 +245,30 @@ int hwt_bundle_create_trace(const char *dir, const char *unit, const char *clock
 			return err;
 	}
 
-	text = hwt_strdup_printf("hwt-bundle %d\nunit=%s\nclock=%s\n%s%s%scommand=%s\nstart=%lld\n",
-				 HWT_BUNDLE_VERSION, unit, clock, trace ? "trace=" : "",
-				 trace ? trace : "", trace ? "\n" : "", command,
-				 (long long)time(NULL));
+	if (start)
+		text = hwt_strdup_printf("hwt-bundle %d\nunit=%s\nclock=%s\ncommand=%s\nstart=%s\n",
+					 HWT_BUNDLE_VERSION, unit, clock, command, start);
+	else
+		text = hwt_strdup_printf("hwt-bundle %d\nunit=%s\nclock=%s\ncommand=%s\nstart=%lld\n",
+					 HWT_BUNDLE_VERSION, unit, clock, command,
+					 (long long)time(NULL));
 	if (!text)
 		return -hbe_nomem;
+	if (more) {
+		size_t len = strlen(text);
+		char *all = realloc(text, len + more + 1);
+
+		if (!all) {
+			free(text);
+			return -hbe_nomem;
+		}
+		text = all;
+		for (i = 0; keys[i]; i++) {
+			if (!strncmp(keys[i], "start=", 6))
+				continue;
+			len += (size_t)sprintf(text + len, "%s\n", keys[i]);
+		}
+	}
 	err = hwt_file_write_atomic(dir, "hwt-bundle", text, strlen(text));
 	free(text);
 	return err;

@@ -215,10 +215,15 @@ size_t hwt_bundle_warning_count(const struct hwt_bundle *bundle);
  */
 int hwt_bundle_create(const char *dir, const char *unit, const char *clock,
 		      const char *command);
-/* The same with the trace= key: the trace formats of its streams ("intel-pt",
-   "etmv4", comma-separated), or NULL for none (read as intel-pt). */
-int hwt_bundle_create_trace(const char *dir, const char *unit, const char *clock,
-			    const char *command, const char *trace);
+/*
+ * The same with more header keys: keys is NULL or a NULL-terminated list
+ * of "key=value" lines (no newline in them), written after the four above:
+ * `trace=` (the trace formats of the streams, "intel-pt", "etmv4",
+ * comma-separated; absent means intel-pt), pt_* (perf.md). A "start=..."
+ * among them replaces the current time (an import keeps the recording's).
+ */
+int hwt_bundle_create_keys(const char *dir, const char *unit, const char *clock,
+			   const char *command, const char *const *keys);
 
 /*
  * Removes the directory dir and everything in it (a bundle, or what is

@@ -3,9 +3,29 @@
 
 #define NOTE_GNU_BUILD_ID 3u
 
+/* ELF64 fields the file reader needs (<elf.h> is not libc-free). */
+#define EHDR_SIZE 64u
+#define EHDR_PHOFF 32u
+#define EHDR_PHENTSIZE 54u
+#define EHDR_PHNUM 56u
+#define PHDR_SIZE 56u
+#define PHDR_OFFSET 8u
+#define PHDR_FILESZ 32u
+#define PT_NOTE_TYPE 4u
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
 static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
 uint32_t hwt_elf_note_build_id(const uint8_t *notes, size_t len, uint32_t max_size,
@@ -29,6 +49,46 @@ uint32_t hwt_elf_note_build_id(const uint8_t *notes, size_t len, uint32_t max_si
 		pos = desc_at + (((size_t)descsz + 3) & ~(size_t)3);
 		if (pos > len)
 			return 0;
+	}
+	return 0;
+}
+
+uint32_t hwt_elf_file_build_id(hwt_elf_read_fn *read, void *ctx, uint8_t *out, uint32_t max_size)
+{
+	static const uint8_t ident[6] = { 0x7f, 'E', 'L', 'F', 2 /* 64-bit */, 1 /* LE */ };
+	uint8_t eh[EHDR_SIZE];
+	uint64_t phoff;
+	uint16_t phnum;
+
+	if (!read(ctx, 0, eh, sizeof(eh)))
+		return 0;
+	for (unsigned i = 0; i < sizeof(ident); i++)
+		if (eh[i] != ident[i])
+			return 0;
+	phoff = le64(eh + EHDR_PHOFF);
+	phnum = le16(eh + EHDR_PHNUM);
+	if (le16(eh + EHDR_PHENTSIZE) != PHDR_SIZE || phnum > HWT_ELF_NOTE_PHDRS)
+		return 0;
+	for (uint16_t i = 0; i < phnum; i++) {
+		uint8_t ph[PHDR_SIZE], notes[HWT_ELF_NOTE_BYTES];
+		const uint8_t *desc;
+		uint64_t filesz;
+		size_t len;
+		uint32_t found;
+
+		if (!read(ctx, phoff + (uint64_t)i * PHDR_SIZE, ph, sizeof(ph)) ||
+		    le32(ph) != PT_NOTE_TYPE)
+			continue;
+		filesz = le64(ph + PHDR_FILESZ);
+		len = filesz < sizeof(notes) ? (size_t)filesz : sizeof(notes);
+		if (!read(ctx, le64(ph + PHDR_OFFSET), notes, len))
+			continue;
+		found = hwt_elf_note_build_id(notes, len, max_size, &desc);
+		if (found) {
+			for (uint32_t k = 0; k < found; k++)
+				out[k] = desc[k];
+			return found;
+		}
 	}
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * The GNU build-id in the bytes of an ELF note segment (PT_NOTE) or note
- * section. Libc-free: the trace units, the preloaded library and the
- * decoder's ELF reader each read the notes their own way, then ask here.
+ * section, and in an ELF file read through a callback. Libc-free: the
+ * trace units, the preloaded library and the decoder's ELF reader each
+ * read files their own way, then ask here.
  */
 #ifndef HWT_ELF_NOTE_H
 #define HWT_ELF_NOTE_H
@@ -16,5 +17,19 @@
  */
 uint32_t hwt_elf_note_build_id(const uint8_t *notes, size_t len, uint32_t max_size,
 			       const uint8_t **desc);
+
+/* Reads len bytes at offset off of the file behind ctx: 1 when all were read. */
+typedef int hwt_elf_read_fn(void *ctx, uint64_t off, void *buf, size_t len);
+
+/*
+ * The GNU build-id of a 64-bit little-endian ELF file, read through read:
+ * the first one of at most max_size bytes in the first HWT_ELF_NOTE_BYTES
+ * bytes of a PT_NOTE segment, among the program headers (at most
+ * HWT_ELF_NOTE_PHDRS of them). Copies it to out (max_size bytes) and
+ * returns its size; 0 when there is none or the file is not such an ELF.
+ */
+#define HWT_ELF_NOTE_PHDRS 256u
+#define HWT_ELF_NOTE_BYTES 1024u
+uint32_t hwt_elf_file_build_id(hwt_elf_read_fn *read, void *ctx, uint8_t *out, uint32_t max_size);
 
 #endif /* HWT_ELF_NOTE_H */

@@ -14,12 +14,25 @@ static void full_sync(struct hwt_etm4_sw_stream *s, uint64_t ip)
 	}
 }
 
+void hwt_etm4_sw_stream_drain(struct hwt_etm4_sw_stream *s)
+{
+	size_t n = s->enc.pos;
+
+	if (s->ops->write(s, s->enc.buf, n)) {
+		s->bytes_out += n;
+	} else if (!s->lost) {
+		s->lost = 1;
+		s->ops->lost(s, n);
+	}
+	hwt_etm4_encoder_reset_buffer(&s->enc);
+}
+
 void hwt_etm4_sw_stream_start(struct hwt_etm4_sw_stream *s, uint8_t *buf, size_t size,
 			      uint64_t time, uint64_t sync_period, uint32_t tid,
-			      hwt_etm4_sw_drain_fn *drain)
+			      const struct hwt_etm4_sw_stream_ops *ops)
 {
 	hwt_etm4_encoder_init(&s->enc, buf, size);
-	s->drain = drain;
+	s->ops = ops;
 	s->ctx.el = 0;
 	s->ctx.sf = 1;
 	s->ctx.ns = 1;
@@ -102,5 +115,5 @@ void hwt_etm4_sw_stream_flush(struct hwt_etm4_sw_stream *s)
 	hwt_etm4_sw_stream_reserve(s);
 	hwt_etm4_flush_atoms(&s->enc);
 	if (s->enc.pos)
-		s->drain(s);
+		hwt_etm4_sw_stream_drain(s);
 }

@@ -30,12 +30,18 @@
 #include "insn.h"
 
 struct hwt_etm4_sw_stream;
-/* Writes out s->enc.buf[0..s->enc.pos) (hwt_etm4_sw_stream_written); on failure sets s->lost. */
-typedef void hwt_etm4_sw_drain_fn(struct hwt_etm4_sw_stream *s);
+
+/* How the unit writes the stream out: sw_stream.h's hwt_sw_stream_ops, for ETMv4. */
+struct hwt_etm4_sw_stream_ops {
+	/* Appends len bytes of packets to the thread's stream: 1 when all were written. */
+	int (*write)(struct hwt_etm4_sw_stream *s, const uint8_t *buf, size_t len);
+	/* Records that len bytes could not be written (a LOST record). */
+	void (*lost)(struct hwt_etm4_sw_stream *s, size_t len);
+};
 
 struct hwt_etm4_sw_stream {
 	struct hwt_etm4_encoder enc;
-	hwt_etm4_sw_drain_fn *drain;
+	const struct hwt_etm4_sw_stream_ops *ops;
 	struct hwt_etm4_context ctx;  /* of the thread, in every Address with Context */
 	uint64_t time;        /* sideband clock last written as Timestamp */
 	uint64_t sync_period; /* bytes between two syncs */
@@ -48,19 +54,16 @@ struct hwt_etm4_sw_stream {
 /* Starts the stream of thread tid in buf: sync, Timestamp time; tracing is off. */
 void hwt_etm4_sw_stream_start(struct hwt_etm4_sw_stream *s, uint8_t *buf, size_t size,
 			      uint64_t time, uint64_t sync_period, uint32_t tid,
-			      hwt_etm4_sw_drain_fn *drain);
+			      const struct hwt_etm4_sw_stream_ops *ops);
 
-static inline void hwt_etm4_sw_stream_written(struct hwt_etm4_sw_stream *s, size_t n)
-{
-	s->bytes_out += n;
-	hwt_etm4_encoder_reset_buffer(&s->enc);
-}
+/* Writes the buffer out (ops), or records its loss: Overflow follows. */
+void hwt_etm4_sw_stream_drain(struct hwt_etm4_sw_stream *s);
 
 /* Makes sure one more encoder call fits. */
 static inline void hwt_etm4_sw_stream_reserve(struct hwt_etm4_sw_stream *s)
 {
 	if (hwt_etm4_encoder_space(&s->enc) < HWT_ETM4_MAX_WRITE)
-		s->drain(s);
+		hwt_etm4_sw_stream_drain(s);
 }
 
 /* Timestamp when the clock moved to now; Overflow and a sync after dropped bytes. */

@@ -22,6 +22,14 @@ const char *hwt_record_type_name(uint32_t type)
 	return "unknown";
 }
 
+static void zero(void *buf, size_t n)
+{
+	uint8_t *bytes = buf;
+
+	for (size_t i = 0; i < n; i++)
+		bytes[i] = 0;
+}
+
 /* Bytes of s up to its NUL, at most max - 1 (room for the NUL in max). */
 static size_t cut_length(const char *s, size_t max)
 {
@@ -43,8 +51,7 @@ uint32_t hwt_record_untraced_build(void *buf, size_t size, uint32_t ppid, uint16
 
 	if (path_max == 0 || reason_max == 0 || total > size)
 		return 0;
-	for (i = 0; i < total; i++)
-		bytes[i] = 0;
+	zero(buf, total);
 	for (i = 0; i < plen; i++)
 		bytes[sizeof(*rec) + i] = (uint8_t)path[i];
 	for (i = 0; i < rlen; i++)
@@ -55,6 +62,80 @@ uint32_t hwt_record_untraced_build(void *buf, size_t size, uint32_t ppid, uint16
 	rec->hdr.size = total;
 	rec->ppid = ppid;
 	return total;
+}
+
+uint32_t hwt_record_process_build(void *buf, size_t size, uint32_t ppid, uint32_t generation,
+				  const char *path, const char *const *argv, uint32_t argc)
+{
+	struct hwt_record_process *rec = buf;
+	char *strings = (char *)(rec + 1);
+	size_t used = 0, room;
+	uint32_t i;
+
+	if (size < sizeof(*rec) + HWT_RECORD_ALIGN)
+		return 0;
+	/* Bytes for the strings, padding included. */
+	room = (size & ~(size_t)(HWT_RECORD_ALIGN - 1)) - sizeof(*rec);
+	zero(buf, sizeof(*rec) + room);
+	rec->ppid = ppid;
+	rec->generation = generation;
+	for (i = 0; i <= argc && used < room; i++) {
+		const char *s = i == 0 ? path : argv[i - 1];
+		size_t len = cut_length(s, room - used);
+
+		if (s[len])
+			break; /* it does not fit whole */
+		for (size_t k = 0; k < len; k++)
+			strings[used + k] = s[k];
+		used += len + 1;
+	}
+	if (i == 0)
+		return 0;
+	rec->argc = i - 1;
+	return (uint32_t)(sizeof(*rec) + used);
+}
+
+void hwt_record_write_munmap(hwt_record_write_fn *write, uint64_t addr, uint64_t len)
+{
+	struct hwt_record_munmap rec;
+
+	zero(&rec, sizeof(rec));
+	rec.addr = addr;
+	rec.len = len;
+	write(&rec.hdr, HWT_RECORD_MUNMAP, sizeof(rec));
+}
+
+void hwt_record_write_lost(hwt_record_write_fn *write, uint32_t reason, uint32_t records,
+			   uint64_t bytes)
+{
+	struct hwt_record_lost rec;
+
+	zero(&rec, sizeof(rec));
+	rec.reason = reason;
+	rec.records = records;
+	rec.bytes = bytes;
+	write(&rec.hdr, HWT_RECORD_LOST, sizeof(rec));
+}
+
+void hwt_record_write_exit(hwt_record_write_fn *write, int32_t status)
+{
+	struct hwt_record_exit rec;
+
+	zero(&rec, sizeof(rec));
+	rec.status = status;
+	write(&rec.hdr, HWT_RECORD_PROCESS_EXIT, sizeof(rec));
+}
+
+void hwt_record_finish(struct hwt_record_header *hdr, uint16_t type, uint32_t size,
+		       uint64_t time, uint32_t pid, uint32_t tid)
+{
+	hdr->magic = HWT_RECORD_MAGIC;
+	hdr->type = type;
+	hdr->size = hwt_record_align(size);
+	hdr->time = time;
+	hdr->pid = pid;
+	hdr->tid = tid;
+	hwt_record_seal(hdr);
 }
 
 /* CRC over the record with the crc32 field taken as zero. */

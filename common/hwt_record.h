@@ -173,6 +173,37 @@ uint32_t hwt_record_untraced_build(void *buf, size_t size, uint32_t ppid, uint16
 				   const char *path, size_t path_max, const char *reason,
 				   size_t reason_max);
 
+/*
+ * Lays out a PROCESS_START (or EXEC) record in buf (size bytes, 8-aligned,
+ * zeroed here): ppid, generation, then path and the argc strings of argv,
+ * each NUL-terminated; the strings that do not fit are left out, and argc
+ * says how many arguments are there. Returns the record's size, 0 when not
+ * even the path fits. The writer fills the header (hwt_record_finish).
+ * Shared by both software units.
+ */
+uint32_t hwt_record_process_build(void *buf, size_t size, uint32_t ppid, uint32_t generation,
+				  const char *path, const char *const *argv, uint32_t argc);
+
+/*
+ * A writer of records: fills the header of the record at hdr (type, size
+ * bytes, payload laid out and padding zero) and appends it to the sideband.
+ */
+typedef void hwt_record_write_fn(struct hwt_record_header *hdr, unsigned type, uint32_t size);
+
+/* The fixed-size records, built on the stack and handed to write. */
+void hwt_record_write_munmap(hwt_record_write_fn *write, uint64_t addr, uint64_t len);
+void hwt_record_write_lost(hwt_record_write_fn *write, uint32_t reason, uint32_t records,
+			   uint64_t bytes);
+void hwt_record_write_exit(hwt_record_write_fn *write, int32_t status);
+
+/*
+ * Fills the header of a laid-out record (all but flags): magic, type, size
+ * rounded up to HWT_RECORD_ALIGN (the padding must be zero), time, pid
+ * and tid; then seals it.
+ */
+void hwt_record_finish(struct hwt_record_header *hdr, uint16_t type, uint32_t size,
+		       uint64_t time, uint32_t pid, uint32_t tid);
+
 /* Rounds a record size up to HWT_RECORD_ALIGN. */
 static inline uint32_t hwt_record_align(uint32_t size)
 {

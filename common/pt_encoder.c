@@ -378,3 +378,34 @@ int hwt_pt_cyc(struct hwt_pt_encoder *enc, uint64_t cycles)
 	}
 	return 0;
 }
+
+int hwt_pt_ip_decompress(uint64_t *last_ip, unsigned int ipbytes, uint64_t payload,
+			 uint64_t *ip)
+{
+	uint64_t v = *last_ip;
+
+	switch (ipbytes) {
+	case 1:
+		v = (v & ~0xffffull) | (payload & 0xffffull);
+		break;
+	case 2:
+		v = (v & ~0xffffffffull) | (payload & 0xffffffffull);
+		break;
+	case 3:
+		v = payload & 0xffffffffffffull;
+		if (v & (1ull << 47))
+			v |= 0xffff000000000000ull;
+		break;
+	case 4:
+		v = (v & ~0xffffffffffffull) | (payload & 0xffffffffffffull);
+		break;
+	case 6:
+		v = payload;
+		break;
+	default:
+		return -1; /* 0: suppressed; 5 and 7: reserved */
+	}
+	*last_ip = v;
+	*ip = v;
+	return 0;
+}

@@ -168,4 +168,14 @@ int hwt_pt_tsc(struct hwt_pt_encoder *enc, uint64_t tsc);
 /* CYC with a cycle count <= HWT_PT_CYC_MAX (optional timing packet). */
 int hwt_pt_cyc(struct hwt_pt_encoder *enc, uint64_t cycles);
 
+/*
+ * The other way round, for readers that take packets apart: the IP an IP
+ * packet (TIP, TIP.PGE, TIP.PGD, FUP) names, from its IPBytes field (0
+ * suppressed, 1 update 16 bits, 2 update 32, 3 sign-extend 48, 4 update
+ * 48, 6 full) and payload applied to *last_ip, which it updates. Returns
+ * 0, or -1 when the IP is suppressed or IPBytes reserved (*last_ip kept).
+ */
+int hwt_pt_ip_decompress(uint64_t *last_ip, unsigned int ipbytes, uint64_t payload,
+			 uint64_t *ip);
+
 #endif /* HWT_PT_ENCODER_H */

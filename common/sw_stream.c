@@ -2,10 +2,10 @@
 #include "sw_stream.h"
 
 void hwt_sw_stream_start(struct hwt_sw_stream *s, uint8_t *buf, size_t size, uint64_t time,
-			 uint64_t psb_period, hwt_sw_drain_fn *drain)
+			 uint64_t psb_period, const struct hwt_sw_stream_ops *ops)
 {
 	hwt_pt_encoder_init(&s->enc, buf, size);
-	s->drain = drain;
+	s->ops = ops;
 	s->time = time;
 	s->psb_period = psb_period;
 	s->bytes_out = 0;
@@ -13,6 +13,19 @@ void hwt_sw_stream_start(struct hwt_sw_stream *s, uint8_t *buf, size_t size, uin
 	s->lost = 0;
 	hwt_pt_psb_plus(&s->enc, 0, 0, 1, time);
 	s->psb_due = psb_period;
+}
+
+void hwt_sw_stream_drain(struct hwt_sw_stream *s)
+{
+	size_t n = s->enc.pos;
+
+	if (s->ops->write(s, s->enc.buf, n)) {
+		s->bytes_out += n;
+	} else if (!s->lost) {
+		s->lost = 1;
+		s->ops->lost(s, n);
+	}
+	hwt_pt_encoder_reset_buffer(&s->enc);
 }
 
 void hwt_sw_stream_sync_slow(struct hwt_sw_stream *s, uint64_t now, uint64_t ip)
@@ -65,5 +78,5 @@ void hwt_sw_stream_flush(struct hwt_sw_stream *s)
 	hwt_sw_stream_reserve(s);
 	hwt_pt_flush_tnt(&s->enc);
 	if (s->enc.pos)
-		s->drain(s);
+		hwt_sw_stream_drain(s);
 }

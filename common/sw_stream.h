@@ -2,8 +2,9 @@
  * One thread's Intel PT stream as a software trace unit writes it: the
  * packet encoder, PacketEn, the sideband time last written as TSC, a PSB+
  * every psb_period bytes, and OVF after trace that could not be written.
- * The unit owns the buffer and says how to write it out (drain). Shared by
- * the Valgrind tool and the QEMU plugin, so libc-free.
+ * The unit owns the buffer and says how to write it out and how to record
+ * that bytes were lost (ops). Shared by the Valgrind tool and the QEMU
+ * plugin, so libc-free.
  */
 #ifndef HWT_SW_STREAM_H
 #define HWT_SW_STREAM_H
@@ -13,15 +14,17 @@
 #include "x86_insn.h"
 
 struct hwt_sw_stream;
-/*
- * Writes out s->enc.buf[0..s->enc.pos) and empties the buffer
- * (hwt_sw_stream_written); on failure sets s->lost instead of counting.
- */
-typedef void hwt_sw_drain_fn(struct hwt_sw_stream *s);
+
+struct hwt_sw_stream_ops {
+	/* Appends len bytes of packets to the thread's stream: 1 when all were written. */
+	int (*write)(struct hwt_sw_stream *s, const uint8_t *buf, size_t len);
+	/* Records that len bytes could not be written (a LOST record). */
+	void (*lost)(struct hwt_sw_stream *s, size_t len);
+};
 
 struct hwt_sw_stream {
 	struct hwt_pt_encoder enc;
-	hwt_sw_drain_fn *drain;
+	const struct hwt_sw_stream_ops *ops;
 	uint64_t time;        /* sideband clock last written as TSC */
 	uint64_t psb_period;  /* bytes of packets between two PSB+ */
 	uint64_t psb_due;     /* bytes_out + enc.pos at which the next PSB+ is due */
@@ -32,20 +35,20 @@ struct hwt_sw_stream {
 
 /* Starts a stream in buf with PSB+ (tracing disabled), so that a decoder can synchronise. */
 void hwt_sw_stream_start(struct hwt_sw_stream *s, uint8_t *buf, size_t size, uint64_t time,
-			 uint64_t psb_period, hwt_sw_drain_fn *drain);
+			 uint64_t psb_period, const struct hwt_sw_stream_ops *ops);
 
-/* For drain functions: n bytes went out, the buffer starts again. */
-static inline void hwt_sw_stream_written(struct hwt_sw_stream *s, size_t n)
-{
-	s->bytes_out += n;
-	hwt_pt_encoder_reset_buffer(&s->enc);
-}
+/*
+ * Writes out the buffered packets and empties the buffer. When the write
+ * fails, the bytes are dropped and recorded as lost (unless the drop
+ * before is not marked yet), and the next sync marks the gap with OVF.
+ */
+void hwt_sw_stream_drain(struct hwt_sw_stream *s);
 
 /* Makes sure one more encoder call fits. */
 static inline void hwt_sw_stream_reserve(struct hwt_sw_stream *s)
 {
 	if (hwt_pt_encoder_space(&s->enc) < HWT_PT_MAX_WRITE)
-		s->drain(s);
+		hwt_sw_stream_drain(s);
 }
 
 /*

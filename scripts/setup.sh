@@ -23,8 +23,13 @@ packages=(
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
   # looking at pages
   chromium
+  # coverage in CI: the oracles (diff-cover, gcovr), the .deb (dpkg-shlibdeps),
+  # diff coverage (git), the CI examples' YAML, the manual pages
+  diff-cover gcovr dpkg-dev git python3-yaml groff-base man-db
   # misc used by tests
   python3 file
+  # perf.data: Linux perf (the oracle of the perf import and export), zstd
+  linux-perf libzstd-dev
 )
 
 missing=()

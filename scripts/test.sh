@@ -7,11 +7,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
-bash scripts/build.sh
+# Warnings are errors here (HWT_WERROR), not in a user's own build.
+bash scripts/build.sh -DHWT_WERROR=ON
 echo "== tests (build/)"
 (cd build && ctest --output-on-failure -j"$jobs")
 
 echo "== tests under ASan+UBSan (build-sanitize/)"
-cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DHWT_SANITIZE=ON -DHWT_KMOD_TESTS=OFF >/dev/null
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DHWT_SANITIZE=ON -DHWT_KMOD_TESTS=OFF \
+      -DHWT_WERROR=ON >/dev/null
 cmake --build build-sanitize -j"$jobs"
 (cd build-sanitize && ctest --output-on-failure -j"$jobs")

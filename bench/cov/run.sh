@@ -1,7 +1,7 @@
 #!/bin/sh
 # End-to-end coverage of a small test suite: hwt-cov (no rebuild: record,
 # decode, lcov) against the gcov flow (rebuild with --coverage, run the
-# suite, lcov --capture). Suites: bench/programs/mini_suite (-O2 -g, six
+# suite, lcov --capture). Suites: tests/programs/mini_suite (-O2 -g, six
 # programs sharing libminicalc.so) and examples/calc (-O0 -g, three
 # programs sharing libcalc.so). Each figure is the best of REPEAT runs.
 #   bench/cov/run.sh BUILD_DIR [REPEAT]
@@ -68,14 +68,14 @@ report() { # NAME NATIVE HWT GCOV
 		"$1" "$2" "$3" "$4" "$(awk -v a="$3" -v b="$4" 'BEGIN { print a / b }')"
 }
 
-mini=$build/bench/programs/mini_suite
+mini=$build/tests/programs/mini_suite
 calc=$build/examples/calc
 mini_tests="test_expr_basic test_expr_errors test_strutil test_checked test_number_theory test_mixed"
 calc_tests="test_arith test_parse test_prime"
 
 for suite in mini_suite calc; do
 	if [ $suite = mini_suite ]; then
-		dir=$mini srcdir=$root/bench/programs/mini_suite flags="-O2 -g" lib=minicalc
+		dir=$mini srcdir=$root/tests/programs/mini_suite flags="-O2 -g" lib=minicalc
 		libsrc="checked.c expr.c strutil.c" tests=$mini_tests
 	else
 		dir=$calc srcdir=$root/examples/calc flags="-O0 -g" lib=calc

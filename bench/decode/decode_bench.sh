@@ -25,7 +25,7 @@ fi
 if [ -z "$bundle" ]; then
 	bundle=$tmp/cpu_interp.hwt
 	echo "recording cpu_interp train ..."
-	"$hwt" record -o "$bundle" -- "$build/bench/programs/cpu_interp" train >/dev/null || exit 1
+	"$hwt" record -o "$bundle" -- "$build/tests/programs/cpu_interp" train >/dev/null || exit 1
 fi
 
 best() { # command...: best wall time of three runs, in seconds
@@ -61,7 +61,7 @@ status=$?
 # profiles must be equal. HWT_BENCH_JOBS=0 skips this part.
 if [ "${HWT_BENCH_JOBS:-1}" != 0 ] && [ -z "${2:-}" ]; then
 	cpus=$(getconf _NPROCESSORS_ONLN)
-	interp=$build/bench/programs/cpu_interp
+	interp=$build/tests/programs/cpu_interp
 	two=$tmp/two.hwt
 	echo "recording cpu_interp train twice in one run ..."
 	"$hwt" record -o "$two" -- sh -c "$interp train; $interp train" >/dev/null || exit 1

@@ -4,7 +4,7 @@
 usage: bench/pgo/pgo_bench.py [--program doc_pipeline|cpu_interp] [--build DIR]
                               [--runs N] [--work DIR] [--cpu N] [--no-irpgo]
 
-Builds bench/programs/PROGRAM.c (default doc_pipeline) with clang-19 in
+Builds PROGRAM.c of bench/programs or tests/programs (default doc_pipeline) with clang-19 in
 these ways:
   O2g      clang-19 -O2 -g -fdebug-info-for-profiling   (the baseline: the
            training build, the flags every variant below shares)
@@ -66,15 +66,18 @@ def main():
     ap.add_argument("--runs", type=int, default=21, help="timed rounds [21]")
     ap.add_argument("--work", help="keep the binaries here (default: a temporary directory)")
     ap.add_argument("--program", default="doc_pipeline",
-                    help="bench/programs/PROGRAM.c to build [doc_pipeline]")
+                    help="PROGRAM.c of bench/programs or tests/programs to build [doc_pipeline]")
     ap.add_argument("--input", default="measure", help="the measured input [measure]")
     ap.add_argument("--train", default="train", help="the training input [train]")
     ap.add_argument("--cpu", type=int, help="run the timed programs on this CPU only (taskset)")
     ap.add_argument("--no-irpgo", action="store_true", help="leave out the IR-instrumented variant")
     args = ap.parse_args()
-    SRC = os.path.join(ROOT, "bench", "programs", args.program + ".c")
-    if not os.path.exists(SRC):
-        sys.exit(f"no {SRC}")
+    for folder in ("bench", "tests"):
+        SRC = os.path.join(ROOT, folder, "programs", args.program + ".c")
+        if os.path.exists(SRC):
+            break
+    else:
+        sys.exit(f"no {args.program}.c in bench/programs or tests/programs")
 
     hwt_pgo = os.path.join(args.build, "bin", "hwt-pgo")
     if not os.access(hwt_pgo, os.X_OK):

@@ -6,8 +6,8 @@
  * process of the tree, native or traced (there it runs as guest code under
  * the trace unit: Valgrind with --trace-children=no, or qemu-x86_64, which
  * runs a guest's execve natively), it intercepts the exec family and
- * posix_spawn(p), decides per target (select.c) and either rewrites the
- * exec into one of the trace unit (HWT_SELECT_UNIT_KIND says which kind of
+ * posix_spawn(p), decides per target (collector/select) and either rewrites
+ * the exec into one of the trace unit (HWT_SELECT_UNIT_KIND says which kind of
  * command line) with the same arguments and environment, or lets it run
  * natively and writes an UNTRACED record for the new image into the
  * bundle. Every exec keeps LD_PRELOAD and the
@@ -676,10 +676,12 @@ EXPORT int execvp(const char *file, char *const argv[])
 /*
  * execl, execle, execlp: the arguments into a vector on the stack, as long
  * as the list (counted first, as glibc does). A NULL arg (which the
- * declaration says cannot be, hence the opaque test) is an empty argv.
+ * declaration says cannot be) is an empty argv: arg goes through an empty
+ * asm first, so that no compiler drops the test on the declaration's word.
  */
-__attribute__((noipa)) static int no_arg(const char *arg)
+static int no_arg(const char *arg)
 {
+	__asm__("" : "+r"(arg));
 	return arg == NULL;
 }
 

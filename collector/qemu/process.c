@@ -98,13 +98,9 @@ bool hwt_qemu_file_append(const char *dir, const char *name, const void *buf, si
 
 static void record_locked(struct hwt_record_header *hdr, unsigned type, uint32_t size)
 {
-	hdr->magic = HWT_RECORD_MAGIC;
-	hdr->type = (uint16_t)type;
-	hdr->size = hwt_record_align(size);
-	hdr->time = __atomic_add_fetch(&hwt_qemu_clock_now, 1, __ATOMIC_RELEASE);
-	hdr->pid = (uint32_t)getpid();
-	hdr->tid = (uint32_t)gettid();
-	hwt_record_seal(hdr);
+	hwt_record_finish(hdr, (uint16_t)type, size,
+			  __atomic_add_fetch(&hwt_qemu_clock_now, 1, __ATOMIC_RELEASE),
+			  (uint32_t)getpid(), (uint32_t)gettid());
 	if (!sideband_open || !hwt_qemu_file_append("sideband", sideband_name, hdr, hdr->size)) {
 		if (!lost_write)
 			dprintf(2, "hwt: cannot write the sideband of %s: records lost\n", image_name);
@@ -145,34 +141,16 @@ static void open_sideband(void)
 		hwt_qemu_opts.bundle);
 }
 
-/* PROCESS_START: ppid, generation, then path and argv as NUL-terminated strings. */
 static void write_process_start(void)
 {
 	static uint64_t words[HWT_RECORD_MAX_SIZE / 8];
 	struct hwt_record_process *rec = (struct hwt_record_process *)words;
-	char *strings = (char *)(rec + 1);
-	size_t room = sizeof(words) - sizeof(*rec) - 8, used = 0;
-	unsigned argc = 0;
-	int i;
 
-	memset(words, 0, sizeof(words));
-	rec->ppid = (uint32_t)getppid();
-	rec->generation = generation;
-	/* Path, then argv; what does not fit is cut, and argc says how many fit. */
-	for (i = -1; i < guest_argc; i++) {
-		const char *s = i < 0 ? exe_path : guest_argv[i];
-		size_t len = strlen(s) + 1;
-
-		if (used + len > room)
-			break;
-		memcpy(strings + used, s, len);
-		used += len;
-		if (i >= 0)
-			argc++;
-	}
-	rec->argc = argc;
 	hwt_qemu_process_record(&rec->hdr, HWT_RECORD_PROCESS_START,
-				(uint32_t)(sizeof(*rec) + used + 1));
+				hwt_record_process_build(words, sizeof(words), (uint32_t)getppid(),
+							 generation, exe_path,
+							 (const char *const *)guest_argv,
+							 (uint32_t)guest_argc));
 }
 
 /* A statically linked ELF has no PT_INTERP: the preloaded library never runs in it. */
@@ -264,22 +242,12 @@ void hwt_qemu_process_start_forked(void)
 
 void hwt_qemu_process_lost(unsigned reason, unsigned records, uint64_t bytes)
 {
-	struct hwt_record_lost rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.reason = reason;
-	rec.records = records;
-	rec.bytes = bytes;
-	hwt_qemu_process_record(&rec.hdr, HWT_RECORD_LOST, sizeof(rec));
+	hwt_record_write_lost(hwt_qemu_process_record, reason, records, bytes);
 }
 
 void hwt_qemu_process_exit(int status)
 {
-	struct hwt_record_exit rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.status = status;
-	hwt_qemu_process_record(&rec.hdr, HWT_RECORD_PROCESS_EXIT, sizeof(rec));
+	hwt_record_write_exit(hwt_qemu_process_record, status);
 	sideband_open = false;
 }
 

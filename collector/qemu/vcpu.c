@@ -34,22 +34,15 @@
 
 #include "etm4_sw_stream.h"
 #include "insn.h"
+#include "sw_block_log.h"
 #include "sw_stream.h"
 #include "unit.h"
 
 #define LOG_ENTRIES 2048
 #define MAX_VCPUS 4096
 #define BUFFER_SIZE (64 * 1024)
-#define BLOCK_LOG_ENTRIES 4096
 #define MAX_PENDING 16
 #define MAX_HANDLERS 64
-
-/* One block-log entry (docs/bundle.md, "Block log"). */
-struct block_entry {
-	uint64_t start;
-	uint32_t insns;
-	uint32_t flags;
-};
 
 struct vcpu {
 	const struct hwt_qemu_block *log[LOG_ENTRIES];
@@ -70,8 +63,7 @@ struct vcpu {
 		struct hwt_etm4_sw_stream etm;
 	} st;                    /* hwt_qemu_etm says which */
 	uint8_t buf[BUFFER_SIZE];
-	struct block_entry *blocks;
-	unsigned nblocks;
+	struct hwt_sw_block_log blocks; /* --debug-blocks; kept when the state is reused */
 };
 
 /*
@@ -113,47 +105,45 @@ static bool is_handler(uint64_t ip)
 	return false;
 }
 
-static void drain_blocks(struct vcpu *v)
+static void write_blocks(struct hwt_sw_block_log *log, const void *buf, size_t len)
 {
-	if (v->nblocks)
-		hwt_qemu_file_append("blocks", v->blocks_name, v->blocks,
-				     v->nblocks * sizeof(*v->blocks));
-	v->nblocks = 0;
+	struct vcpu *v = (struct vcpu *)((char *)log - offsetof(struct vcpu, blocks));
+
+	hwt_qemu_file_append("blocks", v->blocks_name, buf, len);
 }
 
-/* Writes the buffered packets; 0 when the write failed (recorded, marked by OVF/Overflow). */
-static bool drain_buffer(struct vcpu *v, size_t n, int *lost)
-{
-	if (hwt_qemu_file_append("streams", v->stream_name, v->buf, n))
-		return true;
-	if (!*lost) {
-		*lost = 1;
-		hwt_qemu_process_lost(HWT_LOST_TRACE_WRITE, 0, n);
-	}
-	return false;
-}
-
-static void drain_pt(struct hwt_sw_stream *st)
+/* The streams' ops: packets go to streams/<image>-<tid>.pt|.etm, a loss into the sideband. */
+static int append_packets(void *st, const uint8_t *buf, size_t len)
 {
 	struct vcpu *v = (struct vcpu *)((char *)st - offsetof(struct vcpu, st));
-	size_t n = st->enc.pos;
 
-	if (drain_buffer(v, n, &st->lost))
-		hwt_sw_stream_written(st, n);
-	else
-		hwt_pt_encoder_reset_buffer(&st->enc);
+	return hwt_qemu_file_append("streams", v->stream_name, buf, len);
 }
 
-static void drain_etm(struct hwt_etm4_sw_stream *st)
+static int write_pt(struct hwt_sw_stream *st, const uint8_t *buf, size_t len)
 {
-	struct vcpu *v = (struct vcpu *)((char *)st - offsetof(struct vcpu, st));
-	size_t n = st->enc.pos;
-
-	if (drain_buffer(v, n, &st->lost))
-		hwt_etm4_sw_stream_written(st, n);
-	else
-		hwt_etm4_encoder_reset_buffer(&st->enc);
+	return append_packets(st, buf, len);
 }
+
+static int write_etm(struct hwt_etm4_sw_stream *st, const uint8_t *buf, size_t len)
+{
+	return append_packets(st, buf, len);
+}
+
+static void lost_pt(struct hwt_sw_stream *st, size_t len)
+{
+	(void)st;
+	hwt_qemu_process_lost(HWT_LOST_TRACE_WRITE, 0, len);
+}
+
+static void lost_etm(struct hwt_etm4_sw_stream *st, size_t len)
+{
+	(void)st;
+	hwt_qemu_process_lost(HWT_LOST_TRACE_WRITE, 0, len);
+}
+
+static const struct hwt_sw_stream_ops pt_ops = { write_pt, lost_pt };
+static const struct hwt_etm4_sw_stream_ops etm_ops = { write_etm, lost_etm };
 
 /* ---- the stream, in the guest's trace format ---- */
 
@@ -207,8 +197,9 @@ static void open_stream(struct vcpu *v)
 		snprintf(v->blocks_name, sizeof(v->blocks_name), "%s-%d.blk",
 			 hwt_qemu_process_name(), tid);
 		hwt_qemu_file_create("blocks", v->blocks_name, false);
-		if (!v->blocks)
-			v->blocks = malloc(BLOCK_LOG_ENTRIES * sizeof(*v->blocks));
+		if (!v->blocks.entries)
+			v->blocks.entries = malloc(HWT_SW_BLOCK_LOG_ENTRIES * sizeof(*v->blocks.entries));
+		v->blocks.write = write_blocks;
 	}
 	v->open = true;
 	v->prev = v->syscall = NULL;
@@ -216,10 +207,10 @@ static void open_stream(struct vcpu *v)
 	v->last_rep = 0;
 	if (hwt_qemu_etm)
 		hwt_etm4_sw_stream_start(&v->st.etm, v->buf, sizeof(v->buf), hwt_qemu_process_clock(),
-					 (uint64_t)hwt_qemu_opts.psb_period, (uint32_t)tid, drain_etm);
+					 (uint64_t)hwt_qemu_opts.psb_period, (uint32_t)tid, &etm_ops);
 	else
 		hwt_sw_stream_start(&v->st.pt, v->buf, sizeof(v->buf), hwt_qemu_process_clock(),
-				    (uint64_t)hwt_qemu_opts.psb_period, drain_pt);
+				    (uint64_t)hwt_qemu_opts.psb_period, &pt_ops);
 }
 
 /* Makes (or reuses) the calling thread's state, at its first block. */
@@ -234,7 +225,7 @@ static __attribute__((noinline)) struct vcpu *make_mine(void)
 	if (i < nall) {
 		v = all[i];
 		memset(v, 0, offsetof(struct vcpu, blocks));
-		v->nblocks = 0;
+		v->blocks.count = 0;
 	} else if (nall < MAX_VCPUS && (v = calloc(1, sizeof(*v))) != NULL) {
 		all[nall++] = v;
 	}
@@ -396,20 +387,12 @@ static void resume(struct vcpu *v, uint64_t start)
 
 static void log_block(struct vcpu *v, const struct hwt_qemu_block *b)
 {
-	struct block_entry *e;
-
 	/* A REP string instruction runs as a block per iteration: log it once. */
 	if (b->rep && b->ninsns == 1 && b->start == v->last_rep)
 		return;
 	v->last_rep = b->rep ? b->insn : 0;
-	if (!v->blocks)
-		return;
-	if (v->nblocks == BLOCK_LOG_ENTRIES)
-		drain_blocks(v);
-	e = &v->blocks[v->nblocks++];
-	e->start = b->start;
-	e->insns = b->ninsns;
-	e->flags = 0;
+	if (v->blocks.entries)
+		hwt_sw_block_log_add(&v->blocks, b->start, b->ninsns);
 }
 
 static void encode(struct vcpu *v)
@@ -489,7 +472,7 @@ static void finish(struct vcpu *v)
 	if (!v->open)
 		return;
 	flush(v);
-	drain_blocks(v);
+	hwt_sw_block_log_drain(&v->blocks);
 	v->open = false;
 	stop(v);
 }
@@ -530,8 +513,9 @@ void hwt_qemu_vcpu_die(void)
 		if (enabled(v) && v->prev) {
 			/* Where in its last block the thread died is not known: none
 			   of that block is claimed (the block log drops it too). */
-			if (v->nblocks && v->blocks[v->nblocks - 1].start == v->prev->start)
-				v->nblocks--;
+			if (v->blocks.count &&
+			    v->blocks.entries[v->blocks.count - 1].start == v->prev->start)
+				v->blocks.count--;
 			interrupt(v, v->prev->start);
 		}
 	}
@@ -545,7 +529,7 @@ void hwt_qemu_vcpu_drain_self(void)
 	encode(self);
 	if (self->open) {
 		flush(self);
-		drain_blocks(self);
+		hwt_sw_block_log_drain(&self->blocks);
 	}
 }
 
@@ -568,7 +552,7 @@ void hwt_qemu_vcpu_forget_all(void)
 
 		v->used = v == self;
 		v->nlog = 0;
-		v->nblocks = 0;
+		v->blocks.count = 0;
 		v->open = false;
 		stop(v);
 		v->prev = v->syscall = NULL;

@@ -4,9 +4,9 @@
  * who sees a system tool's process in the bundle knows why.
  *
  * The sideband does not say why a process was selected; this judges again
- * with the same rule (select.c): an image that was entered by an exec, whose
- * executable alone is not selected, and which mapped a selected library,
- * was traced for that library (the first one it mapped).
+ * with the same rule (collector/select): an image that was entered by an
+ * exec, whose executable alone is not selected, and which mapped a selected
+ * library, was traced for that library (the first one it mapped).
  */
 #include <limits.h>
 #include <stdlib.h>

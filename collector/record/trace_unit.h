@@ -2,9 +2,10 @@
  * Trace units that `hwt record` can drive: software units for machines
  * without trace hardware, the Valgrind tool (collector/valgrind,
  * valgrind_unit.c) and the QEMU user-mode TCG plugin (collector/qemu,
- * qemu_unit.c). unit_run.c is what they share: the choice of a unit, the
- * preloaded library's environment, running the command (the commands parse
- * the options: integrations/command).
+ * qemu_unit.c); and Intel PT hardware through Linux perf (perf_unit.c:
+ * perf record, then hwt import). unit_run.c is what they share: the choice
+ * of a unit, the preloaded library's environment, running the command (the
+ * commands parse the options: integrations/command).
  */
 #ifndef HWT_TRACE_UNIT_H
 #define HWT_TRACE_UNIT_H
@@ -18,7 +19,7 @@
 #define HWT_UNIT_ENV "HWT_UNIT"
 
 struct hwt_unit_options {
-	const char *unit;   /* --unit: valgrind, qemu, auto; NULL: $HWT_UNIT, else HWT_UNIT_DEFAULT */
+	const char *unit;   /* --unit: valgrind, qemu, perf, auto; NULL: $HWT_UNIT, else HWT_UNIT_DEFAULT */
 	int debug_blocks;   /* write the executed-block log (tests) */
 	long psb_period;    /* bytes between PSB+; 0: the unit's default */
 	int trace_all;      /* trace every process (no selection) */
@@ -96,9 +97,18 @@ struct hwt_unit {
 	 * selection that selects every x86-64 ELF executable (--trace '*').
 	 */
 	int follows_children;
+	/*
+	 * It always runs the command directly and traces the whole tree (perf):
+	 * no preloaded library. It writes not the bundle but files of its own
+	 * into a work directory (the "bundle" argv_prefix gets), and finish
+	 * makes the bundle from them once the command has exited. NULL: the
+	 * unit writes the bundle.
+	 */
+	int (*finish)(const struct hwt_unit_files *files, const char *work, const char *bundle,
+		      const struct hwt_unit_options *opts, const char *prefix, int quiet);
 };
 
-extern const struct hwt_unit hwt_valgrind_unit, hwt_qemu_unit;
+extern const struct hwt_unit hwt_valgrind_unit, hwt_qemu_unit, hwt_perf_unit;
 
 /* Finds name in PATH, as execvp would; buf (PATH_MAX bytes) gets the canonical path. */
 int hwt_unit_find_in_path(const char *name, char *buf, size_t size);
@@ -110,8 +120,8 @@ struct hwt_unit_run {
 };
 
 /*
- * Chooses the unit (opts->unit, $HWT_UNIT, HWT_UNIT_DEFAULT; auto: qemu when
- * it can run opts, else valgrind) and finds its files. Returns 0, or -1
+ * Chooses the unit (opts->unit, $HWT_UNIT, HWT_UNIT_DEFAULT; auto: perf where
+ * the CPU has Intel PT, else qemu when it can run opts, else valgrind) and finds its files. Returns 0, or -1
  * with a message printed (prefix first).
  */
 int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *opts,

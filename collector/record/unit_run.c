@@ -22,7 +22,8 @@
 #include "select.h"
 #include "trace_unit.h"
 
-static const struct hwt_unit *const units[] = { &hwt_valgrind_unit, &hwt_qemu_unit };
+static const struct hwt_unit *const units[] = { &hwt_valgrind_unit, &hwt_qemu_unit,
+						 &hwt_perf_unit };
 
 static const struct hwt_unit *unit_named(const char *name)
 {
@@ -129,8 +130,12 @@ static int own_lib(const char *name, char *buf, size_t size, const char *prefix,
 static int find_lib(const struct hwt_unit *unit, char *lib, const char *prefix, int quiet)
 {
 	char dir[PATH_MAX + 32], file[PATH_MAX + 64];
-	const char *env = getenv(unit->lib_env);
+	const char *env = unit->lib_env ? getenv(unit->lib_env) : NULL;
 
+	if (!unit->lib_file) {
+		lib[0] = '\0'; /* a unit without files of hwt's (perf) */
+		return 0;
+	}
 	if (env && *env)
 		snprintf(dir, sizeof(dir), "%s", env);
 	else if (own_lib(unit->lib_dir, dir, sizeof(dir), prefix, quiet) < 0)
@@ -173,8 +178,8 @@ int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *op
 		if (!name || !*name)
 			name = HWT_UNIT_DEFAULT;
 		else if (!hwt_unit_known(name)) {
-			fprintf(stderr, "%s: %s: unknown trace unit '%s' (known: valgrind, qemu, auto)\n",
-				prefix, HWT_UNIT_ENV, name);
+			fprintf(stderr, "%s: %s: unknown trace unit '%s' (known: perf, valgrind, qemu, "
+				"auto)\n", prefix, HWT_UNIT_ENV, name);
 			return -1;
 		}
 	}
@@ -184,9 +189,13 @@ int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *op
 	 * under QEMU 7.2's user mode, which cannot run some (scripts; ctest
 	 * dies at its first SIGCHLD): docs/qemu-unit.md.
 	 */
-	if (strcmp(name, "auto") == 0)
+	if (strcmp(name, "auto") == 0) {
+		/* Hardware first: perf where the CPU has Intel PT. */
+		if (prepare(run, &hwt_perf_unit, opts, prefix, 1) == 0)
+			return 0;
 		return !opts->trace_all && prepare(run, &hwt_qemu_unit, opts, prefix, 1) == 0 ?
 			       0 : prepare(run, &hwt_valgrind_unit, opts, prefix, 0);
+	}
 	return prepare(run, unit_named(name), opts, prefix, 0);
 }
 
@@ -337,12 +346,13 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 	char preload[PATH_MAX];
 	char *unit_lines = NULL, *a64_lines = NULL, *a64_run_lines = NULL;
 	const char **cmd;
-	int direct = opts.trace_all && run->unit->follows_children, pipefd[2];
+	int direct = run->unit->finish || (opts.trace_all && run->unit->follows_children);
+	int pipefd[2];
 	struct sigaction sa, old_int, old_term, old_hup, old_quit;
 	pid_t pid;
 
 	/* --trace-all under a unit that does not follow children: select every executable. */
-	if (opts.trace_all && !direct) {
+	if (opts.trace_all && !direct && !run->unit->finish) {
 		opts.trace = "*";
 		opts.no_trace = NULL;
 	}

@@ -1,6 +1,6 @@
 /*
- * The ELF64 little-endian layout the tool reads from files itself (build-ids
- * for MMAP records, symbols for --hwt-filter): no libc, so no <elf.h>.
+ * The ELF64 little-endian layout the tool reads from files itself (symbols
+ * for --hwt-filter; common/elf_note reads build-ids): no libc, so no <elf.h>.
  */
 #ifndef HWT_VG_ELF64_H
 #define HWT_VG_ELF64_H
@@ -33,11 +33,9 @@ struct elf64_sym {
 };
 
 #define PT_LOAD 1
-#define PT_NOTE 4
 #define SHT_SYMTAB 2
 #define SHT_DYNSYM 11
 #define STT_FUNC 2
-#define NT_GNU_BUILD_ID 3
 
 /* Reads len bytes at file offset off; False when they are not all there. */
 Bool hwt_vg_elf_read_at(Int fd, ULong off, void *buf, SizeT len);

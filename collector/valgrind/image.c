@@ -7,6 +7,7 @@
 #include "tool.h"
 #include "elf64.h"
 #include "elf_note.h"
+#include "sw_image.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -14,17 +15,18 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_vki.h"
 
-struct exec_map {
-	Addr start, end;         /* [start, end) */
-	ULong pgoff;
-	UInt flags;              /* HWT_MMAP_* */
-	UInt build_id_size;
-	UChar build_id[HWT_BUILD_ID_MAX];
-	HChar *path;             /* owned; "" for anonymous code */
-};
+static void *table_realloc(void *p, size_t size)
+{
+	return VG_(realloc)("hwt.image", p, size);
+}
 
-static struct exec_map *maps;
-static UInt nmaps, capmaps;
+static void table_free(void *p)
+{
+	VG_(free)(p);
+}
+
+static const struct hwt_sw_image_memory table_memory = { table_realloc, table_free };
+static struct hwt_sw_image_table table = { .memory = &table_memory };
 /* The tool's own executable: code from it is the trace unit's, not the program's. */
 static const HChar *trace_unit_path;
 
@@ -34,14 +36,18 @@ Bool hwt_vg_elf_read_at(Int fd, ULong off, void *buf, SizeT len)
 	       VG_(read)(fd, buf, (Int)len) == (Int)len;
 }
 
-/* Finds the GNU build-id note of an ELF file; returns its size or 0. */
+static int read_at(void *fd, uint64_t off, void *buf, size_t len)
+{
+	return hwt_vg_elf_read_at(*(Int *)fd, off, buf, len);
+}
+
+/* The GNU build-id of an ELF file; returns its size or 0. */
 static UInt read_build_id(const HChar *path, UChar *out)
 {
 	static HChar cached_path[VKI_PATH_MAX];
 	static UChar cached_id[HWT_BUILD_ID_MAX];
 	static UInt cached_size;
-	struct elf64_ehdr eh;
-	UInt found = 0, i;
+	UInt found;
 	SysRes res;
 	Int fd;
 
@@ -53,27 +59,7 @@ static UInt read_build_id(const HChar *path, UChar *out)
 	if (sr_isError(res))
 		return 0;
 	fd = (Int)sr_Res(res);
-	if (!hwt_vg_elf_read_at(fd, 0, &eh, sizeof(eh)) ||
-	    VG_(memcmp)(eh.ident, "\177ELF\2\1", 6) != 0 ||
-	    eh.phentsize != sizeof(struct elf64_phdr) || eh.phnum > 256)
-		goto out;
-	for (i = 0; i < eh.phnum && !found; i++) {
-		struct elf64_phdr ph;
-		UChar notes[1024];
-		const UChar *desc;
-		UInt len;
-
-		if (!hwt_vg_elf_read_at(fd, eh.phoff + i * sizeof(ph), &ph, sizeof(ph)) ||
-		    ph.type != PT_NOTE)
-			continue;
-		len = ph.filesz < sizeof(notes) ? (UInt)ph.filesz : sizeof(notes);
-		if (!hwt_vg_elf_read_at(fd, ph.offset, notes, len))
-			continue;
-		found = hwt_elf_note_build_id(notes, len, HWT_BUILD_ID_MAX, &desc);
-		if (found)
-			VG_(memcpy)(out, desc, found);
-	}
-out:
+	found = hwt_elf_file_build_id(read_at, &fd, out, HWT_BUILD_ID_MAX);
 	VG_(close)(fd);
 	if (VG_(strlen)(path) < sizeof(cached_path)) {
 		VG_(strcpy)(cached_path, path);
@@ -83,97 +69,25 @@ out:
 	return found;
 }
 
-static void write_mmap_record(const struct exec_map *m)
+static void write_mmap_record(const struct hwt_sw_image *m)
 {
-	static UChar buf[sizeof(struct hwt_record_mmap) + VKI_PATH_MAX + 8];
-	struct hwt_record_mmap *rec = (struct hwt_record_mmap *)buf;
-	SizeT pathlen = VG_(strlen)(m->path) + 1;
+	static ULong words[(sizeof(struct hwt_record_mmap) + VKI_PATH_MAX + 8) / 8];
+	struct hwt_record_mmap *rec = (struct hwt_record_mmap *)words;
 
-	if (pathlen > VKI_PATH_MAX)
-		pathlen = VKI_PATH_MAX;
-	VG_(memset)(buf, 0, sizeof(*rec) + pathlen + 8);
-	rec->addr = m->start;
-	rec->len = m->end - m->start;
-	rec->pgoff = m->pgoff;
-	rec->prot = HWT_PROT_READ | HWT_PROT_EXEC;
-	rec->build_id_size = m->build_id_size;
-	VG_(memcpy)(rec->build_id, m->build_id, m->build_id_size);
-	VG_(memcpy)((HChar *)(rec + 1), m->path, pathlen - 1);
-	rec->hdr.flags = (UShort)m->flags;
-	hwt_vg_process_record(&rec->hdr, HWT_RECORD_MMAP, sizeof(*rec) + pathlen);
-}
-
-static void write_munmap_record(Addr a, SizeT len)
-{
-	struct hwt_record_munmap rec;
-
-	VG_(memset)(&rec, 0, sizeof(rec));
-	rec.addr = a;
-	rec.len = len;
-	hwt_vg_process_record(&rec.hdr, HWT_RECORD_MUNMAP, sizeof(rec));
-}
-
-static struct exec_map *table_append(void)
-{
-	if (nmaps == capmaps) {
-		capmaps = capmaps ? capmaps * 2 : 64;
-		maps = VG_(realloc)("hwt.image.maps", maps, capmaps * sizeof(*maps));
-	}
-	return &maps[nmaps++];
-}
-
-/*
- * Removes [a, a+len) from the table. Returns True when any of it was
- * executable, i.e. when a decoder has to hear about it.
- */
-static Bool table_remove(Addr a, SizeT len)
-{
-	Addr end = a + len;
-	Bool hit = False;
-	UInt i;
-
-	for (i = 0; i < nmaps; i++) {
-		struct exec_map *m = &maps[i];
-
-		if (m->end <= a || m->start >= end)
-			continue;
-		hit = True;
-		if (m->start < a && m->end > end) {
-			/* A hole in the middle: split into two entries. */
-			struct exec_map tail = *m, *t;
-
-			tail.pgoff += end - m->start;
-			tail.start = end;
-			tail.path = VG_(strdup)("hwt.image.path", m->path);
-			m->end = a;
-			t = table_append();
-			*t = tail;
-			m = &maps[i]; /* table_append may have moved the table */
-		} else if (m->start < a) {
-			m->end = a;
-		} else if (m->end > end) {
-			m->pgoff += end - m->start;
-			m->start = end;
-		} else {
-			VG_(free)(m->path);
-			maps[i--] = maps[--nmaps];
-		}
-	}
-	return hit;
+	hwt_vg_process_record(&rec->hdr, HWT_RECORD_MMAP,
+			      hwt_sw_image_record(m, words, sizeof(words)));
 }
 
 static void add_mapping(Addr a, SizeT len, const HChar *path, ULong pgoff, UInt flags)
 {
-	struct exec_map *m;
+	struct hwt_sw_image *m;
 
-	table_remove(a, len);
-	m = table_append();
-	VG_(memset)(m, 0, sizeof(*m));
-	m->start = a;
-	m->end = a + len;
-	m->pgoff = pgoff;
-	m->flags = flags;
-	m->path = VG_(strdup)("hwt.image.path", path);
+	hwt_sw_image_cut(&table, a, len);
+	m = hwt_sw_image_add(&table, a, a + len, pgoff, flags, path);
+	if (!m) {
+		hwt_vg_process_lost(HWT_LOST_IMAGE, 1, 0);
+		return;
+	}
 	if (path[0])
 		m->build_id_size = read_build_id(path, m->build_id);
 	write_mmap_record(m);
@@ -211,21 +125,17 @@ void hwt_vg_image_mapped(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
 void hwt_vg_image_unmapped(Addr a, SizeT len)
 {
 	hwt_vg_filter_unmapped(a, len);
-	if (table_remove(a, len))
-		write_munmap_record(a, len);
+	if (hwt_sw_image_cut(&table, a, len))
+		hwt_record_write_munmap(hwt_vg_process_record, a, len);
 }
 
 void hwt_vg_image_protected(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
 {
 	if (xx) {
 		/* Newly executable (or still): describe it again; ld.so may mprotect text. */
-		Bool known = False;
-		UInt i;
+		const struct hwt_sw_image *m = hwt_sw_image_find(&table, a);
 
-		for (i = 0; i < nmaps; i++)
-			if (maps[i].start <= a && maps[i].end >= a + len)
-				known = True;
-		if (!known)
+		if (!m || m->end < a + len)
 			hwt_vg_image_mapped(a, len, rr, ww, xx);
 	} else {
 		hwt_vg_image_unmapped(a, len);
@@ -254,8 +164,6 @@ void hwt_vg_image_trace_unit(void)
 
 void hwt_vg_image_replay(void)
 {
-	UInt i;
-
-	for (i = 0; i < nmaps; i++)
-		write_mmap_record(&maps[i]);
+	for (size_t i = 0; i < table.count; i++)
+		write_mmap_record(&table.images[i]);
 }

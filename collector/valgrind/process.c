@@ -29,13 +29,8 @@ void hwt_vg_process_record(struct hwt_record_header *hdr, UInt type, UInt size)
 {
 	/* Blocks that ran before this record must be in the streams before its time. */
 	hwt_vg_thread_flush_log();
-	hdr->magic = HWT_RECORD_MAGIC;
-	hdr->type = (UShort)type;
-	hdr->size = hwt_record_align(size);
-	hdr->time = ++hwt_vg_process_clock;
-	hdr->pid = (UInt)VG_(getpid)();
-	hdr->tid = (UInt)VG_(gettid)();
-	hwt_record_seal(hdr);
+	hwt_record_finish(hdr, (UShort)type, size, ++hwt_vg_process_clock, (UInt)VG_(getpid)(),
+			  (UInt)VG_(gettid)());
 	if (!sideband_open || !hwt_vg_file_append("sideband", sideband_name, hdr, hdr->size)) {
 		if (!lost_write)
 			VG_(umsg)("hwt: cannot write the sideband of %s: records lost\n", image_name);
@@ -68,40 +63,25 @@ static void open_sideband(void)
 		  hwt_vg_opts.bundle);
 }
 
-/* PROCESS_START: ppid, generation, then path and argv as NUL-terminated strings. */
+/*
+ * PROCESS_START. Valgrind keeps the executable's path, not the original
+ * argv[0], so the path stands for argv[0] too.
+ */
 static void write_process_start(void)
 {
-	static UChar buf[HWT_RECORD_MAX_SIZE];
-	struct hwt_record_process *rec = (struct hwt_record_process *)buf;
-	SizeT room = sizeof(buf) - sizeof(*rec) - 8, used = 0;
-	HChar *strings = (HChar *)(rec + 1);
+	static ULong words[HWT_RECORD_MAX_SIZE / 8];
+	struct hwt_record_process *rec = (struct hwt_record_process *)words;
 	Word i, n = VG_(sizeXA)(VG_(args_for_client));
-	UInt argc = 0;
+	const HChar **argv = VG_(malloc)("hwt.process.argv", (n + 1) * sizeof(*argv));
 
-	VG_(memset)(buf, 0, sizeof(*rec));
-	rec->ppid = (UInt)VG_(getppid)();
-	rec->generation = generation;
-
-	/*
-	 * Path, then argv: Valgrind keeps the executable's path, not the original
-	 * argv[0], so the path stands for argv[0]. What does not fit is cut, and
-	 * argc says how many arguments fit.
-	 */
-	for (i = -2; i < n; i++) {
-		const HChar *s = i < 0 ? VG_(args_the_exename)
-				       : *(HChar **)VG_(indexXA)(VG_(args_for_client), i);
-		SizeT len = VG_(strlen)(s) + 1;
-
-		if (used + len > room)
-			break;
-		VG_(memcpy)(strings + used, s, len);
-		used += len;
-		if (i >= -1)
-			argc++;
-	}
-	rec->argc = argc;
-	VG_(memset)(strings + used, 0, 8);
-	hwt_vg_process_record(&rec->hdr, HWT_RECORD_PROCESS_START, sizeof(*rec) + used);
+	argv[0] = VG_(args_the_exename);
+	for (i = 0; i < n; i++)
+		argv[i + 1] = *(HChar **)VG_(indexXA)(VG_(args_for_client), i);
+	hwt_vg_process_record(&rec->hdr, HWT_RECORD_PROCESS_START,
+			      hwt_record_process_build(words, sizeof(words), (UInt)VG_(getppid)(),
+						       generation, VG_(args_the_exename), argv,
+						       (UInt)n + 1));
+	VG_(free)(argv);
 }
 
 void hwt_vg_process_start(void)
@@ -122,21 +102,11 @@ void hwt_vg_process_start_forked(void)
 
 void hwt_vg_process_lost(UInt reason, UInt records, ULong bytes)
 {
-	struct hwt_record_lost rec;
-
-	VG_(memset)(&rec, 0, sizeof(rec));
-	rec.reason = reason;
-	rec.records = records;
-	rec.bytes = bytes;
-	hwt_vg_process_record(&rec.hdr, HWT_RECORD_LOST, sizeof(rec));
+	hwt_record_write_lost(hwt_vg_process_record, reason, records, bytes);
 }
 
 void hwt_vg_process_exit(Int status)
 {
-	struct hwt_record_exit rec;
-
-	VG_(memset)(&rec, 0, sizeof(rec));
-	rec.status = status;
-	hwt_vg_process_record(&rec.hdr, HWT_RECORD_PROCESS_EXIT, sizeof(rec));
+	hwt_record_write_exit(hwt_vg_process_record, status);
 	sideband_open = False;
 }

@@ -10,6 +10,7 @@
  * as a user-mode-only hardware unit would.
  */
 #include "tool.h"
+#include "sw_block_log.h"
 #include "sw_stream.h"
 #include "x86_insn.h"
 #include "pub_tool_libcbase.h"
@@ -21,14 +22,6 @@
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vki.h"
 
-/* One block-log entry (docs/bundle.md, "Block log"). */
-struct block_entry {
-	ULong start;
-	UInt insns;
-	UInt flags;
-};
-#define BLOCK_LOG_ENTRIES 4096
-
 struct hwt_vg_thread {
 	Bool open;               /* stream file exists */
 	HChar stream_name[64];   /* streams/<image>-<tid>.pt */
@@ -38,8 +31,7 @@ struct hwt_vg_thread {
 	struct hwt_sw_stream st; /* the packets, PacketEn, TSC, PSB+, OVF */
 	Addr next_ip;            /* where the thread goes next (last exit's target) */
 	Addr last_insn;          /* last instruction logged (REP iterations) */
-	UInt nblocks;
-	struct block_entry *blocks;
+	struct hwt_sw_block_log blocks; /* --debug-blocks */
 };
 
 static struct hwt_vg_thread *threads;
@@ -65,32 +57,35 @@ ULong hwt_vg_thread_bytes(void)
 	return total_bytes;
 }
 
-static void drain_blocks(struct hwt_vg_thread *t)
-{
-	if (t->nblocks)
-		hwt_vg_file_append("blocks", t->blocks_name, t->blocks,
-				   t->nblocks * sizeof(*t->blocks));
-	t->nblocks = 0;
-}
-
-/* Writes the buffered packets; a failed write is recorded and marked by OVF. */
-static void drain(struct hwt_sw_stream *st)
+static void write_blocks(struct hwt_sw_block_log *log, const void *buf, size_t len)
 {
 	struct hwt_vg_thread *t =
-		(struct hwt_vg_thread *)((HChar *)st - offsetof(struct hwt_vg_thread, st));
-	SizeT n = st->enc.pos;
+		(struct hwt_vg_thread *)((HChar *)log - offsetof(struct hwt_vg_thread, blocks));
 
-	if (hwt_vg_file_append("streams", t->stream_name, t->buf, n)) {
-		hwt_sw_stream_written(st, n);
-		total_bytes += n;
-		return;
-	}
-	if (!st->lost) {
-		st->lost = 1;
-		hwt_vg_process_lost(HWT_LOST_TRACE_WRITE, 0, n);
-	}
-	hwt_pt_encoder_reset_buffer(&st->enc);
+	hwt_vg_file_append("blocks", t->blocks_name, buf, len);
 }
+
+static struct hwt_vg_thread *stream_thread(struct hwt_sw_stream *st)
+{
+	return (struct hwt_vg_thread *)((HChar *)st - offsetof(struct hwt_vg_thread, st));
+}
+
+/* The stream's ops: packets go to streams/<image>-<tid>.pt, a loss into the sideband. */
+static int write_packets(struct hwt_sw_stream *st, const uint8_t *buf, size_t len)
+{
+	if (!hwt_vg_file_append("streams", stream_thread(st)->stream_name, buf, len))
+		return 0;
+	total_bytes += len;
+	return 1;
+}
+
+static void lost_packets(struct hwt_sw_stream *st, size_t len)
+{
+	(void)st;
+	hwt_vg_process_lost(HWT_LOST_TRACE_WRITE, 0, len);
+}
+
+static const struct hwt_sw_stream_ops stream_ops = { write_packets, lost_packets };
 
 static void open_stream(struct hwt_vg_thread *t)
 {
@@ -103,26 +98,15 @@ static void open_stream(struct hwt_vg_thread *t)
 	if (hwt_vg_opts.debug_blocks) {
 		VG_(sprintf)(t->blocks_name, "%s-%d.blk", hwt_vg_process_name(), t->os_tid);
 		hwt_vg_file_create("blocks", t->blocks_name, False);
-		if (!t->blocks)
-			t->blocks = VG_(malloc)("hwt.thread.blocks",
-						BLOCK_LOG_ENTRIES * sizeof(*t->blocks));
+		if (!t->blocks.entries)
+			t->blocks.entries = VG_(malloc)("hwt.thread.blocks", HWT_SW_BLOCK_LOG_ENTRIES *
+							sizeof(*t->blocks.entries));
+		t->blocks.write = write_blocks;
 	}
 	t->open = True;
 	t->last_insn = 0;
 	hwt_sw_stream_start(&t->st, t->buf, hwt_vg_opts.buffer_size, hwt_vg_process_clock,
-			    hwt_vg_opts.psb_period, drain);
-}
-
-static void log_block(struct hwt_vg_thread *t, Addr start, UInt insns, UInt flags)
-{
-	struct block_entry *b;
-
-	if (t->nblocks == BLOCK_LOG_ENTRIES)
-		drain_blocks(t);
-	b = &t->blocks[t->nblocks++];
-	b->start = start;
-	b->insns = insns;
-	b->flags = flags;
+			    hwt_vg_opts.psb_period, &stream_ops);
 }
 
 /* Packets that must precede anything else this thread writes now. */
@@ -256,7 +240,7 @@ static void log_blocks(struct hwt_vg_thread *t, const struct hwt_vg_log_entry *e
 		/* A REP string instruction runs as a block per iteration: log it once. */
 		if (!(exit->rep && exit->ninsns == 1 && exit->start == t->last_insn) &&
 		    (!hwt_vg_filter_active || (exit->ninsns > 0 && hwt_vg_filter_in(exit->start))))
-			log_block(t, exit->start, exit->ninsns, 0);
+			hwt_sw_block_log_add(&t->blocks, exit->start, exit->ninsns);
 		t->last_insn = exit->insn;
 	}
 }
@@ -271,7 +255,7 @@ void hwt_vg_thread_flush_log(void)
 		return;
 	if (UNLIKELY(!t->open))
 		open_stream(t);
-	if (UNLIKELY(t->blocks != NULL))
+	if (UNLIKELY(t->blocks.entries != NULL))
 		log_blocks(t, e, end);
 	if (UNLIKELY(hwt_vg_filter_active)) {
 		for (; e < end; e++)
@@ -316,11 +300,11 @@ void hwt_vg_thread_interrupt(ThreadId tid, Addr ip)
 	if (!t->st.enabled)
 		return; /* already out of user mode (a system call): nothing to mark */
 	/* A fault in the middle of a block: the instructions before ip ran. */
-	if (t->blocks && ip != t->next_ip) {
+	if (t->blocks.entries && ip != t->next_ip) {
 		UInt n = count_insns(t->next_ip, ip);
 
 		if (n)
-			log_block(t, t->next_ip, n, 0);
+			hwt_sw_block_log_add(&t->blocks, t->next_ip, n);
 	}
 	hwt_sw_stream_interrupt(&t->st, ip, hwt_vg_process_clock);
 }
@@ -342,8 +326,8 @@ void hwt_vg_thread_drain_all(void)
 	for (i = 0; i < VG_N_THREADS; i++) {
 		if (threads[i].open) {
 			if (threads[i].st.enc.pos)
-				drain(&threads[i].st);
-			drain_blocks(&threads[i]);
+				hwt_sw_stream_drain(&threads[i].st);
+			hwt_sw_block_log_drain(&threads[i].blocks);
 		}
 	}
 }
@@ -356,7 +340,7 @@ void hwt_vg_thread_finish(ThreadId tid)
 	if (!t->open)
 		return;
 	hwt_sw_stream_flush(&t->st);
-	drain_blocks(t);
+	hwt_sw_block_log_drain(&t->blocks);
 	t->open = False;
 	t->st.enabled = 0;
 }
@@ -379,7 +363,7 @@ void hwt_vg_thread_forget_all(void)
 
 		t->open = False;
 		t->st.enabled = 0;
-		t->nblocks = 0;
+		t->blocks.count = 0;
 	}
 	total_bytes = 0;
 }

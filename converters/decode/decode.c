@@ -485,6 +485,8 @@ void hwt_decoder_set_bundle(struct hwt_decoder *d, struct hwt_bundle *bundle)
 	const char *start = bundle ? hwt_bundle_key(bundle, "start") : NULL;
 
 	d->bundle = bundle;
+	if (bundle)
+		hwt_decoder_pt_config(d, bundle);
 	if (start && d->bundle_start < 0) {
 		char *end;
 		long long v = strtoll(start, &end, 10);

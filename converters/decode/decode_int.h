@@ -79,6 +79,7 @@ struct hwt_decoder {
 	struct hwt_file_fail *fails; /* this worker's, by hwt_file.index */
 	struct hwt_diag_list *diags; /* of the process image being decoded */
 	uint64_t reported;       /* bytes of done_bytes added to par's count */
+	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 };
 
 /* A diagnostic held back until the workers are done. */
@@ -158,6 +159,9 @@ void *hwt_stream_map(const char *path, size_t *size);
 /* Trace stopped at code of file f; skipped bytes of stream until it resumed. (space.c) */
 void hwt_file_failed(struct hwt_decoder *d, struct hwt_file *f,
 		     const struct hwt_bundle_stream *stream, uint64_t skipped);
+
+/* pt_config.c: d->pt from the bundle's header keys (pt_cpu, pt_mtc_freq, ...). */
+void hwt_decoder_pt_config(struct hwt_decoder *d, const struct hwt_bundle *bundle);
 
 /* Decodes a stream with the decoder of its trace format (decode.c). */
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,

@@ -556,7 +556,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 	}
 	d->stats.streams++;
 	d->stats.trace_bytes += size;
-	pt_config_init(&config);
+	config = d->pt;
 	config.begin = buf;
 	config.end = buf + size;
 	dec = pt_blk_alloc_decoder(&config);

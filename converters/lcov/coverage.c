@@ -776,7 +776,57 @@ out:
 	return rc;
 }
 
-/* ----- Writing ----------------------------------------------------------- */
+/* ----- Records one at a time ---------------------------------------------- */
+
+long hwt_coverage_source_add(struct hwt_coverage *cov, const char *path)
+{
+	struct source *src = source_get(cov, path);
+	size_t i;
+
+	if (!src)
+		return -hle_nomem;
+	/* source_get appends a new source; an old one is found by its pointer. */
+	if (cov->sources[cov->nsources - 1] == src)
+		return (long)(cov->nsources - 1);
+	for (i = 0; cov->sources[i] != src; i++)
+		;
+	return (long)i;
+}
+
+int hwt_coverage_source_add_line(struct hwt_coverage *cov, size_t i, uint32_t line,
+				 uint64_t count)
+{
+	if (i >= cov->nsources)
+		return -hle_invalid;
+	return source_line(cov->sources[i], line, count);
+}
+
+int hwt_coverage_source_add_function(struct hwt_coverage *cov, size_t i, const char *name,
+				     uint32_t line, uint64_t count)
+{
+	struct source *src;
+	size_t k;
+
+	if (i >= cov->nsources || !name)
+		return -hle_invalid;
+	src = cov->sources[i];
+	/* FNDA may come before its FN: the line is learnt later. */
+	for (k = 0; k < src->nfns; k++)
+		if (!src->fns[k].line && !strcmp(src->fns[k].name, name))
+			src->fns[k].line = line;
+	return source_function(src, name, line, count);
+}
+
+int hwt_coverage_source_add_branch(struct hwt_coverage *cov, size_t i, uint32_t line,
+				   uint32_t block, uint32_t branch, int executed,
+				   uint64_t taken)
+{
+	if (i >= cov->nsources)
+		return -hle_invalid;
+	return source_branch(cov->sources[i], line, block, branch, executed, taken);
+}
+
+/* ----- The coverage, file by file ----------------------------------------- */
 
 static int cmp_source(const void *a, const void *b)
 {
@@ -787,7 +837,7 @@ static int cmp_source(const void *a, const void *b)
 
 static int cmp_fn(const void *a, const void *b)
 {
-	const struct fn_entry *x = a, *y = b;
+	const struct hwt_cov_function *x = a, *y = b;
 
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
@@ -796,7 +846,7 @@ static int cmp_fn(const void *a, const void *b)
 
 static int cmp_br(const void *a, const void *b)
 {
-	const struct br_entry *x = a, *y = b;
+	const struct hwt_cov_branch *x = a, *y = b;
 
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
@@ -805,84 +855,138 @@ static int cmp_br(const void *a, const void *b)
 	return x->branch < y->branch ? -1 : x->branch > y->branch;
 }
 
-int hwt_coverage_write_lcov(const struct hwt_coverage *cov, FILE *file, const char *test_name,
-			    const struct hwt_lcov_filter *filter,
-			    struct hwt_lcov_totals *totals)
+/* One record of the view: fills f from src (arrays malloc'd); -hle_nomem. */
+static int file_of_source(const struct source *src, struct hwt_cov_file *f)
 {
-	struct hwt_lcov_totals t = { 0 };
-	struct source **sorted;
-	size_t i, k;
+	struct hwt_cov_line *lines;
+	struct hwt_cov_function *fns;
+	struct hwt_cov_branch *brs;
+	struct hwt_lcov_totals *t = &f->totals;
+	size_t k, n;
 
-	sorted = malloc((cov->nsources ? cov->nsources : 1) * sizeof(*sorted));
-	if (!sorted)
+	memset(f, 0, sizeof(*f));
+	f->path = src->path;
+	for (k = 0, n = 0; k < src->nlines; k++)
+		n += src->lines[k].exists;
+	lines = malloc((n ? n : 1) * sizeof(*lines));
+	fns = malloc((src->nfns ? src->nfns : 1) * sizeof(*fns));
+	brs = malloc((src->nbrs ? src->nbrs : 1) * sizeof(*brs));
+	f->lines = lines;
+	f->functions = fns;
+	f->branches = brs;
+	if (!lines || !fns || !brs)
 		return -hle_nomem;
+	for (k = 0; k < src->nlines; k++) {
+		if (!src->lines[k].exists)
+			continue;
+		lines[f->nlines].line = (uint32_t)k;
+		lines[f->nlines].count = src->lines[k].count;
+		t->lines_hit += src->lines[k].count > 0;
+		f->nlines++;
+	}
+	for (k = 0; k < src->nfns; k++) {
+		fns[k].name = src->fns[k].name;
+		fns[k].line = src->fns[k].line;
+		fns[k].count = src->fns[k].count;
+		t->functions_hit += fns[k].count > 0;
+	}
+	f->nfunctions = src->nfns;
+	if (f->nfunctions)
+		qsort(fns, f->nfunctions, sizeof(*fns), cmp_fn);
+	/* Branches of one instruction from several images merge. */
+	for (k = 0; k < src->nbrs; k++) {
+		brs[k].line = src->brs[k].line;
+		brs[k].block = src->brs[k].block;
+		brs[k].branch = src->brs[k].branch;
+		brs[k].executed = src->brs[k].executed;
+		brs[k].taken = src->brs[k].taken;
+	}
+	if (src->nbrs)
+		qsort(brs, src->nbrs, sizeof(*brs), cmp_br);
+	for (k = 0, n = 0; k < src->nbrs; k++) {
+		if (n && !cmp_br(&brs[n - 1], &brs[k])) {
+			brs[n - 1].executed |= brs[k].executed;
+			brs[n - 1].taken += brs[k].taken;
+		} else {
+			brs[n++] = brs[k];
+		}
+	}
+	f->nbranches = n;
+	for (k = 0; k < n; k++)
+		t->branches_hit += brs[k].executed && brs[k].taken > 0;
+	t->files = 1;
+	t->lines_found = f->nlines;
+	t->functions_found = f->nfunctions;
+	t->branches_found = f->nbranches;
+	return 0;
+}
+
+void hwt_cov_files_free(struct hwt_cov_files *files)
+{
+	size_t i;
+
+	if (!files)
+		return;
+	for (i = 0; i < files->count; i++) {
+		free((void *)files->file[i].lines);
+		free((void *)files->file[i].functions);
+		free((void *)files->file[i].branches);
+	}
+	free((void *)files->file);
+	free(files);
+}
+
+int hwt_coverage_files(const struct hwt_coverage *cov, const struct hwt_lcov_filter *filter,
+		       struct hwt_cov_files **out)
+{
+	struct hwt_cov_files *files = calloc(1, sizeof(*files));
+	struct source **sorted = malloc((cov->nsources ? cov->nsources : 1) * sizeof(*sorted));
+	struct hwt_cov_file *file = calloc(cov->nsources ? cov->nsources : 1, sizeof(*file));
+	struct hwt_lcov_totals *t;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	if (!files || !sorted || !file) {
+		free(files);
+		free(sorted);
+		free(file);
+		return -hle_nomem;
+	}
+	files->file = file;
 	if (cov->nsources)
 		memcpy(sorted, cov->sources, cov->nsources * sizeof(*sorted));
 	if (cov->nsources)
 		qsort(sorted, cov->nsources, sizeof(*sorted), cmp_source);
-	for (i = 0; i < cov->nsources; i++) {
-		struct source *src = sorted[i];
-		uint64_t lf = 0, lh = 0, fh = 0, bh = 0;
-		size_t nb;
+	t = &files->totals;
+	for (i = 0; i < cov->nsources && rc == 0; i++) {
+		struct hwt_cov_file *f = &file[files->count];
 
-		if (src->dropped || (filter && !hwt_lcov_filter_match(filter, src->path)))
+		if (sorted[i]->dropped || (filter && !hwt_lcov_filter_match(filter, sorted[i]->path)))
 			continue;
-		for (k = 0; k < src->nlines; k++)
-			lf += src->lines[k].exists;
-		if (!lf && !src->nfns)
+		rc = file_of_source(sorted[i], f);
+		files->count++;
+		if (rc == 0 && !f->nlines && !f->nfunctions) {
+			/* Nothing to say about it (a header with declarations only). */
+			free((void *)f->lines);
+			free((void *)f->functions);
+			free((void *)f->branches);
+			files->count--;
 			continue;
-		t.files++;
-		fprintf(file, "TN:%s\nSF:%s\n", test_name ? test_name : "", src->path);
-		if (src->nfns)
-			qsort(src->fns, src->nfns, sizeof(*src->fns), cmp_fn);
-		for (k = 0; k < src->nfns; k++)
-			fprintf(file, "FN:%u,%s\n", src->fns[k].line, src->fns[k].name);
-		for (k = 0; k < src->nfns; k++) {
-			fprintf(file, "FNDA:%llu,%s\n", (unsigned long long)src->fns[k].count,
-				src->fns[k].name);
-			fh += src->fns[k].count > 0;
 		}
-		fprintf(file, "FNF:%zu\nFNH:%llu\n", src->nfns, (unsigned long long)fh);
-		if (src->nbrs)
-			qsort(src->brs, src->nbrs, sizeof(*src->brs), cmp_br);
-		for (k = 0, nb = 0; k < src->nbrs; k++) {
-			if (nb && !cmp_br(&src->brs[nb - 1], &src->brs[k])) {
-				src->brs[nb - 1].executed |= src->brs[k].executed;
-				src->brs[nb - 1].taken += src->brs[k].taken;
-			} else {
-				src->brs[nb++] = src->brs[k];
-			}
-		}
-		src->nbrs = nb;
-		for (k = 0; k < src->nbrs; k++) {
-			const struct br_entry *b = &src->brs[k];
-
-			if (b->executed)
-				fprintf(file, "BRDA:%u,%u,%u,%llu\n", b->line, b->block, b->branch,
-					(unsigned long long)b->taken);
-			else
-				fprintf(file, "BRDA:%u,%u,%u,-\n", b->line, b->block, b->branch);
-			bh += b->executed && b->taken > 0;
-		}
-		fprintf(file, "BRF:%zu\nBRH:%llu\n", src->nbrs, (unsigned long long)bh);
-		for (k = 0; k < src->nlines; k++) {
-			if (!src->lines[k].exists)
-				continue;
-			fprintf(file, "DA:%zu,%llu\n", k, (unsigned long long)src->lines[k].count);
-			lh += src->lines[k].count > 0;
-		}
-		fprintf(file, "LF:%llu\nLH:%llu\nend_of_record\n", (unsigned long long)lf,
-			(unsigned long long)lh);
-		t.lines_found += lf;
-		t.lines_hit += lh;
-		t.functions_found += src->nfns;
-		t.functions_hit += fh;
-		t.branches_found += src->nbrs;
-		t.branches_hit += bh;
+		t->files++;
+		t->lines_found += f->totals.lines_found;
+		t->lines_hit += f->totals.lines_hit;
+		t->functions_found += f->totals.functions_found;
+		t->functions_hit += f->totals.functions_hit;
+		t->branches_found += f->totals.branches_found;
+		t->branches_hit += f->totals.branches_hit;
 	}
 	free(sorted);
-	if (totals)
-		*totals = t;
-	fflush(file);
-	return ferror(file) ? -hle_io : 0;
+	if (rc < 0) {
+		hwt_cov_files_free(files);
+		return rc;
+	}
+	*out = files;
+	return 0;
 }

@@ -15,6 +15,7 @@ const char *hwt_lcov_errstr(int code)
 	case hle_no_debug: return "no debug info";
 	case hle_dwarf:    return "unreadable DWARF";
 	case hle_mismatch: return "build-id differs from the recorded one";
+	case hle_syntax: return "not an lcov record";
 	}
 	return "unknown error";
 }

@@ -38,6 +38,7 @@ enum hwt_lcov_error {
 	hle_no_debug,  /* no DWARF line table */
 	hle_dwarf,     /* libdwarf failed reading the DWARF */
 	hle_mismatch,  /* the file's build-id is not the recorded one */
+	hle_syntax,    /* a line of an lcov tracefile that is not an lcov record */
 };
 
 const char *hwt_lcov_errstr(int code);
@@ -181,6 +182,110 @@ int hwt_coverage_write_lcov(const struct hwt_coverage *cov, FILE *file, const ch
 
 /* 1 when path passes the filter. */
 int hwt_lcov_filter_match(const struct hwt_lcov_filter *filter, const char *path);
+
+/* ----- Records one at a time (lcov_read.c, tests) ------------------------ */
+
+/* The index of source file path, added (with nothing in it) when new; -hle_nomem. */
+long hwt_coverage_source_add(struct hwt_coverage *cov, const char *path);
+/* DA: line of source i exists; count adds to its count. */
+int hwt_coverage_source_add_line(struct hwt_coverage *cov, size_t i, uint32_t line,
+				 uint64_t count);
+/* FN/FNDA: function name of source i; the first non-zero start line given
+   for a name is kept (0: not known yet), count adds. */
+int hwt_coverage_source_add_function(struct hwt_coverage *cov, size_t i, const char *name,
+				     uint32_t line, uint64_t count);
+/* BRDA: branch of block at line of source i, executed or not ('-'); the
+   same (line, block, branch) given again merges when the files are read. */
+int hwt_coverage_source_add_branch(struct hwt_coverage *cov, size_t i, uint32_t line,
+				   uint32_t block, uint32_t branch, int executed,
+				   uint64_t taken);
+
+/*
+ * Reads an lcov tracefile (lcov 1.x records: TN, SF, FN, FNDA, BRDA, DA,
+ * end_of_record; the counts FNF, FNH, BRF, BRH, LF, LH and VER are
+ * skipped) into cov, adding to what is there: a source file in several
+ * records, or in cov already, gets the sum. Returns 0, -hle_io, -hle_nomem,
+ * or -hle_syntax with *bad_line (when not NULL) the number of the first
+ * line that is not a record.
+ */
+int hwt_coverage_read_lcov(struct hwt_coverage *cov, FILE *file, size_t *bad_line);
+
+/* ----- The coverage, file by file: what every format writes ------------- */
+
+struct hwt_cov_line {
+	uint32_t line;
+	uint64_t count;
+};
+
+struct hwt_cov_function {
+	const char *name;
+	uint32_t line;
+	uint64_t count;       /* calls */
+};
+
+struct hwt_cov_branch {
+	uint32_t line, block, branch;
+	int executed;         /* 0: its instruction never ran ('-') */
+	uint64_t taken;
+};
+
+/* Hit: a line or a function with a count above 0, a branch executed and taken. */
+struct hwt_cov_file {
+	const char *path;
+	const struct hwt_cov_line *lines;          /* by line number */
+	size_t nlines;
+	const struct hwt_cov_function *functions;  /* by line, then name */
+	size_t nfunctions;
+	const struct hwt_cov_branch *branches;     /* by line, block, branch; one of each */
+	size_t nbranches;
+	struct hwt_lcov_totals totals;             /* of this file (files: 1) */
+};
+
+struct hwt_cov_files {
+	const struct hwt_cov_file *file;           /* sorted by path */
+	size_t count;
+	struct hwt_lcov_totals totals;             /* of them all */
+};
+
+/*
+ * The source files of cov that pass filter (NULL: all), have a line or a
+ * function and were not dropped: into *files (hwt_cov_files_free frees
+ * it). Paths and names point into cov, which must outlive *files and not
+ * change meanwhile. Returns 0 or -hle_nomem.
+ */
+int hwt_coverage_files(const struct hwt_coverage *cov, const struct hwt_lcov_filter *filter,
+		       struct hwt_cov_files **files);
+void hwt_cov_files_free(struct hwt_cov_files *files);
+
+/* ----- Formats (lcov_write.c, cobertura.c, json_summary.c, sonarqube.c) --- */
+
+enum hwt_cov_format {
+	hwt_cov_lcov,          /* lcov tracefile (genhtml, Codecov, Coveralls) */
+	hwt_cov_cobertura,     /* Cobertura XML (GitLab, Jenkins, Azure DevOps) */
+	hwt_cov_json_summary,  /* totals per file and overall, JSON (gcovr's keys) */
+	hwt_cov_sonarqube,     /* SonarQube's generic coverage XML */
+};
+
+/* "lcov", "cobertura", "json", "sonarqube". */
+const char *hwt_cov_format_name(enum hwt_cov_format format);
+/* The format named name (as hwt_cov_format_name says it), or -1. */
+int hwt_cov_format_from_name(const char *name);
+/* By the file name: *sonarqube.xml SonarQube, other *.xml Cobertura,
+   *.json JSON summary, anything else lcov. */
+enum hwt_cov_format hwt_cov_format_from_path(const char *path);
+
+struct hwt_cov_write_options {
+	const char *test_name; /* lcov TN (NULL: empty) */
+	/* Absolute directory that the XML and JSON formats name paths relative
+	   to (paths outside it stay absolute), or NULL: all absolute. */
+	const char *root;
+	long long timestamp;   /* Cobertura's, seconds since 1970 */
+	const char *producer;  /* Cobertura's version attribute ("hwt 0.1.0") */
+};
+
+/* Writes files in format to file. options may be NULL. 0 or -hle_io. */
+int hwt_cov_files_write(const struct hwt_cov_files *files, enum hwt_cov_format format,
+			const struct hwt_cov_write_options *options, FILE *file);
 
 /* ----- The coverage of a profile (profile_images.c) ------------------------ */
 

@@ -57,6 +57,9 @@ void hwt_progress_end(struct hwt_progress *progress);
  */
 int hwt_command_run(char *const argv[], int stdout_to_null, int *status);
 
+/* The same with its standard output into out (a file opened for writing). */
+int hwt_command_run_output(char *const argv[], FILE *out, int *status);
+
 /* ----- decode.c: a bundle's decode ---------------------------------------- */
 
 struct hwt_command_decode_options {
@@ -136,9 +139,11 @@ enum {
 int hwt_command_decoder(const char *name);
 /* Usage text of --unit. */
 #define HWT_UNIT_USAGE                                                                     \
-	"      --unit UNIT       the trace unit: valgrind (the Valgrind tool), qemu\n"       \
+	"      --unit UNIT       the trace unit: perf (Intel PT hardware through Linux\n"    \
+	"                        perf, docs/perf.md), valgrind (the Valgrind tool), qemu\n"  \
 	"                        (qemu-x86_64 with hwt's TCG plugin; no --filter) or auto\n" \
-	"                        (qemu when qemu-x86_64 and the plugin are there and\n"      \
+	"                        (perf where the CPU has Intel PT and perf is installed,\n" \
+	"                        else qemu when qemu-x86_64 and the plugin are there and\n"  \
 	"                        neither --filter nor --trace-all is given, else\n"          \
 	"                        valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n" \
 	"                        aarch64 programs run under qemu-aarch64 (sysroot\n"        \
@@ -160,7 +165,7 @@ int hwt_command_decoder(const char *name);
 	"                        every x86-64 executable but set-ID ones, not scripts)\n"   \
 	"      --filter IMAGE[:FUNCTION]  only trace code of IMAGE (a path or base-name\n"   \
 	"                        glob), or of its FUNCTION (ELF symbol); repeatable\n"       \
-	"                        (valgrind unit only)\n"
+	"                        (valgrind and perf units)\n"
 
 
 /* ----- record_run.c: a recording ------------------------------------------ */
@@ -176,18 +181,118 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 /* Exit status a shell would give for a waitpid status (128 + signal when killed). */
 int hwt_exit_code(int wait_status);
 
+/* ----- gates.c: coverage gates and their exit statuses -------------------- */
+
+/*
+ * Exit status bits of a coverage under its gate (--fail-under-*), or'ed
+ * together when several fail, as gcovr does (2 stays "no report").
+ */
+#define HWT_EXIT_LINES     4
+#define HWT_EXIT_FUNCTIONS 8
+#define HWT_EXIT_BRANCHES  16
+#define HWT_EXIT_DIFF      32
+
+/* Minimum percentages; below 0: no gate. */
+struct hwt_coverage_gates {
+	double lines, functions, branches, diff;
+};
+
+/* No gates. */
+void hwt_coverage_gates_init(struct hwt_coverage_gates *gates);
+
+/*
+ * A gate's value (0 to 100, decimals allowed) from the option named name
+ * ("fail-under-lines"); -1 with a message (prefix first) when it is not one.
+ */
+int hwt_coverage_gate_parse(const char *arg, const char *name, double *value,
+			    const char *prefix);
+
+/*
+ * The bits of the gates on lines, functions and branches that totals do
+ * not meet, each said on stderr. No line at all is 0% (nothing was
+ * measured), no function or branch 100%.
+ */
+int hwt_coverage_gates_check(const struct hwt_coverage_gates *gates,
+			     const struct hwt_lcov_totals *totals, const char *prefix);
+
+/* HWT_EXIT_DIFF (said on stderr) when percent is under the diff gate, else 0. */
+int hwt_coverage_gate_check_diff(const struct hwt_coverage_gates *gates, double percent,
+				 const char *prefix);
+
+/* Usage text of the gates on lines, functions and branches. */
+#define HWT_COVERAGE_GATES_USAGE                                                        \
+	"      --fail-under-lines N  exit status 4 when under N% of the lines ran\n"    \
+	"      --fail-under-functions N\n"                                              \
+	"                            exit status 8 when under N% of the functions ran\n" \
+	"      --fail-under-branches N\n"                                               \
+	"                            exit status 16 when under N% of the branches were\n" \
+	"                            taken (several gates failing: the sum)\n"
+/* Usage text of the diff gate. */
+#define HWT_DIFF_GATE_USAGE                                                             \
+	"      --fail-under-diff N   exit status 32 when under N% of the changed lines\n" \
+	"                            with code ran\n"
+
+/* ----- write_file.c: an output file, whole or not at all ------------------ */
+
+/*
+ * Calls write(file, context) on a file beside path, then renames it to
+ * path: no half-written report. A device or a pipe (-o /dev/stdout) is
+ * written in place; "-" is stdout. Returns write's value (< 0: a message
+ * naming path said, prefix first, and nothing left behind).
+ */
+int hwt_command_write_file(const char *path, int (*write)(FILE *file, void *context),
+			   void *context, const char *prefix);
+
+/* ----- diff_report.c: diff coverage from git -------------------------------- */
+
+struct hwt_cov_files;
+
+struct hwt_diff_report_command {
+	const char *base;      /* --diff REF / --base REF */
+	const char *output;    /* the report's file ("-": stdout), or NULL: stderr */
+	int format;            /* enum hwt_diff_format, or -1: by output's name */
+	int quiet;             /* no report on stderr when output is NULL */
+	const struct hwt_coverage_gates *gates;
+	const char *prefix;
+	double percent;        /* out: the diff coverage */
+	size_t covered, measured; /* out: its lines */
+};
+
+/*
+ * The coverage of the lines added or changed since the merge base of
+ * base and HEAD (`git diff` from there to the working tree, in the
+ * repository of the current directory) in files: writes the report,
+ * checks the diff gate. Returns 0, HWT_EXIT_DIFF, or -1 (a message said:
+ * no git, no such revision, the report cannot be written).
+ */
+int hwt_diff_report_run(const struct hwt_cov_files *files, struct hwt_diff_report_command *how);
+
 /* ----- lcov_report.c: a bundle's lcov report ------------------------------ */
 
 /* What `hwt report lcov` and hwt-cov write: the file hwt_lcov_report_options_init names. */
 #define HWT_LCOV_REPORT_DEFAULT_OUTPUT "hwt-cov.info"
 
+/* One -o: a file and its format (enum hwt_cov_format). */
+struct hwt_cov_output {
+	const char *path;
+	int format;
+	int format_given;            /* by --format, not by the file's name */
+};
+
 struct hwt_lcov_report_options {
-	/* output (the lcov file), quiet (no summary, no progress), verbose
+	/* output (the last -o), quiet (no summary, no progress), verbose
 	   (also say which system images were left out), jobs; hwt-cov's unit. */
 	struct hwt_command_options common;
+	struct hwt_cov_output *outputs; /* every -o, in order (room for argc) */
+	size_t noutputs;
+	int next_format;             /* --format not yet taken by an -o, or -1 */
+	const char *root;            /* --root: paths of the XML and JSON formats relative to it */
 	const char *html;            /* genhtml output directory, or NULL */
 	struct hwt_lcov_filter filter;
 	int system;                  /* report system images (libc, ...) with debug info too */
+	struct hwt_coverage_gates gates;
+	const char *diff_base;       /* --diff REF, or NULL */
+	const char *diff_output;     /* --diff-output FILE, or NULL */
 	const char *prefix;          /* message prefix ("hwt report lcov", "hwt-cov") */
 	struct hwt_decode_live *live; /* the decode while recording to finish, or NULL */
 };
@@ -196,28 +301,77 @@ struct hwt_lcov_report_options {
 int hwt_lcov_report_options_init(struct hwt_lcov_report_options *options, int argc,
 				 const char *prefix);
 void hwt_lcov_report_options_fini(struct hwt_lcov_report_options *options);
-/* hwt_command_option, and --html, --include, --exclude, --system. */
+/*
+ * hwt_command_option, and -o (repeatable), --format, --root, --html,
+ * --include, --exclude, --system, the gates, --diff, --diff-output.
+ */
 int hwt_lcov_report_option(struct hwt_lcov_report_options *options, int opt, const char *arg);
+enum {
+	HWT_LCOV_OPT_FORMAT = 0x1100,
+	HWT_LCOV_OPT_ROOT,
+	HWT_LCOV_OPT_FAIL_LINES,
+	HWT_LCOV_OPT_FAIL_FUNCTIONS,
+	HWT_LCOV_OPT_FAIL_BRANCHES,
+	HWT_LCOV_OPT_FAIL_DIFF,
+	HWT_LCOV_OPT_DIFF,
+	HWT_LCOV_OPT_DIFF_OUTPUT,
+};
+/* getopt_long entries of the diff gate. */
+#define HWT_OPTION_FAIL_UNDER_DIFF { "fail-under-diff", required_argument, NULL, HWT_LCOV_OPT_FAIL_DIFF }
 /* getopt_long entries and short options of those (with -h, --help). */
-#define HWT_LCOV_REPORT_LONG_OPTIONS                        \
-	HWT_OPTION_OUTPUT,                                   \
-	{ "html", required_argument, NULL, 'H' },            \
-	{ "include", required_argument, NULL, 'i' },         \
-	{ "exclude", required_argument, NULL, 'x' },         \
-	HWT_OPTION_VERBOSE,                                  \
-	{ "system", no_argument, NULL, 'S' },                \
-	HWT_OPTION_QUIET,                                    \
-	HWT_OPTION_JOBS,                                     \
-	HWT_OPTION_DECODER,                                  \
+#define HWT_LCOV_REPORT_LONG_OPTIONS                                                     \
+	HWT_OPTION_OUTPUT,                                                                \
+	{ "format", required_argument, NULL, HWT_LCOV_OPT_FORMAT },                       \
+	{ "root", required_argument, NULL, HWT_LCOV_OPT_ROOT },                           \
+	{ "html", required_argument, NULL, 'H' },                                         \
+	{ "include", required_argument, NULL, 'i' },                                      \
+	{ "exclude", required_argument, NULL, 'x' },                                      \
+	HWT_OPTION_VERBOSE,                                                               \
+	{ "system", no_argument, NULL, 'S' },                                             \
+	{ "fail-under-lines", required_argument, NULL, HWT_LCOV_OPT_FAIL_LINES },         \
+	{ "fail-under-functions", required_argument, NULL, HWT_LCOV_OPT_FAIL_FUNCTIONS }, \
+	{ "fail-under-branches", required_argument, NULL, HWT_LCOV_OPT_FAIL_BRANCHES },   \
+	HWT_OPTION_FAIL_UNDER_DIFF,                                                       \
+	{ "diff", required_argument, NULL, HWT_LCOV_OPT_DIFF },                           \
+	{ "diff-output", required_argument, NULL, HWT_LCOV_OPT_DIFF_OUTPUT },             \
+	HWT_OPTION_QUIET,                                                                 \
+	HWT_OPTION_JOBS,                                                                  \
+	HWT_OPTION_DECODER,                                                               \
 	{ "help", no_argument, NULL, 'h' }
 #define HWT_LCOV_REPORT_SHORT_OPTIONS "o:vqj:h"
+/* Usage text of the options above but -v, -q, -j, -h (hwt-cov and hwt report lcov). */
+#define HWT_LCOV_REPORT_USAGE                                                              \
+	"  -o, --output FILE         write the coverage to FILE (repeatable), in the format\n" \
+	"                            of its name: *.info lcov, *.xml Cobertura,\n"            \
+	"                            *sonarqube.xml SonarQube, *.json a JSON summary\n"       \
+	"                            [" HWT_LCOV_REPORT_DEFAULT_OUTPUT "]\n"                   \
+	"      --format FORMAT       the format of the -o that follows (or of the last one):\n" \
+	"                            lcov, cobertura, sonarqube, json\n"                      \
+	"      --root DIR            Cobertura, SonarQube and JSON name files relative to\n"  \
+	"                            DIR [the current directory]\n"                           \
+	"      --html DIR            also write an HTML report (genhtml) into DIR\n"          \
+	"      --include GLOB        only source files matching GLOB (repeatable; '*'\n"      \
+	"                            matches across '/', e.g. '*/src/*')\n"                  \
+	"      --exclude GLOB        leave out source files matching GLOB (repeatable)\n"     \
+	"      --system              also report system libraries (libc, ...) that have\n"    \
+	"                            debug info (left out by default)\n"                      \
+	HWT_COVERAGE_GATES_USAGE                                                              \
+	"      --diff REF            also the coverage of the lines added or changed since\n" \
+	"                            the merge base of REF and HEAD (git diff to the\n"       \
+	"                            working tree), per file and in total\n"                  \
+	"      --diff-output FILE    write that report to FILE: Markdown (*.md), JSON\n"      \
+	"                            (*.json) or text [text on stderr]\n"                     \
+	HWT_DIFF_GATE_USAGE
 
 /*
- * Decodes the bundle in bundle_dir, writes the lcov file, runs genhtml when
+ * Decodes the bundle in bundle_dir, writes every output, runs genhtml when
  * asked, prints the summary and every warning (images without debug info,
- * deleted or replaced since the run, damaged trace). Returns 0 when the
- * report was written (possibly with warnings), 2 when it could not be
- * (the bundle cannot be read, the file cannot be written, genhtml failed).
+ * deleted or replaced since the run, damaged trace), reports the diff
+ * coverage when asked and checks the gates. Returns 0 when the report was
+ * written (possibly with warnings) and meets its gates, the HWT_EXIT_*
+ * bits of the gates it does not meet, or 2 when it could not be written
+ * (the bundle cannot be read, a file cannot be written, genhtml or git
+ * failed).
  */
 int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options);
 

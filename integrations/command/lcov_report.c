@@ -1,16 +1,19 @@
 /*
  * hwt_lcov_report, shared by `hwt report lcov` and hwt-cov: decode the
  * bundle into a profile, add every image's executed instructions to the
- * coverage (converters/lcov), write the lcov file, run genhtml, print the
- * warnings and a summary.
+ * coverage (converters/lcov), write every -o in its format, run genhtml,
+ * print the warnings and a summary, report the diff coverage, check the
+ * gates.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hwt_command.h"
@@ -37,19 +40,225 @@ static double percent(uint64_t hit, uint64_t found)
 	return found ? 100.0 * (double)hit / (double)found : 0.0;
 }
 
+/* What one -o writes. */
+struct output_write {
+	const struct hwt_cov_files *files;
+	enum hwt_cov_format format;
+	const struct hwt_cov_write_options *options;
+};
+
+static int write_output(FILE *file, void *context)
+{
+	const struct output_write *w = context;
+
+	return hwt_cov_files_write(w->files, w->format, w->options, file);
+}
+
+/* The default output of a format, when no -o is given. */
+static const char *default_output(enum hwt_cov_format format)
+{
+	switch (format) {
+	case hwt_cov_lcov: return HWT_LCOV_REPORT_DEFAULT_OUTPUT;
+	case hwt_cov_cobertura: return "hwt-cov.xml";
+	case hwt_cov_json_summary: return "hwt-cov.json";
+	case hwt_cov_sonarqube: return "hwt-cov.sonarqube.xml";
+	}
+	return HWT_LCOV_REPORT_DEFAULT_OUTPUT;
+}
+
+/* The outputs, a --format after the last -o applied: into out (room for noutputs + 1). */
+static size_t resolve_outputs(const struct hwt_lcov_report_options *o, struct hwt_cov_output *out)
+{
+	size_t n = o->noutputs;
+
+	memcpy(out, o->outputs, n * sizeof(*out));
+	if (n == 0) {
+		out[0].format = o->next_format >= 0 ? o->next_format : hwt_cov_lcov;
+		out[0].path = default_output((enum hwt_cov_format)out[0].format);
+		out[0].format_given = o->next_format >= 0;
+		return 1;
+	}
+	if (o->next_format >= 0 && !out[n - 1].format_given) {
+		out[n - 1].format = o->next_format;
+		out[n - 1].format_given = 1;
+	}
+	return n;
+}
+
+/*
+ * The directory the XML and JSON formats name files from: --root (made
+ * absolute), else the current directory as the compilers name it ($PWD
+ * when it is this directory, as gcc's DW_AT_comp_dir has it). malloc'd.
+ */
+static char *root_dir(const char *root)
+{
+	const char *pwd = getenv("PWD");
+	struct stat a, b;
+
+	if (root)
+		return root[0] == '/' ? strdup(root) : realpath(root, NULL);
+	if (pwd && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return strdup(pwd);
+	return getcwd(NULL, 0);
+}
+
+/* Cobertura's time stamp: $SOURCE_DATE_EPOCH (reproducible builds), else now. */
+static long long timestamp(void)
+{
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long t;
+
+	if (epoch && *epoch) {
+		t = strtoll(epoch, &end, 10);
+		if (!*end)
+			return t;
+	}
+	return (long long)time(NULL);
+}
+
+/* genhtml's input: the first lcov output, else a temporary lcov file (*tmp to remove). */
+static const char *html_input(const struct hwt_cov_output *outputs, size_t n,
+			      const struct hwt_cov_files *files, char **tmp, const char *prefix)
+{
+	const char *dir = getenv("TMPDIR");
+	struct output_write w = { files, hwt_cov_lcov, NULL };
+	size_t i;
+	int fd;
+
+	for (i = 0; i < n; i++)
+		if (outputs[i].format == hwt_cov_lcov && strcmp(outputs[i].path, "-"))
+			return outputs[i].path;
+	if (asprintf(tmp, "%s/hwt-cov.XXXXXX.info", dir && *dir ? dir : "/tmp") < 0) {
+		*tmp = NULL;
+		return NULL;
+	}
+	fd = mkstemps(*tmp, 5);
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot make a temporary file for genhtml: %s\n", prefix,
+			strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+		return NULL;
+	}
+	close(fd);
+	if (hwt_command_write_file(*tmp, write_output, &w, prefix) < 0) {
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+		return NULL;
+	}
+	return *tmp;
+}
+
+static void print_summary(const struct hwt_lcov_totals *totals, const char *prefix)
+{
+	fprintf(stderr, "%s: lines......: %.1f%% (%llu of %llu lines)\n", prefix,
+		percent(totals->lines_hit, totals->lines_found),
+		(unsigned long long)totals->lines_hit, (unsigned long long)totals->lines_found);
+	fprintf(stderr, "%s: functions..: %.1f%% (%llu of %llu functions)\n", prefix,
+		percent(totals->functions_hit, totals->functions_found),
+		(unsigned long long)totals->functions_hit,
+		(unsigned long long)totals->functions_found);
+	fprintf(stderr, "%s: branches...: %.1f%% (%llu of %llu branches)\n", prefix,
+		percent(totals->branches_hit, totals->branches_found),
+		(unsigned long long)totals->branches_hit,
+		(unsigned long long)totals->branches_found);
+}
+
+/* Writes every output, the HTML and the diff report of files; 0, gate bits, or 2. */
+static int write_reports(const struct hwt_cov_files *files,
+			 const struct hwt_lcov_report_options *options, const char *prefix)
+{
+	struct hwt_cov_output *outputs = malloc((options->noutputs + 1) * sizeof(*outputs));
+	struct hwt_cov_write_options how = { NULL, NULL, timestamp(), "hwt " HWT_VERSION };
+	struct hwt_diff_report_command diff = { 0 };
+	struct output_write w = { files, hwt_cov_lcov, &how };
+	char *root = root_dir(options->root), *tmp = NULL;
+	const char *info;
+	size_t n = 0, i;
+	int ret = 0, rc;
+
+	if (!outputs || !root) {
+		fprintf(stderr, "%s: %s\n", prefix,
+			outputs ? "cannot find the --root directory" : "out of memory");
+		ret = 2;
+		goto out;
+	}
+	how.root = root;
+	n = resolve_outputs(options, outputs);
+	for (i = 0; i < n; i++) {
+		w.format = (enum hwt_cov_format)outputs[i].format;
+		if (hwt_command_write_file(outputs[i].path, write_output, &w, prefix) < 0)
+			ret = 2;
+	}
+	if (files->totals.files == 0)
+		fprintf(stderr, "%s: warning: no source file with debug info%s ran: %s%s empty\n",
+			prefix, options->filter.includes || options->filter.excludes ?
+			" passed the filters" : "", n == 1 ? outputs[0].path : "the reports",
+			n == 1 ? " is" : " are");
+	if (!options->common.quiet) {
+		print_summary(&files->totals, prefix);
+		for (i = 0; i < n; i++)
+			if (strcmp(outputs[i].path, "-"))
+				fprintf(stderr, "%s: wrote %s (%s%s%llu source file%s)\n", prefix,
+					outputs[i].path,
+					outputs[i].format == hwt_cov_lcov ? "" :
+					hwt_cov_format_name((enum hwt_cov_format)outputs[i].format),
+					outputs[i].format == hwt_cov_lcov ? "" : ", ",
+					(unsigned long long)files->totals.files,
+					files->totals.files == 1 ? "" : "s");
+	}
+	if (options->html && files->totals.files) {
+		info = html_input(outputs, n, files, &tmp, prefix);
+		rc = info ? run_genhtml(info, options->html, prefix) : -1;
+		if (tmp)
+			unlink(tmp);
+		if (rc != 0) {
+			fprintf(stderr, "%s: genhtml failed (status %d): no HTML report in %s\n", prefix,
+				rc, options->html);
+			ret = 2;
+		} else if (!options->common.quiet) {
+			fprintf(stderr, "%s: HTML report in %s/index.html\n", prefix, options->html);
+		}
+	}
+	if (options->diff_base) {
+		diff.base = options->diff_base;
+		diff.output = options->diff_output;
+		diff.format = -1;
+		diff.quiet = options->common.quiet;
+		diff.gates = &options->gates;
+		diff.prefix = prefix;
+		rc = hwt_diff_report_run(files, &diff);
+		if (rc < 0)
+			ret = 2;
+		else
+			ret |= rc;
+		/* Truncated to a tenth, as the diff report says it. */
+		if (rc >= 0 && !options->common.quiet)
+			fprintf(stderr, "%s: diff.......: %.1f%% (%zu of %zu changed lines with code)\n",
+				prefix, floor(diff.percent * 10) / 10, diff.covered, diff.measured);
+	}
+	ret |= hwt_coverage_gates_check(&options->gates, &files->totals, prefix);
+out:
+	free(tmp);
+	free(root);
+	free(outputs);
+	/* No report: 2 alone, whatever the gates say. */
+	return ret & 2 ? 2 : ret;
+}
+
 int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options)
 {
 	const char *prefix = options->prefix ? options->prefix : "hwt report lcov";
 	struct hwt_command_decode_options how = { 0 };
 	struct hwt_lcov_profile_options images;
-	struct hwt_lcov_totals totals;
+	struct hwt_cov_files *files = NULL;
 	struct hwt_profile *profile;
 	struct hwt_coverage *cov;
-	char *tmp = NULL;
-	struct stat st;
-	FILE *out;
 	size_t i, failed;
-	int rc, ret = 0, direct;
+	int rc, ret = 0;
 
 	profile = hwt_profile_alloc();
 	cov = hwt_coverage_alloc();
@@ -82,79 +291,36 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	hwt_coverage_drop_unreadable(cov, &options->filter);
 	for (i = 0; i < hwt_coverage_warning_count(cov); i++)
 		fprintf(stderr, "%s: warning: %s\n", prefix, hwt_coverage_warning_at(cov, i));
-	/*
-	 * Written beside the target, then renamed: no half-written report. Not
-	 * so for a device or a pipe (-o /dev/null, -o /dev/stdout): renaming
-	 * over one would replace it with a regular file.
-	 */
-	direct = stat(options->common.output, &st) == 0 && !S_ISREG(st.st_mode);
-	if (!direct && asprintf(&tmp, "%s.tmp%ld", options->common.output, (long)getpid()) < 0) {
+	rc = hwt_coverage_files(cov, &options->filter, &files);
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", prefix, hwt_lcov_errstr(rc));
 		ret = 2;
 		goto done;
 	}
-	out = fopen(direct ? options->common.output : tmp, "w");
-	if (!out) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", prefix, options->common.output, strerror(errno));
-		ret = 2;
-		goto done;
-	}
-	rc = hwt_coverage_write_lcov(cov, out, NULL, &options->filter, &totals);
-	if (fclose(out) != 0 || rc < 0 || (!direct && rename(tmp, options->common.output) != 0)) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", prefix, options->common.output, strerror(errno));
-		if (!direct)
-			unlink(tmp);
-		ret = 2;
-		goto done;
-	}
-	if (totals.files == 0)
-		fprintf(stderr, "%s: warning: no source file with debug info%s ran: %s is empty\n",
-			prefix, options->filter.includes || options->filter.excludes ?
-			" passed the filters" : "", options->common.output);
-	if (!options->common.quiet) {
-		fprintf(stderr, "%s: lines......: %.1f%% (%llu of %llu lines)\n", prefix,
-			percent(totals.lines_hit, totals.lines_found),
-			(unsigned long long)totals.lines_hit, (unsigned long long)totals.lines_found);
-		fprintf(stderr, "%s: functions..: %.1f%% (%llu of %llu functions)\n", prefix,
-			percent(totals.functions_hit, totals.functions_found),
-			(unsigned long long)totals.functions_hit,
-			(unsigned long long)totals.functions_found);
-		fprintf(stderr, "%s: branches...: %.1f%% (%llu of %llu branches)\n", prefix,
-			percent(totals.branches_hit, totals.branches_found),
-			(unsigned long long)totals.branches_hit,
-			(unsigned long long)totals.branches_found);
-		fprintf(stderr, "%s: wrote %s (%llu source file%s)\n", prefix, options->common.output,
-			(unsigned long long)totals.files, totals.files == 1 ? "" : "s");
-	}
-	if (options->html && totals.files) {
-		rc = run_genhtml(options->common.output, options->html, prefix);
-		if (rc != 0) {
-			fprintf(stderr, "%s: genhtml failed (status %d): no HTML report in %s\n", prefix,
-				rc, options->html);
-			ret = 2;
-		} else if (!options->common.quiet) {
-			fprintf(stderr, "%s: HTML report in %s/index.html\n", prefix, options->html);
-		}
-	}
+	ret = write_reports(files, options, prefix);
 done:
-	free(tmp);
+	hwt_cov_files_free(files);
 	hwt_coverage_free(cov);
 	hwt_profile_free(profile);
 	return ret;
 }
-
 
 int hwt_lcov_report_options_init(struct hwt_lcov_report_options *options, int argc,
 				 const char *prefix)
 {
 	const char **include = calloc((size_t)argc + 1, sizeof(*include));
 	const char **exclude = calloc((size_t)argc + 1, sizeof(*exclude));
+	struct hwt_cov_output *outputs = calloc((size_t)argc + 1, sizeof(*outputs));
 
 	memset(options, 0, sizeof(*options));
 	options->common.output = HWT_LCOV_REPORT_DEFAULT_OUTPUT;
 	options->prefix = prefix;
 	options->filter.include = include;
 	options->filter.exclude = exclude;
-	if (!include || !exclude) {
+	options->outputs = outputs;
+	options->next_format = -1;
+	hwt_coverage_gates_init(&options->gates);
+	if (!include || !exclude || !outputs) {
 		hwt_lcov_report_options_fini(options);
 		return -1;
 	}
@@ -165,16 +331,49 @@ void hwt_lcov_report_options_fini(struct hwt_lcov_report_options *options)
 {
 	free((void *)options->filter.include);
 	free((void *)options->filter.exclude);
+	free(options->outputs);
 	options->filter.include = options->filter.exclude = NULL;
+	options->outputs = NULL;
 }
 
 int hwt_lcov_report_option(struct hwt_lcov_report_options *options, int opt, const char *arg)
 {
-	/* The filters have room for one per argument. */
+	/* The filters and outputs have room for one per argument. */
 	const char **include = (const char **)options->filter.include;
 	const char **exclude = (const char **)options->filter.exclude;
+	struct hwt_coverage_gates *g = &options->gates;
+	struct hwt_cov_output *out;
+	const char *p = options->prefix;
 
 	switch (opt) {
+	case 'o':
+		out = &options->outputs[options->noutputs++];
+		out->path = arg;
+		out->format_given = options->next_format >= 0;
+		out->format = out->format_given ? options->next_format
+						: (int)hwt_cov_format_from_path(arg);
+		options->next_format = -1;
+		options->common.output = arg;
+		return 1;
+	case HWT_LCOV_OPT_FORMAT:
+		options->next_format = hwt_cov_format_from_name(arg);
+		if (options->next_format < 0) {
+			fprintf(stderr, "%s: unknown format '%s' (known: lcov, cobertura, sonarqube, "
+				"json)\n", p, arg);
+			return -1;
+		}
+		return 1;
+	case HWT_LCOV_OPT_ROOT: options->root = arg; return 1;
+	case HWT_LCOV_OPT_FAIL_LINES:
+		return hwt_coverage_gate_parse(arg, "fail-under-lines", &g->lines, p) < 0 ? -1 : 1;
+	case HWT_LCOV_OPT_FAIL_FUNCTIONS:
+		return hwt_coverage_gate_parse(arg, "fail-under-functions", &g->functions, p) < 0 ? -1 : 1;
+	case HWT_LCOV_OPT_FAIL_BRANCHES:
+		return hwt_coverage_gate_parse(arg, "fail-under-branches", &g->branches, p) < 0 ? -1 : 1;
+	case HWT_LCOV_OPT_FAIL_DIFF:
+		return hwt_coverage_gate_parse(arg, "fail-under-diff", &g->diff, p) < 0 ? -1 : 1;
+	case HWT_LCOV_OPT_DIFF: options->diff_base = arg; return 1;
+	case HWT_LCOV_OPT_DIFF_OUTPUT: options->diff_output = arg; return 1;
 	case 'H': options->html = arg; return 1;
 	case 'i': include[options->filter.includes++] = arg; return 1;
 	case 'x': exclude[options->filter.excludes++] = arg; return 1;

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "hwt_bundle.h"
 #include "hwt_command.h"
@@ -23,6 +25,60 @@ int hwt_exit_code(int wait_status)
 	return 255;
 }
 
+/*
+ * A unit that writes files of its own (perf): they go into a work directory
+ * beside the bundle, and the unit makes the bundle from them once the
+ * command has exited. The bundle directory is made (empty) first, so that
+ * a bad -o fails before the command runs.
+ */
+/* The bundle's header names the unit that writes it and the formats of its trace. */
+static int create_bundle(const char *dir, const struct hwt_unit *unit, const char *command)
+{
+	char trace[64];
+	const char *keys[] = { trace, NULL };
+
+	if (!unit->traces)
+		return hwt_bundle_create(dir, unit->name, "sequence", command);
+	snprintf(trace, sizeof(trace), "trace=%s", unit->traces);
+	return hwt_bundle_create_keys(dir, unit->name, "sequence", command, keys);
+}
+
+static int record_then_finish(const struct hwt_unit_run *run, const char *dir,
+			      const struct hwt_unit_options *unit, char *const argv[],
+			      int *status, const char *prefix)
+{
+	char work[PATH_MAX + 32], abs_dir[PATH_MAX];
+	int err;
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: cannot create the bundle %s: %s\n", prefix, dir, strerror(errno));
+		return -1;
+	}
+	if (!realpath(dir, abs_dir) || rmdir(abs_dir) < 0) {
+		fprintf(stderr, "%s: cannot create the bundle %s: %s\n", prefix, dir,
+			errno == ENOTEMPTY || errno == EEXIST ? "it exists and is not empty"
+							      : strerror(errno));
+		if (errno == ENOTEMPTY || errno == EEXIST)
+			fprintf(stderr, "%s: use -f to replace an old bundle, or another directory\n",
+				prefix);
+		return -1;
+	}
+	snprintf(work, sizeof(work), "%s.%.8s-XXXXXX", abs_dir, run->unit->name);
+	if (!mkdtemp(work)) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", prefix, work, strerror(errno));
+		return -1;
+	}
+	if (hwt_unit_run(run, work, unit, argv, status, prefix) < 0)
+		return -1;
+	if (run->unit->finish(&run->files, work, abs_dir, unit, prefix, 1) < 0)
+		return -1;
+	err = hwt_bundle_write_summary(abs_dir, *status);
+	if (err < 0)
+		fprintf(stderr, "%s: cannot write the summary of %s: %s\n", prefix, dir,
+			hwt_bundle_errstr(err));
+	return 0;
+}
+
 int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *const argv[],
 		   int *status, const char *prefix)
 {
@@ -32,12 +88,13 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 
 	if (hwt_unit_prepare(&run, unit, prefix) < 0)
 		return -1;
+	if (run.unit->finish)
+		return record_then_finish(&run, dir, unit, argv, status, prefix);
 	for (argc = 0; argv[argc]; argc++)
 		;
 	command = hwt_bundle_quote_argv(argc, argv);
 	/* The header names the unit that writes the bundle. */
-	err = hwt_bundle_create_trace(dir, run.unit->name, "sequence", command ? command : "",
-				      run.unit->traces);
+	err = create_bundle(dir, run.unit, command ? command : "");
 	free(command);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot create the bundle %s: %s%s%s\n", prefix, dir,

@@ -4,8 +4,10 @@
  * Coverage of a command without rebuilding it: records the branch trace of
  * COMMAND and every process it starts (the trace unit: hardware where
  * present, else a software unit, Valgrind or QEMU), decodes it, writes lcov (and
- * HTML with genhtml when asked), prints a summary, and exits with
- * COMMAND's exit status. docs/hwt-cov.md has the details.
+ * HTML with genhtml when asked; Cobertura, SonarQube XML or a JSON summary
+ * too), prints a summary, and exits with COMMAND's exit status, or with
+ * the bits of the coverage gates it does not meet. docs/hwt-cov.md and
+ * docs/ci.md have the details.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,39 +27,34 @@
 #include "trace_unit.h"
 
 #define PREFIX "hwt-cov"
-#define DEFAULT_OUTPUT HWT_LCOV_REPORT_DEFAULT_OUTPUT
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: hwt-cov [options] [--] COMMAND [ARGS...]\n"
-		"\n"
-		"Runs COMMAND (and everything it starts) under a branch trace and writes the\n"
-		"line, function and branch coverage of every binary and shared library it\n"
-		"ran that has debug info (-g). Nothing needs rebuilding with --coverage.\n"
-		"Exits with COMMAND's exit status.\n"
-		"\n"
-		"  -o, --output FILE   the lcov tracefile to write [" DEFAULT_OUTPUT "]\n"
-		"      --html DIR      also write an HTML report (genhtml) into DIR\n"
-		"      --include GLOB  only source files matching GLOB (repeatable; '*'\n"
-		"                      matches across '/', e.g. '*/src/*')\n"
-		"      --exclude GLOB  leave out source files matching GLOB (repeatable)\n"
-		"      --keep BUNDLE   keep the trace bundle in BUNDLE (must not exist);\n"
-		"                      'hwt report lcov BUNDLE' reads it again later\n"
-		"      --system        also report system libraries (libc, ...) that have\n"
-		"                      debug info (left out by default)\n"
-		"  -v, --verbose       also say which system libraries were left out\n"
-		"  -q, --quiet         only errors and warnings\n"
-		"  -j, --jobs N        " HWT_JOBS_HELP "\n"
-		HWT_DECODER_HELP
-		HWT_UNIT_USAGE
-		"  -h, --help          this text\n"
-		"Which processes are traced (the others run natively, their children\n"
-		"are still followed), as for `hwt record`:\n"
-		HWT_UNIT_SELECT_USAGE
-		"\n"
-		"Trace unit: Intel PT hardware where present; here, a software unit (--unit).\n"
-		"If COMMAND succeeds but no report can be written, the exit status is 2.\n");
+	fputs("usage: hwt-cov [options] [--] COMMAND [ARGS...]\n"
+	      "\n"
+	      "Runs COMMAND (and everything it starts) under a branch trace and writes the\n"
+	      "line, function and branch coverage of every binary and shared library it\n"
+	      "ran that has debug info (-g). Nothing needs rebuilding with --coverage.\n"
+	      "\n"
+	      HWT_LCOV_REPORT_USAGE
+	      "      --keep BUNDLE         keep the trace bundle in BUNDLE (must not exist);\n"
+	      "                            'hwt report lcov BUNDLE' reads it again later\n"
+	      "  -v, --verbose             also say which system libraries were left out\n"
+	      "  -q, --quiet               only errors and warnings\n"
+	      "  -j, --jobs N              " HWT_JOBS_HELP "\n"
+	      "      --decoder NAME        Intel PT decoder: edge (default), libipt, or check\n"
+	      HWT_UNIT_USAGE
+	      "  -h, --help                this text\n"
+	      "Which processes are traced (the others run natively, their children\n"
+	      "are still followed), as for `hwt record`:\n"
+	      HWT_UNIT_SELECT_USAGE
+	      "\n"
+	      "Trace unit: Intel PT hardware where present; here, a software unit (--unit).\n"
+	      "\n"
+	      "Exit status: COMMAND's when it fails; else 2 when a report cannot be written;\n"
+	      "else the sum of 4 (lines), 8 (functions), 16 (branches) and 32 (diff) for\n"
+	      "each gate the coverage is under; else 0.\n",
+	      out);
 }
 
 static void remove_tree(const char *dir)
@@ -185,7 +182,6 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 		remove_tree(bundle);
 	else if (!opts.common.quiet)
 		fprintf(stderr, PREFIX ": trace bundle kept in %s\n", keep);
-	if (report != 0 && code == 0)
-		return 2;
-	return code;
+	/* The command's failure first; then no report (2), then the gates' bits. */
+	return code != 0 ? code : report;
 }

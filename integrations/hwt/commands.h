@@ -21,8 +21,17 @@ int hwt_report_lcov_main(int argc, char **argv);
    `hwt report afdo-text BUNDLE|PROFILE... --binary PROG -o prog.txt`. */
 int hwt_report_afdo_main(int argc, char **argv);
 int hwt_report_afdo_text_main(int argc, char **argv);
+/* report_diff.c: `hwt report diff --base REF COVERAGE.info`. */
+int hwt_report_diff_main(int argc, char **argv);
 /* merge.c: `hwt merge -o OUT IN...`. */
 int hwt_merge_main(int argc, char **argv);
+/* record.c: removes an old bundle for -f (hwt record, hwt import); refuses
+   anything that is not one. 0, or -1 with a message (prefix first). */
+int hwt_remove_bundle(const char *dir, const char *prefix);
+/* import.c: `hwt import [-o BUNDLE] PERF_DATA`. */
+int hwt_import_main(int argc, char **argv);
+/* export.c: `hwt export [-o perf.data] BUNDLE`. */
+int hwt_export_main(int argc, char **argv);
 /* dump.c: `hwt dump [options] BUNDLE`. */
 int hwt_dump_main(int argc, char **argv);
 

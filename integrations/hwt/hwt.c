@@ -22,6 +22,8 @@ static const struct hwt_command commands[] = {
 	{ "report", hwt_report_main, "convert a bundle: lcov, afdo, profile ('hwt report --help')" },
 	{ "merge", hwt_merge_main, "add hwt profiles of several runs into one" },
 	{ "dump", hwt_dump_main, "list a trace bundle: header, sideband records, streams, packets" },
+	{ "import", hwt_import_main, "a perf.data file with Intel PT trace into a bundle" },
+	{ "export", hwt_export_main, "a bundle as perf.data that Linux perf decodes" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

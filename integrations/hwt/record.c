@@ -41,8 +41,7 @@ static void usage(FILE *out)
 		"  -h, --help            this text\n");
 }
 
-/* Removes an old bundle for --force; refuses anything that is not one. */
-static int remove_bundle(const char *dir)
+int hwt_remove_bundle(const char *dir, const char *prefix)
 {
 	char header[PATH_MAX];
 
@@ -50,12 +49,12 @@ static int remove_bundle(const char *dir)
 	if (access(dir, F_OK) != 0)
 		return 0;
 	if (access(header, F_OK) != 0) {
-		fprintf(stderr, "hwt record: %s exists and is not a trace bundle: not replacing it\n",
+		fprintf(stderr, "%s: %s exists and is not a trace bundle: not replacing it\n", prefix,
 			dir);
 		return -1;
 	}
 	if (hwt_bundle_remove(dir) < 0) {
-		fprintf(stderr, "hwt record: cannot remove %s\n", dir);
+		fprintf(stderr, "%s: cannot remove %s\n", prefix, dir);
 		return -1;
 	}
 	return 0;
@@ -132,7 +131,7 @@ int hwt_record_main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (force && remove_bundle(o.output) < 0)
+	if (force && hwt_remove_bundle(o.output, "hwt record") < 0)
 		return 2;
 	if (hwt_record_run(o.output, unit, argv + optind, &status, "hwt record") < 0)
 		return 2;

@@ -19,6 +19,8 @@ static const struct hwt_report_format formats[] = {
 	  "LLVM sample profile for clang -fprofile-sample-use (text, extbinary, binary)" },
 	{ "afdo-text", hwt_report_afdo_text_main,
 	  "AutoFDO create_llvm_prof --profiler=text input of one binary" },
+	{ "diff", hwt_report_diff_main,
+	  "coverage of the lines changed since a git revision, from an lcov file" },
 	{ "lcov", hwt_report_lcov_main,
 	  "line, function and branch coverage of every image with debug info (lcov)" },
 	{ "profile", hwt_report_profile_main,

@@ -1,6 +1,7 @@
 /*
- * `hwt report lcov BUNDLE -o cov.info [--html DIR] [--include G] [--exclude G]`:
- * its options; hwt_lcov_report (integrations/command) does the rest.
+ * `hwt report lcov BUNDLE -o cov.info [-o cov.xml] [--html DIR] [--include G]
+ * [--exclude G] [--fail-under-lines N] [--diff REF]`: its options;
+ * hwt_lcov_report (integrations/command) does the rest.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -9,28 +10,24 @@
 #include "commands.h"
 #include "hwt_command.h"
 
-#define DEFAULT_OUTPUT HWT_LCOV_REPORT_DEFAULT_OUTPUT
-
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: hwt report lcov [options] BUNDLE\n"
-		"\n"
-		"Writes the line, function and branch coverage of a recorded run as an lcov\n"
-		"tracefile, from the DWARF of every executed binary and library.\n"
-		"\n"
-		"  -o, --output FILE   the lcov file to write [" DEFAULT_OUTPUT "]\n"
-		"      --html DIR      also write a genhtml report into DIR\n"
-		"      --include GLOB  only source files matching GLOB (repeatable; '*'\n"
-		"                      matches across '/')\n"
-		"      --exclude GLOB  leave out source files matching GLOB (repeatable)\n"
-		"      --system        also report system libraries (libc, ...) that have\n"
-		"                      debug info (left out by default)\n"
-		"  -v, --verbose       also say which system libraries were left out\n"
-		"  -q, --quiet         no progress and no summary\n"
-		"  -j, --jobs N        " HWT_JOBS_HELP "\n"
-		HWT_DECODER_HELP
-		"  -h, --help          this text\n");
+	fputs("usage: hwt report lcov [options] BUNDLE\n"
+	      "\n"
+	      "Writes the line, function and branch coverage of a recorded run (an lcov\n"
+	      "tracefile, Cobertura, SonarQube XML, a JSON summary), from the DWARF of every\n"
+	      "executed binary and library.\n"
+	      "\n"
+	      HWT_LCOV_REPORT_USAGE
+	      "  -v, --verbose             also say which system libraries were left out\n"
+	      "  -q, --quiet               no progress and no summary\n"
+	      "  -j, --jobs N              " HWT_JOBS_HELP "\n"
+	      "      --decoder NAME        Intel PT decoder: edge (default), libipt, or check\n"
+	      "  -h, --help                this text\n"
+	      "\n"
+	      "Exit status: 0; 2 when a report cannot be written; else the sum of 4 (lines),\n"
+	      "8 (functions), 16 (branches) and 32 (diff) for each gate the coverage is under.\n",
+	      out);
 }
 
 int hwt_report_lcov_main(int argc, char **argv)

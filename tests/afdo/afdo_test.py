@@ -31,6 +31,11 @@ import sys
 
 CC = ["clang-19"]
 PROFDATA = "llvm-profdata-19"
+# The programs each check runs besides hwt's; without one the check is
+# skipped, with this exit status (CTest's SKIP_RETURN_CODE).
+NEEDS = {"llvm": [CC[0], PROFDATA], "autofdo": [CC[0], PROFDATA, "create_llvm_prof"],
+         "robustness": [CC[0], PROFDATA], "pgo": [CC[0], PROFDATA]}
+SKIPPED = 77
 # Sample-profile diagnostics of clang 19 are backend diagnostics in the
 # -Wbackend-plugin group ("No debug information found in function ...",
 # "N of M available profile records (X%) were applied"); the -Wprofile-instr-*
@@ -52,11 +57,15 @@ COVERAGE_RE = re.compile(r"(\S+):(\d+): (\d+) of (\d+) available profile (record
                          r"\((\d+)%\) were applied")
 
 failures = []
+passed = 0
 
 
 def check(cond, what):
+    global passed
     print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
+    if cond:
+        passed += 1
+    else:
         failures.append(what)
     return cond
 
@@ -368,13 +377,20 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--target", choices=["aarch64"])
     args = ap.parse_args()
+    missing = [p for p in NEEDS[args.check] if not shutil.which(p)]
+    if missing:
+        print(f"skipped: {', '.join(missing)} not found (scripts/setup.sh installs it)")
+        sys.exit(SKIPPED)
+    if args.check == "pgo" and not args.hwt_pgo:
+        sys.exit("the pgo check needs --hwt-pgo")
     if args.target:
         if args.check != "llvm":
             sys.exit("--target goes with the llvm check")
         sysroot = os.environ.get("QEMU_LD_PREFIX") or "/usr/aarch64-linux-gnu"
         if not shutil.which("qemu-aarch64") or not os.path.isdir(sysroot):
-            print("SKIP: qemu-aarch64 or the aarch64 sysroot is not installed")
-            sys.exit(77)
+            print("skipped: qemu-aarch64 or the aarch64 sysroot is not installed "
+                  "(scripts/setup.sh installs them)")
+            sys.exit(SKIPPED)
         CC.append("--target=%s-linux-gnu" % args.target)
     args.work = os.path.join(args.work, args.check + ("." + args.target if args.target else ""))
     shutil.rmtree(args.work, ignore_errors=True)
@@ -384,7 +400,10 @@ def main():
     if failures:
         print(f"\n{len(failures)} check(s) failed")
         sys.exit(1)
-    print("\nall checks passed")
+    if not passed:
+        print("\nno check ran")
+        sys.exit(1)
+    print(f"\nall {passed} checks passed")
 
 
 if __name__ == "__main__":

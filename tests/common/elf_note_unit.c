@@ -1,27 +1,20 @@
 /*
- * hwt_elf_note_build_id (common/elf_note.c): hand-made note buffers, broken
- * ones included, and real ELF files against readelf -n as the oracle.
+ * hwt_elf_note_build_id and hwt_elf_file_build_id (common/elf_note.c):
+ * hand-made note buffers, broken ones included, this program's own file
+ * cut short and altered, and real ELF files against readelf -n as the oracle.
  * usage: elf_note_unit [ELF...]
  */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "elf_note.h"
-
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: FAIL %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
+#include "unit_check.h"
 
 /* Appends one note: namesz, descsz, type, name and desc padded to 4. */
 static size_t note(uint8_t *buf, size_t at, uint32_t type, const char *name, uint32_t namesz,
@@ -72,36 +65,78 @@ static void hand_made(void)
 	CHECK(hwt_elf_note_build_id(buf, n, 20, &desc) == 0);
 }
 
-/* The build-id of path from its PT_NOTE segments, as hex, or "". */
+static int read_fd(void *fd, uint64_t off, void *buf, size_t len)
+{
+	return pread(*(int *)fd, buf, len, (off_t)off) == (ssize_t)len;
+}
+
+/* The build-id of path (hwt_elf_file_build_id), as hex, or "". */
 static void ours(const char *path, char *hex)
 {
 	int fd = open(path, O_RDONLY);
-	Elf64_Ehdr eh;
+	uint8_t id[64];
+	uint32_t n;
 
 	hex[0] = '\0';
-	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh)) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return;
-	}
-	for (unsigned i = 0; i < eh.e_phnum && !hex[0]; i++) {
-		Elf64_Phdr ph;
-		uint8_t notes[4096];
-		const uint8_t *desc;
-		uint32_t n;
-		size_t len;
-
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
-			    (ssize_t)sizeof(ph) || ph.p_type != PT_NOTE)
-			continue;
-		len = ph.p_filesz < sizeof(notes) ? ph.p_filesz : sizeof(notes);
-		if (pread(fd, notes, len, (off_t)ph.p_offset) != (ssize_t)len)
-			continue;
-		n = hwt_elf_note_build_id(notes, len, 64, &desc);
-		for (uint32_t k = 0; k < n; k++)
-			sprintf(hex + 2 * k, "%02x", desc[k]);
-	}
+	n = hwt_elf_file_build_id(read_fd, &fd, id, sizeof(id));
+	for (uint32_t k = 0; k < n; k++)
+		sprintf(hex + 2 * k, "%02x", id[k]);
 	close(fd);
+}
+
+/* A file in memory: reads past its end fail (and ASan sees any that do not). */
+struct memfile {
+	const uint8_t *bytes;
+	size_t len;
+};
+
+static int read_mem(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct memfile *f = ctx;
+
+	if (off > f->len || len > f->len - off)
+		return 0;
+	memcpy(buf, f->bytes + off, len);
+	return 1;
+}
+
+/*
+ * This program's own file, cut at every length up to the end of its notes
+ * and with its class or program header size changed: the build-id whole,
+ * or none.
+ */
+static void file_cases(void)
+{
+	static uint8_t bytes[1 << 16];
+	uint8_t id[20], whole[20];
+	int fd = open("/proc/self/exe", O_RDONLY);
+	ssize_t got = fd >= 0 ? pread(fd, bytes, sizeof(bytes), 0) : -1;
+	struct memfile f = { bytes, got > 0 ? (size_t)got : 0 };
+	uint32_t n = hwt_elf_file_build_id(read_mem, &f, whole, sizeof(whole));
+	size_t cut, complete = 0;
+
+	if (fd >= 0)
+		close(fd);
+	CHECK(n == 20);
+	for (cut = 0; cut <= f.len && cut < 4096; cut++) {
+		struct memfile part = { bytes, cut };
+		uint32_t m = hwt_elf_file_build_id(read_mem, &part, id, sizeof(id));
+
+		CHECK(m == 0 || (m == n && memcmp(id, whole, n) == 0));
+		complete += m != 0;
+	}
+	CHECK(complete > 0); /* the notes are in the first 4 KiB */
+	/* A build-id larger than the caller takes: none. */
+	CHECK(hwt_elf_file_build_id(read_mem, &f, id, 16) == 0);
+	bytes[EI_CLASS] = ELFCLASS32;
+	CHECK(hwt_elf_file_build_id(read_mem, &f, id, sizeof(id)) == 0);
+	bytes[EI_CLASS] = ELFCLASS64;
+	bytes[offsetof(Elf64_Ehdr, e_phentsize)]++;
+	CHECK(hwt_elf_file_build_id(read_mem, &f, id, sizeof(id)) == 0);
+	bytes[offsetof(Elf64_Ehdr, e_phentsize)]--;
+	CHECK(hwt_elf_file_build_id(read_mem, &f, id, sizeof(id)) == n);
 }
 
 /* readelf -n's "Build ID: hex". */
@@ -126,6 +161,7 @@ int main(int argc, char **argv)
 	int files = 0;
 
 	hand_made();
+	file_cases();
 	for (int i = 1; i < argc; i++) {
 		char a[256], b[256];
 

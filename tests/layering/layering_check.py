@@ -7,7 +7,7 @@ order of the data flow (../shared/DESIGN.md):
 
   common < bundle, perfdata < collector/* < converters/elf
     < converters/hash < converters/profile < converters/decode
-    < converters/{dwarf,lcov,afdo,dump,stacks} < integrations/*
+    < converters/{dwarf,lcov,diffcov,afdo,dump,stacks} < integrations/*
 
 Two rules:
 
@@ -50,6 +50,7 @@ LAYERS = {
     "converters/afdo": 7,
     "converters/dump": 7,
     "converters/stacks": 7,
+    "converters/diffcov": 7,
     "integrations": 8,
 }
 # converters/ itself holds headers every converter may use (grow.h).

@@ -23,8 +23,9 @@ are traced).
 
 usage: gcov_oracle.py --hwt-cov PATH --cc gcc|clang-19 --work DIR [--target aarch64] [CASE...]
        gcov_oracle.py --compare GCOV.info HWT.info SOURCE...   (just compare)
-Exit status 0 when everything agrees (up to the listed exceptions), 77 when
-the cross tools for --target are not installed.
+Exit status 0 when everything agrees (up to the listed exceptions), 77
+(skipped) when the compiler under test, or the cross tools for --target, are
+not installed.
 """
 import argparse
 import os
@@ -46,6 +47,7 @@ SUITES = {
              [os.path.join(CALC, t + '.c') for t in ('test_arith', 'test_parse', 'test_prime')],
              os.path.join(CALC, 'run-tests.sh')),
 }
+SKIPPED = 77  # exit status of a check that cannot run here (CTest's SKIP_RETURN_CODE)
 
 # name: (program sources, library sources or [], library name, arguments)
 CASES = {
@@ -341,12 +343,16 @@ def main():
                  'qemu-%s' % args.target]
         missing = [t for t in tools if not shutil.which(t)]
         if missing or not os.path.isdir(AARCH64_SYSROOT):
-            print('SKIP: not installed: %s' % ' '.join(missing or [AARCH64_SYSROOT]))
-            return 77
+            print('skipped: not installed: %s (scripts/setup.sh installs it)'
+                  % ' '.join(missing or [AARCH64_SYSROOT]))
+            return SKIPPED
     if args.compare:
         mismatches, _ = compare(args.compare[0], args.compare[1], args.compare[2:],
                                 os.path.basename(args.cc), sys.stdout)
         return 1 if mismatches else 0
+    if not shutil.which(args.cc):
+        print('skipped: %s not found (scripts/setup.sh installs it)' % args.cc)
+        return SKIPPED
     ok = True
     totals = {}
     for name in args.cases or sorted(CASES) + sorted(SUITES):
@@ -361,6 +367,9 @@ def main():
            totals.get('executed_agree', 0), totals.get('counts_agree', 0),
            totals.get('functions', 0), totals.get('exceptions', 0),
            totals.get('mismatches', 0)))
+    if not totals.get('lines'):
+        print('FAIL: no line was compared')
+        ok = False
     return 0 if ok else 1
 
 

@@ -2,7 +2,7 @@
 
 Builds tests/lcov/src/cold_split.c, whose checked_div() has unlikely error
 paths, with gcc -O2 -g (DWARF 4 and 5: gcc moves them to checked_div.cold)
-and with clang-19 -O2 -g -fbasic-block-sections=all (DWARF 4 and 5: one
+or with clang-19 -O2 -g -fbasic-block-sections=all (DWARF 4 and 5: one
 section per basic block, so DW_AT_ranges, DW_FORM_rnglistx in DWARF 5).
 Checks that the build is what the test is about (the part symbols exist,
 the DIE has DW_AT_ranges and no DW_AT_low_pc), then runs it under hwt-cov
@@ -11,7 +11,8 @@ program makes, the loader's entry address is the checked_div symbol and
 the other parts' line spans belong to checked_div (lcov_ranges), and lcov
 --summary and genhtml read the file without a word.
 
-usage: ranges.py HWT_COV LCOV_RANGES SRC_DIR WORK_DIR [CLANG]
+usage: ranges.py HWT_COV LCOV_RANGES SRC_DIR WORK_DIR gcc|CLANG
+Exit status 77 (skipped) when the compiler is not installed.
 """
 import os
 import re
@@ -115,17 +116,22 @@ def case(label, cc, flags, part_re, args, fails):
 
 
 def main():
-    hwt_cov, ranges, src, work = sys.argv[1:5]
-    clang = sys.argv[5] if len(sys.argv) > 5 else None
+    if len(sys.argv) != 6:
+        sys.exit(__doc__)
+    hwt_cov, ranges, src, work, cc = sys.argv[1:6]
+    if not shutil.which(cc):
+        print('skipped: %s not found (scripts/setup.sh installs it)' % cc)
+        return 77
     shutil.rmtree(work, ignore_errors=True)
     args = {'hwt_cov': hwt_cov, 'ranges': ranges, 'src': src, 'work': work}
     fails = []
-    cases = [('gcc-dwarf4', 'gcc', ['-gdwarf-4'], r'checked_div\.cold'),
-             ('gcc-dwarf5', 'gcc', [], r'checked_div\.cold')]
-    if clang:
+    if os.path.basename(cc).startswith('gcc'):
+        cases = [('gcc-dwarf4', cc, ['-gdwarf-4'], r'checked_div\.cold'),
+                 ('gcc-dwarf5', cc, [], r'checked_div\.cold')]
+    else:
         bbs = ['-fbasic-block-sections=all']
-        cases += [('clang-dwarf4', clang, ['-gdwarf-4'] + bbs, r'checked_div\.__part\.\d+'),
-                  ('clang-dwarf5', clang, bbs, r'checked_div\.__part\.\d+')]
+        cases = [('clang-dwarf4', cc, ['-gdwarf-4'] + bbs, r'checked_div\.__part\.\d+'),
+                 ('clang-dwarf5', cc, bbs, r'checked_div\.__part\.\d+')]
     for c in cases:
         case(*c, args=args, fails=fails)
     print('%d cases, %d failed' % (len(cases), len(set(fails))))

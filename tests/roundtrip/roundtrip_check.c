@@ -8,6 +8,11 @@
  * usage: roundtrip_check BUNDLE
  * Prints one line per stream and a closing "N passed, N failed" line; exits
  * non-zero when any stream disagrees or cannot be decoded.
+ *
+ * usage: roundtrip_check --branches BUNDLE
+ * Prints instead, per stream ("stream PID GENERATION TID"), every taken
+ * branch libipt decodes, "TID FROM TO" in hexadecimal: the list that
+ * `perf script --itrace=b` of the bundle's export must give (tests/perf).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -23,128 +28,11 @@
 #include <intel-pt.h>
 
 #include "hwt_record.h"
-
-struct mapping {
-	uint64_t start, end, pgoff;
-	int fd;           /* the file, opened once per record */
-	uint64_t time;    /* record time: mapped from then on */
-	uint64_t gone;    /* unmapped at this time (UINT64_MAX: never) */
-};
-
-struct image {
-	struct mapping *maps;
-	size_t nmaps;
-	uint64_t now;     /* the decoder's current sideband time */
-};
-
-struct block {
-	uint64_t start;
-	uint32_t insns;
-	uint32_t flags;
-};
-
-static void *read_file(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, len = 0, n;
-
-	if (!f)
-		return NULL;
-	do {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 65536;
-			buf = realloc(buf, cap);
-			if (!buf)
-				abort();
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	*size = len;
-	return buf;
-}
-
-static void image_unmap(struct image *img, uint64_t addr, uint64_t len, uint64_t time)
-{
-	for (size_t i = 0; i < img->nmaps; i++) {
-		struct mapping *m = &img->maps[i];
-
-		if (m->gone == UINT64_MAX && m->start < addr + len && addr < m->end)
-			m->gone = time; /* partial unmaps of code do not happen in these tests */
-	}
-}
-
-/* Loads the MMAP/MUNMAP history of one image from its sideband file. */
-static int image_load(struct image *img, const char *sideband)
-{
-	size_t size, off = 0;
-	uint8_t *buf = read_file(sideband, &size);
-
-	if (!buf) {
-		fprintf(stderr, "cannot read %s: %s\n", sideband, strerror(errno));
-		return -1;
-	}
-	while (off < size) {
-		int64_t n = hwt_record_check(buf + off, size - off);
-		const struct hwt_record_header *hdr = (const void *)(buf + off);
-
-		if (n <= 0) {
-			fprintf(stderr, "%s: bad record at offset %zu\n", sideband, off);
-			free(buf);
-			return -1;
-		}
-		if (hdr->type == HWT_RECORD_MMAP) {
-			const struct hwt_record_mmap *r = (const void *)hdr;
-			const char *path = (const char *)(r + 1);
-			struct mapping *m;
-
-			image_unmap(img, r->addr, r->len, hdr->time);
-			img->maps = realloc(img->maps, (img->nmaps + 1) * sizeof(*img->maps));
-			m = &img->maps[img->nmaps++];
-			m->start = r->addr;
-			m->end = r->addr + r->len;
-			m->pgoff = r->pgoff;
-			m->time = hdr->time;
-			m->gone = UINT64_MAX;
-			m->fd = path[0] ? open(path, O_RDONLY) : -1;
-			if (path[0] && m->fd < 0)
-				fprintf(stderr, "%s: cannot open image %s\n", sideband, path);
-		} else if (hdr->type == HWT_RECORD_MUNMAP) {
-			const struct hwt_record_munmap *r = (const void *)hdr;
-
-			image_unmap(img, r->addr, r->len, hdr->time);
-		}
-		off += (size_t)n;
-	}
-	free(buf);
-	return 0;
-}
-
-static int read_memory(uint8_t *buffer, size_t size, const struct pt_asid *asid, uint64_t ip,
-		       void *context)
-{
-	struct image *img = context;
-
-	(void)asid;
-	for (size_t i = img->nmaps; i-- > 0;) {
-		struct mapping *m = &img->maps[i];
-		ssize_t n;
-
-		if (ip < m->start || ip >= m->end || m->time > img->now || m->gone <= img->now ||
-		    m->fd < 0)
-			continue;
-		if (size > m->end - ip)
-			size = m->end - ip;
-		n = pread(m->fd, buffer, size, (off_t)(m->pgoff + (ip - m->start)));
-		return n > 0 ? (int)n : -pte_nomap;
-	}
-	return -pte_nomap;
-}
+#include "sideband_image.h"
+#include "sw_block_log.h"
 
 struct expect {
-	struct block *blocks;
+	struct hwt_block_entry *blocks;
 	size_t nblocks, at;  /* current block */
 	uint32_t done;       /* instructions of blocks[at] matched so far */
 	uint64_t insns;
@@ -183,7 +71,6 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 	struct pt_config config;
 	struct pt_insn_decoder *dec;
 	int status, failed = 0;
-	uint64_t errors = 0;
 
 	snprintf(path, sizeof(path), "%s/streams/%s", dir, name);
 	pt = read_file(path, &pt_size);
@@ -193,7 +80,7 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 		printf("FAIL %s: missing stream or block log\n", name);
 		return -1;
 	}
-	e.nblocks = blk_size / sizeof(struct block);
+	e.nblocks = blk_size / sizeof(struct hwt_block_entry);
 
 	pt_config_init(&config);
 	config.begin = pt;
@@ -241,7 +128,6 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 			pt_insn_get_offset(dec, &off);
 			fprintf(stderr, "%s: decode error at offset 0x%" PRIx64 ": %s\n", name, off,
 				pt_errstr(pt_errcode(status)));
-			errors++;
 			failed = 1;
 		}
 		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
@@ -267,6 +153,106 @@ static int check_stream(const char *dir, const char *name, struct image *img)
 	return failed ? -1 : 0;
 }
 
+/* A branch that changed the flow: what perf script --itrace=b lists. */
+static int taken(const struct pt_insn *prev, uint64_t next_ip)
+{
+	switch (prev->iclass) {
+	case ptic_call:
+	case ptic_return:
+	case ptic_jump:
+	case ptic_far_call:
+	case ptic_far_return:
+	case ptic_far_jump:
+		return 1;
+	case ptic_cond_jump:
+		return next_ip != prev->ip + prev->size;
+	default:
+		return 0;
+	}
+}
+
+/* --branches: the taken branches of one stream, in decode order. */
+static int list_branches(const char *dir, const char *name, struct image *img)
+{
+	char path[4096];
+	size_t pt_size;
+	uint8_t *pt;
+	struct pt_config config;
+	struct pt_insn_decoder *dec;
+	unsigned pid, gen, tid;
+	int status, errors = 0;
+
+	if (sscanf(name, "%u.%u-%u.pt", &pid, &gen, &tid) != 3)
+		return -1;
+	snprintf(path, sizeof(path), "%s/streams/%s", dir, name);
+	pt = read_file(path, &pt_size);
+	if (!pt)
+		return -1;
+	printf("stream %u %u %u\n", pid, gen, tid);
+	pt_config_init(&config);
+	config.begin = pt;
+	config.end = pt + pt_size;
+	dec = pt_insn_alloc_decoder(&config);
+	pt_image_set_callback(pt_insn_get_image(dec), read_memory, img);
+	img->now = 0;
+	for (;;) {
+		struct pt_insn prev = { 0 };
+		int have_prev = 0;
+
+		status = pt_insn_sync_forward(dec);
+		if (status < 0)
+			break;
+		for (;;) {
+			struct pt_insn insn;
+			uint32_t lost_mtc, lost_cyc;
+
+			while (status & pts_event_pending) {
+				struct pt_event ev;
+
+				status = pt_insn_event(dec, &ev, sizeof(ev));
+				if (status < 0)
+					break;
+				/* A branch taken just before an interrupt or fault: its
+				   target is where the event hit (it did not run there). */
+				if (have_prev && ev.type == ptev_async_disabled &&
+				    taken(&prev, ev.variant.async_disabled.at))
+					printf("%u %" PRIx64 " %" PRIx64 "\n", tid, prev.ip,
+					       ev.variant.async_disabled.at);
+				if (have_prev && ev.type == ptev_async_branch &&
+				    taken(&prev, ev.variant.async_branch.from))
+					printf("%u %" PRIx64 " %" PRIx64 "\n", tid, prev.ip,
+					       ev.variant.async_branch.from);
+				/* Tracing stopped or jumped: no branch joins the two sides. */
+				if (ev.type == ptev_enabled || ev.type == ptev_disabled ||
+				    ev.type == ptev_async_disabled || ev.type == ptev_async_branch ||
+				    ev.type == ptev_overflow)
+					have_prev = 0;
+			}
+			/* At the end of the trace (pts_eos) instructions that need no
+			   more trace still decode: the target of a last TIP among them. */
+			if (status < 0)
+				break;
+			pt_insn_time(dec, &img->now, &lost_mtc, &lost_cyc);
+			status = pt_insn_next(dec, &insn, sizeof(insn));
+			if (status < 0)
+				break;
+			if (have_prev && taken(&prev, insn.ip))
+				printf("%u %" PRIx64 " %" PRIx64 "\n", tid, prev.ip, insn.ip);
+			prev = insn;
+			have_prev = 1;
+		}
+		if (status < 0 && status != -pte_eos) {
+			fprintf(stderr, "%s: decode error: %s\n", name, pt_errstr(pt_errcode(status)));
+			errors++;
+		}
+		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
+			break;
+	}
+	pt_insn_free_decoder(dec);
+	free(pt);
+	return errors ? -1 : 0;
+}
+
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
 	return strcmp((*a)->d_name, (*b)->d_name);
@@ -276,12 +262,18 @@ int main(int argc, char **argv)
 {
 	char path[4096];
 	struct dirent **names;
-	int n, passed = 0, failed = 0;
+	int n, passed = 0, failed = 0, branches = 0;
 
+	if (argc == 3 && !strcmp(argv[1], "--branches")) {
+		branches = 1;
+		argv++;
+		argc--;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: roundtrip_check BUNDLE\n");
+		fprintf(stderr, "usage: roundtrip_check [--branches] BUNDLE\n");
 		return 2;
 	}
+	bundle_dir = argv[1];
 	snprintf(path, sizeof(path), "%s/streams", argv[1]);
 	n = scandir(path, &names, NULL, by_name);
 	if (n < 0) {
@@ -296,18 +288,19 @@ int main(int argc, char **argv)
 		if (name[0] == '.' || !dash)
 			goto next;
 		snprintf(path, sizeof(path), "%s/sideband/%.*s.sb", argv[1], (int)(dash - name), name);
-		if (image_load(&img, path) < 0 || check_stream(argv[1], name, &img) < 0)
+		if (image_load(&img, path) < 0 ||
+		    (branches ? list_branches(argv[1], name, &img)
+			      : check_stream(argv[1], name, &img)) < 0)
 			failed++;
 		else
 			passed++;
-		for (size_t k = 0; k < img.nmaps; k++)
-			if (img.maps[k].fd >= 0)
-				close(img.maps[k].fd);
-		free(img.maps);
+		image_free(&img);
 next:
 		free(names[i]);
 	}
 	free(names);
+	if (branches)
+		return failed ? 1 : 0;
 	printf("roundtrip: %d passed, %d failed\n", passed, failed);
 	return failed || passed == 0 ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 set -u
 hwt=$1 check=$2 work=$3 program=$4
 rm -rf "$work"
+mkdir -p "$(dirname "$work")"
 "$hwt" record -q --debug-blocks -o "$work" -- "$program" >/dev/null 2>&1 || { echo "FAIL: record"; exit 1; }
 "$check" "$work" >/dev/null || { echo "FAIL: the untouched bundle does not check"; exit 1; }
 blk=$(ls "$work"/blocks/*.blk | head -n 1)

@@ -1,5 +1,5 @@
 /*
- * The DT_NEEDED walk of the preloaded library (collector/preload/needed.c):
+ * The DT_NEEDED walk of the preloaded library (collector/select/needed.c):
  * the closure of real programs matches what ld.so loads (`ldd`, given as
  * the expected list), a non-ELF file ahead in LD_LIBRARY_PATH is skipped as
  * ld.so skips it, and mutated or truncated executables never make it read

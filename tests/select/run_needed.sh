@@ -7,11 +7,13 @@ set -u
 check=$1 work=$2
 rm -rf "$work"
 mkdir -p "$work"
-status=0
+status=0 checked=0
 for prog in /usr/bin/python3 /usr/bin/cmake; do
 	[ -x "$prog" ] || continue
+	checked=$((checked + 1))
 	env -i ldd "$prog" | sed -n 's/.*=> \(\/[^ ]*\) (0x.*/\1/p' | xargs -r realpath >"$work/expected"
 	echo "$prog: $(wc -l <"$work/expected") libraries by ldd"
 	"$check" "$prog" "$work/expected" "$work" || status=1
 done
+[ $checked -gt 0 ] || { echo "FAIL: neither /usr/bin/python3 nor /usr/bin/cmake to check"; status=1; }
 exit $status

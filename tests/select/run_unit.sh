@@ -215,4 +215,4 @@ else
 fi
 
 echo "unit: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+[ $fail -eq 0 ] && [ $pass -gt 0 ]

@@ -63,40 +63,26 @@ static int under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-/* The rule's system directories, and the trace unit's own installation. */
-static int is_system_path(const char *real)
+static int read_at(void *fd, uint64_t off, void *buf, size_t len)
 {
-	return hwt_rule_system_dir(real) || under(real, "/opt/valgrind");
+	return pread(*(int *)fd, buf, len, (off_t)off) == (ssize_t)len;
 }
 
 /* A GNU build-id note among the program headers: is its debug file installed? */
-static int has_build_id_debug_file(int fd, const Elf64_Ehdr *eh)
+static int has_build_id_debug_file(int fd)
 {
-	for (unsigned i = 0; i < eh->e_phnum && i < 64; i++) {
-		Elf64_Phdr ph;
-		unsigned char notes[512];
-		const uint8_t *id;
-		uint32_t id_size;
-		size_t len;
+	uint8_t id[64];
+	uint32_t id_size = hwt_elf_file_build_id(read_at, &fd, id, sizeof(id));
+	char path[200];
+	int at;
 
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh->e_phoff + i * sizeof(ph))) !=
-			    (ssize_t)sizeof(ph) || ph.p_type != PT_NOTE)
-			continue;
-		len = ph.p_filesz < sizeof(notes) ? ph.p_filesz : sizeof(notes);
-		if (pread(fd, notes, len, (off_t)ph.p_offset) != (ssize_t)len)
-			continue;
-		id_size = hwt_elf_note_build_id(notes, len, 64, &id);
-		if (id_size >= 2) {
-			char path[200];
-			int at = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
-
-			for (unsigned k = 1; k < id_size; k++)
-				at += snprintf(path + at, sizeof(path) - (size_t)at, "%02x", id[k]);
-			snprintf(path + at, sizeof(path) - (size_t)at, ".debug");
-			return is_file(path);
-		}
-	}
-	return 0;
+	if (id_size < 2)
+		return 0;
+	at = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (unsigned k = 1; k < id_size; k++)
+		at += snprintf(path + at, sizeof(path) - (size_t)at, "%02x", id[k]);
+	snprintf(path + at, sizeof(path) - (size_t)at, ".debug");
+	return is_file(path);
 }
 
 /*
@@ -222,7 +208,7 @@ int hwt_select_has_debug_info(int fd, const char *real)
 		if (k < 8)
 			break; /* the rest is not in the file (or the table ends) */
 	}
-	return has_build_id_debug_file(fd, &eh);
+	return has_build_id_debug_file(fd);
 }
 
 static int is_static_elf(int fd, const Elf64_Ehdr *eh)
@@ -255,7 +241,7 @@ int hwt_select_library(const struct hwt_select_config *cfg, const char *real, in
 		return 0;
 	facts.no_trace = hwt_select_match(cfg->no_trace, real);
 	facts.trace = hwt_select_match(cfg->trace, real);
-	facts.system_dir = is_system_path(real);
+	facts.system_dir = hwt_rule_system_dir(real);
 	v = hwt_rule_decide(&facts, &why);
 	if (v == HWT_RULE_NEED_DEBUG_INFO) {
 		if (fd < 0 && (fd = own_fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
@@ -346,7 +332,7 @@ enum hwt_select_verdict hwt_select_decide_machine(const struct hwt_select_config
 	facts.no_trace = hwt_select_match(cfg->no_trace, real);
 	facts.set_id = (st.st_mode & (S_ISUID | S_ISGID)) != 0;
 	facts.trace = hwt_select_match(cfg->trace, real);
-	facts.system_dir = is_system_path(real);
+	facts.system_dir = hwt_rule_system_dir(real);
 	fd = open(real, O_RDONLY | O_CLOEXEC);
 	facts.elf = fd >= 0 && read_elf_header(fd, &eh);
 	if (facts.elf)

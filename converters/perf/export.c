@@ -1,0 +1,1004 @@
+/*
+ * hwt export: a trace bundle as a perf.data file (hwt_perf_export.h). The
+ * images' records are read into memory, the images placed on one clock
+ * (timeline.c), then the file is written: header features, the two event
+ * attributes, AUXTRACE_INFO and TIME_CONV, then the sideband sorted by
+ * time with every stream as AUX data (its TSC packets moved onto the
+ * clock, stream.c) after its image's records (on a TSC clock or in the
+ * one-CPU form, all the AUX data first).
+ */
+#include "export_int.h"
+#include "hwt_perf_intel_pt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* The CPU the file claims when neither the caller nor the bundle names one:
+   an Intel Core of a model libipt knows no errata for. */
+#define DEFAULT_CPUID "GenuineIntel,6,183,1"
+
+/* Event ids of the two attributes. */
+#define PT_ID 1
+#define TRACKING_ID 2
+
+/* The intel_pt event's config for a software unit's bundle: what the units
+   write (TSC on, return compression off, no MTC or CYC). */
+#define EXPORT_CONFIG (HWT_PT_CONFIG_PT | HWT_PT_CONFIG_BRANCH | HWT_PT_CONFIG_TSC | \
+		       HWT_PT_CONFIG_NORETCOMP)
+
+const char *hwt_perf_export_errstr(int code)
+{
+	if (code < 0)
+		code = -code;
+	switch ((enum hwt_perf_export_error)code) {
+	case hxe_ok:       return "success";
+	case hxe_internal: return "internal error";
+	case hxe_invalid:  return "invalid argument";
+	case hxe_nomem:    return "out of memory";
+	case hxe_io:       return "input/output error";
+	case hxe_empty:    return "the bundle has no trace streams";
+	case hxe_clock:    return "the bundle's times do not fit perf's 56-bit TSC";
+	}
+	return "unknown error";
+}
+
+void hwt_xport_warn(struct xport *x, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	if (!x->options || !x->options->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	x->options->warn(x->options->warn_context, text);
+}
+
+/* A perf.data writer's error as ours. */
+static int perf_error(int err)
+{
+	switch (err) {
+	case 0:
+		return 0;
+	case -hpf_nomem:
+		return -hxe_nomem;
+	case -hpf_io:
+		return -hxe_io;
+	default:
+		return -hxe_internal;
+	}
+}
+
+/* ----- Reading the bundle ----------------------------------------------- */
+
+static int load_image(struct xport *x, const struct hwt_bundle_image *bi,
+		      struct xport_image *im)
+{
+	struct hwt_sideband *sb = hwt_sideband_alloc();
+	struct hwt_sideband_record rec;
+	size_t cap = 0;
+	int err;
+
+	memset(im, 0, sizeof(*im));
+	im->bi = bi;
+	if (!sb)
+		return -hxe_nomem;
+	err = hwt_bundle_image_open(sb, bi);
+	while (!err && !(err = hwt_sideband_next(sb, &rec))) {
+		struct hwt_record_header *copy;
+
+		if (!rec.known)
+			continue;
+		if (im->nrecs == cap) {
+			void *p = realloc(im->recs, (cap = cap ? cap * 2 : 32) * sizeof(*im->recs));
+
+			if (!p) {
+				hwt_sideband_free(sb);
+				return -hxe_nomem;
+			}
+			im->recs = p;
+		}
+		copy = malloc(rec.hdr->size);
+		if (!copy) {
+			hwt_sideband_free(sb);
+			return -hxe_nomem;
+		}
+		memcpy(copy, rec.hdr, rec.hdr->size);
+		im->recs[im->nrecs++] = copy;
+		if (copy->time > im->max_time)
+			im->max_time = copy->time;
+	}
+	/* Damage was reported when the bundle was opened; keep what read. */
+	hwt_sideband_free(sb);
+	(void)x;
+	return err == -hbe_nomem ? -hxe_nomem : 0;
+}
+
+static uint8_t *read_stream(const struct hwt_bundle_stream *s, size_t *size, size_t pad)
+{
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	uint8_t *buf;
+	size_t done = 0;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || (buf = calloc(1, (size_t)st.st_size + pad + 1)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	while (done < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + done, (size_t)st.st_size - done);
+
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	close(fd);
+	*size = done;
+	return buf;
+}
+
+/* ----- Records ---------------------------------------------------------- */
+
+enum xevent_kind {
+	xe_start,       /* PROCESS_START: FORK (fork child) and COMM */
+	xe_mmap,
+	xe_thread_fork,
+	xe_thread_exit,
+	xe_process_exit,
+	xe_lost,
+	xe_switch,      /* one_cpu: the i-th SWITCH_CPU_WIDE (rec is NULL) */
+	xe_aux,         /* the kernel's AUX record of x->aux[index] (rec is NULL) */
+};
+
+struct xevent {
+	uint64_t time;
+	size_t seq;            /* ties: the order of reading */
+	const struct xport_image *im;
+	const struct hwt_record_header *rec;
+	enum xevent_kind kind;
+	size_t index;          /* xe_switch */
+};
+
+static int xevent_cmp(const void *pa, const void *pb)
+{
+	const struct xevent *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * A thread's FORK must come before its trace and its EXIT, which a trace
+ * unit may have recorded first (the QEMU unit writes THREAD_CREATE when the
+ * parent returns from clone): no later than either.
+ */
+static uint64_t thread_fork_time(const struct xport_image *im,
+				 const struct hwt_record_header *h, uint64_t t)
+{
+	uint32_t child = ((const struct hwt_record_thread *)(const void *)h)->child_tid;
+
+	for (size_t i = 0; i < im->nfirst; i++) {
+		uint64_t first = im->first[i].time;
+
+		if (im->first[i].tid == child && im->first[i].tsc != UINT64_MAX && first <= t)
+			t = first - 3; /* before a switch to it, too */
+	}
+	for (size_t r = 0; r < im->nrecs; r++) {
+		const struct hwt_record_header *e = im->recs[r];
+		uint64_t et = im->times[r];
+
+		if (e->type == HWT_RECORD_THREAD_EXIT && e->tid == child && et <= t)
+			t = et - 1;
+	}
+	return t;
+}
+
+/* The sideband records perf.data has a place for, in time order. */
+static struct xevent *collect_events(struct xport *x, size_t *count,
+				     const struct xport_cpu *cpu)
+{
+	struct xevent *ev = NULL;
+	size_t n = 0, cap = 0;
+	size_t nswitch = cpu ? hwt_xport_one_cpu_switches(cpu) : 0;
+
+	for (size_t i = 0; i < nswitch; i++) {
+		uint64_t t;
+		int out;
+		uint32_t a, b, c, d;
+
+		if (n == cap) {
+			void *p = realloc(ev, (cap = cap ? cap * 2 : 256) * sizeof(*ev));
+
+			if (!p) {
+				free(ev);
+				return NULL;
+			}
+			ev = p;
+		}
+		hwt_xport_one_cpu_switch(cpu, i, &t, &out, &a, &b, &c, &d);
+		ev[n] = (struct xevent){ t, n, NULL, NULL, xe_switch, i };
+		n++;
+	}
+	/* The AUX record the kernel writes for the data (not in one-CPU form). */
+	for (size_t i = 0; !cpu && i < x->naux; i++) {
+		if (n == cap) {
+			void *p = realloc(ev, (cap = cap ? cap * 2 : 256) * sizeof(*ev));
+
+			if (!p) {
+				free(ev);
+				return NULL;
+			}
+			ev = p;
+		}
+		ev[n] = (struct xevent){ x->aux[i].time, n, x->aux[i].image, NULL, xe_aux, i };
+		n++;
+	}
+
+	for (size_t i = 0; i < x->nimages; i++) {
+		const struct xport_image *im = &x->images[i];
+
+		for (size_t r = 0; r < im->nrecs; r++) {
+			const struct hwt_record_header *h = im->recs[r];
+			enum xevent_kind kind;
+
+			switch (h->type) {
+			case HWT_RECORD_PROCESS_START:
+				kind = xe_start;
+				break;
+			case HWT_RECORD_MMAP:
+				kind = xe_mmap;
+				break;
+			case HWT_RECORD_THREAD_CREATE:
+				kind = xe_thread_fork;
+				break;
+			case HWT_RECORD_THREAD_EXIT:
+				/* The main thread's exit is the process's EXIT. */
+				if (h->tid == im->bi->pid)
+					continue;
+				kind = xe_thread_exit;
+				break;
+			case HWT_RECORD_PROCESS_EXIT:
+				kind = xe_process_exit;
+				break;
+			case HWT_RECORD_LOST:
+				kind = xe_lost;
+				break;
+			case HWT_RECORD_EXEC:
+			case HWT_RECORD_FORK:
+				continue; /* the new image's COMM / the child's FORK say it */
+			case HWT_RECORD_MUNMAP:
+				continue; /* in hwt's section */
+			default:
+				x->stats.skipped_records++;
+				continue;
+			}
+			if (n == cap) {
+				void *p = realloc(ev, (cap = cap ? cap * 2 : 256) * sizeof(*ev));
+
+				if (!p) {
+					free(ev);
+					return NULL;
+				}
+				ev = p;
+			}
+			ev[n] = (struct xevent){ im->times[r], n, im, h, kind, 0 };
+			if (kind == xe_thread_fork)
+				ev[n].time = thread_fork_time(im, h, ev[n].time);
+			n++;
+		}
+	}
+	if (n)
+		qsort(ev, n, sizeof(*ev), xevent_cmp);
+	*count = n;
+	return ev ? ev : calloc(1, sizeof(*ev));
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The path perf opens: a copy inside the bundle (the vDSO) made absolute. */
+static char *perf_path(struct xport *x, const char *path, uint16_t flags)
+{
+	char *out;
+
+	if (flags & HWT_MMAP_ANON || !path[0])
+		return strdup("//anon");
+	if (path[0] == '/')
+		return strdup(path);
+	{
+		char *dir = realpath(hwt_bundle_dir(x->bundle), NULL);
+
+		if (!dir)
+			return NULL;
+		out = malloc(strlen(dir) + strlen(path) + 2);
+		if (out)
+			sprintf(out, "%s/%s", dir, path);
+		free(dir);
+	}
+	return out;
+}
+
+static void sample_of(struct hwt_perf_record *p, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	p->sample.fields = HWT_PERF_SID_TID | HWT_PERF_SID_TIME | HWT_PERF_SID_ID |
+			   HWT_PERF_SID_CPU;
+	p->sample.pid = pid;
+	p->sample.tid = tid;
+	p->sample.time = time;
+	p->sample.id = TRACKING_ID;
+	p->sample.cpu = 0;
+}
+
+static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct xevent *e,
+		       const struct xport_cpu *cpu)
+{
+	const struct hwt_record_header *h = e->rec;
+	const struct xport_image *im = e->im;
+	struct hwt_perf_record p;
+	int err = 0;
+
+	memset(&p, 0, sizeof(p));
+	if (e->kind == xe_aux) {
+		const struct xport_aux *a = &x->aux[e->index];
+
+		p.type = PERF_RECORD_AUX;
+		p.u.aux.offset = a->offset;
+		p.u.aux.size = a->size;
+		sample_of(&p, a->stream->pid, a->stream->tid, e->time);
+		p.sample.id = PT_ID;
+		err = hwt_perf_writer_write(w, &p);
+		if (err)
+			return perf_error(err);
+		x->stats.records++;
+		return 0;
+	}
+	if (e->kind == xe_switch) {
+		uint64_t t;
+		int out;
+		uint32_t pid, tid, opid, otid;
+
+		hwt_xport_one_cpu_switch(cpu, e->index, &t, &out, &pid, &tid, &opid, &otid);
+		p.type = PERF_RECORD_SWITCH_CPU_WIDE;
+		p.misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0;
+		p.u.sw.next_prev_pid = opid;
+		p.u.sw.next_prev_tid = otid;
+		sample_of(&p, pid, tid, t);
+		err = hwt_perf_writer_write(w, &p);
+		if (err)
+			return perf_error(err);
+		x->stats.records++;
+		return 0;
+	}
+	sample_of(&p, h->pid, h->tid, e->time);
+	switch (e->kind) {
+	case xe_start: {
+		const struct hwt_record_process *s = (const void *)h;
+		char comm[16];
+
+		if (!im->exec_entered && im->parent >= 0) {
+			/* A fork child: the FORK perf would have seen in the parent. */
+			p.type = PERF_RECORD_FORK;
+			p.u.task.pid = p.u.task.tid = h->pid;
+			p.u.task.ppid = s->ppid;
+			p.u.task.ptid = im->fork_tid;
+			p.u.task.time = e->time;
+			sample_of(&p, s->ppid, im->fork_tid, e->time);
+			err = hwt_perf_writer_write(w, &p);
+			if (err)
+				return perf_error(err);
+			x->stats.records++;
+			memset(&p, 0, sizeof(p));
+			sample_of(&p, h->pid, h->tid, e->time);
+		}
+		snprintf(comm, sizeof(comm), "%s", base_name((const char *)(s + 1)));
+		p.type = PERF_RECORD_COMM;
+		if (im->exec_entered || im->parent < 0)
+			p.misc = PERF_RECORD_MISC_COMM_EXEC;
+		p.u.comm.pid = h->pid;
+		p.u.comm.tid = h->tid;
+		p.u.comm.comm = comm;
+		err = hwt_perf_writer_write(w, &p);
+		break;
+	}
+	case xe_mmap: {
+		const struct hwt_record_mmap *m = (const void *)h;
+		char *path = perf_path(x, (const char *)(m + 1), h->flags);
+
+		if (!path)
+			return -hxe_nomem;
+		p.type = PERF_RECORD_MMAP2;
+		p.misc = PERF_RECORD_MISC_USER;
+		p.u.mmap.pid = h->pid;
+		p.u.mmap.tid = h->tid;
+		p.u.mmap.addr = m->addr;
+		p.u.mmap.len = m->len;
+		p.u.mmap.pgoff = m->pgoff;
+		p.u.mmap.prot = (m->prot & HWT_PROT_READ ? 1u : 0u) |
+				(m->prot & HWT_PROT_WRITE ? 2u : 0u) |
+				(m->prot & HWT_PROT_EXEC ? 4u : 0u);
+		p.u.mmap.flags = 2; /* MAP_PRIVATE */
+		if (m->build_id_size && m->build_id_size <= HWT_BUILD_ID_MAX) {
+			p.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+			p.u.mmap.build_id_size = (uint8_t)m->build_id_size;
+			memcpy(p.u.mmap.build_id, m->build_id, m->build_id_size);
+		}
+		p.u.mmap.filename = path;
+		err = hwt_perf_writer_write(w, &p);
+		free(path);
+		break;
+	}
+	case xe_thread_fork: {
+		const struct hwt_record_thread *t = (const void *)h;
+
+		p.type = PERF_RECORD_FORK;
+		p.u.task.pid = p.u.task.ppid = h->pid;
+		p.u.task.tid = t->child_tid;
+		p.u.task.ptid = h->tid;
+		p.u.task.time = e->time;
+		err = hwt_perf_writer_write(w, &p);
+		break;
+	}
+	case xe_thread_exit:
+	case xe_process_exit: {
+		uint32_t ppid = h->pid;
+
+		if (e->kind == xe_process_exit && im->nrecs &&
+		    im->recs[0]->type == HWT_RECORD_PROCESS_START)
+			ppid = ((const struct hwt_record_process *)(const void *)im->recs[0])->ppid;
+		p.type = PERF_RECORD_EXIT;
+		p.u.task.pid = h->pid;
+		p.u.task.tid = e->kind == xe_process_exit ? h->pid : h->tid;
+		p.u.task.ppid = p.u.task.ptid = ppid;
+		p.u.task.time = e->time;
+		sample_of(&p, h->pid, p.u.task.tid, e->time);
+		err = hwt_perf_writer_write(w, &p);
+		break;
+	}
+	case xe_switch:
+	case xe_aux:
+		break;
+	case xe_lost: {
+		const struct hwt_record_lost *l = (const void *)h;
+
+		if (l->records) {
+			p.type = PERF_RECORD_LOST;
+			p.u.lost.id = TRACKING_ID;
+			p.u.lost.lost = l->records;
+			err = hwt_perf_writer_write(w, &p);
+			if (err)
+				return perf_error(err);
+			x->stats.records++;
+		}
+		if (l->bytes) {
+			/* Trace the unit could not keep: an AUX record cut short. */
+			p.type = PERF_RECORD_AUX;
+			p.u.aux.offset = 0;
+			p.u.aux.size = l->bytes;
+			p.u.aux.flags = PERF_AUX_FLAG_TRUNCATED;
+			err = hwt_perf_writer_write(w, &p);
+		} else {
+			return 0;
+		}
+		break;
+	}
+	}
+	if (err)
+		return perf_error(err);
+	x->stats.records++;
+	return 0;
+}
+
+/* ----- The header ------------------------------------------------------- */
+
+/* The PMU configuration the file claims: the bundle's (an import of hardware
+   trace says it, docs/bundle.md), else what the software units write. */
+struct pt_claim {
+	uint64_t config;
+	uint32_t ctc_n, ctc_d, nom_freq;
+	int kernel;              /* kernel-mode trace too (no exclude_kernel) */
+};
+
+static void pt_claim_of(const struct hwt_bundle *b, struct pt_claim *c)
+{
+	const char *config = hwt_bundle_key(b, "pt_config");
+	const char *mtc = hwt_bundle_key(b, "pt_mtc_freq");
+	const char *ctc = hwt_bundle_key(b, "pt_tsc_ctc");
+	const char *nom = hwt_bundle_key(b, "pt_nom_freq");
+	unsigned v;
+
+	c->config = config ? strtoull(config, NULL, 0) : EXPORT_CONFIG;
+	if (mtc && sscanf(mtc, "%u", &v) == 1 && v < 16)
+		c->config = (c->config & ~HWT_PT_CONFIG_MTC_PERIOD) | ((uint64_t)v << 14);
+	c->ctc_n = 2;
+	c->ctc_d = 1;
+	if (ctc && sscanf(ctc, "%" SCNu32 "/%" SCNu32, &c->ctc_n, &c->ctc_d) != 2) {
+		c->ctc_n = 2;
+		c->ctc_d = 1;
+	}
+	c->nom_freq = nom && sscanf(nom, "%u", &v) == 1 ? v : 0;
+	c->kernel = hwt_bundle_key(b, "pt_kernel") && !strcmp(hwt_bundle_key(b, "pt_kernel"), "1");
+}
+
+static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *tracking, int one_cpu,
+		     const struct pt_claim *claim)
+{
+	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+		      PERF_SAMPLE_IDENTIFIER;
+
+	memset(pt, 0, sizeof(*pt));
+	pt->type = HWT_PERF_EXPORT_PMU_TYPE;
+	pt->size = sizeof(*pt);
+	pt->config = claim->config;
+	pt->sample_period = 1;
+	pt->sample_type = st;
+	pt->disabled = 1;
+	pt->exclude_kernel = !claim->kernel;
+	pt->exclude_hv = 1;
+	pt->sample_id_all = 1;
+	pt->exclude_guest = 1;
+
+	memset(tracking, 0, sizeof(*tracking));
+	tracking->type = PERF_TYPE_SOFTWARE;
+	tracking->size = sizeof(*tracking);
+	tracking->config = PERF_COUNT_SW_DUMMY;
+	tracking->sample_period = 1;
+	tracking->sample_type = st;
+	tracking->disabled = 1;
+	tracking->exclude_kernel = 1;
+	tracking->exclude_hv = 1;
+	tracking->mmap = 1;
+	tracking->comm = 1;
+	tracking->task = 1;
+	tracking->sample_id_all = 1;
+	tracking->exclude_guest = 1;
+	tracking->mmap2 = 1;
+	tracking->comm_exec = 1;
+	tracking->build_id = 1;
+	tracking->context_switch = one_cpu;
+}
+
+static int write_features(struct xport *x, struct hwt_perf_writer *w)
+{
+	const struct hwt_perf_export_options *o = x->options;
+	static const char *const names[] = { "intel_pt//u", "dummy:u" };
+	struct utsname u;
+	const char *cpuid = o && o->cpuid ? o->cpuid : hwt_bundle_key(x->bundle, "pt_cpu");
+	char desc[128];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char *note = NULL;
+	size_t note_len = 0;
+	int err;
+
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+	snprintf(desc, sizeof(desc), "hwt %s trace unit (Intel PT written in software)",
+		 hwt_bundle_key(x->bundle, "unit") ? hwt_bundle_key(x->bundle, "unit") : "");
+	err = hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_HOSTNAME, u.nodename);
+	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_OSRELEASE, u.release);
+	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_VERSION, "hwt export");
+	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_ARCH, "x86_64");
+	err = err ? err : hwt_perf_writer_feature_nrcpus(w, ncpu > 0 ? (uint32_t)ncpu : 1,
+							   ncpu > 0 ? (uint32_t)ncpu : 1);
+	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_CPUDESC, desc);
+	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_CPUID,
+							   cpuid ? cpuid : DEFAULT_CPUID);
+	if (!err && o && o->argv && o->argc)
+		err = hwt_perf_writer_feature_cmdline(w, o->argc, o->argv);
+	err = err ? err : hwt_perf_writer_feature_event_desc(w, names);
+	if (!err) {
+		/* PMU_MAPPINGS: intel_pt and software. */
+		uint8_t buf[4 + 2 * (4 + 4 + 64)];
+		size_t at = 0;
+		uint32_t v;
+
+		memset(buf, 0, sizeof(buf));
+		v = 2;
+		memcpy(buf + at, &v, 4), at += 4;
+		v = HWT_PERF_EXPORT_PMU_TYPE;
+		memcpy(buf + at, &v, 4), at += 4;
+		v = 64;
+		memcpy(buf + at, &v, 4), at += 4;
+		memcpy(buf + at, "intel_pt", 8), at += 64;
+		v = PERF_TYPE_SOFTWARE;
+		memcpy(buf + at, &v, 4), at += 4;
+		v = 64;
+		memcpy(buf + at, &v, 4), at += 4;
+		memcpy(buf + at, "software", 8), at += 64;
+		err = hwt_perf_writer_feature(w, HWT_PERF_FEAT_PMU_MAPPINGS, buf, at);
+	}
+	/* Build-ids of every file a mapping names. */
+	for (size_t i = 0; !err && i < x->nimages; i++) {
+		const struct xport_image *im = &x->images[i];
+
+		for (size_t r = 0; !err && r < im->nrecs; r++) {
+			const struct hwt_record_mmap *m = (const void *)im->recs[r];
+			int seen = 0;
+			char *path;
+
+			if (m->hdr.type != HWT_RECORD_MMAP || !m->build_id_size ||
+			    m->build_id_size > HWT_BUILD_ID_MAX)
+				continue;
+			for (size_t k = 0; k <= i && !seen; k++)
+				for (size_t q = 0; q < x->images[k].nrecs && !seen; q++) {
+					const struct hwt_record_mmap *o2 =
+						(const void *)x->images[k].recs[q];
+
+					if (k == i && q >= r)
+						break;
+					seen = o2->hdr.type == HWT_RECORD_MMAP &&
+					       o2->build_id_size == m->build_id_size &&
+					       !memcmp(o2->build_id, m->build_id, m->build_id_size);
+				}
+			if (seen)
+				continue;
+			path = perf_path(x, (const char *)(m + 1), m->hdr.flags);
+			if (!path)
+				return -hxe_nomem;
+			err = hwt_perf_writer_build_id(w, -1, PERF_RECORD_MISC_USER, m->build_id,
+						       (uint8_t)m->build_id_size, path);
+			free(path);
+		}
+	}
+	if (!err)
+		err = hwt_xport_note(x, &note, &note_len) ? -hpf_nomem : 0;
+	if (!err)
+		err = hwt_perf_writer_feature(w, HWT_PERF_FEAT_HWT, note, note_len);
+	free(note);
+	return err;
+}
+
+static int write_preamble(struct hwt_perf_writer *w, int one_cpu, const struct pt_claim *claim)
+{
+	uint64_t priv[HWT_PT_INFO_WORDS] = { 0 };
+	struct hwt_perf_record p;
+	int err;
+
+	priv[HWT_PT_INFO_PMU_TYPE] = HWT_PERF_EXPORT_PMU_TYPE;
+	priv[HWT_PT_INFO_TIME_SHIFT] = 0;
+	priv[HWT_PT_INFO_TIME_MULT] = 1;
+	priv[HWT_PT_INFO_TIME_ZERO] = 0;
+	priv[HWT_PT_INFO_CAP_USER_TIME_ZERO] = 1;
+	priv[HWT_PT_INFO_TSC_BIT] = HWT_PT_CONFIG_TSC;
+	priv[HWT_PT_INFO_NORETCOMP_BIT] = HWT_PT_CONFIG_NORETCOMP;
+	/* perf's have_sched_switch 3: SWITCH_CPU_WIDE records. */
+	priv[HWT_PT_INFO_HAVE_SCHED_SWITCH] = one_cpu ? 3 : 0;
+	priv[HWT_PT_INFO_SNAPSHOT_MODE] = 0;
+	priv[HWT_PT_INFO_PER_CPU_MMAPS] = (uint64_t)one_cpu;
+	priv[HWT_PT_INFO_MTC_BIT] = HWT_PT_CONFIG_MTC;
+	priv[HWT_PT_INFO_MTC_FREQ_BITS] = HWT_PT_CONFIG_MTC_PERIOD;
+	priv[HWT_PT_INFO_TSC_CTC_N] = claim->ctc_n;
+	priv[HWT_PT_INFO_TSC_CTC_D] = claim->ctc_d;
+	priv[HWT_PT_INFO_CYC_BIT] = HWT_PT_CONFIG_CYC;
+	priv[HWT_PT_INFO_MAX_NONTURBO_RATIO] = claim->nom_freq;
+	memset(&p, 0, sizeof(p));
+	p.type = HWT_PERF_RECORD_AUXTRACE_INFO;
+	p.u.auxtrace_info.type = HWT_PERF_AUXTRACE_INTEL_PT;
+	p.u.auxtrace_info.priv = priv;
+	p.u.auxtrace_info.npriv = HWT_PT_INFO_WORDS;
+	err = hwt_perf_writer_write(w, &p);
+	if (err)
+		return err;
+
+	memset(&p, 0, sizeof(p));
+	p.type = HWT_PERF_RECORD_TIME_CONV;
+	p.u.time_conv.time_mult = 1;
+	p.u.time_conv.extended = 1;
+	p.u.time_conv.cap_user_time_zero = 1;
+	err = hwt_perf_writer_write(w, &p);
+	if (err)
+		return err;
+
+	/* The kernel's map, as perf record synthesizes it (perf finds where user
+	   space ends from it). */
+	memset(&p, 0, sizeof(p));
+	p.type = PERF_RECORD_MMAP;
+	p.misc = PERF_RECORD_MISC_KERNEL;
+	p.u.mmap.pid = UINT32_MAX;
+	p.u.mmap.addr = 0xffffffff81000000ull;
+	p.u.mmap.len = 0x1000000;
+	p.u.mmap.pgoff = p.u.mmap.addr;
+	p.u.mmap.filename = "[kernel.kallsyms]_text";
+	p.sample.id = TRACKING_ID;
+	return hwt_perf_writer_write(w, &p);
+}
+
+/* ----- The export ------------------------------------------------------- */
+
+static void free_images(struct xport *x)
+{
+	for (size_t i = 0; i < x->nimages; i++) {
+		for (size_t r = 0; r < x->images[i].nrecs; r++)
+			free(x->images[i].recs[r]);
+		free(x->images[i].recs);
+		free(x->images[i].times);
+		free(x->images[i].first);
+	}
+	free(x->images);
+	free(x->image_of);
+	free(x->aux);
+}
+
+/* Every stream's place in its thread's AUX buffer. */
+static int plan_aux(struct xport *x)
+{
+	size_t n = hwt_bundle_stream_count(x->bundle);
+	uint32_t nidx = 0;
+
+	x->aux = calloc(n ? n : 1, sizeof(*x->aux));
+	if (!x->aux)
+		return -hxe_nomem;
+	for (size_t i = 0; i < n; i++) {
+		const struct hwt_bundle_stream *s = hwt_bundle_stream_at(x->bundle, i);
+		struct xport_aux *a = &x->aux[x->naux];
+		const struct xport_image *im;
+		uint64_t offset = 0;
+		long idx = -1;
+
+		if (s->image < 0 || x->image_of[s->image] < 0) {
+			hwt_xport_warn(x, "%s: a stream without sideband: not exported", s->path);
+			continue;
+		}
+		im = &x->images[x->image_of[s->image]];
+		for (size_t k = 0; k < x->naux; k++)
+			if (x->aux[k].stream->tid == s->tid) {
+				idx = (long)x->aux[k].idx;
+				offset = x->aux[k].offset + x->aux[k].size;
+			}
+		a->stream = s;
+		a->image = im;
+		a->idx = idx < 0 ? nidx++ : (uint32_t)idx;
+		a->offset = offset;
+		a->size = (s->size + 7) & ~(uint64_t)7;
+		a->time = hwt_xport_record_time(x, im, 0);
+		for (size_t f = 0; f < im->nfirst; f++)
+			if (im->first[f].tid == s->tid && im->first[f].tsc != UINT64_MAX)
+				a->time = im->first[f].time;
+		x->naux++;
+	}
+	return 0;
+}
+
+/* The AUX data of the streams of image im (NULL: of all), FINISHED_ROUND after. */
+static int write_streams(struct xport *x, struct hwt_perf_writer *w, const struct xport_image *only)
+{
+	struct hwt_perf_record round = { .type = HWT_PERF_RECORD_FINISHED_ROUND };
+
+	for (size_t i = 0; i < x->naux; i++) {
+		struct xport_aux *a = &x->aux[i];
+
+		if ((only && a->image != only) || a->written)
+			continue;
+		a->written = 1;
+		{
+		const struct hwt_bundle_stream *s = a->stream;
+		const struct xport_image *im = a->image;
+		struct hwt_perf_record p;
+		uint64_t damaged, max = 0;
+		size_t size, padded;
+		uint8_t *buf;
+		int err;
+
+		buf = read_stream(s, &size, 8);
+		if (!buf) {
+			hwt_xport_warn(x, "%s: cannot read it: %s", s->path, strerror(errno));
+			continue;
+		}
+		err = hwt_xport_stream_tsc(x, im, buf, size, NULL, &max, &damaged);
+		if (err) {
+			free(buf);
+			return err;
+		}
+		if (damaged) {
+			x->stats.damaged_bytes += damaged;
+			hwt_xport_warn(x, "%s: %" PRIu64 " bytes are not Intel PT packets: exported "
+				       "as they are", s->path, damaged);
+		}
+		/* perf pads AUX data to 8 bytes; zero bytes are PAD packets. */
+		padded = (size + 7) & ~(size_t)7;
+		if (padded != a->size) {
+			free(buf);
+			hwt_xport_warn(x, "%s: changed while exported", s->path);
+			return -hxe_io;
+		}
+		memset(&p, 0, sizeof(p));
+		p.type = HWT_PERF_RECORD_AUXTRACE;
+		p.u.auxtrace.size = padded;
+		p.u.auxtrace.offset = a->offset;
+		p.u.auxtrace.reference = im->base;
+		p.u.auxtrace.idx = a->idx;
+		p.u.auxtrace.tid = s->tid;
+		p.u.auxtrace.cpu = UINT32_MAX;
+		p.u.auxtrace.data = buf;
+		p.u.auxtrace.data_size = padded;
+		err = hwt_perf_writer_write(w, &p);
+		free(buf);
+		if (err)
+			return perf_error(err);
+		x->stats.streams++;
+		x->stats.trace_bytes += size;
+		}
+	}
+	return perf_error(hwt_perf_writer_write(w, &round));
+}
+
+int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
+		    const struct hwt_perf_export_options *options,
+		    struct hwt_perf_export_stats *stats)
+{
+	struct xport x = { 0 };
+	struct perf_event_attr pt, tracking;
+	struct hwt_perf_writer *w = NULL;
+	struct xevent *events = NULL;
+	struct xport_cpu *cpu = NULL;
+	struct pt_claim claim;
+	size_t nimages = hwt_bundle_image_count(bundle), nevents = 0;
+	uint64_t pt_id = PT_ID, tracking_id = TRACKING_ID;
+	unsigned flags = 0;
+	int err = 0;
+
+	if (!bundle || !path)
+		return -hxe_invalid;
+	x.bundle = bundle;
+	x.options = options;
+	x.images = calloc(nimages ? nimages : 1, sizeof(*x.images));
+	x.image_of = calloc(nimages ? nimages : 1, sizeof(*x.image_of));
+	if (!x.images || !x.image_of) {
+		err = -hxe_nomem;
+		goto out;
+	}
+	for (size_t i = 0; i < nimages; i++) {
+		const struct hwt_bundle_image *bi = hwt_bundle_image_at(bundle, i);
+
+		x.image_of[i] = -1;
+		if (bi->native || !bi->streams)
+			continue;
+		err = load_image(&x, bi, &x.images[x.nimages]);
+		if (err)
+			goto out;
+		x.image_of[i] = (long)x.nimages++;
+	}
+	if (!x.nimages) {
+		err = -hxe_empty;
+		goto out;
+	}
+	/* The largest TSC of each image's streams extends its time. */
+	for (size_t i = 0; i < hwt_bundle_stream_count(bundle); i++) {
+		const struct hwt_bundle_stream *s = hwt_bundle_stream_at(bundle, i);
+		struct xport_image *im;
+		uint64_t damaged, max = 0, min = UINT64_MAX;
+		size_t size;
+		uint8_t *buf;
+
+		if (s->image < 0 || x.image_of[s->image] < 0)
+			continue;
+		im = &x.images[x.image_of[s->image]];
+		buf = read_stream(s, &size, 0);
+		if (!buf)
+			continue;
+		err = hwt_xport_stream_tsc(&x, NULL, buf, size, &min, &max, &damaged);
+		free(buf);
+		if (err)
+			goto out;
+		if (max > im->max_time)
+			im->max_time = max;
+		{
+			void *p = realloc(im->first, (im->nfirst + 1) * sizeof(*im->first));
+
+			if (!p) {
+				err = -hxe_nomem;
+				goto out;
+			}
+			im->first = p;
+			im->first[im->nfirst].tid = s->tid;
+			im->first[im->nfirst].tsc = min;
+			im->first[im->nfirst].time = 0;
+			im->nfirst++;
+		}
+	}
+	x.stats.images = x.nimages;
+	x.one_cpu = options && (options->flags & HWT_PERF_EXPORT_ONE_CPU);
+	err = hwt_xport_timeline(&x);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < x.nimages; i++) {
+		struct xport_image *im = &x.images[i];
+
+		im->times = calloc(im->nrecs ? im->nrecs : 1, sizeof(*im->times));
+		if (!im->times) {
+			err = -hxe_nomem;
+			goto out;
+		}
+		for (size_t r = 0; r < im->nrecs; r++)
+			im->times[r] = hwt_xport_record_time(&x, im, im->recs[r]->time);
+		for (size_t k = 0; k < im->nfirst; k++)
+			im->first[k].time = hwt_xport_tsc(&x, im, im->first[k].tsc);
+	}
+	if (x.one_cpu) {
+		err = hwt_xport_one_cpu_plan(&x, &cpu);
+		if (err)
+			goto out;
+	} else {
+		err = plan_aux(&x);
+		if (err)
+			goto out;
+	}
+	events = collect_events(&x, &nevents, cpu);
+	if (!events) {
+		err = -hxe_nomem;
+		goto out;
+	}
+
+	if (options && options->flags & HWT_PERF_EXPORT_PIPE)
+		flags |= HWT_PERF_WRITE_PIPE;
+	if (options && options->flags & HWT_PERF_EXPORT_COMPRESS)
+		flags |= HWT_PERF_WRITE_COMPRESS;
+	w = hwt_perf_writer_alloc();
+	if (!w) {
+		err = -hxe_nomem;
+		goto out;
+	}
+	pt_claim_of(bundle, &claim);
+	/* A CTC tick is a step of the bundle's clock: scaled with it. */
+	if ((uint64_t)claim.ctc_n * x.scale <= UINT32_MAX)
+		claim.ctc_n *= (uint32_t)x.scale;
+	attrs_of(&pt, &tracking, x.one_cpu, &claim);
+	err = hwt_perf_writer_open(w, path, flags);
+	if (!err)
+		err = hwt_perf_writer_add_attr(w, &pt, &pt_id, 1);
+	if (!err)
+		err = hwt_perf_writer_add_attr(w, &tracking, &tracking_id, 1);
+	if (!err)
+		err = write_features(&x, w);
+	if (!err)
+		err = write_preamble(w, x.one_cpu, &claim);
+	if (err) {
+		err = perf_error(err);
+		goto out;
+	}
+	/*
+	 * Where the AUX data goes. On the sequential clock each image's records
+	 * are together: its streams follow them, then FINISHED_ROUND, as perf
+	 * record writes data it has read (a file cut short keeps whole images).
+	 * Otherwise (one CPU, a TSC clock) all of it first: then a reader of a
+	 * pipe has it queued before the sideband asks to decode.
+	 */
+	if (x.one_cpu)
+		err = hwt_xport_one_cpu_write(&x, cpu, w);
+	else if (x.identity)
+		err = write_streams(&x, w, NULL);
+	for (size_t i = 0; !err && i < nevents; i++) {
+		err = write_event(&x, w, &events[i], cpu);
+		if (!err && !x.one_cpu && !x.identity && events[i].im &&
+		    (i + 1 == nevents || events[i + 1].im != events[i].im))
+			err = write_streams(&x, w, events[i].im);
+	}
+	if (err)
+		goto out;
+	err = hwt_perf_writer_close(w);
+	if (err)
+		err = perf_error(err);
+out:
+	hwt_perf_writer_free(w);
+	hwt_xport_one_cpu_free(cpu);
+	free(events);
+	if (stats)
+		*stats = x.stats;
+	free_images(&x);
+	return err;
+}

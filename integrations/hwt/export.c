@@ -1,0 +1,131 @@
+/*
+ * `hwt export [-o perf.data] BUNDLE`: a trace bundle as a perf.data file
+ * with Intel PT AUX data that Linux perf decodes (converters/perf,
+ * docs/perf.md).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "hwt_bundle.h"
+#include "hwt_command.h"
+#include "hwt_perf_export.h"
+
+#define PREFIX "hwt export"
+#define DEFAULT_OUTPUT "perf.data"
+
+static void usage(FILE *out)
+{
+	fputs("usage: hwt export [options] BUNDLE\n"
+	      "\n"
+	      "Writes a trace bundle as a perf.data file with Intel PT AUX data, which\n"
+	      "Linux perf decodes as a recording of Intel PT hardware (perf script, perf\n"
+	      "report, perf inject --itrace) with its own decoder.\n"
+	      "\n"
+	      "  -o, --output FILE   the file to write [" DEFAULT_OUTPUT "]; '-': standard\n"
+	      "                      output, in pipe mode\n"
+	      "      --pipe          pipe mode (as perf record -o -) into FILE too\n"
+	      "  -z, --compress      zstd-compress the records (as perf record -z)\n"
+	      "      --cpuid CPUID   the CPU the file claims, perf's \"GenuineIntel,F,M,S\"\n"
+	      "                      [the bundle's pt_cpu, else one without errata]\n"
+	      "      --one-cpu       every thread on one CPU, with context switch records\n"
+	      "                      (for tests of per-CPU decoders)\n"
+	      "  -q, --quiet         print nothing but errors and warnings\n"
+	      "  -h, --help          this text\n"
+	      "\n"
+	      "Exit status: 0 written, 1 written with warnings, 2 not written.\n", out);
+}
+
+struct warnings {
+	unsigned count;
+};
+
+static void warn(void *context, const char *message)
+{
+	struct warnings *w = context;
+
+	w->count++;
+	fprintf(stderr, PREFIX ": warning: %s\n", message);
+}
+
+int hwt_export_main(int argc, char **argv)
+{
+	static const struct option long_options[] = {
+		HWT_OPTION_OUTPUT,
+		{ "pipe", no_argument, NULL, 'p' },
+		{ "compress", no_argument, NULL, 'z' },
+		{ "cpuid", required_argument, NULL, 'c' },
+		{ "one-cpu", no_argument, NULL, '1' },
+		HWT_OPTION_QUIET,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hwt_command_options common = { .output = DEFAULT_OUTPUT };
+	struct hwt_perf_export_options o = { 0 };
+	struct hwt_perf_export_stats st;
+	struct hwt_bundle *bundle;
+	struct warnings w = { 0 };
+	const char *output;
+	int quiet, status = 0, saved_opterr = opterr, opt, err;
+
+	optind = 0; /* glibc: a fresh start, with this optstring's ordering */
+	opterr = 0;
+	while (status == 0 && (opt = getopt_long(argc, argv, ":o:zqh", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'p': o.flags |= HWT_PERF_EXPORT_PIPE; break;
+		case 'z': o.flags |= HWT_PERF_EXPORT_COMPRESS; break;
+		case 'c': o.cpuid = optarg; break;
+		case '1': o.flags |= HWT_PERF_EXPORT_ONE_CPU; break;
+		case 'h':
+			usage(stdout);
+			status = 1;
+			break;
+		case '?':
+		case ':':
+			fprintf(stderr, PREFIX ": unknown option '%s'\n", hwt_command_bad_option(argv));
+			usage(stderr);
+			status = 2;
+			break;
+		default:
+			if (hwt_command_option(&common, opt, optarg, PREFIX) <= 0)
+				status = 2;
+		}
+	}
+	opterr = saved_opterr;
+	if (status)
+		return status == 1 ? 0 : 2;
+	output = common.output;
+	quiet = common.quiet;
+	if (optind + 1 != argc) {
+		fprintf(stderr, PREFIX ": %s\n", optind >= argc ? "no bundle to export"
+								: "one bundle at a time");
+		usage(stderr);
+		return 2;
+	}
+	bundle = hwt_command_open_bundle(argv[optind], stderr, PREFIX);
+	if (!bundle)
+		return 2;
+	hwt_command_print_diags(bundle, stderr, PREFIX);
+	o.argv = (const char *const *)argv;
+	o.argc = (size_t)argc;
+	o.warn = warn;
+	o.warn_context = &w;
+	err = hwt_perf_export(bundle, output, &o, &st);
+	if (err) {
+		fprintf(stderr, PREFIX ": %s: %s\n", output, hwt_perf_export_errstr(err));
+		hwt_bundle_free(bundle);
+		return 2;
+	}
+	if (!quiet && strcmp(output, "-"))
+		fprintf(stderr, PREFIX ": %s: %" PRIu64 " process images, %" PRIu64 " thread streams, "
+			"%.1f KiB of trace, %" PRIu64 " sideband records\n", output, st.images,
+			st.streams, st.trace_bytes / 1024.0, st.records);
+	if (!quiet && st.skipped_records)
+		fprintf(stderr, PREFIX ": %" PRIu64 " records perf.data has no place for (signals, "
+			"...) left out\n", st.skipped_records);
+	w.count += (unsigned)hwt_bundle_warning_count(bundle);
+	hwt_bundle_free(bundle);
+	return w.count ? 1 : 0;
+}

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Records a program with a software trace unit, exports the bundle as
+# perf.data and checks that Linux perf's Intel PT decoder lists exactly the
+# taken branches libipt decodes from the bundle (branches_vs_perf.py).
+# usage: run_export.sh HWT CHECK WORKDIR EXPECTED_STATUS UNIT PROGRAM ARGS...
+set -u
+hwt=$1 check=$2 work=$3 expected=$4 unit=$5
+shift 5
+command -v perf >/dev/null || { echo "SKIP: perf (linux-perf) is not installed"; exit 77; }
+rm -rf "$work" "$work.data"
+mkdir -p "$(dirname "$work")"
+"$hwt" record -q --unit "$unit" -o "$work" -- "$@" >"$work.out" 2>"$work.err"
+status=$?
+if [ "$status" != "$expected" ]; then
+	echo "FAIL: exit status $status, expected $expected"
+	cat "$work.err"
+	exit 1
+fi
+"$hwt" export -q -o "$work.data" "$work" || exit 1
+exec python3 "$(dirname "$0")/branches_vs_perf.py" "$check" "$work" "$work.data"

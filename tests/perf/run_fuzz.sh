@@ -1,0 +1,29 @@
+#!/bin/sh
+# perf.data fuzzing: seeds written by hwt export (file mode, pipe mode,
+# compressed, one CPU, and hardware's packets with kernel-mode trace) and one
+# perf itself wrote, each truncated at every byte and corrupted at random
+# (perf_fuzz), through the reader and the import.
+# usage: run_fuzz.sh HWT HW_PACKETS PERF_FUZZ WORKDIR PROGRAM ITERATIONS
+set -u
+hwt=$1 hw=$2 fuzz=$3 work=$4 program=$5 iterations=$6
+rm -rf "$work"
+mkdir -p "$work/run"
+"$hwt" record -q --unit valgrind -o "$work/b" -- "$program" >/dev/null 2>&1 || { echo "FAIL: record"; exit 1; }
+"$hwt" export -q -o "$work/file.data" "$work/b" &&
+	"$hwt" export -o - "$work/b" >"$work/pipe.data" &&
+	"$hwt" export -q -z -o "$work/compress.data" "$work/b" &&
+	"$hwt" export -q --one-cpu -o "$work/cpu.data" "$work/b" &&
+	cp -r "$work/b" "$work/hw" && "$hw" "$work/b" "$work/hw" kernel >/dev/null &&
+	{ "$hwt" export -q -o "$work/hw.data" "$work/hw" 2>/dev/null; [ $? -le 1 ]; } ||
+	{ echo "FAIL: seeds"; exit 1; }
+seeds="file pipe compress cpu hw"
+if command -v perf >/dev/null && perf record -q -e dummy -o "$work/perf.data" -- "$program" >/dev/null 2>&1; then
+	seeds="$seeds perf"
+fi
+failed=0
+seed=1
+for s in $seeds; do
+	"$fuzz" "$work/$s.data" "$work/run" $seed "$iterations" || failed=1
+	seed=$((seed + 1))
+done
+[ "$failed" = 0 ]
