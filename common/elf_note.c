@@ -2,6 +2,7 @@
 #include "elf_note.h"
 
 #define NOTE_GNU_BUILD_ID 3u
+#define NOTE_HEADER 12u
 
 /* ELF64 fields the file reader needs (<elf.h> is not libc-free). */
 #define EHDR_SIZE 64u
@@ -11,6 +12,7 @@
 #define PHDR_SIZE 56u
 #define PHDR_OFFSET 8u
 #define PHDR_FILESZ 32u
+#define PHDR_ALIGN 48u
 #define PT_NOTE_TYPE 4u
 
 static uint16_t le16(const uint8_t *p)
@@ -28,28 +30,44 @@ static uint64_t le64(const uint8_t *p)
 	return le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
-uint32_t hwt_elf_note_build_id(const uint8_t *notes, size_t len, uint32_t max_size,
-			       const uint8_t **desc)
+uint32_t hwt_elf_note_walk(const uint8_t *notes, size_t len, uint32_t align,
+			   uint32_t max_size, const uint8_t **desc, size_t *next)
 {
+	size_t pad = align == 8 ? 7 : 3;
 	size_t pos = 0;
 
-	while (len - pos >= 12) {
+	if (next)
+		*next = len;
+	while (len - pos >= NOTE_HEADER) {
 		uint32_t namesz = le32(notes + pos), descsz = le32(notes + pos + 4);
 		uint32_t type = le32(notes + pos + 8);
-		size_t name_at = pos + 12, desc_at = name_at + (((size_t)namesz + 3) & ~(size_t)3);
+		size_t name_at = pos + NOTE_HEADER;
+		/* Sizes as size_t from 32-bit fields: the sums below cannot wrap. */
+		size_t desc_at = name_at + (((size_t)namesz + pad) & ~pad);
+		size_t end = desc_at + (((size_t)descsz + pad) & ~pad);
 
-		if (namesz > len || desc_at > len || descsz > len - desc_at)
+		if (desc_at > len || (size_t)descsz > len - desc_at) {
+			/* Not wholly here: the next window starts with it. */
+			if (next)
+				*next = pos;
 			return 0;
+		}
 		if (type == NOTE_GNU_BUILD_ID && namesz == 4 && notes[name_at] == 'G' &&
 		    notes[name_at + 1] == 'N' && notes[name_at + 2] == 'U' &&
 		    notes[name_at + 3] == '\0' && descsz > 0 && descsz <= max_size) {
 			*desc = notes + desc_at;
 			return descsz;
 		}
-		pos = desc_at + (((size_t)descsz + 3) & ~(size_t)3);
-		if (pos > len)
+		if (end >= len) {
+			/* The last note here (its padding may lie beyond). */
+			if (next)
+				*next = end;
 			return 0;
+		}
+		pos = end;
 	}
+	if (next)
+		*next = pos;
 	return 0;
 }
 
@@ -83,7 +101,9 @@ uint32_t hwt_elf_file_build_id(hwt_elf_read_fn *read, void *ctx, uint8_t *out, u
 		len = filesz < sizeof(notes) ? (size_t)filesz : sizeof(notes);
 		if (!read(ctx, le64(ph + PHDR_OFFSET), notes, len))
 			continue;
-		found = hwt_elf_note_build_id(notes, len, max_size, &desc);
+		/* p_align says how the notes are padded (4, or 8 in some linkers' output). */
+		found = hwt_elf_note_walk(notes, len, (uint32_t)le64(ph + PHDR_ALIGN), max_size,
+					  &desc, NULL);
 		if (found) {
 			for (uint32_t k = 0; k < found; k++)
 				out[k] = desc[k];

@@ -83,16 +83,16 @@ static inline void hwt_sw_stream_psb_if_due(struct hwt_sw_stream *s, uint64_t ip
 /*
  * The packet of a near branch of kind branch (enum hwt_x86_branch) that
  * went to target: a TNT bit for a conditional one (taken: target is not
- * fallthrough), TIP for an indirect one or a return (return compression
+ * fall_through), TIP for an indirect one or a return (return compression
  * off), nothing for the others.
  */
 static inline void hwt_sw_stream_branch(struct hwt_sw_stream *s, unsigned branch,
-					uint64_t target, uint64_t fallthrough)
+					uint64_t target, uint64_t fall_through)
 {
 	hwt_sw_stream_reserve(s);
 	switch (branch) {
 	case HWT_X86_COND:
-		hwt_pt_tnt(&s->enc, target != fallthrough);
+		hwt_pt_tnt(&s->enc, target != fall_through);
 		break;
 	case HWT_X86_JUMP_INDIRECT:
 	case HWT_X86_CALL_INDIRECT:

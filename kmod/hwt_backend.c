@@ -4,10 +4,10 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/string.h>
-#include <asm/msr.h>
 
 #include "hwt_backend_int.h"
 #include "hwt_context.h"
+#include "hwt_rec.h"
 #include "hwt_record.h"
 #include "hwt_thread.h"
 
@@ -80,6 +80,46 @@ struct hwt_buffer *hwt_thread_buffer(struct hwt_thread *thr)
 }
 EXPORT_SYMBOL_GPL(hwt_thread_buffer);
 
+struct hwt_buffer *hwt_thread_aux_buffer(struct hwt_thread *thr)
+{
+	return thr->aux;
+}
+EXPORT_SYMBOL_GPL(hwt_thread_aux_buffer);
+
+struct task_struct *hwt_thread_task(struct hwt_thread *thr)
+{
+	return thr->task;
+}
+EXPORT_SYMBOL_GPL(hwt_thread_task);
+
+struct hwt_thread *hwt_thread_of(struct task_struct *task, struct hwt_backend *b)
+{
+	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
+	int i, n;
+
+	n = hwt_thread_find(task, thrs, HWT_HOOK_MAX_CTX);
+	for (i = 0; i < n; i++) {
+		if (thrs[i]->ctx->backend == b)
+			return thrs[i];
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(hwt_thread_of);
+
+bool hwt_thread_tracing(struct hwt_thread *thr)
+{
+	return READ_ONCE(thr->ctx->state) == HWT_CTX_RUNNING &&
+	       test_bit(HWT_THR_ENABLED, &thr->flags) && !hwt_thread_quiet(thr) &&
+	       !test_bit(HWT_THR_UNTRACED, &thr->flags);
+}
+EXPORT_SYMBOL_GPL(hwt_thread_tracing);
+
+bool hwt_thread_request_work(struct hwt_thread *thr)
+{
+	return hwt_thread_queue_work(thr, HWT_WORK_BACKEND);
+}
+EXPORT_SYMBOL_GPL(hwt_thread_request_work);
+
 void *hwt_thread_backend_priv(struct hwt_thread *thr)
 {
 	return thr->backend_priv;
@@ -97,14 +137,21 @@ void hwt_buffer_full(struct hwt_context *ctx, struct hwt_buffer *buf)
 	struct hwt_record_buffer rec;
 
 	memset(&rec, 0, sizeof(rec));
-	rec.hdr.magic = HWT_RECORD_MAGIC;
-	rec.hdr.type = HWT_RECORD_BUFFER;
-	rec.hdr.size = sizeof(rec);
-	rec.hdr.time = rdtsc();
-	rec.hdr.pid = task_tgid_nr(current);
-	rec.hdr.tid = task_pid_nr(current);
+	hwt_rec_hdr(&rec.hdr, HWT_RECORD_BUFFER, sizeof(rec), current);
 	rec.buffer = buf->id;
 	rec.offset = READ_ONCE(buf->offset);
 	hwt_context_record(ctx, &rec.hdr);
 }
 EXPORT_SYMBOL_GPL(hwt_buffer_full);
+
+void hwt_buffer_lost(struct hwt_context *ctx, u64 bytes)
+{
+	struct hwt_record_lost rec;
+
+	memset(&rec, 0, sizeof(rec));
+	hwt_rec_hdr(&rec.hdr, HWT_RECORD_LOST, sizeof(rec), current);
+	rec.reason = HWT_LOST_BUFFER_WRAP;
+	rec.bytes = bytes;
+	hwt_context_record(ctx, &rec.hdr);
+}
+EXPORT_SYMBOL_GPL(hwt_buffer_lost);

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 struct hwt_context;
+struct hwt_record_header;
 struct hwt_thread;
 struct module;
 struct task_struct;
@@ -26,6 +27,7 @@ struct hwt_buffer {
 	u32		id;		/* const: CPU number or tid */
 	u64		offset;		/* owner: bytes written in total */
 	u64		wraps;		/* owner: times the write pointer went round */
+	u64		read;		/* HWT_IOC_BUFREAD: bytes the collector has copied */
 };
 
 /*
@@ -54,6 +56,25 @@ struct hwt_backend_ops {
 	/* Per-thread state: after the thread's buffer exists / before it goes (process context). */
 	int	(*thread_alloc)(struct hwt_thread *thr);
 	void	(*thread_free)(struct hwt_thread *thr);
+	/*
+	 * Optional, THREAD mode, called for a thread with a buffer. The
+	 * thread is current in all but task_fork.
+	 * thread_exec: the thread execs; in the exec hook, before its records
+	 * (atomic); the new image's registers are in place.
+	 * thread_signal: a signal is delivered to it, before its frame is
+	 * set up (get_signal: siglock held, interrupts off).
+	 * task_fork: @child of @parent (current) was just created and has
+	 * not run; @cthr is its thread when the context follows it, else NULL
+	 * (atomic).
+	 * thread_work: what hwt_thread_request_work() asked for, in the
+	 * thread's task work on its way back to user mode (process context,
+	 * no lock held, may sleep).
+	 */
+	void	(*thread_exec)(struct hwt_thread *thr);
+	void	(*thread_signal)(struct hwt_thread *thr, int sig);
+	void	(*task_fork)(struct hwt_thread *parent, struct task_struct *child,
+			     struct hwt_thread *cthr);
+	void	(*thread_work)(struct hwt_thread *thr);
 };
 
 struct hwt_backend {
@@ -76,6 +97,13 @@ void hwt_backend_unregister(struct hwt_backend *b);
 /* Accessors for backends. */
 struct hwt_context *hwt_thread_context(struct hwt_thread *thr);
 struct hwt_buffer *hwt_thread_buffer(struct hwt_thread *thr);
+/* The second buffer (HWT_ALLOC_SIZE_VER1 aux_bufsize), or NULL. */
+struct hwt_buffer *hwt_thread_aux_buffer(struct hwt_thread *thr);
+struct task_struct *hwt_thread_task(struct hwt_thread *thr);
+/* The thread of @task in a context of backend @b (any state but unhashed), or NULL. RCU held. */
+struct hwt_thread *hwt_thread_of(struct task_struct *task, struct hwt_backend *b);
+/* True while the backend may trace @thr: context running, thread traced, unit on. */
+bool hwt_thread_tracing(struct hwt_thread *thr);
 void *hwt_thread_backend_priv(struct hwt_thread *thr);
 void hwt_thread_set_backend_priv(struct hwt_thread *thr, void *priv);
 struct hwt_buffer *hwt_context_cpu_buffer(struct hwt_context *ctx, int cpu);
@@ -85,5 +113,20 @@ u32 hwt_context_ident(struct hwt_context *ctx);
 
 /* Queues a BUFFER record: @buf filled up (callable from atomic context). */
 void hwt_buffer_full(struct hwt_context *ctx, struct hwt_buffer *buf);
+/* Queues a LOST record: @bytes of a buffer were written over unread (atomic-safe). */
+void hwt_buffer_lost(struct hwt_context *ctx, u64 bytes);
+/* Queues @rec (its header filled, sealed here) if @ctx runs (atomic-safe). */
+void hwt_context_record(struct hwt_context *ctx, struct hwt_record_header *rec);
+/* Time of the newest record queued in @ctx (TSC), for a backend's sideband clock. */
+u64 hwt_context_record_time(struct hwt_context *ctx);
+
+/* Asks for ops->thread_work in @thr's task work (atomic-safe); false if it is exiting. */
+bool hwt_thread_request_work(struct hwt_thread *thr);
+/*
+ * In thread_work: waits (killable) until @done(@arg) holds. Returns 0, or
+ * -ESHUTDOWN when the context stops or dies or the thread is untraced
+ * meanwhile, -EINTR on a fatal signal. HWT_IOC_BUFREAD and WAKEUP wake it.
+ */
+int hwt_thread_wait(struct hwt_thread *thr, bool (*done)(void *arg), void *arg);
 
 #endif /* HWT_BACKEND_H */

@@ -6,6 +6,7 @@
 
 #include "hwt_buffer.h"
 #include "hwt_cache.h"
+#include "hwt_compat.h"
 #include "hwt_stats.h"
 
 struct hwt_buffer *hwt_buffer_alloc(size_t size, u32 id)
@@ -42,7 +43,6 @@ int hwt_buffer_mmap(struct hwt_buffer *buf, struct vm_area_struct *vma)
 		return -EPERM;
 	if (vma->vm_end - vma->vm_start > buf->size)
 		return -EINVAL;
-	vma->vm_flags &= ~VM_MAYWRITE;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	hwt_vma_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
 	return remap_vmalloc_range(vma, buf->base, 0);
 }

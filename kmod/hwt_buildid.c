@@ -8,19 +8,14 @@
 #include <linux/pagemap.h>
 #include <linux/string.h>
 
+#include "elf_note.h"
 #include "hwt_buildid.h"
 #include "hwt_record.h"
 
-#define HWT_NT_GNU_BUILD_ID	3
 /* Bounds on the work for one file (the hooks run with preemption off). */
 #define HWT_BID_MAX_PHNUM	64u	/* program headers looked at */
-#define HWT_BID_MAX_NOTES	16u	/* notes looked at per PT_NOTE segment */
-
-#ifdef __LITTLE_ENDIAN
-#define HWT_ELFDATA	ELFDATA2LSB
-#else
-#define HWT_ELFDATA	ELFDATA2MSB
-#endif
+#define HWT_BID_MAX_NOTES	4096u	/* bytes of notes looked at per PT_NOTE segment */
+#define HWT_BID_WINDOW		256u	/* notes read at a time (on the stack) */
 
 /* Page cache only: never sleeps. */
 static int hwt_bid_read_cached(struct file *f, loff_t pos, void *buf, size_t len)
@@ -65,42 +60,36 @@ static int hwt_bid_read(struct file *f, enum hwt_bid_how how, u64 pos, void *buf
 	return r < 0 ? r : -EIO;
 }
 
-/* The build-id note among the notes at [off, off + size), 0 if none. */
+/*
+ * The build-id note among the notes at [off, off + size), 0 if none: read
+ * in windows, each walked by common/elf_note, which says where the next
+ * one starts.
+ */
 static int hwt_bid_notes(struct file *f, enum hwt_bid_how how, u64 off, u64 size,
-			 u64 align, u8 *id)
+			 u32 align, u8 *id)
 {
-	u64 end = off + size;
-	unsigned int i;
+	u64 end = off + min_t(u64, size, HWT_BID_MAX_NOTES);
+	u8 win[HWT_BID_WINDOW];
 	int ret;
 
 	if (end < off)
 		return 0;
-	for (i = 0; i < HWT_BID_MAX_NOTES && end - off >= sizeof(Elf32_Nhdr); i++) {
-		Elf32_Nhdr nh;	/* the same layout in ELF64 */
-		u64 name, desc, next;
-		char gnu[4];
+	while (off < end) {
+		size_t len = min_t(u64, end - off, sizeof(win)), next;
+		const u8 *desc;
+		u32 n;
 
-		ret = hwt_bid_read(f, how, off, &nh, sizeof(nh));
+		ret = hwt_bid_read(f, how, off, win, len);
 		if (ret)
 			return ret;
-		name = off + sizeof(nh);
-		desc = name + ALIGN((u64)nh.n_namesz, align);
-		next = desc + ALIGN((u64)nh.n_descsz, align);
-		if (desc + nh.n_descsz > end)
-			return 0;
-		if (nh.n_type == HWT_NT_GNU_BUILD_ID && nh.n_namesz == sizeof(gnu) &&
-		    nh.n_descsz > 0 && nh.n_descsz <= HWT_BUILD_ID_MAX) {
-			ret = hwt_bid_read(f, how, name, gnu, sizeof(gnu));
-			if (ret)
-				return ret;
-			if (!memcmp(gnu, "GNU", sizeof(gnu))) {
-				ret = hwt_bid_read(f, how, desc, id, nh.n_descsz);
-				return ret ? ret : nh.n_descsz;
-			}
+		n = hwt_elf_note_walk(win, len, align, HWT_BUILD_ID_MAX, &desc, &next);
+		if (n) {
+			memcpy(id, desc, n);
+			return n;
 		}
-		if (next >= end)
-			break;
-		off = next;
+		if (next == 0)
+			return 0;	/* a note longer than the window, or no notes */
+		off += next;
 	}
 	return 0;
 }
@@ -123,7 +112,7 @@ int hwt_buildid_get(struct file *f, enum hwt_bid_how how, u8 *id)
 	ret = hwt_bid_read(f, how, 0, &eh, sizeof(eh.e32));
 	if (ret)
 		return ret == -ENODATA ? 0 : ret;
-	if (memcmp(eh.ident, ELFMAG, SELFMAG) || eh.ident[EI_DATA] != HWT_ELFDATA)
+	if (memcmp(eh.ident, ELFMAG, SELFMAG) || eh.ident[EI_DATA] != ELFDATA2LSB)
 		return 0;
 	if (eh.ident[EI_CLASS] == ELFCLASS64) {
 		ret = hwt_bid_read(f, how, 0, &eh, sizeof(eh.e64));
@@ -151,7 +140,8 @@ int hwt_buildid_get(struct file *f, enum hwt_bid_how how, u8 *id)
 			Elf32_Phdr	p32;
 			Elf64_Phdr	p64;
 		} ph;
-		u64 off, size, align;
+		u64 off, size;
+		u32 align;
 
 		ret = hwt_bid_read(f, how, phoff + (u64)i * phentsize, &ph, need);
 		if (ret)
@@ -160,7 +150,7 @@ int hwt_buildid_get(struct file *f, enum hwt_bid_how how, u8 *id)
 			continue;
 		off = is64 ? ph.p64.p_offset : ph.p32.p_offset;
 		size = is64 ? ph.p64.p_filesz : ph.p32.p_filesz;
-		align = (is64 ? ph.p64.p_align : ph.p32.p_align) == 8 ? 8 : 4;
+		align = is64 ? ph.p64.p_align : ph.p32.p_align;
 		ret = hwt_bid_notes(f, how, off, size, align, id);
 		if (ret == -ENODATA)
 			ret = 0;

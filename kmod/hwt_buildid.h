@@ -2,7 +2,8 @@
 /*
  * Build-ids of mapped ELF files for MMAP records: the GNU build-id note
  * (NT_GNU_BUILD_ID, name "GNU"), found through the PT_NOTE program headers
- * of a native-endian ELF32 or ELF64 file.
+ * of a little-endian ELF32 or ELF64 file; the notes are walked by
+ * common/elf_note.c, as in user space.
  *
  * Two ways to read the file:
  *  - HWT_BID_CACHED: only pages already in the page cache and up to date

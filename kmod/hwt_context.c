@@ -13,8 +13,9 @@
 #include "hwt_buffer.h"
 #include "hwt_cache.h"
 #include "hwt_context.h"
-#include "hwt_hook.h"
+#include "hwt_probe.h"
 #include "hwt_record.h"
+#include "hwt_snapshot.h"
 #include "hwt_stats.h"
 #include "hwt_thread.h"
 
@@ -27,7 +28,7 @@ static DEFINE_IDA(hwt_idents);
 struct workqueue_struct *hwt_wq;	/* frees contexts; drained at module exit */
 
 struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags,
-				      size_t bufsize, u64 recq_size)
+				      size_t bufsize, size_t aux_bufsize, u64 recq_size)
 {
 	struct hwt_context *ctx;
 	int ret;
@@ -45,6 +46,7 @@ struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags
 	ctx->flags = flags;
 	ctx->backend = b;
 	ctx->bufsize = bufsize;
+	ctx->aux_bufsize = aux_bufsize;
 	ctx->state = HWT_CTX_IDLE;
 	ctx->pause_timeout_ms = 1000;
 	INIT_LIST_HEAD(&ctx->threads);
@@ -66,7 +68,7 @@ struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags
 	if (ret)
 		goto err_cpus;
 	if (hwt_nr_contexts == 0) {
-		ret = hwt_hook_register();
+		ret = hwt_probe_register();
 		if (ret)
 			goto err_recq;
 	}
@@ -83,7 +85,7 @@ struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags
 
 err_hooks:
 	if (hwt_nr_contexts == 0)
-		hwt_hook_unregister();
+		hwt_probe_unregister();
 err_recq:
 	hwt_recq_fini(&ctx->recq);
 err_cpus:
@@ -124,7 +126,7 @@ static void hwt_context_free_work(struct work_struct *work)
 	mutex_lock(&hwt_mtx);
 	list_del(&ctx->link);
 	if (--hwt_nr_contexts == 0)
-		hwt_hook_unregister();
+		hwt_probe_unregister();
 	ida_free(&hwt_idents, ctx->ident);
 	mutex_unlock(&hwt_mtx);
 
@@ -200,7 +202,7 @@ int hwt_context_start(struct hwt_context *ctx)
 	if (ctx->mode == HWT_MODE_CPU)
 		hwt_context_on_cpus(ctx, hwt_context_cpu_enable, ctx->backend->ops->enable);
 	else if (old == HWT_CTX_IDLE)
-		hwt_hook_snapshot(ctx);
+		hwt_snapshot_take(ctx);
 	mutex_unlock(&ctx->mtx);
 	return 0;
 }
@@ -282,8 +284,16 @@ void hwt_context_record(struct hwt_context *ctx, struct hwt_record_header *rec)
 	if (READ_ONCE(ctx->state) != HWT_CTX_RUNNING)
 		return;
 	hwt_record_seal(rec);
-	hwt_recq_push(&ctx->recq, rec);
+	if (hwt_recq_push(&ctx->recq, rec))
+		WRITE_ONCE(ctx->rec_time, rec->time);
 }
+EXPORT_SYMBOL_GPL(hwt_context_record);
+
+u64 hwt_context_record_time(struct hwt_context *ctx)
+{
+	return READ_ONCE(ctx->rec_time);
+}
+EXPORT_SYMBOL_GPL(hwt_context_record_time);
 
 /* Accessors for backends. */
 struct hwt_buffer *hwt_context_cpu_buffer(struct hwt_context *ctx, int cpu)

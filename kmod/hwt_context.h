@@ -5,9 +5,12 @@
  * context file descriptor owns it; closing that fd (or the owner exiting)
  * tears it down.
  *
- * Lock order: hwt_mtx -> ctx->lock -> hwt_thread_lock -> recq.lock.
- * Hooks take no mutex; they find contexts and threads under RCU (tracepoint
- * and kprobe handlers run with preemption off) and check ctx->state.
+ * Lock order (the one place it is written down; kmod/README.md lists what
+ * each lock guards):
+ *   ctx->mtx -> hwt_mtx -> ctx->lock -> hwt_thread_lock -> recq.lock
+ * hwt_thread_alloc_mtx is taken with none of these held. Hooks take no
+ * mutex; they find contexts and threads under RCU (tracepoint and kprobe
+ * handlers run with preemption off) and check ctx->state.
  */
 #ifndef HWT_CONTEXT_H
 #define HWT_CONTEXT_H
@@ -46,6 +49,8 @@ struct hwt_context {
 	struct hwt_backend	*backend;	/* const: module reference held */
 	void			*backend_priv;	/* backend */
 	size_t			bufsize;	/* const */
+	size_t			aux_bufsize;	/* const: THREAD mode second buffers, or 0 */
+	u64			rec_time;	/* WRITE_ONCE: time of the newest queued record */
 
 	struct list_head	link;		/* hwt_mtx: hwt_contexts */
 	struct list_head	cpu_link;	/* hwt_mtx + RCU: hwt_cpu_contexts (CPU mode) */
@@ -74,7 +79,7 @@ struct hwt_context {
 
 /* Allocates an IDLE context holding one reference (the caller's). hwt_mtx held. */
 struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags,
-				      size_t bufsize, u64 recq_size);
+				      size_t bufsize, size_t aux_bufsize, u64 recq_size);
 void hwt_context_get(struct hwt_context *ctx);
 /* Drops a reference; the last one queues the free on hwt_wq (any context). */
 void hwt_context_put(struct hwt_context *ctx);
@@ -82,8 +87,6 @@ void hwt_context_put(struct hwt_context *ctx);
 void hwt_context_teardown(struct hwt_context *ctx);
 int hwt_context_start(struct hwt_context *ctx);
 int hwt_context_stop(struct hwt_context *ctx);
-/* Pushes @rec (sealed here) into ctx's queue if it is running. */
-void hwt_context_record(struct hwt_context *ctx, struct hwt_record_header *rec);
 
 extern struct list_head hwt_cpu_contexts;	/* hwt_mtx + RCU */
 extern atomic_t hwt_nr_cpu_contexts;

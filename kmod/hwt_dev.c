@@ -11,8 +11,9 @@
 #include "hwt_cache.h"
 #include "hwt_context.h"
 #include "hwt_dev.h"
-#include "hwt_hook.h"
 #include "hwt_perm.h"
+#include "hwt_probe.h"
+#include "hwt_scratch.h"
 #include "hwt_stats.h"
 
 struct hwt_stats_counters hwt_stats;
@@ -43,7 +44,10 @@ static int __init hwt_init(void)
 		ret = -ENOMEM;
 		goto err_cache;
 	}
-	ret = hwt_hook_init();
+	ret = hwt_probe_init();
+	if (ret)
+		goto err_wq;
+	ret = hwt_scratch_init();
 	if (ret)
 		goto err_wq;
 	hwt_perm_init();
@@ -53,7 +57,7 @@ static int __init hwt_init(void)
 	return 0;
 
 err_hook:
-	hwt_hook_exit();
+	hwt_scratch_exit();
 err_wq:
 	destroy_workqueue(hwt_wq);
 err_cache:
@@ -66,7 +70,7 @@ static void __exit hwt_exit(void)
 	misc_deregister(&hwt_miscdev);
 	/* Waits for the last context frees (they hold module references until done). */
 	destroy_workqueue(hwt_wq);
-	hwt_hook_exit();
+	hwt_scratch_exit();
 	if (atomic64_read(&hwt_stats.contexts) || atomic64_read(&hwt_stats.threads) ||
 	    atomic64_read(&hwt_stats.buffers) || atomic64_read(&hwt_stats.works))
 		pr_err("hwt: leak: %lld contexts, %lld threads, %lld buffers, %lld works\n",

@@ -165,33 +165,50 @@ static __poll_t hwt_ctx_poll(struct file *file, poll_table *pt)
 	return hwt_recq_poll(&ctx->recq, file, pt);
 }
 
-/* The buffer of CPU or thread @id, or NULL. The buffer lives until teardown. */
-static struct hwt_buffer *hwt_ctx_buffer(struct hwt_context *ctx, u64 id)
+/*
+ * The buffer of CPU or thread @id (the second one of a thread with @aux),
+ * or NULL. The buffer lives until teardown.
+ */
+static struct hwt_buffer *hwt_ctx_buffer(struct hwt_context *ctx, u64 id, bool aux)
 {
 	struct hwt_buffer *buf = NULL;
 	struct hwt_thread *thr;
 
 	if (ctx->mode == HWT_MODE_CPU)
-		return id < nr_cpu_ids ? ctx->cpu_bufs[id] : NULL;
+		return id < nr_cpu_ids && !aux ? ctx->cpu_bufs[id] : NULL;
 	HWT_CTX_LOCK(ctx);
 	list_for_each_entry(thr, &ctx->threads, link) {
 		/* The newest thread of that id wins (tids are reused). */
 		if (READ_ONCE(thr->tid) == id && test_bit(HWT_THR_READY, &thr->flags))
-			buf = thr->buf;
+			buf = aux ? thr->aux : thr->buf;
 	}
 	HWT_CTX_UNLOCK(ctx);
 	return buf;
 }
 
+/* The buffer an ioctl's id and HWT_BUF_* flags name, or ERR_PTR (-EINVAL, -ENOENT). */
+static struct hwt_buffer *hwt_ctx_buffer_arg(struct hwt_context *ctx, u32 id, u32 flags,
+					     u32 reserved)
+{
+	struct hwt_buffer *buf;
+
+	if ((flags & ~HWT_BUF_AUX) || reserved)
+		return ERR_PTR(-EINVAL);
+	buf = hwt_ctx_buffer(ctx, id, flags & HWT_BUF_AUX);
+	return buf ? buf : ERR_PTR(-ENOENT);
+}
+
 static int hwt_ctx_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct hwt_context *ctx = file->private_data;
+	unsigned long aux = HWT_MMAP_AUX >> PAGE_SHIFT;
 	unsigned long low = (1ul << (HWT_MMAP_SHIFT - PAGE_SHIFT)) - 1;
 	struct hwt_buffer *buf;
 
-	if (vma->vm_pgoff & low)
+	if (vma->vm_pgoff & low & ~aux)
 		return -EINVAL;
-	buf = hwt_ctx_buffer(ctx, vma->vm_pgoff >> (HWT_MMAP_SHIFT - PAGE_SHIFT));
+	buf = hwt_ctx_buffer(ctx, vma->vm_pgoff >> (HWT_MMAP_SHIFT - PAGE_SHIFT),
+			     vma->vm_pgoff & aux);
 	if (!buf)
 		return -ENOENT;
 	return hwt_buffer_mmap(buf, vma);
@@ -276,9 +293,9 @@ static long hwt_ctx_bufptr(struct hwt_context *ctx, void __user *uarg)
 	ret = hwt_copy_in(&bp, sizeof(bp), HWT_BUFPTR_SIZE_VER0, uarg, &usize);
 	if (ret)
 		return ret;
-	buf = hwt_ctx_buffer(ctx, bp.id);
-	if (!buf)
-		return -ENOENT;
+	buf = hwt_ctx_buffer_arg(ctx, bp.id, bp.flags, bp.reserved);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 	if (ctx->backend->ops->read) {
 		ctx->backend->ops->read(buf, &bp.offset, &bp.wraps);
 	} else {
@@ -287,6 +304,28 @@ static long hwt_ctx_bufptr(struct hwt_context *ctx, void __user *uarg)
 	}
 	bp.bufsize = buf->size;
 	return hwt_copy_out(uarg, &bp, sizeof(bp), usize);
+}
+
+static long hwt_ctx_bufread(struct hwt_context *ctx, void __user *uarg)
+{
+	struct hwt_buffer *buf;
+	struct hwt_bufread br;
+	u32 usize;
+	int ret;
+
+	ret = hwt_copy_in(&br, sizeof(br), HWT_BUFREAD_SIZE_VER0, uarg, &usize);
+	if (ret)
+		return ret;
+	buf = hwt_ctx_buffer_arg(ctx, br.id, br.flags, br.reserved);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	/* One collector per context: no lock, only the bounds. */
+	if (br.offset < READ_ONCE(buf->read) || br.offset > READ_ONCE(buf->offset))
+		return -EINVAL;
+	WRITE_ONCE(buf->read, br.offset);
+	/* A thread may wait for the room (hwt_thread_wait). */
+	wake_up_all(&ctx->pause_wq);
+	return 0;
 }
 
 static long hwt_ctx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -307,6 +346,8 @@ static long hwt_ctx_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		return hwt_ctx_wakeup(ctx, uarg);
 	case _IOC_NR(HWT_IOC_BUFPTR):
 		return hwt_ctx_bufptr(ctx, uarg);
+	case _IOC_NR(HWT_IOC_BUFREAD):
+		return hwt_ctx_bufread(ctx, uarg);
 	}
 	return -ENOTTY;
 }
@@ -345,6 +386,9 @@ static long hwt_ioctl_alloc(void __user *uarg)
 		return -EINVAL;
 	if (a.bufsize < HWT_BUFSIZE_MIN || a.bufsize > HWT_BUFSIZE_MAX ||
 	    !PAGE_ALIGNED(a.bufsize))
+		return -EINVAL;
+	if (a.aux_bufsize && (a.mode != HWT_MODE_THREAD || a.aux_bufsize < HWT_BUFSIZE_MIN ||
+			      a.aux_bufsize > HWT_BUFSIZE_MAX || !PAGE_ALIGNED(a.aux_bufsize)))
 		return -EINVAL;
 	recq_size = a.recq_size ? a.recq_size : HWT_RECQ_SIZE_DEFAULT;
 	if (recq_size < PAGE_SIZE || recq_size > HWT_RECQ_SIZE_MAX || !is_power_of_2(recq_size))
@@ -394,6 +438,13 @@ static long hwt_ioctl_alloc(void __user *uarg)
 		ret = -ENOENT;
 		goto out;
 	}
+	/* A backend without CPU units (sw: it steps threads) has no CPU mode. */
+	if (a.mode == HWT_MODE_CPU && !b->ops->enable) {
+		mutex_unlock(&hwt_mtx);
+		module_put(b->owner);
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
 	/* One backend drives one unit per CPU: its CPU and THREAD modes exclude each other. */
 	if ((a.mode == HWT_MODE_CPU &&
 	     (b->nctx_thread || bitmap_intersects(b->busy_cpus, cpumask_bits(mask), nr_cpu_ids))) ||
@@ -403,7 +454,7 @@ static long hwt_ioctl_alloc(void __user *uarg)
 		ret = -EBUSY;
 		goto out;
 	}
-	ctx = hwt_context_alloc(b, a.mode, a.flags, a.bufsize, recq_size);
+	ctx = hwt_context_alloc(b, a.mode, a.flags, a.bufsize, a.aux_bufsize, recq_size);
 	if (IS_ERR(ctx)) {
 		mutex_unlock(&hwt_mtx);
 		module_put(b->owner);

@@ -2,20 +2,26 @@
 /* Pause for reconfiguration: see hwt_pause.h. */
 #include <linux/file.h>
 #include <linux/jiffies.h>
+#include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/wait.h>
 
 #include "hwt_context.h"
-#include "hwt_hook.h"
 #include "hwt_pause.h"
+#include "hwt_select.h"
 #include "hwt_stats.h"
 #include "hwt_thread.h"
 
+/* The context still runs and the thread is still its to trace. */
+static bool hwt_pause_live(struct hwt_thread *thr)
+{
+	return READ_ONCE(thr->ctx->state) == HWT_CTX_RUNNING &&
+	       !test_bit(HWT_THR_UNTRACED, &thr->flags);
+}
+
 static bool hwt_pause_done(struct hwt_thread *thr, s64 target)
 {
-	return atomic64_read(&thr->wake_seq) >= target ||
-	       test_bit(HWT_THR_UNTRACED, &thr->flags) ||
-	       READ_ONCE(thr->ctx->state) != HWT_CTX_RUNNING;
+	return atomic64_read(&thr->wake_seq) >= target || !hwt_pause_live(thr);
 }
 
 /* Waits with no lock held; returns early on a fatal signal. */
@@ -67,11 +73,15 @@ void hwt_pause_work(struct callback_head *cb)
 		if ((what & HWT_WORK_ALLOC) && !test_bit(HWT_THR_UNSELECTED, &thr->flags) &&
 		    hwt_thread_buffer_ensure(thr) == 0)
 			hwt_pause_enable_self(thr);
-		if ((what & HWT_WORK_SELECT) && hwt_hook_select_work(thr))
+		if ((what & HWT_WORK_SELECT) && hwt_select_work(thr))
 			hwt_pause_enable_self(thr);
 		if ((what & HWT_WORK_PAUSE) && !fatal_signal_pending(current) &&
 		    !test_bit(HWT_THR_UNTRACED, &thr->flags))
 			hwt_pause_wait(thr);
+		/* After the pause: the collector may have reconfigured the backend. */
+		if ((what & HWT_WORK_BACKEND) && thr->ctx->backend->ops->thread_work &&
+		    !test_bit(HWT_THR_UNTRACED, &thr->flags))
+			thr->ctx->backend->ops->thread_work(thr);
 	}
 	/* Exiting, or the context is gone: a SELECT left undone drops its file. */
 	if (what & HWT_WORK_SELECT) {
@@ -83,6 +93,21 @@ void hwt_pause_work(struct callback_head *cb)
 	atomic64_dec(&hwt_stats.works);
 	hwt_thread_put(thr);
 }
+
+int hwt_thread_wait(struct hwt_thread *thr, bool (*done)(void *arg), void *arg)
+{
+	long ret;
+
+	set_bit(HWT_THR_PAUSED, &thr->flags);
+	atomic64_inc(&hwt_stats.paused);
+	ret = wait_event_killable(thr->ctx->pause_wq, done(arg) || !hwt_pause_live(thr));
+	atomic64_dec(&hwt_stats.paused);
+	clear_bit(HWT_THR_PAUSED, &thr->flags);
+	if (ret)
+		return -EINTR;
+	return done(arg) ? 0 : -ESHUTDOWN;
+}
+EXPORT_SYMBOL_GPL(hwt_thread_wait);
 
 int hwt_pause_wakeup(struct hwt_context *ctx, pid_t tid)
 {

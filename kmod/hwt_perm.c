@@ -5,7 +5,8 @@
  * export it, so its address is resolved once through a kprobe on it (the
  * last resort the kernel leaves modules since kallsyms_lookup_name went
  * unexported). If that fails, or indirect calls to unexported functions are
- * unsafe (kernel IBT), only CAP_SYS_PTRACE holders may use THREAD mode.
+ * unsafe (kernel IBT: Debian's 6.12), ptrace's credential, capability and
+ * dumpability rules are replayed (hwt_perm_exec), without the LSM hooks.
  */
 #include <linux/binfmts.h>
 #include <linux/capability.h>
@@ -14,6 +15,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
 #include <linux/user_namespace.h>
 
 #include "hwt_perm.h"
@@ -25,11 +27,11 @@ void hwt_perm_init(void)
 	struct kprobe kp = { .symbol_name = "ptrace_may_access" };
 
 	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) || IS_ENABLED(CONFIG_CFI_CLANG)) {
-		pr_warn("hwt: THREAD mode limited to CAP_SYS_PTRACE (indirect-call checking kernel)\n");
+		pr_info("hwt: ptrace's rules replayed, without LSM hooks (indirect-call checking kernel)\n");
 		return;
 	}
 	if (register_kprobe(&kp)) {
-		pr_warn("hwt: ptrace_may_access not found; THREAD mode limited to CAP_SYS_PTRACE\n");
+		pr_warn("hwt: ptrace_may_access not found; ptrace's rules replayed, without LSM hooks\n");
 		return;
 	}
 	hwt_ptrace_may_access = (void *)kp.addr;
@@ -38,9 +40,16 @@ void hwt_perm_init(void)
 
 int hwt_perm_thread(struct task_struct *task)
 {
+	struct mm_struct *mm;
+	const char *why;
+
 	if (hwt_ptrace_may_access)
 		return hwt_ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS) ? 0 : -EPERM;
-	return capable(CAP_SYS_PTRACE) ? 0 : -EPERM;
+	mm = get_task_mm(task);
+	why = hwt_perm_exec(current_cred(), task, mm, NULL);
+	if (mm)
+		mmput(mm);
+	return why ? -EPERM : 0;
 }
 
 int hwt_perm_cpu(void)

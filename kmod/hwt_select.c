@@ -3,8 +3,10 @@
 #include <linux/dcache.h>
 #include <linux/elf.h>
 #include <linux/err.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/limits.h>
+#include <linux/mmap_lock.h>
 #include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/slab.h>
@@ -15,7 +17,11 @@
 #include "hwt_record.h"
 #include "hwt_cache.h"
 #include "hwt_context.h"
+#include "hwt_dest.h"
+#include "hwt_rec.h"
+#include "hwt_scratch.h"
 #include "hwt_select.h"
+#include "hwt_thread.h"
 
 /* Bounds on what one judgement reads (the same as the preloaded library's). */
 #define HWT_SEL_MAX_SHNUM	1024u	/* section headers looked at */
@@ -221,4 +227,61 @@ enum hwt_rule_verdict hwt_select_judge(struct hwt_context *ctx, struct file *f, 
 	facts.debug_info = w ? hwt_sel_debug_info(f, &eh, p, w) : 0;
 	kfree(w);
 	return hwt_rule_decide(&facts, why);
+}
+
+/* The SELECT work: see hwt_select.h. */
+bool hwt_select_work(struct hwt_thread *thr)
+{
+	struct hwt_context *ctx = thr->ctx;
+	struct file *f = xchg(&thr->sel_file, NULL);
+	struct hwt_dest d = { ctx, thr, false };
+	struct task_struct *p = current;
+	struct hwt_record_header *rec;
+	struct mm_struct *mm = p->mm;
+	enum hwt_rule_verdict v;
+	const char *path, *why;
+	bool traced = false;
+	char *args;
+	void *s;
+
+	if (!f)
+		return false;
+	s = kmalloc(HWT_SCRATCH_SIZE, GFP_KERNEL);
+	if (!s) {
+		set_bit(HWT_THR_UNSELECTED, &thr->flags);
+		hwt_dest_lost(&d, 1, HWT_LOST_IMAGE, p);
+		goto out;
+	}
+	v = hwt_select_judge(ctx, f, hwt_scratch_path(s), &path, &why);
+	if (v == HWT_RULE_TRACE && hwt_thread_buffer_ensure(thr)) {
+		v = HWT_RULE_NATIVE;
+		why = "no memory for the trace buffer";
+	}
+	if (v != HWT_RULE_TRACE) {
+		set_bit(HWT_THR_UNSELECTED, &thr->flags);
+		rec = hwt_rec_untraced(s, HWT_SCRATCH_PATH, p, path, why ? why : "not selected");
+		if (rec)
+			hwt_context_record(ctx, rec);
+		goto out_free;
+	}
+	clear_bit(HWT_THR_UNSELECTED, &thr->flags);
+	traced = true;
+	if (READ_ONCE(ctx->state) != HWT_CTX_RUNNING)
+		goto out_free;	/* nothing is recorded, and no pause */
+	args = hwt_rec_process_begin(s, path);
+	rec = hwt_rec_process_end(s, HWT_RECORD_EXEC, p, args, hwt_rec_current_args(args));
+	hwt_dest_deliver(&d, 1, rec, HWT_CFG_PAUSE_EXEC, false);
+	if (mm && mmap_read_lock_killable(mm) == 0) {
+		hwt_dest_image(&d, 1, p, mm, s);
+		mmap_read_unlock(mm);
+	} else {
+		hwt_dest_lost(&d, 1, HWT_LOST_IMAGE, p);
+	}
+out_free:
+	kfree(s);
+out:
+	smp_mb__before_atomic();
+	clear_bit(HWT_THR_SELECTING, &thr->flags);
+	fput(f);
+	return traced;
 }

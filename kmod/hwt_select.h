@@ -7,7 +7,7 @@
  * which judges it here on the thread's way back to user mode, before the
  * first instruction of the new image: it reads the ELF header and section
  * headers (kernel_read) and looks separate debug files up (kern_path), all
- * of which may sleep.
+ * of which may sleep, then records what it decided.
  */
 #ifndef HWT_SELECT_H
 #define HWT_SELECT_H
@@ -21,6 +21,7 @@
 struct file;
 struct hwt_config;
 struct hwt_context;
+struct hwt_thread;
 
 /* A context's glob lists (the hwt_select cache). */
 struct hwt_select {
@@ -41,5 +42,16 @@ void hwt_select_free(struct hwt_select *sel);
  */
 enum hwt_rule_verdict hwt_select_judge(struct hwt_context *ctx, struct file *f, char *pathbuf,
 				       const char **path, const char **why);
+
+/*
+ * The SELECT task work of @thr (hwt_pause.c), on the thread's way back to
+ * user mode after an exec, before the new image's first instruction; no
+ * lock held, may sleep. Judges the exec'd file (thr->sel_file, dropped
+ * here). Selected: the buffer is made if missing, the context gets EXEC
+ * (paused on request) and the MMAPs of the image, and the thread is traced
+ * again; true is returned (the caller turns the unit on). Not selected:
+ * UNSELECTED, one UNTRACED record (path, reason), no pause.
+ */
+bool hwt_select_work(struct hwt_thread *thr);
 
 #endif /* HWT_SELECT_H */

@@ -18,8 +18,7 @@
 
 DEFINE_SPINLOCK(hwt_thread_lock);
 static DEFINE_HASHTABLE(hwt_threads, 10);	/* hwt_thread_lock + RCU */
-/* Serialises buffer allocation of a thread with publishing it to hooks. */
-static DEFINE_MUTEX(hwt_thread_alloc_mtx);
+DEFINE_MUTEX(hwt_thread_alloc_mtx);
 
 #define HWT_THREAD_KEY(task)	((unsigned long)(task))
 
@@ -63,6 +62,7 @@ static void hwt_thread_release(struct kref *ref)
 		if (ctx->backend->ops->thread_free)
 			ctx->backend->ops->thread_free(thr);
 		hwt_buffer_free(thr->buf);
+		hwt_buffer_free(thr->aux);
 	}
 	put_task_struct(thr->task);
 	kmem_cache_free(hwt_thread_cache, thr);
@@ -144,12 +144,22 @@ int hwt_thread_buffer_ensure(struct hwt_thread *thr)
 		ret = -ENOMEM;
 		goto out;
 	}
+	if (ctx->aux_bufsize) {
+		thr->aux = hwt_buffer_alloc(ctx->aux_bufsize, READ_ONCE(thr->tid));
+		if (!thr->aux) {
+			hwt_buffer_free(buf);
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	thr->buf = buf;
 	if (ctx->backend->ops->thread_alloc) {
 		ret = ctx->backend->ops->thread_alloc(thr);
 		if (ret) {
 			thr->buf = NULL;
 			hwt_buffer_free(buf);
+			hwt_buffer_free(thr->aux);
+			thr->aux = NULL;
 			goto out;
 		}
 	}

@@ -10,6 +10,7 @@
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/task_work.h>
 #include <linux/types.h>
@@ -18,6 +19,8 @@ struct hwt_context;
 struct hwt_buffer;
 
 extern spinlock_t hwt_thread_lock;	/* guards the hash (writers only) */
+/* Guards writing hwt_thread.buf and the backend state (hwt_thread_buffer_ensure). */
+extern struct mutex hwt_thread_alloc_mtx;
 
 /* hwt_thread.flags bits */
 enum {
@@ -40,6 +43,7 @@ enum {
 #define HWT_WORK_ALLOC	0x1u	/* allocate the buffer (new thread) */
 #define HWT_WORK_PAUSE	0x2u	/* pause for the collector */
 #define HWT_WORK_SELECT	0x4u	/* judge the exec'd image (sel_file) */
+#define HWT_WORK_BACKEND 0x8u	/* the backend's thread_work */
 
 struct hwt_thread {
 	struct kref		ref;		/* atomic: ctx->threads list, queued task work */
@@ -52,8 +56,12 @@ struct hwt_thread {
 	struct hlist_node	hnode;		/* hwt_thread_lock + RCU */
 	struct list_head	link;		/* ctx lock: ctx->threads */
 	unsigned long		flags;		/* atomic bits HWT_THR_* */
-	struct hwt_buffer	*buf;		/* set once by cmpxchg; READ_ONCE */
-	void			*backend_priv;	/* backend */
+	struct hwt_buffer	*buf;		/* hwt_thread_alloc_mtx: written once, a plain
+						   store before HWT_THR_READY is set; others read
+						   it after seeing READY (or in the release) */
+	struct hwt_buffer	*aux;		/* like buf: the second buffer, or NULL */
+	void			*backend_priv;	/* backend: set by its thread_alloc under
+						   hwt_thread_alloc_mtx, like buf */
 	atomic_t		work_flags;	/* HWT_WORK_* for the next task work run */
 	struct callback_head	work;		/* owned by the task while HWT_THR_WORK */
 	atomic64_t		pause_seq;	/* pauses requested */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds hwt.ko and hwt_test.ko out of tree with kbuild, in a build directory
 # of symlinks, so that no object file lands in the source tree.
-#   kbuild.sh SRCDIR BUILDDIR [KERNEL_VERSION]
+#   kbuild.sh SRCDIR BUILDDIR [KERNEL_VERSION]     (HWT_KDIR: the headers' build directory)
 # The kernel version defaults to the one Debian's linux-image-amd64 installed
 # in /boot (the kernel the tests boot), not the running one.
 set -eu
@@ -11,7 +11,8 @@ kver=${3:-}
 if [ -z "$kver" ]; then
 	kver=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -1)
 fi
-kdir=/lib/modules/$kver/build
+# HWT_KDIR: the kernel's build directory, when not where Debian installs it.
+kdir=${HWT_KDIR:-/lib/modules/$kver/build}
 [ -d "$kdir" ] || kdir=/usr/src/linux-headers-$kver
 [ -f "$kdir/Makefile" ] || { echo "kbuild.sh: no headers for $kver" >&2; exit 1; }
 mkdir -p "$out/common" "$out/include/uapi"
@@ -21,8 +22,9 @@ done
 for f in "$src"/include/uapi/*.h; do
 	ln -sf "$f" "$out/include/uapi/$(basename "$f")"
 done
-for f in crc32.c crc32.h hwt_record.c hwt_record.h hwt_types.h hwt_select_rule.c \
-	 hwt_select_rule.h; do
+for f in crc32.c crc32.h elf_note.c elf_note.h hwt_record.c hwt_record.h hwt_types.h \
+	 hwt_select_rule.c hwt_select_rule.h pt_encoder.c pt_encoder.h x86_insn.c x86_insn.h \
+	 sw_stream.c sw_stream.h; do
 	ln -sf "$src/../common/$f" "$out/common/$f"
 done
 exec make -s -C "$kdir" M="$(cd "$out" && pwd)" modules

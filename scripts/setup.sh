@@ -19,10 +19,14 @@ packages=(
   libc6-dev-arm64-cross
   # instrumented PGO (-fprofile-instr-generate) for the PGO benchmark
   libclang-rt-19-dev
-  # kernel framework tests
-  qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
-  # looking at pages
-  chromium
+  # kernel framework tests: Debian's 6.1, and the 6.12 of bookworm-backports (below);
+  # dkms builds the modules as users would
+  qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod dkms xz-utils
+  # looking at pages: the flame graph and speedscope tests (tests/stacks/web,
+  # whose npm packages scripts/setup_npm.sh installs; npm below)
+  chromium nodejs
+  # function names of libc and ld.so in flame graphs (and callgrind's)
+  libc6-dbg
   # coverage in CI: the oracles (diff-cover, gcovr), the .deb (dpkg-shlibdeps),
   # diff coverage (git), the CI examples' YAML, the manual pages
   diff-cover gcovr dpkg-dev git python3-yaml groff-base man-db
@@ -32,20 +36,50 @@ packages=(
   linux-perf libzstd-dev
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all ${#packages[@]} packages present"
-  exit 0
+# The second kernel comes from bookworm-backports.
+backports=/etc/apt/sources.list.d/bookworm-backports.sources
+if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  SUDO=
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm-backports' \
+    'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
+    $SUDO tee "$backports" >/dev/null
 fi
 
-echo "setup: installing ${missing[*]}"
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-echo "setup: done"
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+missing=()
+for p in "${packages[@]}"; do
+  installed "$p" || missing+=("$p")
+done
+# npm: Debian's package, unless the nodejs installed already brings the
+# command (NodeSource's does, and conflicts with Debian's npm).
+command -v npm >/dev/null 2>&1 || installed npm || missing+=(npm)
+# The 6.12 kernel: any installed linux-image-6.12.* with its headers will do.
+kernel612=0
+for img in $(dpkg-query -W -f='${Package}\n' 'linux-image-6.12.*-amd64' 2>/dev/null); do
+  installed "$img" && installed "${img/linux-image/linux-headers}" && kernel612=1
+done
+
+if [ ${#missing[@]} -eq 0 ] && [ $kernel612 = 1 ]; then
+  echo "setup: all $((${#packages[@]} + 2)) packages present"
+else
+  SUDO=
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  # Backports' kernel packages carry the ABI in their names, which changes with
+  # uploads: take those its linux-image-amd64 and linux-headers-amd64 depend on
+  # (the metapackages themselves stay bookworm's, the 6.1 kernel).
+  if [ $kernel612 = 0 ]; then
+    for meta in linux-image-amd64 linux-headers-amd64; do
+      v=$(apt-cache madison "$meta" | awk '$0 ~ /bookworm-backports/ { print $3; exit }')
+      dep=$(apt-cache show "$meta=$v" 2>/dev/null | sed -n 's/^Depends: \(linux-[a-z]*-6\.12[^ ,]*\).*/\1/p' | head -1)
+      [ -n "$dep" ] || { echo "setup: no 6.12 kernel ($meta) in bookworm-backports" >&2; exit 1; }
+      missing+=("$dep")
+    done
+  fi
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}"
+  echo "setup: done"
+fi
+bash "$(dirname "$0")/setup_npm.sh"

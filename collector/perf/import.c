@@ -24,7 +24,7 @@ const char *hwt_perf_import_errstr(int code)
 	case hie_nomem:     return "out of memory";
 	case hie_io:        return "input/output error";
 	case hie_perf_data: return "the perf.data file cannot be read";
-	case hie_no_trace:  return "no Intel PT trace in the perf.data file";
+	case hie_no_trace:  return "no Intel PT or CoreSight ETM trace in the perf.data file";
 	case hie_exists:    return "the bundle directory exists and is not empty";
 	}
 	return "unknown error";
@@ -251,9 +251,12 @@ static int take_record(struct import *im, const struct hwt_perf_record *rec)
 
 	switch (rec->type) {
 	case HWT_PERF_RECORD_AUXTRACE_INFO:
+		if (rec->u.auxtrace_info.type == HWT_PERF_AUXTRACE_CS_ETM)
+			return hwt_import_etm_info(im, rec);
 		if (rec->u.auxtrace_info.type != HWT_PERF_AUXTRACE_INTEL_PT) {
-			hwt_import_warn(im, "%s: AUXTRACE_INFO of type %u, not Intel PT (1): "
-					"ignored", im->perf_path, rec->u.auxtrace_info.type);
+			hwt_import_warn(im, "%s: AUXTRACE_INFO of type %u, not Intel PT (1) or "
+					"CoreSight ETM (3): ignored", im->perf_path,
+					rec->u.auxtrace_info.type);
 			return 0;
 		}
 		take_info(im, rec);
@@ -387,7 +390,9 @@ static int read_perf_data(struct import *im)
 
 static struct iqueue *queue_of(struct import *im, const struct iaux *a)
 {
-	int per_cpu = im->pt.per_cpu && a->cpu != UINT32_MAX;
+	/* cs_etm says it by the buffer: a thread's has its tid. */
+	int per_cpu = im->etm.have_info ? a->tid == UINT32_MAX
+					: im->pt.per_cpu && a->cpu != UINT32_MAX;
 	struct iqueue *q;
 
 	for (size_t i = 0; i < im->nqueues; i++) {
@@ -409,6 +414,19 @@ static struct iqueue *queue_of(struct import *im, const struct iaux *a)
 
 static int make_queues(struct import *im)
 {
+	int raw = 0, formatted = 0;
+
+	/* ETM trace is raw (a TRBE's) where the AUX records say so, else framed. */
+	for (size_t i = 0; i < im->nevents; i++)
+		if (im->events[i].type == PERF_RECORD_AUX && im->events[i].u.aux.size) {
+			if (im->events[i].u.aux.flags & HWT_PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW)
+				raw = 1;
+			else
+				formatted = 1;
+		}
+	if (im->etm.have_info && raw && formatted)
+		hwt_import_warn(im, "%s: AUX records of raw and of formatted ETM trace: all of it "
+				"read as formatted", im->perf_path);
 	for (size_t i = 0; i < im->naux; i++) {
 		struct iqueue *q = queue_of(im, &im->aux[i]);
 
@@ -419,6 +437,7 @@ static int make_queues(struct import *im)
 			hwt_import_warn(im, "%s: AUX buffer %u holds trace of threads %u and %u",
 					im->perf_path, q->idx, q->tid, im->aux[i].tid);
 		q->bufs[q->nbufs++] = &im->aux[i];
+		q->formatted = im->etm.have_info && (formatted || !raw);
 		if (q->per_cpu)
 			im->stats.per_cpu = 1;
 	}
@@ -558,6 +577,7 @@ static void free_all(struct import *im)
 	hwt_import_note_free(&im->note);
 	hwt_import_processes_free(im);
 	free(im->pt.filter);
+	hwt_perf_cs_etm_info_free(&im->etm.info);
 	free(im->dir);
 	hwt_perf_reader_free(im->reader);
 }
@@ -590,13 +610,22 @@ int hwt_perf_import(const char *perf_data, const char *bundle_dir,
 	err = read_perf_data(&im);
 	if (err)
 		goto out;
-	if (!im.pt.have_info) {
-		set_error(&im, "%s: no Intel PT trace (no intel_pt AUXTRACE_INFO record)",
-			  perf_data);
-		err = -hie_no_trace;
+	if (!im.pt.have_info && !im.etm.have_info) {
+		if (im.etm.error[0])
+			set_error(&im, "%s", im.etm.error);
+		else
+			set_error(&im, "%s: no Intel PT or CoreSight ETM trace (no intel_pt or cs_etm "
+				  "AUXTRACE_INFO record)", perf_data);
+		err = im.etm.error[0] ? -hie_perf_data : -hie_no_trace;
 		goto out;
 	}
-	take_attr(&im);
+	if (im.pt.have_info && im.etm.have_info) {
+		hwt_import_warn(&im, "%s: AUXTRACE_INFO of Intel PT and of CoreSight ETM: the ETM "
+				"trace is imported", perf_data);
+		im.pt.have_info = 0;
+	}
+	if (im.pt.have_info)
+		take_attr(&im);
 	im.stats.snapshot = im.pt.snapshot;
 	/* Every time on the TSC clock, then in order. */
 	for (size_t i = 0; i < im.nevents; i++)
@@ -630,7 +659,8 @@ int hwt_perf_import(const char *perf_data, const char *bundle_dir,
 	if (!err)
 		err = hwt_import_owners(&im);
 	for (size_t i = 0; !err && i < im.nqueues; i++)
-		err = hwt_import_split(&im, &im.queues[i]);
+		err = im.etm.have_info ? hwt_import_etm_split(&im, &im.queues[i])
+				       : hwt_import_split(&im, &im.queues[i]);
 	if (!err)
 		err = hwt_import_bundle_finish(&im);
 	if (!err && im.nomem)

@@ -6,6 +6,7 @@
 
 #include "hwt_perf_import.h"
 #include "hwt_perfdata.h"
+#include "hwt_perf_cs_etm.h"
 #include "hwt_record.h"
 
 /* ----- What the perf.data file says ------------------------------------- */
@@ -131,6 +132,7 @@ struct iqueue {
 	uint32_t missing_pid, missing_tid;
 	/* Gaps between its AUXTRACE buffers (snapshot mode: overwritten trace) */
 	uint64_t gaps, gap_bytes;
+	int formatted;             /* cs_etm: CoreSight frames (an ETR's), not raw */
 };
 
 /* The decoder-relevant configuration of the PMU (AUXTRACE_INFO and attr). */
@@ -149,6 +151,13 @@ struct ipt_config {
 	char *filter;
 };
 
+/* CoreSight ETM: AUXTRACE_INFO's trace units (cs_etm_import.c). */
+struct ietm_config {
+	int have_info;
+	struct hwt_perf_cs_etm_info info;
+	char error[320];           /* why a cs_etm AUXTRACE_INFO was refused */
+};
+
 struct import {
 	const struct hwt_perf_import_options *opt;
 	struct hwt_perf_import_stats stats;
@@ -156,6 +165,7 @@ struct import {
 	const char *perf_path;
 	char *dir;                 /* the bundle */
 	struct ipt_config pt;
+	struct ietm_config etm;
 
 	struct ievent *events;
 	size_t nevents, cap_events;
@@ -212,6 +222,16 @@ char *hwt_import_binary(struct import *im, const char *filename, uint8_t *build_
 
 /* split.c: one AUX queue into its threads' streams. */
 int hwt_import_split(struct import *im, struct iqueue *q);
+
+/*
+ * cs_etm_import.c: a cs_etm AUXTRACE_INFO taken in (0, or -1 out of memory;
+ * a record that does not parse leaves im->etm.error); the bundle's header
+ * keys of its trace unit (up to room, returns how many); one AUX queue of
+ * ETM trace into its threads' streams.
+ */
+int hwt_import_etm_info(struct import *im, const struct hwt_perf_record *rec);
+size_t hwt_import_etm_keys(const struct import *im, char (*keys)[128], size_t room);
+int hwt_import_etm_split(struct import *im, struct iqueue *q);
 
 /* bundle.c: the bundle directory, streams and sideband files. */
 int hwt_import_bundle_create(struct import *im);

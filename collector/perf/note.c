@@ -148,7 +148,7 @@ int hwt_import_note_read(struct import *im)
 	const void *data;
 	uint64_t size;
 	char *text, *line, *save = NULL;
-	unsigned bad = 0, lineno = 0;
+	unsigned bad = 0;
 
 	if (hwt_perf_feature(im->reader, HWT_PERF_FEAT_HWT, &data, &size))
 		return 0;
@@ -166,7 +166,6 @@ int hwt_import_note_read(struct import *im)
 	for (line = strtok_r(text + 11, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		int r = note_line(im, &im->note, line);
 
-		lineno++;
 		if (r < 0) {
 			free(text);
 			return -hie_nomem;

@@ -46,8 +46,9 @@ static int stream_flush(struct import *im, struct istream *s)
 		s->path = malloc(strlen(im->dir) + 64);
 		if (!s->path)
 			return -hie_nomem;
-		sprintf(s->path, "%s/streams/%" PRIu32 ".%" PRIu32 "-%" PRIu32 ".pt", im->dir,
-			s->image->pid, s->image->generation, s->tid);
+		sprintf(s->path, "%s/streams/%" PRIu32 ".%" PRIu32 "-%" PRIu32 "%s", im->dir,
+			s->image->pid, s->image->generation, s->tid,
+			im->etm.have_info ? ".etm" : ".pt");
 	}
 	fd = open(s->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (s->created ? 0 : O_EXCL),
 		  0644);
@@ -128,21 +129,26 @@ int hwt_import_bundle_create(struct import *im)
 		if (strcmp(im->perf_path, "-") && stat(im->perf_path, &st) == 0)
 			snprintf(keys[n++], sizeof(keys[0]), "start=%lld", (long long)st.st_mtime);
 	}
-	if (cpuid)
-		snprintf(keys[n++], sizeof(keys[0]), "pt_cpu=%.100s", cpuid);
-	snprintf(keys[n++], sizeof(keys[0]), "pt_config=%#" PRIx64, c->config);
-	snprintf(keys[n++], sizeof(keys[0]), "pt_ret_compression=%d", c->retcomp);
-	snprintf(keys[n++], sizeof(keys[0]), "pt_kernel=%d", !c->exclude_kernel);
-	snprintf(keys[n++], sizeof(keys[0]), "pt_tsc=%d", c->tsc);
-	snprintf(keys[n++], sizeof(keys[0]), "pt_cyc=%d", c->cyc);
-	snprintf(keys[n++], sizeof(keys[0]), "pt_mtc=%d", c->mtc);
-	if (c->mtc)
-		snprintf(keys[n++], sizeof(keys[0]), "pt_mtc_freq=%u", c->mtc_freq);
-	if (c->ctc_n && c->ctc_d)
-		snprintf(keys[n++], sizeof(keys[0]), "pt_tsc_ctc=%" PRIu32 "/%" PRIu32, c->ctc_n,
-			 c->ctc_d);
-	if (c->nom_freq)
-		snprintf(keys[n++], sizeof(keys[0]), "pt_nom_freq=%" PRIu32, c->nom_freq);
+	/* The trace unit's configuration, for the decoder and hwt export. */
+	if (im->etm.have_info) {
+		n += hwt_import_etm_keys(im, keys + n, sizeof(keys) / sizeof(keys[0]) - n);
+	} else {
+		if (cpuid)
+			snprintf(keys[n++], sizeof(keys[0]), "pt_cpu=%.100s", cpuid);
+		snprintf(keys[n++], sizeof(keys[0]), "pt_config=%#" PRIx64, c->config);
+		snprintf(keys[n++], sizeof(keys[0]), "pt_ret_compression=%d", c->retcomp);
+		snprintf(keys[n++], sizeof(keys[0]), "pt_kernel=%d", !c->exclude_kernel);
+		snprintf(keys[n++], sizeof(keys[0]), "pt_tsc=%d", c->tsc);
+		snprintf(keys[n++], sizeof(keys[0]), "pt_cyc=%d", c->cyc);
+		snprintf(keys[n++], sizeof(keys[0]), "pt_mtc=%d", c->mtc);
+		if (c->mtc)
+			snprintf(keys[n++], sizeof(keys[0]), "pt_mtc_freq=%u", c->mtc_freq);
+		if (c->ctc_n && c->ctc_d)
+			snprintf(keys[n++], sizeof(keys[0]), "pt_tsc_ctc=%" PRIu32 "/%" PRIu32, c->ctc_n,
+				 c->ctc_d);
+		if (c->nom_freq)
+			snprintf(keys[n++], sizeof(keys[0]), "pt_nom_freq=%" PRIu32, c->nom_freq);
+	}
 	for (size_t i = 0; i < n; i++)
 		list[i] = keys[i];
 	list[n] = NULL;

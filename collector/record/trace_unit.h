@@ -1,11 +1,12 @@
 /*
  * Trace units that `hwt record` can drive: software units for machines
  * without trace hardware, the Valgrind tool (collector/valgrind,
- * valgrind_unit.c) and the QEMU user-mode TCG plugin (collector/qemu,
- * qemu_unit.c); and Intel PT hardware through Linux perf (perf_unit.c:
- * perf record, then hwt import). unit_run.c is what they share: the choice
- * of a unit, the preloaded library's environment, running the command (the
- * commands parse the options: integrations/command).
+ * valgrind_unit.c), the QEMU user-mode TCG plugin (collector/qemu,
+ * qemu_unit.c) and hwt.ko's sw backend (collector/kmod, kmod_unit.c); and
+ * Intel PT hardware through Linux perf (perf_unit.c: perf record, then hwt
+ * import). unit_run.c is what they share: the choice of a unit, the
+ * preloaded library's environment, running the command (the commands parse
+ * the options: integrations/command).
  */
 #ifndef HWT_TRACE_UNIT_H
 #define HWT_TRACE_UNIT_H
@@ -19,13 +20,19 @@
 #define HWT_UNIT_ENV "HWT_UNIT"
 
 struct hwt_unit_options {
-	const char *unit;   /* --unit: valgrind, qemu, perf, auto; NULL: $HWT_UNIT, else HWT_UNIT_DEFAULT */
+	const char *unit;   /* --unit: valgrind, qemu, kmod, perf, auto; NULL: $HWT_UNIT, else HWT_UNIT_DEFAULT */
 	int debug_blocks;   /* write the executed-block log (tests) */
 	long psb_period;    /* bytes between PSB+; 0: the unit's default */
 	int trace_all;      /* trace every process (no selection) */
 	const char *trace;  /* --trace globs, newline-separated, or NULL */
 	const char *no_trace; /* --no-trace globs, newline-separated, or NULL */
 	const char *filters[16]; /* --filter IMAGE[:FUNCTION], NULL-terminated */
+	/* The kernel unit's (kmod_unit.c): */
+	int wrap;           /* --wrap: a full trace buffer is written over (LOST), not paused */
+	size_t bufsize;     /* --buffer-size: bytes per thread; 0: the unit's default */
+	int pid;            /* -p: attach to this running process (no command) */
+	double duration;    /* --duration: seconds of an attach or CPU recording; 0: until Ctrl-C */
+	const char *cpus;   /* -a ("all") or --cpu LIST: CPU mode (no command) */
 	/* Called in the recorder once the command runs (after its fork), for
 	   work alongside it (hwt-cov's decode while recording); NULL: none. */
 	void (*running)(void *context);
@@ -97,6 +104,15 @@ struct hwt_unit {
 	 * selection that selects every x86-64 ELF executable (--trace '*').
 	 */
 	int follows_children;
+	/* The bundle's clock (docs/bundle.md); NULL: "sequence". */
+	const char *clock;
+	/*
+	 * A unit that is no command line (the kernel unit): records argv (or,
+	 * with opts->pid or opts->cpus, what runs) itself, as hwt_unit_run does;
+	 * NULL: hwt_unit_run execs argv_prefix. No lib_file: no directory.
+	 */
+	int (*record)(const char *bundle, const struct hwt_unit_options *opts, char *const argv[],
+		      int *status, const char *prefix);
 	/*
 	 * It always runs the command directly and traces the whole tree (perf):
 	 * no preloaded library. It writes not the bundle but files of its own
@@ -108,7 +124,7 @@ struct hwt_unit {
 		      const struct hwt_unit_options *opts, const char *prefix, int quiet);
 };
 
-extern const struct hwt_unit hwt_valgrind_unit, hwt_qemu_unit, hwt_perf_unit;
+extern const struct hwt_unit hwt_valgrind_unit, hwt_qemu_unit, hwt_perf_unit, hwt_kmod_unit;
 
 /* Finds name in PATH, as execvp would; buf (PATH_MAX bytes) gets the canonical path. */
 int hwt_unit_find_in_path(const char *name, char *buf, size_t size);

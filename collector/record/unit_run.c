@@ -23,7 +23,7 @@
 #include "trace_unit.h"
 
 static const struct hwt_unit *const units[] = { &hwt_valgrind_unit, &hwt_qemu_unit,
-						 &hwt_perf_unit };
+						 &hwt_perf_unit, &hwt_kmod_unit };
 
 static const struct hwt_unit *unit_named(const char *name)
 {
@@ -162,9 +162,9 @@ static int prepare(struct hwt_unit_run *run, const struct hwt_unit *unit,
 		   const struct hwt_unit_options *opts, const char *prefix, int quiet)
 {
 	run->unit = unit;
-	return unit->prepare(&run->files, opts, prefix, quiet) == 0 &&
-			       find_lib(unit, run->files.lib, prefix, quiet) == 0 ?
-		       0 : -1;
+	if (unit->prepare(&run->files, opts, prefix, quiet) != 0)
+		return -1;
+	return !unit->lib_file || find_lib(unit, run->files.lib, prefix, quiet) == 0 ? 0 : -1;
 }
 
 int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *opts,
@@ -179,7 +179,7 @@ int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *op
 			name = HWT_UNIT_DEFAULT;
 		else if (!hwt_unit_known(name)) {
 			fprintf(stderr, "%s: %s: unknown trace unit '%s' (known: perf, valgrind, qemu, "
-				"auto)\n", prefix, HWT_UNIT_ENV, name);
+				"kmod, auto)\n", prefix, HWT_UNIT_ENV, name);
 			return -1;
 		}
 	}
@@ -351,6 +351,8 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 	struct sigaction sa, old_int, old_term, old_hup, old_quit;
 	pid_t pid;
 
+	if (run->unit->record)
+		return run->unit->record(bundle, opts_in, argv, status, prefix);
 	/* --trace-all under a unit that does not follow children: select every executable. */
 	if (opts.trace_all && !direct && !run->unit->finish) {
 		opts.trace = "*";

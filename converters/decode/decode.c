@@ -221,10 +221,23 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 {
 	const struct hwt_trace_decoder *td = &hwt_etm_decoder;
 
+	/* The edge decoder only counts: libipt's hands out the ordered flow. */
 	if (stream->trace != hwt_trace_etmv4)
-		td = d->options && d->options->decoder == hwt_decoder_libipt ? &hwt_pt_decoder
-									      : &hwt_edge_decoder;
+		td = d->options && (d->options->decoder == hwt_decoder_libipt || d->options->flow)
+			     ? &hwt_pt_decoder
+			     : &hwt_edge_decoder;
 
+	/* A consumer of the ordered flow (the stacks) gets nothing from a
+	   decoder that only counts: said, never a silently empty result. */
+	if (d->options && d->options->flow && !td->flow) {
+		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
+				"%s streams are not yet decoded into ordered control flow "
+				"(hwt_flow.h): this stream is left out",
+				td->name);
+		d->done_bytes += stream->size;
+		hwt_decode_progress(d, d->done_bytes);
+		return 0;
+	}
 	return td->decode_stream(d, stream, space);
 }
 
@@ -483,8 +496,10 @@ void hwt_decoder_set_options(struct hwt_decoder *d, const struct hwt_decode_opti
 void hwt_decoder_set_bundle(struct hwt_decoder *d, struct hwt_bundle *bundle)
 {
 	const char *start = bundle ? hwt_bundle_key(bundle, "start") : NULL;
+	const char *clock = bundle ? hwt_bundle_key(bundle, "clock") : NULL;
 
 	d->bundle = bundle;
+	d->clock = clock && !strcmp(clock, "tsc") ? hwt_flow_clock_tsc : hwt_flow_clock_sequence;
 	if (bundle)
 		hwt_decoder_pt_config(d, bundle);
 	if (start && d->bundle_start < 0) {

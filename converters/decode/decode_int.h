@@ -6,6 +6,7 @@
 
 #include "elf_file.h"
 #include "hwt_decode.h"
+#include "hwt_flow.h"
 
 /* What became of a file that MMAP records name. */
 enum hwt_file_state {
@@ -59,6 +60,7 @@ struct hwt_epoch {
 struct hwt_space {
 	struct hwt_epoch *epochs;/* sorted by time; epochs[0].time == 0 */
 	size_t count;
+	char *command;           /* PROCESS_START's path, or NULL */
 };
 
 /* The whole decode. */
@@ -71,6 +73,7 @@ struct hwt_decoder {
 	struct hwt_file **files;
 	size_t file_count, file_capacity;
 	int64_t bundle_start;    /* header key start (UNIX time), or -1 */
+	uint32_t clock;          /* enum hwt_flow_clock, from the header */
 	/* progress */
 	uint64_t total_bytes, done_bytes;
 	int nomem;               /* out of memory somewhere: fail the decode */
@@ -108,6 +111,17 @@ void hwt_files_free(struct hwt_decoder *d);
    hwt_epoch_image would on first use, before the workers start. */
 void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
 
+/* flow_profile.c: the consumer that counts into hwt_decoder.profile. */
+extern const struct hwt_flow_consumer hwt_flow_profile_consumer;
+/* The profile's edge kind of a flow step's kind, or -1 when it is none. */
+int hwt_flow_edge_kind(uint64_t kind);
+/* Whether a flow block is counted into the profile. */
+static inline int flow_block_reported(const struct hwt_flow_block *b)
+{
+	return b && b->image >= 0 &&
+	       !(b->flags & (HWT_FLOW_BLOCK_TRACE_UNIT | HWT_FLOW_BLOCK_UNREADABLE));
+}
+
 /*
  * The decoder of one trace format: decodes one stream of it, in the
  * address space of its process image, into d's profile. One small struct
@@ -116,6 +130,9 @@ void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
  */
 struct hwt_trace_decoder {
 	const char *name;  /* as the bundle header's trace= names it */
+	/* 1: hands its control flow to hwt_decode_options.flow (hwt_flow.h);
+	   0: counts into the profile only. */
+	int flow;
 	int (*decode_stream)(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 			     struct hwt_space *space);
 };

@@ -23,6 +23,8 @@
 #include "hwt_bundle.h"
 #include "profile.h"
 
+struct hwt_flow_consumer;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -66,6 +68,10 @@ struct hwt_decode_options {
 	   depend on it. */
 	unsigned jobs;
 	enum hwt_decoder_kind decoder;
+	/* Hand every stream's control flow to this consumer (hwt_flow.h)
+	   instead of counting it into the profile, which then only gets the
+	   images; NULL: count into the profile. */
+	const struct hwt_flow_consumer *flow;
 };
 
 /*

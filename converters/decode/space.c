@@ -267,7 +267,13 @@ int hwt_space_load(struct hwt_decoder *d, const struct hwt_bundle_image *image,
 
 		if (!rec.known)
 			continue;
-		if (rec.hdr->type == HWT_RECORD_MMAP) {
+		if (rec.hdr->type == HWT_RECORD_PROCESS_START && !space->command && rec.path) {
+			space->command = strdup(rec.path);
+			if (!space->command) {
+				status = -hbe_nomem;
+				break;
+			}
+		} else if (rec.hdr->type == HWT_RECORD_MMAP) {
 			const struct hwt_record_mmap *r = rec.u.mmap;
 			struct hwt_mapping m = { 0 };
 
@@ -306,6 +312,7 @@ void hwt_space_fini(struct hwt_space *space)
 		free(space->epochs[i].maps);
 	}
 	free(space->epochs);
+	free(space->command);
 	memset(space, 0, sizeof(*space));
 }
 

@@ -1,18 +1,16 @@
 /*
  * One stream: libipt's block decoder over the PT packets of one thread, in
- * the address space of its process image as it was at each point in time.
- *
- * The hot loop only counts: each block is counted in a table keyed by
- * {the previous block's last instruction, the block's first instruction,
- * its instruction count} (virtual addresses). The table is turned into
- * profile counts (file offsets, edges classified by the x86 classifier)
- * when the address space changes and at the end of the stream, so the
- * per-block cost is one hash probe.
+ * the address space of its process image as it was at each point in time,
+ * handed to a consumer in execution order (hwt_flow.h): the profile
+ * accumulator (flow_profile.c) unless the options name another.
  *
  * A libipt block may run through direct jumps and calls (libipt follows
  * them); it always ends at a conditional branch, an indirect branch, a
- * return or a far transfer. Walking it again with the classifier splits it
- * into straight-line runs joined by jump and call edges.
+ * return or a far transfer. Walking it with the classifier splits it into
+ * straight-line blocks joined by jump and call steps. That walk is done
+ * once per distinct libipt block and address space (a chain, kept in a
+ * table keyed by {first instruction, instruction count}), so the per-block
+ * cost of the hot loop is one probe and a few stores.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,22 +26,25 @@
 
 /* Errors of one stream listed one by one; the rest are summed up. */
 #define MAX_ERROR_MESSAGES 5
+/* Steps handed to the consumer at once. */
+#define STEP_BATCH 256
+/* Blocks per chunk of the block store. */
+#define CHUNK_BLOCKS 1024
 
-struct acc_entry {
-	uint64_t prev;    /* last instruction of the block before, 0: none */
-	uint64_t ip;      /* first instruction */
-	uint64_t end;     /* last instruction */
-	uint32_t ninsn;   /* 0: empty slot */
-	uint32_t reserved;
-	uint64_t count;
+/* Blocks of a stream, never moved or freed before the stream's end. */
+struct block_chunk {
+	struct block_chunk *next;
+	size_t used, size;
+	struct hwt_flow_block blocks[];
 };
 
-/* The last block, held back in case the next one continues it. */
-struct held_block {
-	uint64_t prev, ip, end;
-	uint32_t ninsn;           /* 0: none held */
-	int isid;
-	enum pt_insn_class iclass;
+/* A libipt block of the current address space, split into flow blocks. */
+struct chain {
+	uint64_t ip;                         /* first instruction; key */
+	uint64_t target;                     /* last instruction's direct target, 0: none */
+	const struct hwt_flow_block *blocks; /* NULL: empty slot */
+	uint32_t ninsn;                      /* key */
+	uint32_t count;
 };
 
 struct stream_ctx {
@@ -52,83 +53,32 @@ struct stream_ctx {
 	struct hwt_space *space;
 	size_t epoch;
 	uint64_t next_time;          /* of epoch + 1, UINT64_MAX when none */
-	struct acc_entry *table;
+	/* The consumer and what it is handed. */
+	const struct hwt_flow_consumer *consumer;
+	void *context;
+	struct hwt_flow_step batch[STEP_BATCH];
+	size_t batched;
+	/* Chains of the current epoch; blocks of all of them. */
+	struct chain *chains;
 	size_t mask, used;
-	struct held_block held;
-	/* A transition that crossed an address space change. */
-	int pending;
-	uint64_t pending_prev;
-	size_t pending_epoch;
+	struct block_chunk *chunks;
+	uint32_t block_count;        /* blocks made (the next id) */
+	struct hwt_flow_block *split;  /* a chain being walked */
+	size_t split_capacity;
+	/* How the next block is entered: from last (NULL: after an event, then next_kind). */
+	const struct hwt_flow_block *last;
+	uint64_t last_target;
+	uint32_t next_kind;
+	int started;                 /* a step was handed out */
+	int enabled;                 /* the trace is on */
+	struct hwt_flow_resume resume;
+	uint64_t last_time;
 	/* What went wrong. */
 	uint64_t errors, error_bytes, error_messages;
 	uint64_t bad_blocks;
 	char bad_example[160];
 	int nomem;
 };
-
-/* ----- Counting --------------------------------------------------------- */
-
-static size_t acc_slot(uint64_t prev, uint64_t ip, uint32_t ninsn, size_t mask)
-{
-	uint64_t h = ip * 0x9e3779b97f4a7c15ull ^ prev * 0xc2b2ae3d27d4eb4full ^ ninsn;
-
-	h ^= h >> 29;
-	return (size_t)h & mask;
-}
-
-static int acc_grow(struct stream_ctx *s)
-{
-	size_t size = s->mask ? (s->mask + 1) * 2 : 4096;
-	struct acc_entry *table = calloc(size, sizeof(*table));
-
-	if (!table)
-		return -1;
-	for (size_t k = 0; s->table && k <= s->mask; k++) {
-		struct acc_entry *e = &s->table[k];
-		size_t i;
-
-		if (!e->ninsn)
-			continue;
-		for (i = acc_slot(e->prev, e->ip, e->ninsn, size - 1); table[i].ninsn;
-		     i = (i + 1) & (size - 1))
-			;
-		table[i] = *e;
-	}
-	free(s->table);
-	s->table = table;
-	s->mask = size - 1;
-	return 0;
-}
-
-static inline void acc_add_count(struct stream_ctx *s, uint64_t prev, uint64_t ip, uint64_t end,
-				 uint32_t ninsn, uint64_t count)
-{
-	size_t i = acc_slot(prev, ip, ninsn, s->mask);
-
-	for (;;) {
-		struct acc_entry *e = &s->table[i];
-
-		if (e->ip == ip && e->prev == prev && e->ninsn == ninsn) {
-			e->count += count;
-			return;
-		}
-		if (!e->ninsn)
-			break;
-		i = (i + 1) & s->mask;
-	}
-	s->table[i] = (struct acc_entry){ prev, ip, end, ninsn, 0, count };
-	if (++s->used * 2 > s->mask && acc_grow(s) < 0)
-		s->nomem = 1;
-}
-
-static void held_flush(struct stream_ctx *s)
-{
-	if (s->held.ninsn)
-		acc_add_count(s, s->held.prev, s->held.ip, s->held.end, s->held.ninsn, 1);
-	s->held.ninsn = 0;
-}
-
-/* ----- Turning counts into profile entries ------------------------------ */
 
 static uint64_t file_offset(const struct hwt_mapping *m, uint64_t ip)
 {
@@ -150,6 +100,148 @@ static int decode_at(const struct hwt_mapping *m, uint64_t ip, struct hwt_x86_in
 	return hwt_x86_insn_decode(f->elf.data + off, (size_t)avail, insn);
 }
 
+/* ----- Handing out ------------------------------------------------------ */
+
+static void flush_steps(struct stream_ctx *s)
+{
+	if (s->batched)
+		s->consumer->steps(s->context, s->batch, s->batched);
+	s->batched = 0;
+}
+
+static void emit_event(struct stream_ctx *s, const struct hwt_flow_event *ev)
+{
+	flush_steps(s);
+	s->consumer->event(s->context, ev);
+}
+
+/* An event after which the next block does not continue from the last one. */
+static void emit_break(struct stream_ctx *s, const struct hwt_flow_event *ev, uint32_t next_kind)
+{
+	emit_event(s, ev);
+	s->last = NULL;
+	s->next_kind = next_kind;
+}
+
+/* How a block at ip is entered from prev, whose last instruction has target. */
+static uint32_t entry_kind(const struct hwt_flow_block *prev, uint64_t target, uint64_t ip)
+{
+	switch (prev->exit) {
+	case hwt_flow_exit_cond:
+		if (ip == prev->vnext)
+			return hwt_flow_cond_not_taken;
+		return ip == target ? hwt_flow_cond_taken : hwt_flow_far;
+	case hwt_flow_exit_jump:
+		return hwt_flow_jump;
+	case hwt_flow_exit_call:
+		return hwt_flow_call;
+	case hwt_flow_exit_indirect_jump:
+		return hwt_flow_indirect_jump;
+	case hwt_flow_exit_indirect_call:
+		return hwt_flow_indirect_call;
+	case hwt_flow_exit_return:
+		return hwt_flow_return;
+	case hwt_flow_exit_far:
+		return hwt_flow_far;
+	case hwt_flow_exit_unknown:
+		return hwt_flow_unknown;
+	default:
+		/* Cut short (length limit, section end), or an asynchronous event. */
+		return ip == prev->vnext ? hwt_flow_next : hwt_flow_far;
+	}
+}
+
+static inline void emit_chain(struct stream_ctx *s, const struct chain *c)
+{
+	for (uint32_t i = 0; i < c->count; i++) {
+		const struct hwt_flow_block *b = &c->blocks[i];
+		struct hwt_flow_step *step;
+
+		if (s->batched == STEP_BATCH)
+			flush_steps(s);
+		step = &s->batch[s->batched++];
+		step->block = b;
+		step->reserved = 0;
+		if (i)
+			step->kind = c->blocks[i - 1].exit == hwt_flow_exit_call ? hwt_flow_call
+										 : hwt_flow_jump;
+		else if (s->last)
+			step->kind = entry_kind(s->last, s->last_target, b->vaddr);
+		else
+			step->kind = s->started ? s->next_kind : hwt_flow_start;
+	}
+	s->started = 1;
+	s->last = &c->blocks[c->count - 1];
+	s->last_target = c->target;
+}
+
+/* ----- Chains ----------------------------------------------------------- */
+
+static size_t chain_slot(uint64_t ip, uint32_t ninsn, size_t mask)
+{
+	uint64_t h = ip * 0x9e3779b97f4a7c15ull ^ ninsn;
+
+	h ^= h >> 29;
+	return (size_t)h & mask;
+}
+
+static int chains_grow(struct stream_ctx *s)
+{
+	size_t size = s->mask ? (s->mask + 1) * 2 : 4096;
+	struct chain *table = calloc(size, sizeof(*table));
+
+	if (!table)
+		return -1;
+	for (size_t k = 0; s->chains && k <= s->mask; k++) {
+		struct chain *c = &s->chains[k];
+		size_t i;
+
+		if (!c->blocks)
+			continue;
+		for (i = chain_slot(c->ip, c->ninsn, size - 1); table[i].blocks; i = (i + 1) & (size - 1))
+			;
+		table[i] = *c;
+	}
+	free(s->chains);
+	s->chains = table;
+	s->mask = size - 1;
+	return 0;
+}
+
+/* Room for n blocks that stay where they are. */
+static struct hwt_flow_block *store_blocks(struct stream_ctx *s, size_t n)
+{
+	struct block_chunk *c = s->chunks;
+
+	if (!c || c->size - c->used < n) {
+		size_t size = n > CHUNK_BLOCKS ? n : CHUNK_BLOCKS;
+
+		c = malloc(sizeof(*c) + size * sizeof(c->blocks[0]));
+		if (!c)
+			return NULL;
+		c->next = s->chunks;
+		c->used = 0;
+		c->size = size;
+		s->chunks = c;
+	}
+	c->used += n;
+	return &c->blocks[c->used - n];
+}
+
+static struct hwt_flow_block *split_next(struct stream_ctx *s, size_t n)
+{
+	if (n >= s->split_capacity) {
+		size_t capacity = s->split_capacity ? 2 * s->split_capacity : 16;
+		void *p = realloc(s->split, capacity * sizeof(*s->split));
+
+		if (!p)
+			return NULL;
+		s->split = p;
+		s->split_capacity = capacity;
+	}
+	return &s->split[n];
+}
+
 static void bad_block(struct stream_ctx *s, uint64_t ip, uint32_t ninsn, uint64_t at,
 		      const char *what)
 {
@@ -159,252 +251,183 @@ static void bad_block(struct stream_ctx *s, uint64_t ip, uint32_t ninsn, uint64_
 			 ip, ninsn, what, at);
 }
 
-static void add_edge(struct stream_ctx *s, const struct hwt_mapping *from, uint64_t from_ip,
-		     const struct hwt_mapping *to, uint64_t to_ip, uint32_t kind, uint64_t count)
+static uint32_t exit_class(const struct hwt_x86_insn *insn)
 {
-	struct hwt_profile_edge e;
+	return insn->branch <= HWT_X86_FAR ? insn->branch : hwt_flow_exit_other;
+}
 
-	if (from->file->trace_unit || to->file->trace_unit || from->file->image < 0 ||
-	    to->file->image < 0)
+/* The exit of a block that was not walked: its last instruction, as read. */
+static void set_exit(const struct hwt_epoch *epoch, struct hwt_flow_block *b, uint64_t *target)
+{
+	const struct hwt_mapping *m = hwt_epoch_find(epoch, b->vend);
+	struct hwt_x86_insn insn;
+	int len = m ? decode_at(m, b->vend, &insn) : -1;
+
+	*target = 0;
+	b->vnext = b->vend + 1;
+	b->exit = hwt_flow_exit_unknown;
+	if (len < 0)
 		return;
-	e.from_image = (uint32_t)from->file->image;
-	e.to_image = (uint32_t)to->file->image;
-	e.from = file_offset(from, from_ip);
-	e.to = file_offset(to, to_ip);
-	e.kind = kind;
-	e.count = count;
-	if (hwt_profile_add_edge(s->d->profile, &e) == -hpe_nomem)
-		s->nomem = 1;
+	b->vnext = b->vend + (uint64_t)len;
+	b->exit = exit_class(&insn);
+	if (insn.flags & HWT_X86_HAS_TARGET)
+		*target = hwt_x86_insn_target(&insn, b->vend);
+}
+
+/* A block that does not decode as libipt says; the trace unit's own code
+   is decoded through and never reported, whatever it holds. */
+static void walk_bad(struct stream_ctx *s, int unit, uint64_t ip, uint32_t ninsn, uint64_t at,
+		     const char *what)
+{
+	if (!unit)
+		bad_block(s, ip, ninsn, at, what);
+}
+
+static uint32_t unit_flag(const struct hwt_mapping *m)
+{
+	return m->file->trace_unit ? HWT_FLOW_BLOCK_TRACE_UNIT : 0;
+}
+
+/* s->split[n]: run instructions of m from begin to the one at end (len bytes). */
+static int put_block(struct stream_ctx *s, size_t n, const struct hwt_mapping *m, uint64_t begin,
+		     uint64_t end, int len, uint32_t run, const struct hwt_x86_insn *last)
+{
+	struct hwt_flow_block *b = split_next(s, n);
+
+	if (!b)
+		return -1;
+	*b = (struct hwt_flow_block){ begin, end, end + (uint64_t)len, file_offset(m, begin),
+				      file_offset(m, end), m->file->image, run, unit_flag(m),
+				      exit_class(last), 0 };
+	return 0;
 }
 
 /*
- * Adds a libipt block (ip, ninsn instructions, last at end) that ran count
- * times: its straight-line runs and the direct jumps and calls between them.
+ * Splits the libipt block {ip, ninsn, end} into s->split. Returns the
+ * number of blocks, or 0 when the code does not match (one unreadable
+ * block then); -1 when out of memory. *target: the last instruction's.
  */
-static void walk_block(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t ip,
-		       uint32_t ninsn, uint64_t end, uint64_t count)
+static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t ip, uint32_t ninsn,
+		 uint64_t end, uint64_t *target)
 {
 	const struct hwt_mapping *m = hwt_epoch_find(epoch, ip);
 	uint64_t begin = ip;
 	uint32_t run = 0;
+	long n = 0;
 
+	int unit = m && m->file->trace_unit;
+
+	*target = 0;
 	if (!m || m->file->state != hwt_file_ok) {
 		bad_block(s, ip, ninsn, ip, "no readable mapping");
-		return;
+		return 0;
 	}
-	if (m->file->trace_unit)
-		return; /* decoded through, never reported */
 	for (uint32_t k = 0; k < ninsn; k++) {
 		struct hwt_x86_insn insn;
 		int len;
 
 		if (ip < m->start || ip >= m->end) {
-			bad_block(s, begin, ninsn, ip, "leaves its mapping");
-			return;
+			walk_bad(s, unit, begin, ninsn, ip, "leaves its mapping");
+			return 0;
 		}
 		len = decode_at(m, ip, &insn);
 		if (len < 0) {
-			bad_block(s, begin, ninsn, ip, "undecodable instruction");
-			return;
+			walk_bad(s, unit, begin, ninsn, ip, "undecodable instruction");
+			return 0;
 		}
 		run++;
 		if (k + 1 == ninsn) {
 			if (ip != end) {
-				bad_block(s, begin, ninsn, ip, "ends elsewhere than libipt says");
-				return;
+				walk_bad(s, unit, begin, ninsn, ip, "ends elsewhere than libipt says");
+				return 0;
 			}
-			break;
+			if (put_block(s, (size_t)n, m, begin, ip, len, run, &insn) < 0)
+				return -1;
+			if (insn.flags & HWT_X86_HAS_TARGET)
+				*target = hwt_x86_insn_target(&insn, ip);
+			return n + 1;
 		}
 		if ((insn.branch == HWT_X86_JUMP || insn.branch == HWT_X86_CALL) &&
 		    (insn.flags & HWT_X86_HAS_TARGET)) {
-			uint64_t target = hwt_x86_insn_target(&insn, ip);
-			const struct hwt_mapping *tm = hwt_epoch_find(epoch, target);
+			uint64_t to = hwt_x86_insn_target(&insn, ip);
+			const struct hwt_mapping *tm = hwt_epoch_find(epoch, to);
 
-			if (!tm || tm->file->state != hwt_file_ok || tm->file->trace_unit) {
-				bad_block(s, begin, ninsn, ip, "direct branch out of readable code");
-				return;
+			/* Code of the trace unit calls its own, never the program's. */
+			if (!tm || tm->file->state != hwt_file_ok ||
+			    tm->file->trace_unit != m->file->trace_unit) {
+				walk_bad(s, unit, begin, ninsn, ip, "direct branch out of readable code");
+				return 0;
 			}
-			if (hwt_profile_add_block(s->d->profile, (size_t)m->file->image,
-						  file_offset(m, begin), file_offset(m, ip), run,
-						  count) == -hpe_nomem)
-				s->nomem = 1;
-			add_edge(s, m, ip, tm, target,
-				 insn.branch == HWT_X86_JUMP ? hwt_edge_jump : hwt_edge_call, count);
+			if (put_block(s, (size_t)n, m, begin, ip, len, run, &insn) < 0)
+				return -1;
+			n++;
 			m = tm;
-			begin = ip = target;
+			begin = ip = to;
 			run = 0;
 			continue;
 		}
 		if (insn.branch != HWT_X86_OTHER) {
-			bad_block(s, begin, ninsn, ip, "branch inside a block");
-			return;
+			walk_bad(s, unit, begin, ninsn, ip, "branch inside a block");
+			return 0;
 		}
 		ip += (uint64_t)len;
 	}
-	if (run && hwt_profile_add_block(s->d->profile, (size_t)m->file->image,
-					 file_offset(m, begin), file_offset(m, ip), run,
-					 count) == -hpe_nomem)
-		s->nomem = 1;
+	return 0; /* ninsn == 0: not handed here */
 }
 
-/* Adds the transition from the instruction at prev to ip (the next block). */
-static void transition(struct stream_ctx *s, const struct hwt_epoch *from_epoch, uint64_t prev,
-		       const struct hwt_epoch *to_epoch, uint64_t ip, uint64_t count)
-{
-	const struct hwt_mapping *from = hwt_epoch_find(from_epoch, prev);
-	const struct hwt_mapping *to = hwt_epoch_find(to_epoch, ip);
-	struct hwt_x86_insn insn;
-	uint64_t next;
-	uint32_t kind;
-	int len;
-
-	if (!from || !to || from->file->state != hwt_file_ok || to->file->state != hwt_file_ok)
-		return;
-	len = decode_at(from, prev, &insn);
-	if (len < 0)
-		return;
-	next = prev + (uint64_t)len;
-	switch (insn.branch) {
-	case HWT_X86_COND:
-		if (ip == next)
-			kind = hwt_edge_cond_not_taken;
-		else if (ip == hwt_x86_insn_target(&insn, prev))
-			kind = hwt_edge_cond_taken;
-		else
-			kind = hwt_edge_far; /* went elsewhere: an asynchronous event */
-		break;
-	case HWT_X86_JUMP:
-		kind = hwt_edge_jump;
-		break;
-	case HWT_X86_CALL:
-		kind = hwt_edge_call;
-		break;
-	case HWT_X86_JUMP_INDIRECT:
-		kind = hwt_edge_indirect_jump;
-		break;
-	case HWT_X86_CALL_INDIRECT:
-		kind = hwt_edge_indirect_call;
-		break;
-	case HWT_X86_RETURN:
-		kind = hwt_edge_return;
-		break;
-	case HWT_X86_FAR:
-		kind = hwt_edge_far;
-		break;
-	default:
-		if (ip == next)
-			return; /* a block cut short (length limit, section end): no transfer */
-		kind = hwt_edge_far;
-		break;
-	}
-	add_edge(s, from, prev, to, ip, kind, count);
-}
-
-/*
- * Whether block b continues the held block: libipt ended that one before
- * a transfer that needs trace (while filling its block cache it ends
- * blocks at code it has cached, after direct calls and backward jumps; it
- * may end one where a PSB+ binds), in the same section, with nothing
- * between them (prev is the held block's end). The two are counted as the
- * one block libipt decodes there once its cache holds the code, so that
- * counts do not depend on what libipt had cached.
- */
-static int continues(struct stream_ctx *s, uint64_t prev, const struct pt_block *b)
-{
-	const struct held_block *h = &s->held;
-	const struct hwt_mapping *m;
-	struct hwt_x86_insn insn;
-	int len;
-
-	if (!h->ninsn || !prev || prev != h->end || b->isid != h->isid)
-		return 0;
-	switch (h->iclass) {
-	case ptic_cond_jump:
-	case ptic_return:
-	case ptic_far_call:
-	case ptic_far_return:
-	case ptic_far_jump:
-		return 0;
-	default:
-		break;
-	}
-	m = hwt_epoch_find(&s->space->epochs[s->epoch], h->end);
-	if (!m || (len = decode_at(m, h->end, &insn)) < 0)
-		return 0;
-	if (insn.branch == HWT_X86_OTHER)
-		return b->ip == h->end + (uint64_t)len;
-	if ((insn.branch == HWT_X86_JUMP || insn.branch == HWT_X86_CALL) &&
-	    (insn.flags & HWT_X86_HAS_TARGET))
-		return b->ip == hwt_x86_insn_target(&insn, h->end);
-	return 0;
-}
-
-/* Counts block b after prev (held back until the next block is known). */
-static void block_add(struct stream_ctx *s, uint64_t prev, const struct pt_block *b)
-{
-	struct held_block *h = &s->held;
-
-	if (continues(s, prev, b)) {
-		h->end = b->end_ip;
-		h->ninsn += b->ninsn;
-		h->iclass = b->iclass;
-		return;
-	}
-	held_flush(s);
-	*h = (struct held_block){ prev, b->ip, b->end_ip, b->ninsn, b->isid, b->iclass };
-}
-
-static int acc_cmp(const void *pa, const void *pb)
-{
-	const struct acc_entry *a = pa, *b = pb;
-
-	if (a->ip != b->ip)
-		return a->ip < b->ip ? -1 : 1;
-	if (a->ninsn != b->ninsn)
-		return a->ninsn < b->ninsn ? -1 : 1;
-	if (a->prev != b->prev)
-		return a->prev < b->prev ? -1 : 1;
-	return 0;
-}
-
-/* Moves the counts of the table (in the current epoch) into the profile. */
-static void flush(struct stream_ctx *s)
+/* The chain of a libipt block in the current epoch (made on first sight), or NULL. */
+static const struct chain *chain_of(struct stream_ctx *s, uint64_t ip, uint32_t ninsn,
+				    uint64_t end)
 {
 	const struct hwt_epoch *epoch = &s->space->epochs[s->epoch];
-	size_t n = 0;
+	size_t i = chain_slot(ip, ninsn, s->mask);
+	const struct hwt_mapping *m;
+	struct hwt_flow_block *blocks;
+	struct chain *c;
+	uint64_t target = 0;
+	long n;
 
-	held_flush(s);
-	if (!s->used)
-		return;
-	/* Compact the used slots to the front and sort them by block. */
-	for (size_t k = 0; k <= s->mask; k++)
-		if (s->table[k].ninsn)
-			s->table[n++] = s->table[k];
-	qsort(s->table, n, sizeof(*s->table), acc_cmp);
-	for (size_t k = 0; k < n;) {
-		size_t j = k;
-		uint64_t total = 0;
-
-		while (j < n && s->table[j].ip == s->table[k].ip &&
-		       s->table[j].ninsn == s->table[k].ninsn)
-			total += s->table[j++].count;
-		walk_block(s, epoch, s->table[k].ip, s->table[k].ninsn, s->table[k].end, total);
-		for (; k < j; k++)
-			if (s->table[k].prev)
-				transition(s, epoch, s->table[k].prev, epoch, s->table[k].ip,
-					   s->table[k].count);
+	for (;; i = (i + 1) & s->mask) {
+		c = &s->chains[i];
+		if (!c->blocks)
+			break;
+		if (c->ip == ip && c->ninsn == ninsn)
+			return c;
 	}
-	memset(s->table, 0, (s->mask + 1) * sizeof(*s->table));
-	s->used = 0;
-}
+	if (!split_next(s, 0))
+		return NULL;
+	m = hwt_epoch_find(epoch, ip);
+	n = walk(s, epoch, ip, ninsn, end, &target);
+	if (n < 0)
+		return NULL;
+	if (n == 0) {
+		/* Trace unit code is decoded through whatever it holds. */
+		int unit = m && m->file->state == hwt_file_ok && m->file->trace_unit;
 
-static void report_bad_blocks(struct stream_ctx *s)
-{
-	if (s->bad_blocks)
-		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, -1,
-				    "%" PRIu64 " decoded blocks do not match the code in the "
-				    "image files and were not counted, e.g. %s",
-				    s->bad_blocks, s->bad_example);
+		n = 1;
+		s->split[0] = (struct hwt_flow_block){ ip, end, 0,
+						       unit ? file_offset(m, ip) : 0,
+						       unit ? file_offset(m, end) : 0,
+						       unit ? m->file->image : -1, ninsn,
+						       unit ? HWT_FLOW_BLOCK_TRACE_UNIT
+							    : HWT_FLOW_BLOCK_UNREADABLE,
+						       0, 0 };
+		set_exit(epoch, &s->split[0], &target);
+	}
+	blocks = store_blocks(s, (size_t)n);
+	if (!blocks)
+		return NULL;
+	memcpy(blocks, s->split, (size_t)n * sizeof(*blocks));
+	for (long k = 0; k < n; k++)
+		blocks[k].id = s->block_count++;
+	*c = (struct chain){ ip, target, blocks, ninsn, (uint32_t)n };
+	if (++s->used * 2 > s->mask) {
+		if (chains_grow(s) < 0)
+			return NULL;
+		/* c moved; find it again (it is there now). */
+		return chain_of(s, ip, ninsn, end);
+	}
+	return c;
 }
 
 /* ----- Address space changes -------------------------------------------- */
@@ -420,23 +443,20 @@ static int set_epoch(struct stream_ctx *s, struct pt_block_decoder *dec, size_t 
 	return pt_blk_set_image(dec, image) < 0 ? -1 : 0;
 }
 
-/* Applies the records up to time: flushes the counts of the old epoch. */
-static int advance_epoch(struct stream_ctx *s, struct pt_block_decoder *dec, uint64_t time,
-			 uint64_t *prev)
+/* Applies the records up to time: the chains of the old epoch are forgotten. */
+static int advance_epoch(struct stream_ctx *s, struct pt_block_decoder *dec, uint64_t time)
 {
+	struct hwt_flow_event ev = { .type = hwt_flow_ev_space };
 	size_t e = s->epoch;
 
 	while (e + 1 < s->space->count && s->space->epochs[e + 1].time <= time)
 		e++;
 	if (e == s->epoch)
 		return 0;
-	flush(s);
-	if (*prev) {
-		s->pending = 1;
-		s->pending_prev = *prev;
-		s->pending_epoch = s->epoch;
-		*prev = 0;
-	}
+	memset(s->chains, 0, (s->mask + 1) * sizeof(*s->chains));
+	s->used = 0;
+	ev.time = s->space->epochs[e].time;
+	emit_event(s, &ev);
 	return set_epoch(s, dec, e);
 }
 
@@ -501,9 +521,17 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 	uint64_t skipped = resumed > err->offset ? resumed - err->offset : 0;
 	char where[256];
 
+	struct hwt_flow_event ev = { .type = hwt_flow_ev_error };
+
 	if (!err->pending)
 		return;
 	err->pending = 0;
+	ev.ip = err->ip;
+	ev.offset = err->offset;
+	ev.bytes = skipped;
+	ev.status = err->status;
+	emit_break(s, &ev, hwt_flow_start);
+	hwt_flow_resume_reset(&s->resume);
 	s->errors++;
 	s->error_bytes += skipped;
 	s->d->stats.errors++;
@@ -531,22 +559,136 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 			    at_end ? "no PSB after it," : "resynced at the next PSB,", skipped);
 }
 
+/* Hands the libipt events pending before the next block to the consumer. */
+static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int status)
+{
+	while (status & pts_event_pending) {
+		struct hwt_flow_event fe = { 0 };
+		struct pt_event ev;
+		int kind;
+
+		status = pt_blk_event(dec, &ev, sizeof(ev));
+		if (status < 0)
+			break;
+		fe.offset = 0;
+		switch (ev.type) {
+		case ptev_enabled:
+			kind = s->started ? hwt_flow_resume_on(&s->resume, ev.variant.enabled.ip)
+					  : hwt_flow_start;
+			if (kind < 0)
+				s->nomem = 1;
+			fe.type = hwt_flow_ev_enabled;
+			fe.ip = ev.variant.enabled.ip;
+			s->enabled = 1;
+			emit_break(s, &fe, kind < 0 ? hwt_flow_enabled : (uint32_t)kind);
+			break;
+		case ptev_disabled:
+			/* After a system call, the trace comes back after it. */
+			fe.type = hwt_flow_ev_disabled;
+			if (s->last && s->last->exit == hwt_flow_exit_far)
+				fe.ip = s->last->vnext;
+			hwt_flow_resume_off(&s->resume, fe.ip);
+			s->enabled = 0;
+			emit_break(s, &fe, hwt_flow_enabled);
+			break;
+		case ptev_async_disabled:
+			fe.type = hwt_flow_ev_disabled;
+			fe.flags = HWT_FLOW_EV_ASYNC;
+			fe.ip = ev.variant.async_disabled.at;
+			hwt_flow_resume_off(&s->resume, fe.ip);
+			s->enabled = 0;
+			emit_break(s, &fe, hwt_flow_enabled);
+			break;
+		case ptev_async_branch:
+			/* An interrupt with the trace on: off at from, on at the next block. */
+			fe.type = hwt_flow_ev_disabled;
+			fe.flags = HWT_FLOW_EV_ASYNC;
+			fe.ip = ev.variant.async_branch.from;
+			hwt_flow_resume_off(&s->resume, fe.ip);
+			emit_break(s, &fe, hwt_flow_enabled);
+			kind = hwt_flow_resume_on(&s->resume, ev.variant.async_branch.to);
+			if (kind < 0)
+				s->nomem = 1;
+			fe.type = hwt_flow_ev_enabled;
+			fe.flags = 0;
+			fe.ip = ev.variant.async_branch.to;
+			emit_break(s, &fe, kind < 0 ? hwt_flow_enabled : (uint32_t)kind);
+			break;
+		case ptev_overflow:
+			s->d->stats.overflows++;
+			hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, -1,
+					"trace overflow: the trace unit dropped trace, counts are low");
+			fe.type = hwt_flow_ev_overflow;
+			fe.ip = ev.ip_suppressed ? 0 : ev.variant.overflow.ip;
+			pt_blk_get_offset(dec, &fe.offset);
+			hwt_flow_resume_reset(&s->resume);
+			emit_break(s, &fe, hwt_flow_start);
+			break;
+		default:
+			break;
+		}
+	}
+	return status;
+}
+
+/* Hands out a time event when the clock moved since the last one. */
+static void take_time(struct stream_ctx *s, uint64_t tsc)
+{
+	struct hwt_flow_event ev = { .type = hwt_flow_ev_time };
+
+	if (tsc == s->last_time)
+		return;
+	s->last_time = tsc;
+	ev.time = tsc;
+	emit_event(s, &ev);
+}
+
+static void stream_ctx_free(struct stream_ctx *s)
+{
+	while (s->chunks) {
+		struct block_chunk *next = s->chunks->next;
+
+		free(s->chunks);
+		s->chunks = next;
+	}
+	free(s->chains);
+	free(s->split);
+	hwt_flow_resume_fini(&s->resume);
+}
+
+static void report_bad_blocks(struct stream_ctx *s)
+{
+	if (s->bad_blocks)
+		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, -1,
+				    "%" PRIu64 " decoded blocks do not match the code in the "
+				    "image files and were not counted, e.g. %s",
+				    s->bad_blocks, s->bad_example);
+}
+
 static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		     struct hwt_space *space)
 {
-	struct stream_ctx s = { 0 };
+	struct hwt_flow_consumer counting = hwt_flow_profile_consumer;
+	const struct hwt_flow_consumer *consumer = d->options ? d->options->flow : NULL;
+	struct hwt_flow_stream info;
+	struct stream_ctx *s;
 	struct error_state err = { 0 };
 	struct pt_block_decoder *dec = NULL;
 	struct pt_config config;
-	uint64_t last_sync = UINT64_MAX, end_offset = 0, prev = 0;
+	uint64_t last_sync = UINT64_MAX, end_offset = 0;
 	uint64_t blocks = 0, insns = 0;
+	int want_time;
+	int nomem;
 	size_t size;
 	uint8_t *buf;
-	int status, enabled = 0;
+	int status;
 
-	s.d = d;
-	s.stream = stream;
-	s.space = space;
+	if (!consumer) {
+		counting.consumer = d->profile;
+		consumer = &counting;
+	}
+	/* A clock that only orders records (sequence) is no time. */
+	want_time = (consumer->flags & HWT_FLOW_WANT_TIME) && d->clock == hwt_flow_clock_tsc;
 	buf = hwt_stream_map(stream->path, &size);
 	if (!buf) {
 		if (stream->size)
@@ -554,14 +696,37 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 					    "cannot read the stream: %s", strerror(errno));
 		return 0;
 	}
+	/* Large (the batch): on the heap. */
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		munmap(buf, size);
+		d->nomem = 1;
+		return -hbe_nomem;
+	}
+	s->d = d;
+	s->stream = stream;
+	s->space = space;
+	s->consumer = consumer;
+	s->last_time = UINT64_MAX;
+	memset(&info, 0, sizeof(info));
+	info.stream = stream;
+	info.image = stream->image >= 0 ? hwt_bundle_image_at(d->bundle, (size_t)stream->image) : NULL;
+	info.command = space->command ? space->command : "";
+	info.profile = d->profile;
+	info.clock = d->clock;
 	d->stats.streams++;
 	d->stats.trace_bytes += size;
 	config = d->pt;
 	config.begin = buf;
 	config.end = buf + size;
 	dec = pt_blk_alloc_decoder(&config);
-	if (!dec || acc_grow(&s) < 0 || set_epoch(&s, dec, 0) < 0) {
-		s.nomem = 1;
+	if (!dec || chains_grow(s) < 0 || set_epoch(s, dec, 0) < 0) {
+		s->nomem = 1;
+		goto out;
+	}
+	s->context = consumer->begin(consumer->consumer, &info);
+	if (!s->context) {
+		s->nomem = 1;
 		goto out;
 	}
 
@@ -587,72 +752,47 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 			continue;
 		}
 		pt_blk_get_sync_offset(dec, &last_sync);
-		error_resolved(&s, &err, last_sync, 0);
-		enabled = !(status & pts_ip_suppressed);
-		prev = 0;
+		error_resolved(s, &err, last_sync, 0);
+		s->enabled = !(status & pts_ip_suppressed);
+		s->last = NULL;
+		s->next_kind = hwt_flow_start;
 		for (;;) {
 			struct pt_block block;
 
-			while (status & pts_event_pending) {
-				struct pt_event ev;
-
-				status = pt_blk_event(dec, &ev, sizeof(ev));
-				if (status < 0)
-					break;
-				switch (ev.type) {
-				case ptev_enabled:
-					enabled = 1;
-					prev = 0;
-					break;
-				case ptev_disabled:
-				case ptev_async_disabled:
-					enabled = 0;
-					prev = 0;
-					break;
-				case ptev_async_branch:
-					prev = 0;
-					break;
-				case ptev_overflow:
-					d->stats.overflows++;
-					prev = 0;
-					hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
-							    "trace overflow: the trace unit dropped trace, "
-							    "counts are low");
-					break;
-				default:
-					break;
-				}
-			}
+			status = take_events(s, dec, status);
 			if (status < 0 || (status & pts_eos))
 				break;
-			if (s.next_time != UINT64_MAX) {
+			if (s->next_time != UINT64_MAX || want_time) {
 				uint64_t tsc = 0;
 				uint32_t lost_mtc, lost_cyc;
 
-				if (pt_blk_time(dec, &tsc, &lost_mtc, &lost_cyc) >= 0 &&
-				    tsc >= s.next_time && advance_epoch(&s, dec, tsc, &prev) < 0) {
-					s.nomem = 1;
-					goto out;
+				if (pt_blk_time(dec, &tsc, &lost_mtc, &lost_cyc) >= 0) {
+					if (tsc >= s->next_time && advance_epoch(s, dec, tsc) < 0) {
+						s->nomem = 1;
+						goto out;
+					}
+					if (want_time)
+						take_time(s, tsc);
 				}
 			}
 			block.ip = 0;
 			block.ninsn = 0;
 			status = pt_blk_next(dec, &block, sizeof(block));
 			if (block.ninsn) {
-				block_add(&s, prev, &block);
-				if (s.pending) {
-					s.pending = 0;
-					transition(&s, &space->epochs[s.pending_epoch], s.pending_prev,
-						   &space->epochs[s.epoch], block.ip, 1);
+				const struct chain *c = chain_of(s, block.ip, block.ninsn, block.end_ip);
+
+				if (!c) {
+					s->nomem = 1;
+					goto out;
 				}
-				prev = block.end_ip;
+				emit_chain(s, c);
 				insns += block.ninsn;
 				if (!(++blocks & 0xffff)) {
 					uint64_t off = 0;
 
 					pt_blk_get_offset(dec, &off);
 					hwt_decode_progress(d, d->done_bytes + off);
-					if (s.nomem)
+					if (s->nomem)
 						goto out;
 				}
 			}
@@ -662,8 +802,8 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 					err.status = status;
 					err.offset = 0;
 					pt_blk_get_offset(dec, &err.offset);
-					err.ip = status == -pte_nomap ? error_ip(&s, &block) : 0;
-					err.file = blame(&s, err.ip);
+					err.ip = status == -pte_nomap ? error_ip(s, &block) : 0;
+					err.file = blame(s, err.ip);
 				}
 				break;
 			}
@@ -682,34 +822,120 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 			}
 		}
 	}
-	error_resolved(&s, &err, size, 1);
-	if (enabled && !s.errors)
+	error_resolved(s, &err, size, 1);
+	if (s->enabled && !s->errors)
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, (int64_t)end_offset,
 				    "the trace ends at offset 0x%" PRIx64 " while tracing was enabled: "
 				    "the stream was cut (recorder killed?) or the thread was killed",
 				    end_offset);
-	flush(&s);
 out:
-	if (s.nomem)
+	if (s->context) {
+		flush_steps(s);
+		if (consumer->end(s->context) < 0)
+			s->nomem = 1;
+	}
+	if (s->nomem)
 		d->nomem = 1;
 	d->stats.blocks += blocks;
 	d->stats.insns += insns;
-	if (s.error_messages > MAX_ERROR_MESSAGES)
+	if (s->error_messages > MAX_ERROR_MESSAGES)
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
 				    "%" PRIu64 " more decode errors not listed (%" PRIu64
 				    " decode errors in all, %" PRIu64 " trace bytes skipped)",
-				    s.error_messages - MAX_ERROR_MESSAGES, s.errors,
-				    s.error_bytes);
-	report_bad_blocks(&s);
+				    s->error_messages - MAX_ERROR_MESSAGES, s->errors,
+				    s->error_bytes);
+	report_bad_blocks(s);
+	nomem = s->nomem;
 	pt_blk_free_decoder(dec);
-	free(s.table);
+	stream_ctx_free(s);
+	free(s);
 	munmap(buf, size);
 	d->done_bytes += size;
 	hwt_decode_progress(d, d->done_bytes);
-	return s.nomem ? -hbe_nomem : 0;
+	return nomem ? -hbe_nomem : 0;
 }
 
 /* ----- Counts of the edge decoder (edge/) ------------------------------- */
+
+/*
+ * The last flow block of a libipt block that ends at the instruction at
+ * end in epoch, as far as an edge from it needs: its image, offset, exit
+ * and target. 0, or -1 when it is not reported (flow_profile.c).
+ */
+static int counted_from(const struct hwt_epoch *epoch, uint64_t end, struct hwt_flow_block *b,
+			uint64_t *target)
+{
+	const struct hwt_mapping *m = hwt_epoch_find(epoch, end);
+
+	if (!m || m->file->state != hwt_file_ok || m->file->trace_unit || m->file->image < 0)
+		return -1;
+	memset(b, 0, sizeof(*b));
+	b->vend = end;
+	b->end_offset = file_offset(m, end);
+	b->image = m->file->image;
+	set_exit(epoch, b, target);
+	return b->exit == hwt_flow_exit_unknown ? -1 : 0;
+}
+
+/* The edge into the flow block first (at ip) from the libipt block ending at prev. */
+static int count_entry(struct hwt_decoder *d, const struct hwt_epoch *from, uint64_t prev,
+		       const struct hwt_flow_block *first, uint64_t count)
+{
+	struct hwt_flow_block p;
+	struct hwt_profile_edge edge;
+	uint64_t target;
+	int kind;
+
+	if (!prev || counted_from(from, prev, &p, &target) < 0 || !flow_block_reported(first))
+		return 0;
+	kind = hwt_flow_edge_kind(entry_kind(&p, target, first->vaddr));
+	if (kind < 0)
+		return 0;
+	edge = (struct hwt_profile_edge){ .from_image = (uint32_t)p.image,
+					  .to_image = (uint32_t)first->image,
+					  .from = p.end_offset,
+					  .to = first->offset,
+					  .kind = (uint32_t)kind,
+					  .count = count };
+	return hwt_profile_add_edge(d->profile, &edge) == -hpe_nomem ? -1 : 0;
+}
+
+/*
+ * The libipt block c split as pt_decode splits it (its chain in the
+ * current epoch; *first: the chain's first block), counted c->count
+ * times with the jump and call edges inside it. -1 when out of memory.
+ */
+static int count_chain(struct stream_ctx *s, const struct hwt_pt_block_count *c,
+		       const struct hwt_flow_block **first)
+{
+	const struct chain *ch = chain_of(s, c->ip, c->ninsn, c->end);
+
+	if (!ch)
+		return -1;
+	*first = &ch->blocks[0];
+	for (uint32_t k = 0; k < ch->count; k++) {
+		const struct hwt_flow_block *b = &ch->blocks[k];
+		struct hwt_profile_edge edge;
+
+		if (!flow_block_reported(b))
+			continue;
+		if (hwt_profile_add_block(s->d->profile, (size_t)b->image, b->offset, b->end_offset,
+					  b->insns, c->count) == -hpe_nomem)
+			return -1;
+		if (!k || !flow_block_reported(b - 1))
+			continue;
+		edge = (struct hwt_profile_edge){ .from_image = (uint32_t)b[-1].image,
+						  .to_image = (uint32_t)b->image,
+						  .from = b[-1].end_offset,
+						  .to = b->offset,
+						  .kind = b[-1].exit == hwt_flow_exit_call ? hwt_edge_call
+											   : hwt_edge_jump,
+						  .count = c->count };
+		if (hwt_profile_add_edge(s->d->profile, &edge) == -hpe_nomem)
+			return -1;
+	}
+	return 0;
+}
 
 int hwt_pt_counts_add(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		      struct hwt_space *space, struct hwt_pt_block_count *const *counts,
@@ -717,29 +943,44 @@ int hwt_pt_counts_add(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 		      const struct hwt_pt_crossing *crossings, size_t ncrossings)
 {
 	struct stream_ctx s = { 0 };
+	int status = chains_grow(&s);
 
 	s.d = d;
 	s.stream = stream;
 	s.space = space;
-	if (acc_grow(&s) < 0)
-		return -hbe_nomem;
-	for (size_t k = 0; k < n && !s.nomem; k++) {
+	for (size_t k = 0; k < n && !status; k++) {
+		/* Chains are of one epoch. */
+		memset(s.chains, 0, (s.mask + 1) * sizeof(*s.chains));
+		s.used = 0;
 		s.epoch = epochs[k];
-		for (size_t i = 0; i < sizes[k] && !s.nomem; i++) {
+		for (size_t i = 0; i < sizes[k] && !status; i++) {
 			const struct hwt_pt_block_count *c = &counts[k][i];
-			acc_add_count(&s, c->prev, c->ip, c->end, c->ninsn, c->count);
+			const struct hwt_flow_block *first;
+
+			status = count_chain(&s, c, &first);
+			if (!status)
+				status = count_entry(d, &space->epochs[s.epoch], c->prev, first,
+						     c->count);
 		}
-		flush(&s);
 	}
-	for (size_t k = 0; k < ncrossings; k++)
-		transition(&s, &space->epochs[crossings[k].from_epoch], crossings[k].prev,
-			   &space->epochs[crossings[k].to_epoch], crossings[k].ip, 1);
+	for (size_t k = 0; k < ncrossings && !status; k++) {
+		const struct hwt_pt_crossing *x = &crossings[k];
+		const struct hwt_mapping *m = hwt_epoch_find(&space->epochs[x->to_epoch], x->ip);
+		struct hwt_flow_block first;
+
+		if (!m || m->file->state != hwt_file_ok)
+			continue;
+		first = (struct hwt_flow_block){ .vaddr = x->ip, .offset = file_offset(m, x->ip),
+						 .image = m->file->image, .flags = unit_flag(m) };
+		status = count_entry(d, &space->epochs[x->from_epoch], x->prev, &first, 1);
+	}
 	report_bad_blocks(&s);
-	free(s.table);
-	return s.nomem ? -hbe_nomem : 0;
+	stream_ctx_free(&s);
+	return status < 0 ? -hbe_nomem : 0;
 }
 
 const struct hwt_trace_decoder hwt_pt_decoder = {
 	.name = "intel-pt",
+	.flow = 1,
 	.decode_stream = pt_decode,
 };

@@ -54,11 +54,13 @@ static int read_segments(struct hwt_elf_file *file, Elf *elf, size_t n)
 	return 0;
 }
 
-/* Whether there is a symbol table; the build-id of a note section when no
-   segment has one (a file that is not loaded as it is). */
+/* Whether there is a symbol table and DWARF; the build-id of a note section
+   when no segment has one (a file that is not loaded as it is). */
 static void read_sections(struct hwt_elf_file *file, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int have_names = elf_getshdrstrndx(elf, &shstrndx) == 0;
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr shdr;
@@ -67,6 +69,12 @@ static void read_sections(struct hwt_elf_file *file, Elf *elf)
 			continue;
 		if (shdr.sh_type == SHT_SYMTAB)
 			file->has_symtab = 1;
+		if (have_names && shdr.sh_type != SHT_NOBITS && shdr.sh_size) {
+			const char *name = elf_strptr(elf, shstrndx, shdr.sh_name);
+
+			if (name && !strcmp(name, ".debug_info"))
+				file->has_debug_info = 1;
+		}
 		if (shdr.sh_type == SHT_NOTE && !file->build_id_size)
 			read_build_id(file, shdr.sh_offset, shdr.sh_size);
 	}
@@ -96,8 +104,11 @@ static int read_headers(struct hwt_elf_file *file)
 	{
 		GElf_Ehdr ehdr;
 
-		if (gelf_getehdr(elf, &ehdr))
+		if (gelf_getehdr(elf, &ehdr)) {
 			file->machine = ehdr.e_machine;
+			file->type = ehdr.e_type;
+			file->entry = ehdr.e_entry;
+		}
 	}
 	file->elf = elf;
 	file->is_elf = 1;
@@ -215,8 +226,13 @@ static int add_symbols(struct hwt_elf_file *file, Elf_Scn *scn, const GElf_Shdr 
 		const char *name;
 		GElf_Sym sym;
 
-		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+		    !sym.st_value)
 			continue;
 		name = elf_strptr(file->elf, shdr->sh_link, sym.st_name);
 		if (!name || !*name)
@@ -225,8 +241,11 @@ static int add_symbols(struct hwt_elf_file *file, Elf_Scn *scn, const GElf_Shdr 
 		if (!syms)
 			return -hee_nomem;
 		file->symbols = syms;
-		syms[file->symbol_count].addr = sym.st_value;
-		syms[file->symbol_count].name = name;
+		syms[file->symbol_count] = (struct hwt_elf_symbol){
+			sym.st_value, sym.st_size, name,
+			(GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? HWT_ELF_SYMBOL_GLOBAL : 0) |
+				(type == STT_GNU_IFUNC ? HWT_ELF_SYMBOL_IFUNC : 0)
+		};
 		file->symbol_count++;
 	}
 	return 0;
@@ -279,7 +298,92 @@ uint64_t hwt_elf_file_function_in(struct hwt_elf_file *file, const char *name, u
 	/* A function split in parts has a symbol of its own name at its entry
 	   only (gcc names the other part foo.cold, clang foo.__part.N). */
 	for (; lo < file->symbol_count && file->symbols[lo].addr < end; lo++)
-		if (!strcmp(file->symbols[lo].name, name))
+		if (!(file->symbols[lo].flags & HWT_ELF_SYMBOL_IFUNC) &&
+		    !strcmp(file->symbols[lo].name, name))
 			return file->symbols[lo].addr;
+	return 0;
+}
+
+int hwt_elf_file_symbols(struct hwt_elf_file *file, const struct hwt_elf_symbol **symbols,
+			 size_t *count)
+{
+	int status = file->symbols_read ? 0 : read_symbols(file);
+
+	*symbols = file->symbols;
+	*count = file->symbol_count;
+	return status;
+}
+
+uint64_t hwt_elf_file_offset(const struct hwt_elf_file *file, uint64_t vaddr)
+{
+	for (size_t i = 0; i < file->load_count; i++) {
+		const struct hwt_elf_load *l = &file->loads[i];
+
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->filesz)
+			return l->offset + (vaddr - l->vaddr);
+	}
+	return vaddr;
+}
+
+/* ----- PLT entries --------------------------------------------------------- */
+
+int hwt_elf_file_plt(const struct hwt_elf_file *file, struct hwt_elf_symbol **entries,
+		     size_t *count)
+{
+	Elf_Scn *scn = NULL, *rela = NULL, *dynsym;
+	GElf_Shdr plt = { 0 }, plt_sec = { 0 }, rsh = { 0 }, dsh;
+	Elf_Data *rdata, *sdata;
+	int have_plt = 0, have_sec = 0;
+	size_t shstrndx, n;
+
+	*entries = NULL;
+	*count = 0;
+	if (!file->elf || elf_getshdrstrndx(file->elf, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(file->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(file->elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".plt")) {
+			plt = sh;
+			have_plt = 1;
+		} else if (!strcmp(name, ".plt.sec")) {
+			plt_sec = sh;
+			have_sec = 1;
+		} else if (!strcmp(name, ".rela.plt")) {
+			rela = scn;
+			rsh = sh;
+		}
+	}
+	if (!rela || (!have_plt && !have_sec) || !rsh.sh_entsize)
+		return 0;
+	dynsym = elf_getscn(file->elf, rsh.sh_link);
+	if (!dynsym || !gelf_getshdr(dynsym, &dsh))
+		return 0;
+	rdata = elf_getdata(rela, NULL);
+	sdata = elf_getdata(dynsym, NULL);
+	if (!rdata || !sdata)
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	*entries = calloc(n ? n : 1, sizeof(**entries));
+	if (!*entries)
+		return -hee_nomem;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getrela(rdata, (int)i, &r) ||
+		    !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(name = elf_strptr(file->elf, dsh.sh_link, sym.st_name)) || !*name)
+			continue;
+		(*entries)[(*count)++] = (struct hwt_elf_symbol){
+			have_sec ? plt_sec.sh_addr + 16 * i : plt.sh_addr + 16 * (i + 1), 16, name,
+			HWT_ELF_SYMBOL_GLOBAL
+		};
+	}
 	return 0;
 }

@@ -2,8 +2,8 @@
  * The ELF reader of the converters (the decoder, the profile, lcov, sample
  * profiles): an executable file's bytes (mapped read-only), its GNU
  * build-id, its PT_LOAD segments (the file offset to virtual address
- * mapping, and the code bytes at an address) and its function symbols,
- * read with libelf.
+ * mapping, and the code bytes at an address), its function symbols and PLT
+ * entries, read with libelf.
  *
  * Functions that can fail return a negative enum hwt_elf_error
  * (hwt_elf_errstr names it).
@@ -36,8 +36,13 @@ struct hwt_elf_load {
 
 struct hwt_elf_symbol {
 	uint64_t addr;
+	uint64_t size;    /* st_size; 0: unknown (crtstuff's, hand-written code) */
 	const char *name; /* in the file's string table */
+	uint32_t flags;   /* HWT_ELF_SYMBOL_* */
 };
+
+#define HWT_ELF_SYMBOL_GLOBAL 0x1u /* STB_GLOBAL */
+#define HWT_ELF_SYMBOL_IFUNC  0x2u /* STT_GNU_IFUNC: the resolver of an indirect function */
 
 struct hwt_elf_file {
 	const uint8_t *data;  /* the whole file, mapped; NULL when empty */
@@ -52,6 +57,9 @@ struct hwt_elf_file {
 	struct hwt_elf_load *loads; /* the PT_LOAD segments, in program header order */
 	size_t load_count;
 	int has_symtab;       /* a .symtab section (the file is not stripped) */
+	int has_debug_info;   /* a .debug_info section with contents (DWARF) */
+	unsigned type;        /* e_type (ET_EXEC, ET_DYN...) */
+	uint64_t entry;       /* e_entry */
 
 	/* The reader's own. */
 	struct Elf *elf;      /* libelf's view of data, while is_elf */
@@ -79,10 +87,34 @@ uint64_t hwt_elf_file_vaddr(const struct hwt_elf_file *file, uint64_t offset);
  */
 const uint8_t *hwt_elf_file_code(const struct hwt_elf_file *file, uint64_t vaddr, size_t *avail);
 
+/* The file offset of a virtual address (through PT_LOAD); vaddr itself
+   when no segment maps it. */
+uint64_t hwt_elf_file_offset(const struct hwt_elf_file *file, uint64_t vaddr);
+
+/*
+ * The function symbols (STT_FUNC and STT_GNU_IFUNC, defined, non-zero) of
+ * .symtab, else of .dynsym, sorted by address (aliases in table order),
+ * read at the first call: 0 and *symbols, *count (the file's; valid until
+ * it is closed), or -hee_nomem.
+ */
+int hwt_elf_file_symbols(struct hwt_elf_file *file, const struct hwt_elf_symbol **symbols,
+			 size_t *count);
+
+/*
+ * The PLT entries: per .rela.plt relocation, the 16-byte entry that jumps
+ * through it (in .plt.sec when there is one (IBT), else in .plt after the
+ * resolver's entry), named by the relocation's symbol (without "@plt").
+ * 0 and *entries (malloc'd, the caller frees it), *count (0: no PLT), or
+ * -hee_nomem.
+ */
+int hwt_elf_file_plt(const struct hwt_elf_file *file, struct hwt_elf_symbol **entries,
+		     size_t *count);
+
 /*
  * The address of the function symbol called name inside [begin, end), or 0
  * (none, or out of memory reading them). The symbols are those of .symtab,
- * else of .dynsym, read at the first call.
+ * else of .dynsym (not the resolvers of indirect functions), read at the
+ * first call.
  */
 uint64_t hwt_elf_file_function_in(struct hwt_elf_file *file, const char *name, uint64_t begin,
 				  uint64_t end);

@@ -24,6 +24,8 @@
 /* The CPU the file claims when neither the caller nor the bundle names one:
    an Intel Core of a model libipt knows no errata for. */
 #define DEFAULT_CPUID "GenuineIntel,6,183,1"
+/* For ETMv4 streams: an Arm Cortex-A57's MIDR, as perf writes arm64's CPUID. */
+#define ETM_CPUID "0x00000000411fd070"
 
 /* Event ids of the two attributes. */
 #define PT_ID 1
@@ -46,6 +48,9 @@ const char *hwt_perf_export_errstr(int code)
 	case hxe_io:       return "input/output error";
 	case hxe_empty:    return "the bundle has no trace streams";
 	case hxe_clock:    return "the bundle's times do not fit perf's 56-bit TSC";
+	case hxe_mixed:    return "the bundle holds Intel PT and ETMv4 streams: a perf.data "
+				  "file holds one kind";
+	case hxe_one_cpu:  return "the one-CPU form is for Intel PT streams";
 	}
 	return "unknown error";
 }
@@ -359,9 +364,15 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 
 		p.type = PERF_RECORD_AUX;
 		p.u.aux.offset = a->offset;
-		p.u.aux.size = a->size;
+		/* Intel PT's padding is PAD packets; ETMv4 has none: the AUX record
+		   says where the trace ends. */
+		p.u.aux.size = x->etm ? a->trace_size : a->size;
+		/* ETMv4 unformatted, as a TRBE writes it. */
+		p.u.aux.flags = x->etm ? HWT_PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW : 0;
 		sample_of(&p, a->stream->pid, a->stream->tid, e->time);
 		p.sample.id = PT_ID;
+		if (x->etm)
+			p.sample.cpu = a->idx;
 		err = hwt_perf_writer_write(w, &p);
 		if (err)
 			return perf_error(err);
@@ -536,15 +547,16 @@ static void pt_claim_of(const struct hwt_bundle *b, struct pt_claim *c)
 }
 
 static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *tracking, int one_cpu,
-		     const struct pt_claim *claim)
+		     const struct pt_claim *claim, int etm)
 {
 	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 		      PERF_SAMPLE_IDENTIFIER;
 
 	memset(pt, 0, sizeof(*pt));
-	pt->type = HWT_PERF_EXPORT_PMU_TYPE;
+	pt->type = etm ? HWT_PERF_EXPORT_CS_ETM_PMU_TYPE : HWT_PERF_EXPORT_PMU_TYPE;
 	pt->size = sizeof(*pt);
-	pt->config = claim->config;
+	/* cs_etm: the context ID (the thread) traced, timestamps on. */
+	pt->config = etm ? HWT_CS_ETM_CONFIG_CONTEXTID | HWT_CS_ETM_CONFIG_TS : claim->config;
 	pt->sample_period = 1;
 	pt->sample_type = st;
 	pt->disabled = 1;
@@ -576,7 +588,9 @@ static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *trackin
 static int write_features(struct xport *x, struct hwt_perf_writer *w)
 {
 	const struct hwt_perf_export_options *o = x->options;
-	static const char *const names[] = { "intel_pt//u", "dummy:u" };
+	static const char *const pt_names[] = { "intel_pt//u", "dummy:u" };
+	static const char *const etm_names[] = { "cs_etm//u", "dummy:u" };
+	const char *const *names = x->etm ? etm_names : pt_names;
 	struct utsname u;
 	const char *cpuid = o && o->cpuid ? o->cpuid : hwt_bundle_key(x->bundle, "pt_cpu");
 	char desc[128];
@@ -587,12 +601,18 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 
 	if (uname(&u) < 0)
 		memset(&u, 0, sizeof(u));
-	snprintf(desc, sizeof(desc), "hwt %s trace unit (Intel PT written in software)",
-		 hwt_bundle_key(x->bundle, "unit") ? hwt_bundle_key(x->bundle, "unit") : "");
+	snprintf(desc, sizeof(desc), "hwt %s trace unit (%s written in software)",
+		 hwt_bundle_key(x->bundle, "unit") ? hwt_bundle_key(x->bundle, "unit") : "",
+		 x->etm ? "ETMv4" : "Intel PT");
+	if (x->etm && !(o && o->cpuid))
+		cpuid = ETM_CPUID;
 	err = hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_HOSTNAME, u.nodename);
 	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_OSRELEASE, u.release);
 	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_VERSION, "hwt export");
-	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_ARCH, "x86_64");
+	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_ARCH,
+							   x->etm ? "aarch64" : "x86_64");
+	if (x->etm && x->nidx > ncpu)
+		ncpu = (long)x->nidx;
 	err = err ? err : hwt_perf_writer_feature_nrcpus(w, ncpu > 0 ? (uint32_t)ncpu : 1,
 							   ncpu > 0 ? (uint32_t)ncpu : 1);
 	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_CPUDESC, desc);
@@ -610,11 +630,11 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 		memset(buf, 0, sizeof(buf));
 		v = 2;
 		memcpy(buf + at, &v, 4), at += 4;
-		v = HWT_PERF_EXPORT_PMU_TYPE;
+		v = x->etm ? HWT_PERF_EXPORT_CS_ETM_PMU_TYPE : HWT_PERF_EXPORT_PMU_TYPE;
 		memcpy(buf + at, &v, 4), at += 4;
 		v = 64;
 		memcpy(buf + at, &v, 4), at += 4;
-		memcpy(buf + at, "intel_pt", 8), at += 64;
+		strcpy((char *)buf + at, x->etm ? "cs_etm" : "intel_pt"), at += 64;
 		v = PERF_TYPE_SOFTWARE;
 		memcpy(buf + at, &v, 4), at += 4;
 		v = 64;
@@ -663,9 +683,12 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 	return err;
 }
 
-static int write_preamble(struct hwt_perf_writer *w, int one_cpu, const struct pt_claim *claim)
+static int write_preamble(const struct xport *x, struct hwt_perf_writer *w, int one_cpu,
+			  const struct pt_claim *claim)
 {
 	uint64_t priv[HWT_PT_INFO_WORDS] = { 0 };
+	uint64_t *etm_priv = NULL;
+	size_t etm_npriv = 0;
 	struct hwt_perf_record p;
 	int err;
 
@@ -691,7 +714,15 @@ static int write_preamble(struct hwt_perf_writer *w, int one_cpu, const struct p
 	p.u.auxtrace_info.type = HWT_PERF_AUXTRACE_INTEL_PT;
 	p.u.auxtrace_info.priv = priv;
 	p.u.auxtrace_info.npriv = HWT_PT_INFO_WORDS;
+	if (x->etm) {
+		if (hwt_xport_etm_info(x, &etm_priv, &etm_npriv))
+			return -hpf_nomem;
+		p.u.auxtrace_info.type = HWT_PERF_AUXTRACE_CS_ETM;
+		p.u.auxtrace_info.priv = etm_priv;
+		p.u.auxtrace_info.npriv = etm_npriv;
+	}
 	err = hwt_perf_writer_write(w, &p);
+	free(etm_priv);
 	if (err)
 		return err;
 
@@ -720,6 +751,34 @@ static int write_preamble(struct hwt_perf_writer *w, int one_cpu, const struct p
 
 /* ----- The export ------------------------------------------------------- */
 
+/* Intel PT or ETMv4: what the exported images' streams are, one kind. */
+static int trace_kind(struct xport *x)
+{
+	size_t n = hwt_bundle_stream_count(x->bundle);
+	int pt = 0, etm = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct hwt_bundle_stream *s = hwt_bundle_stream_at(x->bundle, i);
+
+		if (s->image < 0 || x->image_of[s->image] < 0)
+			continue;
+		if (s->trace == hwt_trace_etmv4)
+			etm = 1;
+		else
+			pt = 1;
+	}
+	if (pt && etm)
+		return -hxe_mixed;
+	x->etm = etm;
+	if (etm) {
+		hwt_xport_etm_unit(x->bundle, &x->etm_unit);
+		x->etm_sizes = calloc(n ? n : 1, sizeof(*x->etm_sizes));
+		if (!x->etm_sizes)
+			return -hxe_nomem;
+	}
+	return 0;
+}
+
 static void free_images(struct xport *x)
 {
 	for (size_t i = 0; i < x->nimages; i++) {
@@ -732,6 +791,7 @@ static void free_images(struct xport *x)
 	free(x->images);
 	free(x->image_of);
 	free(x->aux);
+	free(x->etm_sizes);
 }
 
 /* Every stream's place in its thread's AUX buffer. */
@@ -764,12 +824,20 @@ static int plan_aux(struct xport *x)
 		a->image = im;
 		a->idx = idx < 0 ? nidx++ : (uint32_t)idx;
 		a->offset = offset;
-		a->size = (s->size + 7) & ~(uint64_t)7;
+		a->trace_size = x->etm ? x->etm_sizes[i] : s->size;
+		a->size = (a->trace_size + 7) & ~(uint64_t)7;
 		a->time = hwt_xport_record_time(x, im, 0);
 		for (size_t f = 0; f < im->nfirst; f++)
 			if (im->first[f].tid == s->tid && im->first[f].tsc != UINT64_MAX)
 				a->time = im->first[f].time;
 		x->naux++;
+	}
+	x->nidx = nidx;
+	if (x->etm && nidx > HWT_XPORT_ETM_CPUS) {
+		hwt_xport_warn(x, "%" PRIu32 " threads with ETMv4 trace: the export gives each a "
+			       "trace unit of its own, and there are trace IDs for %u", nidx,
+			       HWT_XPORT_ETM_CPUS);
+		return -hxe_invalid;
 	}
 	return 0;
 }
@@ -799,15 +867,35 @@ static int write_streams(struct xport *x, struct hwt_perf_writer *w, const struc
 			hwt_xport_warn(x, "%s: cannot read it: %s", s->path, strerror(errno));
 			continue;
 		}
-		err = hwt_xport_stream_tsc(x, im, buf, size, NULL, &max, &damaged);
+		if (x->etm) {
+			uint64_t min = UINT64_MAX, out_size = 0;
+			uint8_t *out = malloc(a->size ? a->size : 1);
+
+			err = out ? hwt_xport_etm_stream(x, im, buf, size, NULL, &out_size, &min,
+							 &max, &damaged) : -hxe_nomem;
+			if (!err && ((out_size + 7) & ~(uint64_t)7) != a->size)
+				err = -hxe_io;
+			if (!err)
+				err = hwt_xport_etm_stream(x, im, buf, size, out, &out_size, &min,
+							   &max, &damaged);
+			free(buf);
+			buf = out;
+			size = (size_t)out_size;
+			if (!err)
+				memset(buf + size, 0, a->size - size);
+		} else {
+			err = hwt_xport_stream_tsc(x, im, buf, size, NULL, &max, &damaged);
+		}
 		if (err) {
+			if (err == -hxe_io)
+				hwt_xport_warn(x, "%s: changed while exported", s->path);
 			free(buf);
 			return err;
 		}
 		if (damaged) {
 			x->stats.damaged_bytes += damaged;
-			hwt_xport_warn(x, "%s: %" PRIu64 " bytes are not Intel PT packets: exported "
-				       "as they are", s->path, damaged);
+			hwt_xport_warn(x, "%s: %" PRIu64 " bytes are not %s packets: exported "
+				       "as they are", s->path, damaged, x->etm ? "ETMv4" : "Intel PT");
 		}
 		/* perf pads AUX data to 8 bytes; zero bytes are PAD packets. */
 		padded = (size + 7) & ~(size_t)7;
@@ -823,7 +911,10 @@ static int write_streams(struct xport *x, struct hwt_perf_writer *w, const struc
 		p.u.auxtrace.reference = im->base;
 		p.u.auxtrace.idx = a->idx;
 		p.u.auxtrace.tid = s->tid;
-		p.u.auxtrace.cpu = UINT32_MAX;
+		/* perf's cs_etm (6.1) finds a buffer by the CPU of its AUX records
+		   and decodes a CPU's trace unit once: each thread's ETMv4 trace
+		   is a CPU's of its own (cs_etm_export.c). */
+		p.u.auxtrace.cpu = x->etm ? a->idx : UINT32_MAX;
 		p.u.auxtrace.data = buf;
 		p.u.auxtrace.data_size = padded;
 		err = hwt_perf_writer_write(w, &p);
@@ -877,6 +968,9 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 		err = -hxe_empty;
 		goto out;
 	}
+	err = trace_kind(&x);
+	if (err)
+		goto out;
 	/* The largest TSC of each image's streams extends its time. */
 	for (size_t i = 0; i < hwt_bundle_stream_count(bundle); i++) {
 		const struct hwt_bundle_stream *s = hwt_bundle_stream_at(bundle, i);
@@ -891,7 +985,11 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 		buf = read_stream(s, &size, 0);
 		if (!buf)
 			continue;
-		err = hwt_xport_stream_tsc(&x, NULL, buf, size, &min, &max, &damaged);
+		if (x.etm)
+			err = hwt_xport_etm_stream(&x, NULL, buf, size, NULL, &x.etm_sizes[i], &min,
+						   &max, &damaged);
+		else
+			err = hwt_xport_stream_tsc(&x, NULL, buf, size, &min, &max, &damaged);
 		free(buf);
 		if (err)
 			goto out;
@@ -913,6 +1011,10 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	}
 	x.stats.images = x.nimages;
 	x.one_cpu = options && (options->flags & HWT_PERF_EXPORT_ONE_CPU);
+	if (x.one_cpu && x.etm) {
+		err = -hxe_one_cpu;
+		goto out;
+	}
 	err = hwt_xport_timeline(&x);
 	if (err)
 		goto out;
@@ -957,7 +1059,7 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	/* A CTC tick is a step of the bundle's clock: scaled with it. */
 	if ((uint64_t)claim.ctc_n * x.scale <= UINT32_MAX)
 		claim.ctc_n *= (uint32_t)x.scale;
-	attrs_of(&pt, &tracking, x.one_cpu, &claim);
+	attrs_of(&pt, &tracking, x.one_cpu, &claim, x.etm);
 	err = hwt_perf_writer_open(w, path, flags);
 	if (!err)
 		err = hwt_perf_writer_add_attr(w, &pt, &pt_id, 1);
@@ -966,7 +1068,7 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	if (!err)
 		err = write_features(&x, w);
 	if (!err)
-		err = write_preamble(w, x.one_cpu, &claim);
+		err = write_preamble(&x, w, x.one_cpu, &claim);
 	if (err) {
 		err = perf_error(err);
 		goto out;

@@ -4,6 +4,7 @@
 
 #include "hwt_perf_export.h"
 #include "hwt_perfdata.h"
+#include "hwt_perf_cs_etm.h"
 
 /* One process image with streams, its records in memory. */
 struct xport_image {
@@ -33,6 +34,7 @@ struct xport_aux {
 	const struct xport_image *image;
 	uint32_t idx;
 	uint64_t offset, size;   /* in the buffer; size padded to 8 bytes */
+	uint64_t trace_size;     /* the bytes of trace in it (its AUX record's size) */
 	uint64_t time;           /* when its trace begins (for its AUX record) */
 	int written;
 };
@@ -49,6 +51,11 @@ struct xport {
 	int one_cpu;             /* every thread's trace on one CPU (one_cpu.c) */
 	struct xport_aux *aux;
 	size_t naux;
+	uint32_t nidx;           /* AUX buffers (threads) */
+	/* A bundle of ETMv4 streams: cs_etm (cs_etm_export.c) */
+	int etm;
+	struct hwt_perf_cs_etm_cpu etm_unit;
+	uint64_t *etm_sizes;     /* per bundle stream: its size once exported */
 };
 
 /* A warning through the caller's callback. */
@@ -95,6 +102,29 @@ void hwt_xport_one_cpu_switch(const struct xport_cpu *cpu, size_t i, uint64_t *t
 			      uint32_t *pid, uint32_t *tid, uint32_t *other_pid,
 			      uint32_t *other_tid);
 void hwt_xport_one_cpu_free(struct xport_cpu *cpu);
+
+/*
+ * cs_etm_export.c: the trace unit a bundle's ETMv4 streams claim (its
+ * header's etm_* keys, else hwt's software unit), on CPU 0.
+ */
+void hwt_xport_etm_unit(const struct hwt_bundle *bundle, struct hwt_perf_cs_etm_cpu *c);
+/*
+ * An ETMv4 stream's Timestamp packets: their smallest and largest values
+ * into *min_ts and *max_ts (as hwt_xport_stream_tsc). With im, the stream
+ * as exported (every timestamp in full, on the export's clock) into out,
+ * *out_size bytes; without, only its size. Bytes that are no packets are
+ * counted in *damaged and kept.
+ */
+int hwt_xport_etm_stream(const struct xport *x, const struct xport_image *im,
+			 const uint8_t *buf, size_t size, uint8_t *out, uint64_t *out_size,
+			 uint64_t *min_ts, uint64_t *max_ts, uint64_t *damaged);
+/*
+ * cs_etm's AUXTRACE_INFO words (malloc'd): a CPU per AUX buffer (thread),
+ * each with the trace unit and a trace ID of its own (1 and up; there are
+ * HWT_XPORT_ETM_CPUS). 0 or -hxe_nomem.
+ */
+#define HWT_XPORT_ETM_CPUS 0x6fu
+int hwt_xport_etm_info(const struct xport *x, uint64_t **priv, size_t *npriv);
 
 /* note.c: hwt's own feature section (docs/perf.md), text (malloc'd). 0 or -hxe_nomem. */
 int hwt_xport_note(struct xport *x, char **text, size_t *len);

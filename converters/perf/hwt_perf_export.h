@@ -44,6 +44,8 @@ enum hwt_perf_export_error {
 	hxe_io,          /* a file could not be read or written; errno tells why */
 	hxe_empty,       /* the bundle has no streams to export */
 	hxe_clock,       /* the bundle's times do not fit perf's 56-bit TSC */
+	hxe_mixed,       /* Intel PT and ETMv4 streams: a perf.data holds one kind */
+	hxe_one_cpu,     /* the one-CPU form of ETMv4 streams (it is Intel PT's) */
 };
 
 const char *hwt_perf_export_errstr(int code);
@@ -62,6 +64,8 @@ const char *hwt_perf_export_errstr(int code);
 
 /* The PMU type number the exported intel_pt event claims. */
 #define HWT_PERF_EXPORT_PMU_TYPE 10u
+/* The PMU type number the cs_etm event of a bundle of ETMv4 streams claims. */
+#define HWT_PERF_EXPORT_CS_ETM_PMU_TYPE 11u
 
 typedef void hwt_perf_export_warn_fn(void *context, const char *message);
 

@@ -141,11 +141,12 @@ int hwt_command_decoder(const char *name);
 #define HWT_UNIT_USAGE                                                                     \
 	"      --unit UNIT       the trace unit: perf (Intel PT hardware through Linux\n"    \
 	"                        perf, docs/perf.md), valgrind (the Valgrind tool), qemu\n"  \
-	"                        (qemu-x86_64 with hwt's TCG plugin; no --filter) or auto\n" \
-	"                        (perf where the CPU has Intel PT and perf is installed,\n" \
-	"                        else qemu when qemu-x86_64 and the plugin are there and\n"  \
-	"                        neither --filter nor --trace-all is given, else\n"          \
-	"                        valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n" \
+	"                        (qemu-x86_64 with hwt's TCG plugin; no --filter), kmod\n"   \
+	"                        (hwt.ko's sw backend in the kernel: hwt_sw.ko loaded) or\n" \
+	"                        auto (perf where the CPU has Intel PT and perf is\n"        \
+	"                        installed, else qemu when qemu-x86_64 and the plugin\n"   \
+	"                        are there and neither --filter nor --trace-all is given,\n" \
+	"                        else valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n" \
 	"                        aarch64 programs run under qemu-aarch64 (sysroot\n"        \
 	"                        $QEMU_LD_PREFIX or /usr/aarch64-linux-gnu), traced (ETMv4)\n" \
 	"                        by the qemu unit\n"
@@ -165,7 +166,7 @@ int hwt_command_decoder(const char *name);
 	"                        every x86-64 executable but set-ID ones, not scripts)\n"   \
 	"      --filter IMAGE[:FUNCTION]  only trace code of IMAGE (a path or base-name\n"   \
 	"                        glob), or of its FUNCTION (ELF symbol); repeatable\n"       \
-	"                        (valgrind and perf units)\n"
+	"                        (valgrind, perf and kmod units)\n"
 
 
 /* ----- record_run.c: a recording ------------------------------------------ */

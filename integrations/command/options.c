@@ -55,7 +55,7 @@ static int unit_option(struct hwt_unit_options *opts, int opt, const char *arg,
 	case HWT_UNIT_OPT_UNIT:
 		if (!hwt_unit_known(arg)) {
 			fprintf(stderr, "%s: unknown trace unit '%s' (known: perf, valgrind, qemu, "
-				"auto)\n", prefix, arg);
+				"kmod, auto)\n", prefix, arg);
 			return -1;
 		}
 		opts->unit = arg;

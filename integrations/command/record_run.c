@@ -36,11 +36,12 @@ static int create_bundle(const char *dir, const struct hwt_unit *unit, const cha
 {
 	char trace[64];
 	const char *keys[] = { trace, NULL };
+	const char *clock = unit->clock ? unit->clock : "sequence";
 
 	if (!unit->traces)
-		return hwt_bundle_create(dir, unit->name, "sequence", command);
+		return hwt_bundle_create(dir, unit->name, clock, command);
 	snprintf(trace, sizeof(trace), "trace=%s", unit->traces);
-	return hwt_bundle_create_keys(dir, unit->name, "sequence", command, keys);
+	return hwt_bundle_create_keys(dir, unit->name, clock, command, keys);
 }
 
 static int record_then_finish(const struct hwt_unit_run *run, const char *dir,

@@ -21,6 +21,10 @@ int hwt_report_lcov_main(int argc, char **argv);
    `hwt report afdo-text BUNDLE|PROFILE... --binary PROG -o prog.txt`. */
 int hwt_report_afdo_main(int argc, char **argv);
 int hwt_report_afdo_text_main(int argc, char **argv);
+/* flame.c: `hwt report flame|folded|speedscope|chrome [options] BUNDLE`
+   (argv[0] is the format's name) and `hwt flame [options] -- CMD ARGS...`. */
+int hwt_report_flame_main(int argc, char **argv);
+int hwt_flame_main(int argc, char **argv);
 /* report_diff.c: `hwt report diff --base REF COVERAGE.info`. */
 int hwt_report_diff_main(int argc, char **argv);
 /* merge.c: `hwt merge -o OUT IN...`. */

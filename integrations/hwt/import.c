@@ -1,6 +1,6 @@
 /*
- * `hwt import [-o BUNDLE] PERF_DATA`: a perf.data file with Intel PT trace
- * (perf record -e intel_pt//u) into a trace bundle (collector/perf,
+ * `hwt import [-o BUNDLE] PERF_DATA`: a perf.data file with Intel PT or
+ * CoreSight ETM trace (perf record -e intel_pt//u, -e cs_etm//u) into a trace bundle (collector/perf,
  * docs/perf.md).
  */
 #include <getopt.h>
@@ -21,8 +21,10 @@ static void usage(FILE *out)
 	fputs("usage: hwt import [options] PERF_DATA\n"
 	      "\n"
 	      "Converts a perf.data file holding Intel PT trace (perf record -e intel_pt//u,\n"
-	      "per CPU or per thread, full or snapshot mode, file or pipe mode) into a trace\n"
-	      "bundle that every hwt report reads. PERF_DATA '-' reads standard input.\n"
+	      "per CPU or per thread, full or snapshot mode, file or pipe mode) or CoreSight\n"
+	      "ETMv4/ETE trace (perf record -e cs_etm//u, formatted by an ETR or raw from a\n"
+	      "TRBE) into a trace bundle that every hwt report reads. PERF_DATA '-' reads\n"
+	      "standard input.\n"
 	      "\n"
 	      "  -o, --output DIR        the bundle to write [" DEFAULT_OUTPUT "]; must not\n"
 	      "                          exist or be an empty directory\n"

@@ -26,6 +26,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: hwt record [options] [--] COMMAND [ARGS...]\n"
+		"       hwt record [options] -p PID | -a | --cpu LIST\n"
 		"\n"
 		"Records the branch trace of COMMAND and of every process it starts into\n"
 		"a trace bundle, then exits with COMMAND's exit status.\n"
@@ -38,6 +39,17 @@ static void usage(FILE *out)
 		"      --psb-period N    bytes of trace between two sync points [4096]\n"
 		"      --debug-blocks    also log every executed block (for tests)\n"
 		HWT_UNIT_SELECT_USAGE
+		"\n"
+		"The kernel unit (--unit kmod; -p and -a imply it):\n"
+		"  -p, --pid PID         attach to the running process PID (and what it starts)\n"
+		"                        instead of running COMMAND; detach at Ctrl-C, after\n"
+		"                        --duration, or when it ends\n"
+		"      --duration S      seconds to record with -p, -a or --cpu [until Ctrl-C]\n"
+		"  -a, --all-cpus        CPU mode: what runs on every CPU\n"
+		"      --cpu LIST        CPU mode on the CPUs of LIST (0,2-3)\n"
+		"      --wrap            a full trace buffer is written over (the loss is\n"
+		"                        recorded) instead of pausing its thread until read\n"
+		"      --buffer-size N   bytes of trace buffer per thread, 4 KiB multiples [4 MiB]\n"
 		"  -h, --help            this text\n");
 }
 
@@ -92,8 +104,14 @@ int hwt_record_main(int argc, char **argv)
 		HWT_OPTION_OUTPUT,
 		{ "force", no_argument, NULL, 'f' },
 		HWT_OPTION_QUIET,
-		{ "psb-period", required_argument, NULL, 'p' },
+		{ "psb-period", required_argument, NULL, 'S' },
 		{ "debug-blocks", no_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "wrap", no_argument, NULL, 'W' },
+		{ "buffer-size", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_SELECT_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -104,16 +122,45 @@ int hwt_record_main(int argc, char **argv)
 	int force = 0, opt, status;
 
 	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
-	while ((opt = getopt_long(argc, argv, "+o:fqh", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:fqhp:a", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'f': force = 1; break;
 		case 'd': unit->debug_blocks = 1; break;
-		case 'p':
+		case 'S':
 			errno = 0;
 			unit->psb_period = strtol(optarg, &end, 0);
 			if (errno || *end || unit->psb_period < 256 || unit->psb_period > (1 << 20)) {
 				fprintf(stderr, "hwt record: --psb-period wants 256..1048576, not '%s'\n",
 					optarg);
+				return 2;
+			}
+			break;
+		case 'p':
+			errno = 0;
+			unit->pid = (int)strtol(optarg, &end, 10);
+			if (errno || *end || unit->pid <= 0) {
+				fprintf(stderr, "hwt record: -p wants a process id, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'D':
+			errno = 0;
+			unit->duration = strtod(optarg, &end);
+			if (errno || *end || !(unit->duration > 0)) {
+				fprintf(stderr, "hwt record: --duration wants seconds, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'a': unit->cpus = "all"; break;
+		case 'C': unit->cpus = optarg; break;
+		case 'W': unit->wrap = 1; break;
+		case 'B':
+			errno = 0;
+			unit->bufsize = strtoul(optarg, &end, 0);
+			if (errno || *end || unit->bufsize < 4096 || unit->bufsize > (64u << 20) ||
+			    unit->bufsize % 4096) {
+				fprintf(stderr, "hwt record: --buffer-size wants 4096..67108864 in 4 KiB "
+					"steps, not '%s'\n", optarg);
 				return 2;
 			}
 			break;
@@ -126,9 +173,26 @@ int hwt_record_main(int argc, char **argv)
 			}
 		}
 	}
-	if (optind >= argc) {
+	if (unit->pid || unit->cpus) {
+		if (unit->pid && unit->cpus) {
+			fprintf(stderr, "hwt record: -p and CPU mode exclude each other\n");
+			return 2;
+		}
+		if (optind < argc) {
+			fprintf(stderr, "hwt record: -p, -a and --cpu record what runs: no command\n");
+			return 2;
+		}
+		if (!unit->unit)
+			unit->unit = "kmod";
+	} else if (optind >= argc) {
 		fprintf(stderr, "hwt record: no command to record\n");
 		usage(stderr);
+		return 2;
+	}
+	if ((unit->pid || unit->cpus || unit->wrap || unit->bufsize || unit->duration) &&
+	    strcmp(unit->unit ? unit->unit : "", "kmod") != 0) {
+		fprintf(stderr, "hwt record: -p, -a, --cpu, --duration, --wrap and --buffer-size "
+			"are the kernel unit's (--unit kmod)\n");
 		return 2;
 	}
 	if (force && hwt_remove_bundle(o.output, "hwt record") < 0)

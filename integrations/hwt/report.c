@@ -19,12 +19,20 @@ static const struct hwt_report_format formats[] = {
 	  "LLVM sample profile for clang -fprofile-sample-use (text, extbinary, binary)" },
 	{ "afdo-text", hwt_report_afdo_text_main,
 	  "AutoFDO create_llvm_prof --profiler=text input of one binary" },
+	{ "chrome", hwt_report_flame_main,
+	  "Chrome trace events of every call per thread (chrome://tracing, Perfetto)" },
 	{ "diff", hwt_report_diff_main,
 	  "coverage of the lines changed since a git revision, from an lcov file" },
+	{ "flame", hwt_report_flame_main,
+	  "an interactive SVG flame graph of the exact call stacks (--diff A B too)" },
+	{ "folded", hwt_report_flame_main,
+	  "folded stacks (flamegraph.pl, inferno, speedscope read them)" },
 	{ "lcov", hwt_report_lcov_main,
 	  "line, function and branch coverage of every image with debug info (lcov)" },
 	{ "profile", hwt_report_profile_main,
 	  "decode a bundle into an hwt profile (counts per image and file offset)" },
+	{ "speedscope", hwt_report_flame_main,
+	  "a speedscope file: a timeline of every call per thread" },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -35,7 +43,7 @@ static void usage(FILE *out)
 
 	fputs("usage: hwt report FORMAT [options] BUNDLE\n\nformats:\n", out);
 	for (i = 0; i < NFORMATS; i++)
-		fprintf(out, "  %-10s %s\n", formats[i].name, formats[i].help);
+		fprintf(out, "  %-11s %s\n", formats[i].name, formats[i].help);
 	fputs("\n'hwt report FORMAT --help' describes a format's options.\n", out);
 }
 

@@ -1,16 +1,19 @@
 /*
  * The converters' ELF reader (converters/elf) on files that are not what
  * it wants, and on this test's own executable, checked against what the
- * dynamic loader mapped of it (dl_iterate_phdr): the build-id note, the
- * code bytes of a function and its symbol; and the first bytes of it cut
- * off at several lengths.
+ * dynamic loader mapped of it (dl_iterate_phdr, getauxval): the build-id
+ * note, the entry point, the code bytes of a function and its symbol, the
+ * PLT entry of a libc function it calls; and the first bytes of it cut off
+ * at several lengths.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "elf_file.h"
@@ -133,6 +136,34 @@ static void test_truncated(const struct hwt_elf_file *self)
 	}
 }
 
+/* The symbol table holds this static function (its size, local) and main
+   (global); the PLT has an entry for dl_iterate_phdr, in executable code. */
+static void test_symbols(struct hwt_elf_file *f, uint64_t self)
+{
+	const struct hwt_elf_symbol *syms;
+	struct hwt_elf_symbol *plt;
+	size_t n = 0, nplt = 0, avail;
+	int found_self = 0, found_main = 0, found_plt = 0;
+
+	CHECK(hwt_elf_file_symbols(f, &syms, &n) == 0 && n > 0);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(i == 0 || syms[i - 1].addr <= syms[i].addr);
+		if (!strcmp(syms[i].name, "test_self"))
+			found_self = syms[i].addr == self && syms[i].size > 16 &&
+				     !(syms[i].flags & HWT_ELF_SYMBOL_GLOBAL);
+		if (!strcmp(syms[i].name, "main"))
+			found_main = (syms[i].flags & HWT_ELF_SYMBOL_GLOBAL) != 0;
+	}
+	CHECK(found_self && found_main);
+	CHECK(hwt_elf_file_plt(f, &plt, &nplt) == 0);
+	for (size_t i = 0; i < nplt; i++)
+		if (!strcmp(plt[i].name, "dl_iterate_phdr"))
+			found_plt = plt[i].size == 16 && hwt_elf_file_code(f, plt[i].addr, &avail);
+	/* Built with -fno-plt, there is no PLT. */
+	CHECK(found_plt || nplt == 0);
+	free(plt);
+}
+
 static void test_self(void)
 {
 	struct hwt_elf_file f;
@@ -160,6 +191,11 @@ static void test_self(void)
 	CHECK(hwt_elf_file_function_in(&f, "test_self", vaddr, vaddr + 1) == vaddr);
 	CHECK(hwt_elf_file_function_in(&f, "test_self", vaddr + 1, vaddr + 2) == 0);
 	CHECK(hwt_elf_file_function_in(&f, "test_not_elf", vaddr, vaddr + 1) == 0);
+	if (code)
+		CHECK(hwt_elf_file_offset(&f, vaddr) == (uint64_t)(code - f.data));
+	CHECK(f.type == ET_DYN || f.type == ET_EXEC);
+	CHECK(f.entry == getauxval(AT_ENTRY) - l.bias);
+	test_symbols(&f, vaddr);
 	test_truncated(&f);
 	hwt_elf_file_close(&f);
 	CHECK(f.data == NULL && f.loads == NULL && f.symbols == NULL);

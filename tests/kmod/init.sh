@@ -16,8 +16,38 @@ if insmod /hwt.ko; then echo "KTEST insmod_hwt PASS"; else echo "KTEST insmod_hw
 if insmod /hwt_test.ko; then echo "KTEST insmod_hwt_test PASS"; else echo "KTEST insmod_hwt_test FAIL"; ok=0; fi
 if [ $ok = 1 ]; then
 	for i in $(seq 1 $(cat /ktest_repeat)); do
-		/bin/hwt_ktest $(cat /ktest_args)
+		[ -f /ktest_skip ] || /bin/hwt_ktest $(cat /ktest_args)
 	done
+fi
+
+# The record phase (run_qemu.sh with a build directory): the host's file
+# system read-only, the output directory writable, both over 9p.
+if [ $ok = 1 ] && [ -f /record ]; then
+	src=$(sed -n 1p /record) build=$(sed -n 2p /record) out=$(sed -n 3p /record)
+	script=$(sed -n 4p /record)
+	for m in $(cat /kmods/order); do
+		insmod "/kmods/$m" || echo "KINFO insmod $m failed"
+	done
+	if insmod /hwt_sw.ko; then echo "KTEST insmod_hwt_sw PASS"; else echo "KTEST insmod_hwt_sw FAIL"; fi
+	mkdir -p /host
+	if mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose host /host &&
+	   mount -t 9p -o trans=virtio,version=9p2000.L,cache=loose out "/host$out"; then
+		mount -t proc proc /host/proc
+		mount -t sysfs sys /host/sys
+		mount --bind /dev /host/dev
+		mount -t tmpfs tmp /host/tmp
+		chroot /host /bin/sh "$src/$script" "$build" "$out"
+		umount /host/tmp /host/dev /host/sys /host/proc "/host$out" /host
+		echo "KTEST mount_9p PASS"
+	else
+		echo "KTEST mount_9p FAIL"
+	fi
+	# Orphaned threads (hwt_sw.c) hold the module until they trap or exit.
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		rmmod hwt_sw 2>/dev/null && break
+		sleep 0.5
+	done
+	if grep -q '^hwt_sw ' /proc/modules; then echo "KTEST rmmod_hwt_sw FAIL"; else echo "KTEST rmmod_hwt_sw PASS"; fi
 fi
 
 # The test backend module is in use while a context exists; with none left

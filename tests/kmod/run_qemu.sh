@@ -3,10 +3,18 @@
 # with busybox into an initramfs, boots Debian's kernel under QEMU (TCG, two
 # CPUs), runs every case inside and turns the case lines the guest prints
 # ("KTEST <case> PASS|FAIL ...") into an exit status.
-#   run_qemu.sh SRC_ROOT WORK_DIR
+#   run_qemu.sh SRC_ROOT WORK_DIR [BUILD_DIR]
+# With BUILD_DIR (the CMake build of SRC_ROOT), the guest then mounts the
+# host's file system read-only over 9p, chroots into it and records with
+# the kernel unit (guest_record.sh) into WORK_DIR/out, which the host checks
+# afterwards (check_records.sh).
 # Environment: HWT_KVER (kernel version; default the newest /boot/vmlinuz-*-amd64),
+# HWT_KIMAGE, HWT_KDIR, HWT_KMODULES (its image, headers' build directory and
+# modules; default where Debian installs them),
 # HWT_QEMU_TIMEOUT (seconds, default 300), HWT_KTEST_ARGS (cases to run),
-# HWT_KTEST_REPEAT (runs of the cases in one boot, default 1),
+# HWT_KTEST_REPEAT (runs of the cases in one boot, default 1), HWT_KTEST=0 (no cases),
+# HWT_GUEST_SCRIPT (what the guest runs chrooted instead of guest_record.sh; no checks),
+# HWT_KMOD_ORACLES (what tests/kmod/oracles.sh wrote; default: it runs into WORK_DIR/out/host),
 # HWT_QEMU_ACCEL (QEMU -accel value; empty for QEMU's default, multi-threaded TCG),
 # HWT_QEMU_APPEND (more kernel parameters), HWT_QEMU_OPTS (more QEMU options,
 # e.g. -monitor unix:PATH,server=on,wait=off to inspect a hung guest).
@@ -14,12 +22,14 @@ set -euo pipefail
 
 root=$(cd "$1" && pwd)
 work=$2
-timeout_s=${HWT_QEMU_TIMEOUT:-300}
+build=${3:+$(cd "$3" && pwd)}
+timeout_s=${HWT_QEMU_TIMEOUT:-$([ -n "$build" ] && echo 1500 || echo 300)}
 # Two vCPUs on one host thread: faster here than multi-threaded TCG on a busy
 # 2-core host, and see kmod/README.md (known gaps) on MTTCG.
 accel=${HWT_QEMU_ACCEL-tcg,thread=single}
 kver=${HWT_KVER:-$(ls /boot/vmlinuz-*-amd64 | sed 's|.*/vmlinuz-||' | sort -V | tail -1)}
-kernel=/boot/vmlinuz-$kver
+kernel=${HWT_KIMAGE:-/boot/vmlinuz-$kver}
+kmodules=${HWT_KMODULES:-/lib/modules/$kver}
 here=$root/tests/kmod
 
 t0=$(date +%s)
@@ -80,10 +90,44 @@ for f in /bin/hwt_dyn /bin/hwt_ktest /lib/libhwtt.so $(ldd "$work/initramfs/bin/
 done > "$work/initramfs/buildids"
 
 cp /bin/busybox "$work/initramfs/bin/busybox"
-cp "$work/kbuild/hwt.ko" "$work/kbuild/hwt_test.ko" "$work/initramfs/"
+cp "$work/kbuild/hwt.ko" "$work/kbuild/hwt_test.ko" "$work/kbuild/hwt_sw.ko" "$work/initramfs/"
+
+# The record phase: 9p over virtio, the modules in load order (dependencies
+# first; those not found are built in), uncompressed for busybox's insmod.
+qemu_9p=()
+if [ -n "$build" ]; then
+	seen="" order=""
+	add_module() {
+		local f d
+		case " $seen " in *" $1 "*) return;; esac
+		seen="$seen $1"
+		f=$(find "$kmodules/kernel" -name "$1.ko" -o -name "$1.ko.xz" | head -1)
+		[ -n "$f" ] || return 0
+		for d in $(modinfo -F depends "$f" | tr ',' ' '); do add_module "$d"; done
+		order="$order $f"
+	}
+	for m in virtio_pci 9pnet_virtio 9p; do add_module "$m"; done
+	mkdir -p "$work/initramfs/kmods"
+	: > "$work/initramfs/kmods/order"
+	for f in $order; do
+		name=$(basename "$f" .xz)
+		case "$f" in
+		*.xz) xz -dc "$f" > "$work/initramfs/kmods/$name";;
+		*) cp "$f" "$work/initramfs/kmods/$name";;
+		esac
+		echo "$name" >> "$work/initramfs/kmods/order"
+	done
+	rm -rf "$work/out"
+	mkdir -p "$work/out"
+	printf '%s\n%s\n%s\n%s\n' "$root" "$build" "$work/out" \
+		"${HWT_GUEST_SCRIPT:-tests/kmod/guest_record.sh}" > "$work/initramfs/record"
+	qemu_9p=(-virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
+		 -virtfs "local,path=$work/out,mount_tag=out,security_model=none")
+fi
 cp "$here/init.sh" "$work/initramfs/init"
 chmod +x "$work/initramfs/init"
 echo "${HWT_KTEST_ARGS:-}" > "$work/initramfs/ktest_args"
+[ "${HWT_KTEST:-1}" = 0 ] && touch "$work/initramfs/ktest_skip"
 echo "${HWT_KTEST_REPEAT:-1}" > "$work/initramfs/ktest_repeat"
 (cd "$work/initramfs" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) > "$work/initrd.gz"
 # The kernel unpacks owner and mode as archived (chown, then chmod) onto a
@@ -98,9 +142,9 @@ t1=$(date +%s)
 echo "kmod: booting $kernel (timeout ${timeout_s}s)"
 set +e
 timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 ${accel:+-accel $accel} ${HWT_QEMU_OPTS:-} \
-	-smp 2 -m 512 -nographic -no-reboot -net none \
+	-smp 2 -m 1024 -nographic -no-reboot -net none "${qemu_9p[@]}" \
 	-kernel "$kernel" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 quiet loglevel=5 panic=-1 softlockup_panic=1 ${HWT_QEMU_APPEND:-}" < /dev/null > "$work/console.log" 2>&1
+	-append "console=ttyS0 quiet loglevel=5 panic=-1 softlockup_panic=1 watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 ${HWT_QEMU_APPEND:-}" < /dev/null > "$work/console.log" 2>&1
 qrc=$?
 set -e
 t2=$(date +%s)
@@ -122,6 +166,12 @@ elif [ "$done_line" -eq 0 ]; then
 fi
 if [ "$pass" -eq 0 ]; then
 	fail=$((fail + 1))
+fi
+# What the guest recorded, checked on the host against the oracles.
+if [ -n "$build" ] && [ "$done_line" -gt 0 ] && [ -z "${HWT_GUEST_SCRIPT:-}" ]; then
+	"$here/check_records.sh" "$root" "$build" "$work/out" ${HWT_KMOD_ORACLES:-} | tee "$work/check.txt"
+	pass=$((pass + $(grep -c '^CHECK [^ ]* PASS' "$work/check.txt" || true)))
+	fail=$((fail + $(grep -c '^CHECK [^ ]* FAIL' "$work/check.txt" || true)))
 fi
 echo "kmod: $pass passed, $fail failed (console log: $work/console.txt)"
 [ "$fail" -eq 0 ]

@@ -38,6 +38,7 @@ import sys
 # Folder (relative to the source tree) -> layer; the longest prefix wins.
 LAYERS = {
     "common": 0,
+    "kmod/include/uapi": 0,  # hwt.ko's user ABI, as common/'s record ABI
     "bundle": 1,
     "perfdata": 1,
     "collector": 2,

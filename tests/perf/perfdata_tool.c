@@ -19,6 +19,21 @@
  *                                  the second of every three snapshots of a
  *                                  buffer left out (not its last)
  *   perfdata_tool header FILE      attributes and features
+ *   perfdata_tool cs-etm FILE      the cs_etm AUXTRACE_INFO as hwt's reader parses
+ *                                  it, a "name value" line each in perf report
+ *                                  -D's names and order, or the parse error
+ *   copy options for cs_etm files (tests/perf/cs_etm_layouts.py):
+ *     etm-v0         AUXTRACE_INFO in header version 0 (ETMv4 without the
+ *                    register count, 7 registers)
+ *     etm-ete        every CPU's trace unit an ETE (its magic number, 9
+ *                    registers with TRCDEVARCH)
+ *     etm-ts-source  and TS_SOURCE after them, as perf after 6.1 writes it
+ *     etm-formatted  the AUX data in CoreSight frames with each CPU's trace
+ *                    ID, as an ETR writes it (the AUX records left out)
+ *     etm-migrate    formatted, and each thread's trace in two CPUs' trace IDs
+ *                    by turns (from one A-Sync to the next), its buffer
+ *                    naming no CPU, as a thread that moves between CPUs
+ *     etm-bad-magic, etm-cut, etm-version3, etm-cpus: damaged AUXTRACE_INFO
  *
  * Exits 1 when the file does not read to its end, after printing the error.
  */
@@ -27,6 +42,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_formatter.h"
+#include "hwt_perf_cs_etm.h"
 #include "hwt_perf_intel_pt.h"
 #include "hwt_perfdata.h"
 
@@ -215,6 +232,163 @@ static int header(const char *path)
 #define NO_HW_INDEX 0x80000000u
 #define SNAPSHOT 0x40000000u
 #define SNAPSHOT_GAPS 0x20000000u
+#define ETM_V0 0x10000000u
+#define ETM_ETE 0x08000000u
+#define ETM_FORMATTED 0x04000000u
+#define ETM_BAD_MAGIC 0x02000000u
+#define ETM_CUT 0x01000000u
+#define ETM_VERSION3 0x00800000u
+#define ETM_CPUS 0x00400000u
+#define ETM_TS_SOURCE 0x00200000u
+#define ETM_MIGRATE 0x00100000u
+#define ETM_FLAGS (ETM_V0 | ETM_ETE | ETM_FORMATTED | ETM_BAD_MAGIC | ETM_CUT | ETM_VERSION3 | \
+		   ETM_CPUS | ETM_TS_SOURCE | ETM_MIGRATE)
+
+/* perf report -D's names of an ETMv4 / ETE block's registers, in order. */
+static void print_cs_etm(const struct hwt_perf_cs_etm_info *info)
+{
+	printf("Header version %" PRIu64 "\n", info->version);
+	printf("PMU type/num cpus %" PRIx64 "\n", (uint64_t)info->pmu_type << 32 | info->ncpus);
+	printf("Snapshot %" PRIu64 "\n", info->snapshot);
+	for (uint32_t i = 0; i < info->ncpus; i++) {
+		const struct hwt_perf_cs_etm_cpu *c = &info->cpus[i];
+
+		printf("Magic number %s\n", c->kind == HWT_CS_ETE ? "5050505050505050" :
+		       c->kind == HWT_CS_ETMV4 ? "4040404040404040" : "3030303030303030");
+		printf("CPU %" PRIx64 "\n", c->cpu);
+		if (info->version)
+			printf("NR_TRC_PARAMS %zx\n", c->nregs);
+		printf("TRCCONFIGR %" PRIx64 "\n", c->trcconfigr);
+		printf("TRCTRACEIDR %" PRIx64 "\n", c->trctraceidr);
+		printf("TRCIDR0 %" PRIx64 "\n", c->trcidr0);
+		printf("TRCIDR1 %" PRIx64 "\n", c->trcidr1);
+		printf("TRCIDR2 %" PRIx64 "\n", c->trcidr2);
+		printf("TRCIDR8 %" PRIx64 "\n", c->trcidr8);
+		printf("TRCAUTHSTATUS %" PRIx64 "\n", c->trcauthstatus);
+		if (c->kind == HWT_CS_ETE)
+			printf("TRCDEVARCH %" PRIx64 "\n", c->trcdevarch);
+		if (c->ts_source != UINT64_MAX)
+			printf("TS_SOURCE %" PRIx64 "\n", c->ts_source);
+	}
+}
+
+static int cs_etm(const char *path)
+{
+	struct hwt_perf_reader *r = hwt_perf_reader_alloc();
+	struct hwt_perf_record rec;
+	int err;
+
+	if (!r || hwt_perf_reader_open(r, path)) {
+		fprintf(stderr, "error: %s\n", r ? hwt_perf_reader_error(r) : "out of memory");
+		hwt_perf_reader_free(r);
+		return 1;
+	}
+	while (!(err = hwt_perf_reader_next(r, &rec))) {
+		struct hwt_perf_cs_etm_info info;
+		char error[256];
+
+		if (rec.type != HWT_PERF_RECORD_AUXTRACE_INFO ||
+		    rec.u.auxtrace_info.type != HWT_PERF_AUXTRACE_CS_ETM)
+			continue;
+		err = hwt_perf_cs_etm_parse(rec.u.auxtrace_info.priv, rec.u.auxtrace_info.npriv,
+					    &info, error, sizeof(error));
+		hwt_perf_reader_free(r);
+		if (err) {
+			printf("error: %s\n", error);
+			return 1;
+		}
+		print_cs_etm(&info);
+		hwt_perf_cs_etm_info_free(&info);
+		return 0;
+	}
+	hwt_perf_reader_free(r);
+	fprintf(stderr, "error: no cs_etm AUXTRACE_INFO\n");
+	return 1;
+}
+
+/* The cs_etm AUXTRACE_INFO of rec changed as flags say, into priv. */
+static void change_cs_etm(struct hwt_perf_record *rec, unsigned flags, uint64_t **priv,
+			  struct hwt_perf_cs_etm_info *keep)
+{
+	struct hwt_perf_cs_etm_info info;
+	size_t n;
+
+	if (hwt_perf_cs_etm_parse(rec->u.auxtrace_info.priv, rec->u.auxtrace_info.npriv, &info,
+				  NULL, 0))
+		return;
+	if (flags & ETM_V0)
+		info.version = 0;
+	for (uint32_t i = 0; i < info.ncpus && (flags & ETM_TS_SOURCE); i++)
+		info.cpus[i].ts_source = 1;
+	for (uint32_t i = 0; i < info.ncpus && (flags & ETM_ETE); i++) {
+		info.cpus[i].kind = HWT_CS_ETE;
+		info.cpus[i].trcdevarch = 0x47705a13; /* ETE's TRCDEVARCH: Arm, ETE, v1 */
+	}
+	if (hwt_perf_cs_etm_build(&info, priv, &n)) {
+		hwt_perf_cs_etm_info_free(&info);
+		return;
+	}
+	if (flags & ETM_BAD_MAGIC)
+		(*priv)[HWT_CS_ETM_HDR_WORDS] = 0x4141414141414141ull;
+	if (flags & ETM_CUT)
+		n -= 3;
+	if (flags & ETM_VERSION3)
+		(*priv)[HWT_CS_ETM_HDR_VERSION] = 3;
+	if (flags & ETM_CPUS)
+		(*priv)[HWT_CS_ETM_HDR_PMU_TYPE_CPUS] += 1000;
+	rec->u.auxtrace_info.priv = *priv;
+	rec->u.auxtrace_info.npriv = n;
+	*keep = info;
+}
+
+/* Where the next A-Sync (11 zero bytes and 0x80) after from starts, or size. */
+static size_t next_async(const uint8_t *p, size_t from, size_t size)
+{
+	for (size_t i = from; i + 12 <= size; i++)
+		if (p[i + 11] == 0x80 && !memcmp(p + i, "\0\0\0\0\0\0\0\0\0\0\0", 11))
+			return i;
+	return size;
+}
+
+/*
+ * An AUXTRACE buffer's data in frames of its CPU's trace ID (malloc'd,
+ * *size). migrate: as if the thread ran on two CPUs by turns, each stretch
+ * from an A-Sync to the next in the other CPU's trace ID.
+ */
+static uint8_t *frame_aux(const struct hwt_perf_cs_etm_info *info, struct hwt_perf_record *rec,
+			  size_t *size, int migrate)
+{
+	size_t cap = (size_t)rec->u.auxtrace.data_size * 2 + 64;
+	uint8_t *out = malloc(cap);
+	struct hwt_cs_formatter fmt;
+	unsigned id = 0x10;
+
+	if (!out)
+		return NULL;
+	for (uint32_t i = 0; i < info->ncpus; i++)
+		if (info->cpus[i].cpu == rec->u.auxtrace.cpu)
+			id = (unsigned)info->cpus[i].trctraceidr;
+	hwt_cs_formatter_init(&fmt, out, cap);
+	if (!migrate) {
+		hwt_cs_formatter_write(&fmt, id, rec->u.auxtrace.data,
+				       (size_t)rec->u.auxtrace.data_size);
+	} else {
+		const uint8_t *d = rec->u.auxtrace.data;
+		size_t n = (size_t)rec->u.auxtrace.data_size, at = 0, turn = 0;
+		unsigned other = (unsigned)info->cpus[info->cpus[0].trctraceidr == id &&
+						       info->ncpus > 1].trctraceidr;
+
+		while (at < n) {
+			size_t end = next_async(d, at + 1, n);
+
+			hwt_cs_formatter_write(&fmt, turn++ % 2 ? other : id, d + at, end - at);
+			at = end;
+		}
+	}
+	hwt_cs_formatter_flush(&fmt);
+	*size = fmt.pos;
+	return out;
+}
 #define SNAPSHOT_PIECE 2048u
 #define SNAPSHOT_OVERLAP 512u
 
@@ -303,7 +477,14 @@ static int copy(const char *in, const char *out, unsigned flags)
 {
 	static uint8_t sample[65536];
 	unsigned no_hw_index = flags & NO_HW_INDEX, snapshot = flags & (SNAPSHOT | SNAPSHOT_GAPS);
-	uint64_t priv[64];
+	unsigned etm = flags & ETM_FLAGS;
+	uint64_t priv[64], *etm_priv = NULL;
+	struct hwt_perf_cs_etm_info etm_info = { 0 };
+	uint64_t etm_offset[256] = { 0 };
+	/* The sizes of the AUX records of each CPU not yet met by AUXTRACE data. */
+	static uint64_t aux_size[256][64];
+	size_t aux_head[256] = { 0 }, aux_tail[256] = { 0 };
+	uint8_t *framed = NULL;
 	struct hwt_perf_reader *r;
 	struct hwt_perf_writer *w = hwt_perf_writer_alloc();
 	struct hwt_perf_record rec;
@@ -314,7 +495,7 @@ static int copy(const char *in, const char *out, unsigned flags)
 		hwt_perf_writer_free(w);
 		return 1;
 	}
-	flags &= ~(NO_HW_INDEX | SNAPSHOT | SNAPSHOT_GAPS);
+	flags &= ~(NO_HW_INDEX | SNAPSHOT | SNAPSHOT_GAPS | ETM_FLAGS);
 	err = hwt_perf_writer_open(w, out, flags);
 	if (err) {
 		fprintf(stderr, "error: %s: %s\n", out, hwt_perf_errstr(err));
@@ -369,6 +550,42 @@ static int copy(const char *in, const char *out, unsigned flags)
 		}
 		if (snapshot && rec.type == PERF_RECORD_AUX)
 			rec.u.aux.flags |= PERF_AUX_FLAG_OVERWRITE;
+		if (etm && rec.type == HWT_PERF_RECORD_AUXTRACE_INFO &&
+		    rec.u.auxtrace_info.type == HWT_PERF_AUXTRACE_CS_ETM)
+			change_cs_etm(&rec, etm, &etm_priv, &etm_info);
+		if (etm & ETM_MIGRATE)
+			etm |= ETM_FORMATTED;
+		if ((etm & ETM_FORMATTED) && rec.type == PERF_RECORD_AUX) {
+			uint32_t c = rec.sample.cpu;
+
+			if (c < 256 && aux_tail[c] - aux_head[c] < 64)
+				aux_size[c][aux_tail[c]++ % 64] = rec.u.aux.size;
+			continue;
+		}
+		if ((etm & ETM_FORMATTED) && rec.type == HWT_PERF_RECORD_AUXTRACE &&
+		    rec.u.auxtrace.data_size == rec.u.auxtrace.size) {
+			size_t size;
+
+			uint32_t c = rec.u.auxtrace.cpu;
+
+			/* The trace without perf's padding to 8 bytes. */
+			if (c < 256 && aux_head[c] < aux_tail[c] &&
+			    aux_size[c][aux_head[c] % 64] <= rec.u.auxtrace.data_size)
+				rec.u.auxtrace.data_size = aux_size[c][aux_head[c]++ % 64];
+			free(framed);
+			framed = frame_aux(&etm_info, &rec, &size, !!(etm & ETM_MIGRATE));
+			/* perf record --per-thread names no CPU. */
+			if (etm & ETM_MIGRATE)
+				rec.u.auxtrace.cpu = UINT32_MAX;
+			if (!framed) {
+				status = 1;
+				break;
+			}
+			rec.u.auxtrace.data = framed;
+			rec.u.auxtrace.data_size = rec.u.auxtrace.size = size;
+			rec.u.auxtrace.offset = etm_offset[rec.u.auxtrace.idx];
+			etm_offset[rec.u.auxtrace.idx] += size;
+		}
 		if (snapshot && rec.type == HWT_PERF_RECORD_AUXTRACE &&
 		    rec.u.auxtrace.data_size == rec.u.auxtrace.size)
 			err = write_snapshots(w, &rec, !!(snapshot & SNAPSHOT_GAPS));
@@ -392,6 +609,9 @@ static int copy(const char *in, const char *out, unsigned flags)
 	}
 	hwt_perf_writer_free(w);
 	hwt_perf_reader_free(r);
+	free(etm_priv);
+	free(framed);
+	hwt_perf_cs_etm_info_free(&etm_info);
 	return status;
 }
 
@@ -401,6 +621,8 @@ int main(int argc, char **argv)
 		return dump(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "header"))
 		return header(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "cs-etm"))
+		return cs_etm(argv[2]);
 	if (argc >= 4 && !strcmp(argv[1], "copy")) {
 		unsigned flags = 0;
 
@@ -415,9 +637,27 @@ int main(int argc, char **argv)
 				flags |= SNAPSHOT;
 			else if (!strcmp(argv[i], "snapshot-gaps"))
 				flags |= SNAPSHOT_GAPS;
+			else if (!strcmp(argv[i], "etm-v0"))
+				flags |= ETM_V0;
+			else if (!strcmp(argv[i], "etm-ete"))
+				flags |= ETM_ETE;
+			else if (!strcmp(argv[i], "etm-formatted"))
+				flags |= ETM_FORMATTED;
+			else if (!strcmp(argv[i], "etm-bad-magic"))
+				flags |= ETM_BAD_MAGIC;
+			else if (!strcmp(argv[i], "etm-cut"))
+				flags |= ETM_CUT;
+			else if (!strcmp(argv[i], "etm-version3"))
+				flags |= ETM_VERSION3;
+			else if (!strcmp(argv[i], "etm-ts-source"))
+				flags |= ETM_TS_SOURCE;
+			else if (!strcmp(argv[i], "etm-migrate"))
+				flags |= ETM_MIGRATE;
+			else if (!strcmp(argv[i], "etm-cpus"))
+				flags |= ETM_CPUS;
 		}
 		return copy(argv[2], argv[3], flags);
 	}
-	fprintf(stderr, "usage: perfdata_tool dump|header FILE | copy IN OUT [pipe] [compress] [no-hw-index] [snapshot|snapshot-gaps]\n");
+	fprintf(stderr, "usage: perfdata_tool dump|header|cs-etm FILE | copy IN OUT [pipe] [compress] [no-hw-index] [snapshot|snapshot-gaps] [etm-...]\n");
 	return 2;
 }

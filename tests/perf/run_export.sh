@@ -6,6 +6,8 @@
 set -u
 hwt=$1 check=$2 work=$3 expected=$4 unit=$5
 shift 5
+# The aarch64 programs are built only where the cross compilers are.
+[ -e "$1" ] || { echo "SKIP: $1 was not built"; exit 77; }
 command -v perf >/dev/null || { echo "SKIP: perf (linux-perf) is not installed"; exit 77; }
 rm -rf "$work" "$work.data"
 mkdir -p "$(dirname "$work")"

@@ -26,4 +26,18 @@ for s in $seeds; do
 	"$fuzz" "$work/$s.data" "$work/run" $seed "$iterations" || failed=1
 	seed=$((seed + 1))
 done
+# CoreSight ETM: an aarch64 program's cs_etm export, raw and formatted.
+etm_program=${ETM_PROGRAM:-}
+if [ -n "$etm_program" ] && [ -e "$etm_program" ]; then
+	"$hwt" record -q --unit qemu -o "$work/etm" -- "$etm_program" >/dev/null 2>&1 &&
+		"$hwt" export -q -o "$work/etm.data" "$work/etm" &&
+		"${PERFDATA_TOOL:?}" copy "$work/etm.data" "$work/etmf.data" etm-formatted ||
+		{ echo "FAIL: cs_etm seeds"; exit 1; }
+	for s in etm etmf; do
+		"$fuzz" "$work/$s.data" "$work/run" $seed "$iterations" || failed=1
+		seed=$((seed + 1))
+	done
+else
+	echo "note: no aarch64 program: no cs_etm seeds"
+fi
 [ "$failed" = 0 ]

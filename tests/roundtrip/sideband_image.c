@@ -16,6 +16,7 @@ void *read_file(const char *path, size_t *size)
 	char *buf = NULL;
 	size_t cap = 0, len = 0, n;
 
+	*size = 0;
 	if (!f)
 		return NULL;
 	do {

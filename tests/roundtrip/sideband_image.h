@@ -29,7 +29,7 @@ struct image {
 /* The bundle, for the copies inside it (the vDSO) that MMAP paths name relatively. */
 extern const char *bundle_dir;
 
-/* A whole file, malloc'd (aborts when out of memory), or NULL. */
+/* A whole file, malloc'd (aborts when out of memory), or NULL (*size 0). */
 void *read_file(const char *path, size_t *size);
 /* Loads the MMAP/MUNMAP history of one image from its sideband file. 0 or -1. */
 int image_load(struct image *img, const char *sideband);

@@ -47,8 +47,12 @@ struct hwt_alloc {
 	__u64 recq_size;	/* bytes of record queue (power of two), 0 = default */
 	__u32 ident;		/* out: the context's ident (ignored on input) */
 	__u32 reserved;		/* must be zero */
+	/* HWT_ALLOC_SIZE_VER1 */
+	__u64 aux_bufsize;	/* THREAD mode: bytes of a second buffer per thread for the
+				   backend's debug log (0: none), a page multiple */
 };
 #define HWT_ALLOC_SIZE_VER0	88u
+#define HWT_ALLOC_SIZE_VER1	96u
 
 /* hwt_config.flags */
 #define HWT_CFG_PAUSE_EXEC	0x1u	/* pause a thread after its EXEC record */
@@ -91,14 +95,35 @@ struct hwt_wakeup {
 };
 #define HWT_WAKEUP_SIZE_VER0	8u
 
+/* hwt_bufptr.flags, hwt_bufread.flags */
+#define HWT_BUF_AUX		0x1u	/* the thread's second (debug log) buffer */
+
 struct hwt_bufptr {
 	__u32 size;		/* sizeof(struct hwt_bufptr) */
 	__u32 id;		/* CPU number (CPU mode) or tid (THREAD mode) */
 	__u64 offset;		/* out: bytes the backend has written in total */
 	__u64 bufsize;		/* out: size of the buffer */
 	__u64 wraps;		/* out: times the write pointer went round */
+	/* HWT_BUFPTR_SIZE_VER1 */
+	__u32 flags;		/* HWT_BUF_* */
+	__u32 reserved;		/* must be zero */
 };
 #define HWT_BUFPTR_SIZE_VER0	32u
+#define HWT_BUFPTR_SIZE_VER1	40u
+
+/*
+ * The collector has copied buffer @id up to @offset (bytes written in
+ * total, as BUFPTR gives them): a backend that pauses on a full buffer
+ * (the sw backend's default) may write over what lies before it.
+ */
+struct hwt_bufread {
+	__u32 size;		/* sizeof(struct hwt_bufread) */
+	__u32 id;		/* CPU number or tid */
+	__u32 flags;		/* HWT_BUF_* */
+	__u32 reserved;		/* must be zero */
+	__u64 offset;		/* never below an earlier one, never past what was written */
+};
+#define HWT_BUFREAD_SIZE_VER0	24u
 
 /* Live objects of the module, for leak checks. */
 struct hwt_stats {
@@ -124,10 +149,12 @@ struct hwt_stats {
 #define HWT_IOC_SET_CONFIG	_IOW(HWT_IOC_TYPE, 0x12, struct hwt_config)
 #define HWT_IOC_WAKEUP		_IOW(HWT_IOC_TYPE, 0x13, struct hwt_wakeup)
 #define HWT_IOC_BUFPTR		_IOWR(HWT_IOC_TYPE, 0x14, struct hwt_bufptr)
+#define HWT_IOC_BUFREAD		_IOW(HWT_IOC_TYPE, 0x15, struct hwt_bufread)
 
-/* mmap() offset of a trace buffer: CPU number or tid, shifted. */
+/* mmap() offset of a trace buffer: CPU number or tid, shifted; | HWT_MMAP_AUX for the second. */
 #define HWT_MMAP_SHIFT		32
 #define HWT_MMAP_OFFSET(id)	((__u64)(id) << HWT_MMAP_SHIFT)
+#define HWT_MMAP_AUX		(1ull << 31)
 
 /*
  * hdr.flags bit of EXEC, MMAP and PROCESS_START records queued by hwt.ko:

@@ -1,0 +1,190 @@
+/*
+ * The profile accumulator: a consumer of the control flow (hwt_flow.h)
+ * that adds what a stream ran to a profile (blocks and edges, profile.h).
+ *
+ * The hot path only counts: each step is counted in a table keyed by
+ * {the block before (when it continues from it), the block, the kind}.
+ * Blocks are the producer's, stable for the stream, so the key is three
+ * words and the cost one probe. At the end of the stream the table becomes
+ * profile counts: a block per distinct block, an edge per transfer between
+ * two reported blocks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode_int.h"
+
+struct entry {
+	const struct hwt_flow_block *prev;  /* NULL: none (after an event) */
+	const struct hwt_flow_block *block; /* NULL: empty slot */
+	uint64_t kind;
+	uint64_t count;
+};
+
+struct flow_profile {
+	struct hwt_profile *profile;
+	struct entry *table;
+	size_t mask, used;
+	const struct hwt_flow_block *last;
+	int nomem;
+};
+
+static size_t slot(const struct hwt_flow_block *prev, const struct hwt_flow_block *block,
+		   uint64_t kind, size_t mask)
+{
+	uint64_t h = (uint64_t)(uintptr_t)block * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)(uintptr_t)prev * 0xc2b2ae3d27d4eb4full ^ kind;
+
+	h ^= h >> 29;
+	return (size_t)h & mask;
+}
+
+static int grow(struct flow_profile *p)
+{
+	size_t size = p->mask ? (p->mask + 1) * 2 : 4096;
+	struct entry *table = calloc(size, sizeof(*table));
+
+	if (!table)
+		return -1;
+	for (size_t k = 0; p->table && k <= p->mask; k++) {
+		struct entry *e = &p->table[k];
+		size_t i;
+
+		if (!e->block)
+			continue;
+		for (i = slot(e->prev, e->block, e->kind, size - 1); table[i].block;
+		     i = (i + 1) & (size - 1))
+			;
+		table[i] = *e;
+	}
+	free(p->table);
+	p->table = table;
+	p->mask = size - 1;
+	return 0;
+}
+
+static void *profile_begin(void *consumer, const struct hwt_flow_stream *stream)
+{
+	struct flow_profile *p = calloc(1, sizeof(*p));
+
+	(void)stream;
+	if (!p)
+		return NULL;
+	p->profile = consumer;
+	if (grow(p) < 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void profile_steps(void *context, const struct hwt_flow_step *steps, size_t count)
+{
+	struct flow_profile *p = context;
+
+	for (size_t k = 0; k < count; k++) {
+		const struct hwt_flow_block *block = steps[k].block;
+		const struct hwt_flow_block *prev = steps[k].kind < hwt_flow_start ? p->last : NULL;
+		uint64_t kind = steps[k].kind;
+		size_t i = slot(prev, block, kind, p->mask);
+		struct entry *e;
+
+		p->last = block;
+		for (;; i = (i + 1) & p->mask) {
+			e = &p->table[i];
+			if (e->block == block && e->prev == prev && e->kind == kind) {
+				e->count++;
+				break;
+			}
+			if (!e->block) {
+				*e = (struct entry){ prev, block, kind, 1 };
+				if (++p->used * 2 > p->mask && grow(p) < 0)
+					p->nomem = 1;
+				break;
+			}
+		}
+		if (p->nomem)
+			return;
+	}
+}
+
+static void profile_event(void *context, const struct hwt_flow_event *event)
+{
+	(void)context;
+	(void)event;
+}
+
+int hwt_flow_edge_kind(uint64_t kind)
+{
+	switch (kind) {
+	case hwt_flow_cond_taken: return hwt_edge_cond_taken;
+	case hwt_flow_cond_not_taken: return hwt_edge_cond_not_taken;
+	case hwt_flow_jump: return hwt_edge_jump;
+	case hwt_flow_call: return hwt_edge_call;
+	case hwt_flow_return: return hwt_edge_return;
+	case hwt_flow_indirect_jump: return hwt_edge_indirect_jump;
+	case hwt_flow_indirect_call: return hwt_edge_indirect_call;
+	case hwt_flow_far: return hwt_edge_far;
+	default: return -1;
+	}
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct entry *a = pa, *b = pb;
+
+	if (a->block != b->block)
+		return (uintptr_t)a->block < (uintptr_t)b->block ? -1 : 1;
+	return 0;
+}
+
+static int profile_end(void *context)
+{
+	struct flow_profile *p = context;
+	struct hwt_profile *profile = p->profile;
+	size_t n = 0;
+	int nomem = p->nomem;
+
+	for (size_t k = 0; k <= p->mask; k++)
+		if (p->table[k].block)
+			p->table[n++] = p->table[k];
+	qsort(p->table, n, sizeof(*p->table), entry_cmp);
+	for (size_t k = 0; k < n;) {
+		const struct hwt_flow_block *b = p->table[k].block;
+		uint64_t total = 0;
+		size_t j;
+
+		for (j = k; j < n && p->table[j].block == b; j++)
+			total += p->table[j].count;
+		if (flow_block_reported(b) &&
+		    hwt_profile_add_block(profile, (size_t)b->image, b->offset, b->end_offset,
+					  b->insns, total) == -hpe_nomem)
+			nomem = 1;
+		for (; k < j; k++) {
+			const struct entry *e = &p->table[k];
+			struct hwt_profile_edge edge;
+			int kind = hwt_flow_edge_kind(e->kind);
+
+			if (kind < 0 || !flow_block_reported(e->prev) || !flow_block_reported(b))
+				continue;
+			edge.from_image = (uint32_t)e->prev->image;
+			edge.to_image = (uint32_t)b->image;
+			edge.from = e->prev->end_offset;
+			edge.to = b->offset;
+			edge.kind = (uint32_t)kind;
+			edge.count = e->count;
+			if (hwt_profile_add_edge(profile, &edge) == -hpe_nomem)
+				nomem = 1;
+		}
+	}
+	free(p->table);
+	free(p);
+	return nomem ? -1 : 0;
+}
+
+const struct hwt_flow_consumer hwt_flow_profile_consumer = {
+	.begin = profile_begin,
+	.steps = profile_steps,
+	.event = profile_event,
+	.end = profile_end,
+};

@@ -1,0 +1,104 @@
+/*
+ * Small things the stacks library's files share: error strings, weight
+ * names, number formatting and escaping for the writers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacks_int.h"
+
+const char *hwt_stacks_errstr(int code)
+{
+	switch ((enum hwt_stacks_error)(code < 0 ? -code : code)) {
+	case hse_ok: return "success";
+	case hse_internal: return "internal error";
+	case hse_invalid: return "invalid argument";
+	case hse_nomem: return "out of memory";
+	case hse_io: return "input/output error";
+	case hse_format: return "not folded stacks";
+	case hse_regex: return "bad regular expression";
+	}
+	return "unknown error";
+}
+
+const char *hwt_stacks_weight_name(enum hwt_stacks_weight weight)
+{
+	switch (weight) {
+	case hwt_weight_insns: return "insns";
+	case hwt_weight_calls: return "calls";
+	case hwt_weight_time: return "time";
+	case hwt_weight_count: break;
+	}
+	return NULL;
+}
+
+int hwt_stacks_weight_parse(const char *name)
+{
+	for (int w = 0; w < hwt_weight_count; w++)
+		if (!strcmp(name, hwt_stacks_weight_name((enum hwt_stacks_weight)w)))
+			return w;
+	return -1;
+}
+
+char *hwt_stacks_u64(char out[24], uint64_t v)
+{
+	char *p = out + 23;
+
+	*p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memmove(out, p, (size_t)(out + 24 - p));
+	return out;
+}
+
+void hwt_stacks_put_escaped(FILE *out, const char *s, int json)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (json) {
+			if (c == '"' || c == '\\') {
+				fputc('\\', out);
+				fputc(c, out);
+			} else if (c < 0x20) {
+				fputs("\\u00", out);
+				fputc(hex[c >> 4], out);
+				fputc(hex[c & 15], out);
+			} else {
+				fputc(c, out);
+			}
+		} else if (c == '<') {
+			fputs("&lt;", out);
+		} else if (c == '>') {
+			fputs("&gt;", out);
+		} else if (c == '&') {
+			fputs("&amp;", out);
+		} else if (c == '"') {
+			fputs("&quot;", out);
+		} else if (c < 0x20) {
+			fputc('?', out);
+		} else {
+			fputc(c, out);
+		}
+	}
+}
+
+/* libstdc++'s demangler (the Itanium C++ ABI's), with C linkage. */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status);
+
+char *hwt_stacks_demangle(const char *name)
+{
+	int status = -1;
+	char *d = NULL;
+
+	if (name[0] == '_' && name[1] == 'Z')
+		d = __cxa_demangle(name, NULL, NULL, &status);
+	if (d && status == 0)
+		return d;
+	free(d);
+	return strdup(name);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What differs between the kernels hwt.ko is built for (Debian's 6.1 and
+ * the 6.12 of bookworm-backports), in one place.
+ */
+#ifndef HWT_COMPAT_H
+#define HWT_COMPAT_H
+
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/version.h>
+
+/* vm_flags became read-only in 6.3 (vm_flags_mod). */
+static inline void hwt_vma_flags_mod(struct vm_area_struct *vma, unsigned long set,
+				     unsigned long clear)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+/* A reference on @mm's executable or NULL; RCU held (get_file_rcu changed in 6.7). */
+static inline struct file *hwt_mm_exe_file_rcu(struct mm_struct *mm)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	return get_file_rcu(&mm->exe_file);
+#else
+	struct file *f = rcu_dereference(mm->exe_file);
+
+	return f && get_file_rcu(f) ? f : NULL;
+#endif
+}
+
+/*
+ * The common path of munmap, mremap (and in 6.1 MAP_FIXED replacement):
+ * (iterator, mm, start, len, ...) in both.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define HWT_MUNMAP_SYMBOL	"do_vmi_munmap"
+#else
+#define HWT_MUNMAP_SYMBOL	"do_mas_munmap"
+#endif
+
+#endif /* HWT_COMPAT_H */

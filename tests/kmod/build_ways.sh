@@ -1,0 +1,40 @@
+#!/bin/sh
+# Builds the modules the ways kmod/README.md gives: 'make -C KDIR M=$PWD' in
+# a copy of kmod/ (kmod/common followed: cp -L), and dkms build with private
+# source, build and install trees (nothing system-wide is touched).
+#   build_ways.sh SRC_ROOT WORK_DIR KVER
+# Exit 77 (skipped) when dkms is not installed.
+set -u
+root=$1 work=$2 kver=$3
+kdir=${HWT_KDIR:-/lib/modules/$kver/build}
+rm -rf "$work"
+mkdir -p "$work"
+cp -rL "$root/kmod" "$work/kmod"
+if ! make -s -C "$kdir" M="$work/kmod" modules > "$work/make.log" 2>&1 ||
+   [ ! -f "$work/kmod/hwt.ko" ] || [ ! -f "$work/kmod/hwt_sw.ko" ]; then
+	cat "$work/make.log"
+	echo "build_ways: FAIL: make M= for $kver"
+	exit 1
+fi
+echo "build_ways: make M=\$PWD for $kver: ok"
+if ! command -v dkms >/dev/null; then
+	echo "build_ways: dkms is not installed: dkms build skipped"
+	exit 77
+fi
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$root/kmod/dkms.conf")
+mkdir -p "$work/src" "$work/tree" "$work/inst"
+cp -rL "$root/kmod" "$work/src/hwt-$version"
+rm -f "$work/src/hwt-$version"/*.ko "$work/src/hwt-$version"/*.o
+if ! dkms --sourcetree "$work/src" --dkmstree "$work/tree" --installtree "$work/inst" \
+	build "hwt/$version" -k "$kver" --kernelsourcedir "$kdir" > "$work/dkms.log" 2>&1; then
+	cat "$work/dkms.log"
+	echo "build_ways: FAIL: dkms build for $kver"
+	exit 1
+fi
+for m in hwt hwt_sw; do
+	if ! find "$work/tree" -name "$m.ko*" | grep -q .; then
+		echo "build_ways: FAIL: dkms built no $m.ko"
+		exit 1
+	fi
+done
+echo "build_ways: dkms build hwt/$version for $kver: ok"

@@ -1,0 +1,119 @@
+#!/bin/sh
+# In the QEMU guest, chrooted into the host's file system (run_qemu.sh, init.sh):
+# records with the kernel unit what the host checks afterwards
+# (check_records.sh), and checks here what only the guest can see: attach and
+# detach, a collector killed mid-trace. Prints "KTEST name PASS|FAIL ...".
+#   guest_record.sh BUILD OUT
+set -u
+build=$1 out=$2
+hwt=$build/bin/hwt
+P=$build/tests/programs
+spin=$build/tests/kmod/spin
+cd "$out" || exit 1
+
+result() { # name, 0 = pass, detail...
+	name=$1 rc=$2
+	shift 2
+	if [ "$rc" -eq 0 ]; then echo "KTEST $name PASS $*"; else echo "KTEST $name FAIL $*"; fi
+}
+
+# Round trip: every program of tests/programs, its stepped blocks logged.
+# name:expected status
+for entry in loops:0 loops_o2:0 switch_table:0 recursion:0 function_pointers:0 plt_calls:0 \
+	     dlopen_lib:0 threads:0 threads_o2:0 fork_exec:0 signal_handler:0 signal_handler_o2:0 \
+	     longjmp:0 syscalls:0 string_ops:0 vdso_calls:0 close_fds:0 crash:139 killed:137 \
+	     abort:134 loops_static:0 raw_execve:0 cxx_virtual:0 cxx_exceptions:0; do
+	prog=${entry%:*} want=${entry#*:}
+	t0=$(date +%s)
+	"$hwt" record --unit kmod -q --trace-all --debug-blocks -o "rt.$prog" -- "$P/$prog" \
+		> "rt.$prog.out" 2> "rt.$prog.err"
+	st=$?
+	result "record.$prog" $([ "$st" = "$want" ] && echo 0 || echo 1) "status $st ($(($(date +%s) - t0)) s)"
+done
+
+# Selection as by default: a static program and a raw execve child are traced.
+"$hwt" record --unit kmod -q -o sel.raw_execve -- "$P/raw_execve" > sel.raw_execve.out 2>&1
+result record.select_raw_execve $? ""
+
+# Filters: only one function stepped.
+for f in loops:nested_for recursion:fib function_pointers:cmp_int; do
+	"$hwt" record --unit kmod -q --trace-all --debug-blocks --filter "$f" -o "flt.${f#*:}" \
+		-- "$P/${f%:*}" > "flt.${f#*:}.out" 2>&1
+	result "record.filter_${f#*:}" $? ""
+done
+
+# A buffer that fills while the collector is stopped: written over (--wrap,
+# the loss recorded), or the thread waits (the default: nothing lost). With
+# --wrap the collector stays stopped past the target's end, so that however
+# slowly the guest steps, the target spins seconds with no one draining (it
+# needs a few rounds to fill 4 KiB; under load one second held only two).
+for mode in wrap pause; do
+	if [ $mode = wrap ]; then spin_s=4 stop_s=5; else spin_s=2 stop_s=1; fi
+	"$hwt" record --unit kmod -q --trace-all --buffer-size 4096 \
+		$([ $mode = wrap ] && echo --wrap || echo --debug-blocks) \
+		-o "$mode.spin" -- "$spin" $spin_s > "$mode.out" 2>&1 &
+	collector=$!
+	sleep 1
+	kill -STOP $collector
+	sleep $stop_s
+	kill -CONT $collector
+	wait $collector
+	result "record.full_buffer_$mode" $? "$(cat "$mode.out")"
+done
+
+# examples/calc's suite under hwt-cov (the host compares with the Valgrind unit's lcov).
+"$build/bin/hwt-cov" --unit kmod -q -o calc.kmod.info --keep calc.kmod.hwt -- \
+	sh "$build/examples/calc/run-tests.sh" > calc.kmod.out 2>&1
+result hwt_cov_calc $? ""
+
+# The slab caches of hwt.ko and hwt_sw.ko: "name active" lines, per-CPU slabs flushed.
+caches="hwt_context hwt_thread hwt_buffer hwt_cpus hwt_select hwt_sw_thread"
+slabs() {
+	for c in $caches; do
+		echo 1 > "/sys/kernel/slab/$c/shrink" 2>/dev/null
+		awk -v c="$c" '$1 == c { print c, $2 }' /proc/slabinfo
+	done
+}
+slabs_settle() { # waits (up to 5 s) for the counts to equal $1
+	i=0
+	while [ $i -lt 50 ]; do
+		now=$(slabs | tr '\n' ' ')
+		[ "$now" = "$1" ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "$now"
+}
+before=$(slabs | tr '\n' ' ')
+
+# Attach: a running process traced for 2 s, then detached; it goes on and ends well.
+"$spin" 12 > attach.spin.out 2>&1 &
+target=$!
+sleep 1
+"$hwt" record --unit kmod -q -p "$target" --duration 2 -o attach.spin > attach.out 2>&1
+st=$?
+alive=1
+kill -0 "$target" 2>/dev/null && alive=0
+wait "$target"
+spin_st=$?
+result attach $([ $st = 0 ] && [ $alive = 0 ] && [ $spin_st = 0 ] && echo 0 || echo 1) \
+	"record $st, alive after detach $alive, target $spin_st: $(cat attach.spin.out)"
+
+# The collector killed while it traces: the target runs on, untraced (it
+# must be running when the collector dies, and end well: a busy host's
+# guest may take seconds to start the collector, hence 10 s).
+"$spin" 10 > killed.spin.out 2>&1 &
+target=$!
+sleep 0.5
+"$hwt" record --unit kmod -q -p "$target" -o killed.collector > killed.out 2>&1 &
+collector=$!
+sleep 1.5
+alive=1
+kill -0 "$target" 2>/dev/null && alive=0
+kill -9 "$collector"
+wait "$collector" 2>/dev/null
+wait "$target"
+spin_st=$?
+after=$(slabs_settle "$before")
+result collector_killed $([ $alive = 0 ] && [ $spin_st = 0 ] && [ "$after" = "$before" ] && \
+	echo 0 || echo 1) "alive when the collector died $alive, target $spin_st: $(cat killed.spin.out); slabs before: $before; after: $after"

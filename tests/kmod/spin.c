@@ -1,0 +1,43 @@
+/*
+ * spin SECONDS: a target to attach to. Works in rounds for about SECONDS
+ * (a checksum each round, checked against the first round's, so that a
+ * round the tracing disturbed would show), then prints the rounds and
+ * exits 0 when every round agreed, 1 otherwise.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static volatile unsigned work_size = 2000;
+
+/* A call and a return each step: a trace of TIP packets that fills buffers fast. */
+static __attribute__((noinline)) unsigned long mix(unsigned long h, unsigned i)
+{
+	return (h * 33 + i) ^ (h >> 7);
+}
+
+static unsigned long round_sum(void)
+{
+	unsigned long h = 5381;
+
+	for (unsigned i = 0; i < work_size; i++)
+		h = mix(h, i);
+	return h;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 1 ? atof(argv[1]) : 5;
+	unsigned long first = round_sum();
+	unsigned long rounds = 0, bad = 0;
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		bad += round_sum() != first;
+		rounds++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+	printf("spin: %lu rounds, %lu bad\n", rounds, bad);
+	return bad != 0;
+}

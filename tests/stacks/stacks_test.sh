@@ -1,0 +1,299 @@
+#!/bin/sh
+# What the stacks must get right, on real traces (docs/flame.md):
+#   tail       tail calls replace the frame (nest in callgrind's convention)
+#   deep       a 100,000-deep recursion: tracked whole, timelines nest, folded
+#              and flame cut it into a marked [deeper] frame with a warning
+#   longjmp    longjmp and C++ exceptions cut the stack back (no staircase)
+#   signal     handlers on top of the interrupted stack, gone after sigreturn
+#   processes  fork and exec: stacks rooted at command names; --merge, --pid;
+#              threads: --tid splits the whole into its threads
+#   time       --weight time needs a clock; with one (clock=tsc), ticks add up
+#   diff       hwt report flame --diff A B
+#   inline     --inline: inlined frames, the same total
+#   damage     a corrupt or cut stream: a partial graph, the gap marked, a
+#              warning, exit status 1
+#   command    hwt flame -- CMD: records, writes, passes CMD's exit status
+#   svg        the flame graph's options (--width, --inverted, --min-width,
+#              --colors, --title) in the boxes drawn; --progress
+#   etm        an aarch64 run (ETMv4, which hwt_flow.h has no producer for
+#              yet): a warning naming the stream, exit status 1, no stacks
+#              (skipped when the aarch64 test programs are not built)
+#
+# usage: stacks_test.sh BUILD_DIR WORK_DIR CASE
+set -u
+build=$1
+work=$2
+case=$3
+here=$(cd "$(dirname "$0")" && pwd)
+hwt=$build/bin/hwt
+programs=$build/tests/programs
+export HWT_VALGRIND_LIB="$build/lib/hwt/valgrind"
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+record() { # NAME PROG [ARGS]: NAME.hwt with the Valgrind unit, every process traced
+	name=$1
+	shift
+	"$hwt" record --unit valgrind --trace-all -o "$name.hwt" -- "$@" >"$name.out" 2>"$name.rec" ||
+		fail "hwt record $*: $(cat "$name.rec")"
+}
+
+has() { # FILE REGEX
+	grep -Eq -- "$2" "$1" || fail "$1: no line matching '$2'"
+}
+
+hasnt() { # FILE REGEX
+	! grep -Eq -- "$2" "$1" || fail "$1: a line matches '$2': $(grep -E -m1 -- "$2" "$1" | cut -c1-300)"
+}
+
+total() { # FOLDED: the sum of its counts
+	awk '{ s += $NF } END { print s + 0 }' "$1"
+}
+
+# The most frames named NAME in one line of FILE.
+most() {
+	awk -F';' -v n="$2" '{ c = 0; for (i = 1; i <= NF; i++) { f = $i; if (i == NF) sub(/ [0-9]+$/, "", f); if (f == n) c++ } if (c > m) m = c } END { print m + 0 }' "$1"
+}
+
+rm -rf "$work"
+mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+
+case $case in
+tail)
+	record t "$programs/tail_calls_o2"
+	"$hwt" report folded -o t.folded t.hwt || fail "report"
+	"$hwt" report folded --callgrind -o tc.folded t.hwt || fail "report --callgrind"
+	# top jumps to middle, middle to leaf: leaf's frame replaces theirs.
+	has t.folded ';main;leaf [0-9]+$'
+	hasnt t.folded ';top;middle'
+	hasnt t.folded ';middle;leaf'
+	# indirect's jump through a pointer is a tail call too.
+	hasnt t.folded ';indirect;middle'
+	has t.folded ';main;indirect [0-9]+$'
+	# callgrind's convention nests them.
+	has tc.folded ';main;top;middle;leaf [0-9]+$'
+	has tc.folded ';main;indirect;middle;leaf [0-9]+$'
+	# The tail recursion is a loop: one frame.
+	n=$(grep -o 'count_down[^; ]*' t.folded | sort -u)
+	[ -n "$n" ] && [ "$(most t.folded "$n")" -eq 1 ] || fail "$n is $(most t.folded "$n") deep"
+	[ "$(total t.folded)" -eq "$(total tc.folded)" ] || fail "the conventions count differently"
+	echo "ok: tail calls replace frames (nested with --callgrind), $(total t.folded) instructions"
+	;;
+deep)
+	record d "$programs/deep_recursion"
+	"$hwt" report folded --stats -o d.folded d.hwt 2>d.err || fail "report: $(cat d.err)"
+	cat d.err
+	grep -q "deepest stack 10000[0-9] frames" d.err || fail "the stack was not 100,000 deep"
+	grep -q "stacks deeper than 2048 frames end in a \[deeper\] frame" d.err ||
+		fail "no warning about the cut"
+	has d.folded ';\[deeper\] [0-9]+$'
+	"$hwt" report folded --max-depth 3000 -o d3.folded d.hwt 2>/dev/null || fail "report"
+	[ "$(total d.folded)" -eq "$(total d3.folded)" ] || fail "the cut lost counts"
+	[ "$(most d.folded down)" -le 2048 ] || fail "deeper than the cut"
+	"$hwt" report chrome -o d.trace.json d.hwt || fail "report chrome"
+	"$hwt" report speedscope -o d.speedscope.json d.hwt || fail "report speedscope"
+	"$hwt" report folded --max-depth 0 -o d0.folded --pid 1 d.hwt 2>/dev/null # nothing: no pid 1
+	[ ! -s d0.folded ] || fail "--pid 1 kept stacks"
+	# Whole (no cut) for the timelines' check: only the deep part, as a tree.
+	python3 - d.trace.json <<'EOF' || exit 1
+import json, sys
+depth = best = 0
+for e in json.load(open(sys.argv[1]))['traceEvents']:
+    if e['ph'] == 'B':
+        depth += 1
+        best = max(best, depth)
+    elif e['ph'] == 'E':
+        depth -= 1
+if best < 100000 or depth:
+    sys.exit(f'FAIL: chrome trace nests {best} deep, ends at {depth}')
+print(f'ok: the Chrome trace nests {best} slices deep')
+EOF
+	echo "ok: 100,000-deep recursion"
+	;;
+longjmp)
+	record l "$programs/longjmp"
+	"$hwt" report folded -o l.folded l.hwt || fail "report"
+	# descend recurses 10-14 deep per round; a stack that missed the longjmps
+	# would grow round after round.
+	n=$(most l.folded descend)
+	[ "$n" -ge 10 ] && [ "$n" -le 15 ] || fail "descend is $n deep"
+	has l.folded ';main;descend'
+	record x "$programs/cxx_exceptions"
+	"$hwt" report folded --stats -o x.folded x.hwt 2>x.err || fail "report"
+	grep -q "[1-9][0-9]* unwinds" x.err || fail "no unwinds seen: $(cat x.err)"
+	has x.folded ';main;'
+	hasnt x.folded '\[unknown\]'
+	echo "ok: longjmp (descend at most $n deep) and exceptions cut the stack back"
+	;;
+signal)
+	record s "$programs/signal_handler"
+	"$hwt" report folded -o s.folded s.hwt || fail "report"
+	has s.folded ';main;raise;.*;\[signal\];on_signal [0-9]+$'
+	has s.folded ';main;touch;touch;touch;\[signal\];on_segv'
+	# After the handlers: main goes on with no [signal] below it.
+	has s.folded '^signal_handler-[0-9]+;_start;__libc_start_main;__libc_start_call_main;main;printf'
+	# siglongjmp out of the SIGSEGV handler: main is never above a [signal].
+	hasnt s.folded '\[signal\];.*;main;'
+	hasnt s.folded '\[unknown\]'
+	echo "ok: signal handlers on the interrupted stack, gone after sigreturn and siglongjmp"
+	;;
+processes)
+	record p "$programs/fork_exec"
+	"$hwt" report folded -o p.folded p.hwt || fail "report"
+	has p.folded '^fork_exec-[0-9]+;_start;'
+	has p.folded '^loops-[0-9]+;.*;main;collatz'
+	# The fork child that computes and exits: under its parent's command,
+	# from an [unknown] root (the trace starts in it after the fork).
+	[ "$(cut -d';' -f1 p.folded | sort -u | grep -c '^fork_exec-')" -ge 2 ] || fail "no fork child"
+	has p.folded '^fork_exec-[0-9]+;\[unknown\];'
+	"$hwt" report folded --merge -o m.folded p.hwt || fail "report --merge"
+	has m.folded '^fork_exec;'
+	has m.folded '^loops;'
+	[ "$(cut -d';' -f1 m.folded | sort -u | wc -l)" -eq 2 ] || fail "--merge: $(cut -d';' -f1 m.folded | sort -u)"
+	[ "$(total p.folded)" -eq "$(total m.folded)" ] || fail "--merge changed the total"
+	pid=$(sed -n 's/^loops-\([0-9]*\);.*/\1/p' p.folded | head -1)
+	"$hwt" report folded --pid "$pid" -o one.folded p.hwt || fail "report --pid"
+	# The pid that execs loops: its image before the exec and loops.
+	[ "$(cut -d';' -f1 one.folded | sed 's/.*-//' | sort -u)" = "$pid" ] || fail "--pid $pid kept others"
+	has one.folded "^loops-$pid;"
+	# Threads: each --tid (the tids as speedscope's profile names give them)
+	# is one thread's part; together they are the whole.
+	record t "$programs/threads"
+	"$hwt" report folded -o t.folded t.hwt || fail "report threads"
+	"$hwt" report speedscope -o t.json t.hwt || fail "report speedscope"
+	tids=$(python3 -c 'import json,sys; print(" ".join(p["name"].split("/")[-1] for p in json.load(open(sys.argv[1]))["profiles"]))' t.json)
+	[ "$(echo $tids | wc -w)" -eq 5 ] || fail "threads: not 5 threads: $tids"
+	sum=0
+	for tid in $tids; do
+		"$hwt" report folded --tid "$tid" -o "tid$tid.folded" t.hwt || fail "report --tid $tid"
+		[ -s "tid$tid.folded" ] || fail "--tid $tid: nothing"
+		sum=$((sum + $(total "tid$tid.folded")))
+	done
+	[ "$sum" -eq "$(total t.folded)" ] || fail "--tid parts add up to $sum, the whole is $(total t.folded)"
+	# The main thread's tid is the pid; the others run worker.
+	tpid=$(sed -n 's/^threads-\([0-9]*\);.*/\1/p' t.folded | head -1)
+	for tid in $tids; do
+		if [ "$tid" = "$tpid" ]; then
+			has "tid$tid.folded" ';main;'
+			hasnt "tid$tid.folded" ';start_thread;worker'
+		else
+			has "tid$tid.folded" '^threads-[0-9]+;\[unknown\];__clone;start_thread;worker;'
+			hasnt "tid$tid.folded" ';main;'
+		fi
+	done
+	has "tid$tpid.folded" ';main;'
+	echo "ok: processes rooted at their commands, --merge, --pid, --tid"
+	;;
+time)
+	record c "$programs/recursion"
+	"$hwt" report folded --weight time -o c.folded c.hwt 2>c.err && fail "--weight time worked without a clock"
+	grep -q "has no timing" c.err || fail "no message: $(cat c.err)"
+	# The same trace with its clock said to be a time stamp counter (the
+	# units' TSC packets then count as ticks): the plumbing of timed traces.
+	cp -r c.hwt t.hwt
+	sed -i 's/^clock=.*/clock=tsc/' t.hwt/hwt-bundle
+	"$hwt" report folded --weight time -q -o t.folded t.hwt || fail "report --weight time"
+	ticks=$(total t.folded)
+	[ "$ticks" -gt 0 ] || fail "no ticks"
+	"$hwt" report speedscope --weight time -q -o t.json t.hwt || fail "speedscope --weight time"
+	echo "ok: --weight time: $ticks ticks"
+	;;
+diff)
+	record a "$programs/recursion"
+	record b "$programs/loops"
+	"$hwt" report folded -o a.folded a.hwt && "$hwt" report folded -o b.folded b.hwt || fail "report"
+	"$hwt" report flame --diff a.folded b.hwt -o d.svg || fail "report flame --diff"
+	grep -q 'Differential Flame Graph' d.svg || fail "not a differential graph"
+	grep -q '; before [0-9]*, [+-][0-9]*)</title>' d.svg || fail "no before/after in the tooltips"
+	echo "ok: --diff"
+	;;
+inline)
+	record i "$programs/recursion_o2"
+	"$hwt" report folded -o plain.folded i.hwt && "$hwt" report folded --inline -o inl.folded i.hwt ||
+		fail "report"
+	[ "$(total plain.folded)" -eq "$(total inl.folded)" ] || fail "--inline changed the total"
+	[ "$(wc -l <inl.folded)" -gt "$(wc -l <plain.folded)" ] || fail "--inline added no frames"
+	echo "ok: --inline: $(wc -l <plain.folded) stacks, $(wc -l <inl.folded) with inlined frames"
+	;;
+damage)
+	. "$here/../decode/flip.sh"
+	record clean "$programs/function_pointers"
+	"$hwt" report folded -o clean.folded clean.hwt || fail "clean"
+	stream=$(ls clean.hwt/streams/*.pt)
+	size=$(stat -c %s "$stream")
+	cp -r clean.hwt corrupt.hwt
+	flip corrupt.hwt/streams/*.pt $((size / 2)) 24
+	timeout 120 "$hwt" report folded -o corrupt.folded corrupt.hwt 2>corrupt.err
+	rc=$?
+	cat corrupt.err
+	[ $rc -eq 1 ] || fail "corrupt: exit status $rc, wanted 1"
+	grep -q "decode error" corrupt.err || fail "corrupt: no warning"
+	has corrupt.folded '\[decode error\];'
+	[ "$(total corrupt.folded)" -lt "$(total clean.folded)" ] || fail "corrupt: nothing lost?"
+	timeout 120 "$hwt" report flame -o corrupt.svg corrupt.hwt 2>/dev/null
+	[ $? -eq 1 ] && grep -q 'data-n="\[decode error\]"' corrupt.svg || fail "corrupt: no marked frame in the SVG"
+	grep 'data-n="\[decode error\]"' corrupt.svg | grep -q 'stroke' || fail "corrupt: the gap is not outlined"
+	cp -r clean.hwt cut.hwt
+	truncate -s $((size / 2 + 3)) cut.hwt/streams/*.pt
+	rm -f cut.hwt/summary
+	timeout 120 "$hwt" report folded -o cut.folded cut.hwt 2>cut.err
+	rc=$?
+	cat cut.err
+	[ $rc -eq 1 ] || fail "cut: exit status $rc, wanted 1"
+	[ -s cut.folded ] || fail "cut: nothing written"
+	timeout 120 "$hwt" report speedscope -o cut.json cut.hwt 2>/dev/null
+	[ $? -eq 1 ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' cut.json ||
+		fail "cut: speedscope file"
+	# Garbage for a stream: nothing of it, a warning, no crash.
+	cp -r clean.hwt junk.hwt
+	head -c 20000 /dev/urandom >junk.hwt/streams/$(basename "$stream")
+	timeout 120 "$hwt" report chrome -o junk.json junk.hwt 2>junk.err
+	rc=$?
+	[ $rc -eq 1 ] || fail "junk: exit status $rc: $(cat junk.err)"
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' junk.json || fail "junk: chrome file"
+	echo "ok: damaged bundles give partial graphs, gaps marked, warnings"
+	;;
+command)
+	"$hwt" flame --unit valgrind --trace-all -q -o l.svg -- "$programs/loops" >l.out ||
+		fail "hwt flame exited $?"
+	grep -q 'class="f" data-n="main"' l.svg || fail "no main in the graph"
+	"$hwt" flame --unit valgrind --trace-all -q --format folded --keep k.hwt -o k.folded \
+		-- "$programs/abort" >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 134 ] || fail "hwt flame exited $rc, the command 134 (SIGABRT)"
+	has k.folded ';main;.*abort'
+	[ -d k.hwt/streams ] || fail "--keep kept nothing"
+	"$hwt" report folded -q -o again.folded k.hwt
+	cmp -s k.folded again.folded || fail "hwt report folded of the kept bundle differs"
+	echo "ok: hwt flame records and draws, exit status passed through, --keep"
+	;;
+svg)
+	record r "$programs/recursion"
+	"$hwt" report flame -o plain.svg r.hwt || fail "report flame"
+	"$hwt" report flame --width 800 --inverted --min-width 5 --colors mem --title 'an icicle' \
+		--progress -o ice.svg r.hwt 2>ice.err || fail "report flame with options"
+	grep -q 'decoding 100%' ice.err || fail "--progress: no progress on stderr: $(cat ice.err)"
+	"$hwt" report flame --colors kind -o kind.svg r.hwt || fail "report flame --colors kind"
+	python3 "$here/svg_check.py" plain.svg ice.svg kind.svg || exit 1
+	;;
+etm)
+	prog=$programs/aarch64/gcc/function_pointers
+	[ -x "$prog" ] || { echo "SKIP: $prog was not built"; exit 77; }
+	"$hwt" record -o a.hwt -- "$prog" >/dev/null 2>a.rec || fail "hwt record: $(cat a.rec)"
+	"$hwt" report folded -o a.folded a.hwt 2>a.err
+	rc=$?
+	cat a.err
+	[ $rc -eq 1 ] || fail "hwt report folded exited $rc on ETMv4 streams, wanted 1"
+	grep -q 'etmv4 streams are not yet decoded into ordered control flow' a.err ||
+		fail "no warning about the ETMv4 stream"
+	[ ! -s a.folded ] || fail "stacks from a stream that was left out: $(head -1 a.folded)"
+	echo "ok: ETMv4 streams left out of the stacks, said, exit status 1"
+	;;
+*)
+	fail "unknown case $case"
+	;;
+esac
