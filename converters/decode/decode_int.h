@@ -143,10 +143,10 @@ extern const struct hwt_trace_decoder hwt_pt_decoder, hwt_etm_decoder;
 extern const struct hwt_trace_decoder hwt_edge_decoder;
 
 /*
- * What libipt's block decoder loop (stream.c) counts: a block of ninsn
- * instructions from ip to end that ran count times after the block whose
- * last instruction is at prev (0: none). The edge decoder hands its counts
- * over in this form, so that both turn them into profile entries alike.
+ * A libipt block of ninsn instructions from ip to end (through direct
+ * jumps and calls) that ran count times after the block whose last
+ * instruction is at prev (0: none). The edge decoder hands its counts
+ * over in this form; stream.c splits them as it splits libipt's blocks.
  */
 struct hwt_pt_block_count {
 	uint64_t prev, ip, end;
@@ -161,7 +161,8 @@ struct hwt_pt_crossing {
 };
 
 /*
- * Adds counts to d's profile as stream.c's own loop does: counts[k] are
+ * Adds counts to d's profile as stream.c's flow and flow_profile.c do
+ * (the same straight-line blocks, edges and edge kinds): counts[k] are
  * those of epoch epochs[k] (in stream order), then the crossings.
  * Reports blocks that do not match the image files. 0 or -hbe_nomem.
  */

@@ -10,7 +10,9 @@
  * count, a TIP looks its target up once. Blocks are libipt's: they run
  * through direct jumps and calls inside one mapping (libipt's section) and
  * end at a conditional, indirect or far branch, so the counts handed to
- * stream.c (hwt_pt_counts_add) give the profile libipt's loop gives.
+ * stream.c (hwt_pt_counts_add) give the profile that libipt's loop and
+ * flow_profile.c give. It hands out no ordered flow (hwt_flow.h): a flow
+ * consumer gets libipt's decoder (decode.c).
  *
  * The decode is done first without touching the profile. Whatever this
  * decoder does not model exactly as libipt does (a decode error, a packet
@@ -923,8 +925,8 @@ static int walk(struct edge_ctx *c)
 		case pkt_psb:
 			if (psb_plus(c, &fup, &ip) < 0 || fup != c->tracing)
 				return GIVE_UP;
-			/* libipt may end the block where the FUP binds; stream.c
-			   joins the two again. */
+			/* libipt may end the block where the FUP binds;
+			   flow_profile.c joins the two again. */
 			if (c->tracing && c->since_packet != 1)
 				return GIVE_UP;
 			if (c->time >= c->next_time)
