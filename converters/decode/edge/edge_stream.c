@@ -376,8 +376,10 @@ static int epoch_close(struct edge_ctx *c)
 						x->end, x->succ[s]->ip, x->succ[s]->end,
 						x->succ[s]->ninsn, 0, x->count[s] };
 		}
-		free(c->chunks[k]);
 	}
+	/* only now: a successor may live in any chunk, an earlier one too */
+	for (size_t k = 0; k < c->chunk_count; k++)
+		free(c->chunks[k]);
 	e->count = n;
 	for (size_t k = 0; k < n; k++) {
 		c->blocks += e->items[k].count;
