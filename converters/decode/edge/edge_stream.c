@@ -929,7 +929,7 @@ static int walk(struct edge_ctx *c)
 				return GIVE_UP;
 			/* libipt may end the block where the FUP binds;
 			   flow_profile.c joins the two again. */
-			if (c->tracing && c->since_packet != 1)
+			if (c->tracing && (c->since_packet != 1 || ip != cur->ip))
 				return GIVE_UP;
 			if (c->time >= c->next_time)
 				return GIVE_UP;
