@@ -300,6 +300,8 @@ static void stats_add(struct hwt_decode_stats *to, const struct hwt_decode_stats
 	to->missing_blocks += s->missing_blocks;
 	to->edge_streams += s->edge_streams;
 	to->edge_fallbacks += s->edge_fallbacks;
+	to->edge_segments += s->edge_segments;
+	to->edge_redecoded += s->edge_redecoded;
 }
 
 /* Seeds a worker profile with the images of d's profile, same indexes. */
@@ -326,7 +328,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 	struct hwt_decoder *workers = NULL;
 	pthread_t *threads = NULL;
 	size_t nimages = hwt_bundle_image_count(d->bundle), loaded = 0;
-	unsigned started = 0;
+	unsigned started = 0, all = jobs;
 	int status = 0;
 
 	memset(&par, 0, sizeof(par));
@@ -379,6 +381,8 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		w->done_bytes = 0;
 		w->nomem = 0;
 		w->par = &par;
+		/* The threads the images leave go to their streams. */
+		w->split = all / jobs;
 		w->profile = hwt_decoder_profile_like(d);
 		w->fails = calloc(d->file_count + 1, sizeof(*w->fails));
 		if (!w->profile || !w->fails) {

@@ -82,6 +82,7 @@ struct hwt_decoder {
 	struct hwt_file_fail *fails; /* this worker's, by hwt_file.index */
 	struct hwt_diag_list *diags; /* of the process image being decoded */
 	uint64_t reported;       /* bytes of done_bytes added to par's count */
+	unsigned split;          /* threads for one stream (edge decoder); 0 or 1: one */
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 };
 
@@ -110,6 +111,9 @@ void hwt_files_free(struct hwt_decoder *d);
 /* Parallel decode: marks files shorter than a mapping of them replaced, as
    hwt_epoch_image would on first use, before the workers start. */
 void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
+/* Whether a file is shorter than a mapping of it and not yet marked so
+   (hwt_epoch_image would mark it on first use of the epoch). */
+int hwt_space_short_files(const struct hwt_space *space);
 
 /* flow_profile.c: the consumer that counts into hwt_decoder.profile. */
 extern const struct hwt_flow_consumer hwt_flow_profile_consumer;

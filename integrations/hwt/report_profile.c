@@ -108,9 +108,11 @@ int hwt_report_profile_main(int argc, char **argv)
 			"hwt report profile: %" PRIu64 " streams, %" PRIu64 " trace bytes, %" PRIu64
 			" blocks, %" PRIu64 " instructions, %" PRIu64 " decode errors (%" PRIu64
 			" bytes skipped), %" PRIu64 " overflows; edge decoder: %" PRIu64
-			" streams, %" PRIu64 " handed to libipt\n",
+			" streams, %" PRIu64 " handed to libipt, %" PRIu64 " parts on threads of their own, %"
+			PRIu64 " decoded again\n",
 			stats.streams, stats.trace_bytes, stats.blocks, stats.insns, stats.errors,
-			stats.error_bytes, stats.overflows, stats.edge_streams, stats.edge_fallbacks);
+			stats.error_bytes, stats.overflows, stats.edge_streams, stats.edge_fallbacks,
+			stats.edge_segments, stats.edge_redecoded);
 	status = strcmp(out, "-") ? hwt_profile_save(profile, out)
 				  : hwt_profile_write(profile, stdout);
 	if (status < 0) {

@@ -5,7 +5,10 @@
 # must write the profile `--decoder libipt` writes, byte for byte, with the
 # same warnings and exit status. Streams the edge decoder hands to libipt
 # are counted; on clean bundles it must decode most of them itself, so
-# that the comparison is not libipt against itself.
+# that the comparison is not libipt against itself. With -j2 and -j4 and
+# parts of 2 KiB (HWT_DECODE_SEGMENT) a stream is split at PSBs and decoded
+# on 2 and 4 threads: the same profile and warnings as -j1; some parts
+# must have been decoded on their own threads.
 #
 # usage: edge_test.sh BUILD_DIR WORK_DIR
 set -u
@@ -28,6 +31,8 @@ cd "$work" || exit 1
 compared=0
 edge_total=0
 fallback_total=0
+parts_total=0
+redecoded_total=0
 # compare NAME: both decoders on NAME.hwt; $clean_edge/$clean_fb for clean ones
 compare() {
 	timeout 300 "$hwt" report profile -j1 --decoder libipt "$1.hwt" -o "$1.libipt" 2>"$1.libipt.err"
@@ -45,6 +50,21 @@ compare() {
 		diff "$1.libipt.err" "$1.edge.warn" | head -20
 		fail "$1: the warnings differ"
 	}
+	for j in 2 4; do
+		HWT_DECODE_SEGMENT=2048 timeout 300 "$hwt" report profile -j$j --stats --decoder edge \
+			"$1.hwt" -o "$1.edge$j" 2>"$1.edge$j.err"
+		rj=$?
+		[ $rj -eq $rl ] || fail "$1: exit status $rj with -j$j, $rl with libipt"
+		cmp -s "$1.edge" "$1.edge$j" || fail "$1: -j$j (streams split at PSBs) differs from -j1"
+		grep -v "^hwt report profile: [0-9]* streams," "$1.edge$j.err" | cmp -s - "$1.edge.warn" ||
+			fail "$1: the warnings of -j$j differ"
+		p=$(sed -n 's/.* \([0-9]*\) parts on threads of their own, \([0-9]*\) decoded again.*/\1/p' \
+			"$1.edge$j.err")
+		r=$(sed -n 's/.* \([0-9]*\) parts on threads of their own, \([0-9]*\) decoded again.*/\2/p' \
+			"$1.edge$j.err")
+		parts_total=$((parts_total + ${p:-0}))
+		redecoded_total=$((redecoded_total + ${r:-0}))
+	done
 	line=$(grep "edge decoder:" "$1.edge.err") || fail "$1: no stats line"
 	e=$(echo "$line" | sed 's/.*edge decoder: \([0-9]*\) streams, \([0-9]*\) handed.*/\1/')
 	f=$(echo "$line" | sed 's/.*edge decoder: \([0-9]*\) streams, \([0-9]*\) handed.*/\2/')
@@ -85,6 +105,8 @@ clean_edge=$edge_total
 clean_fallbacks=$fallback_total
 [ "$clean_edge" -gt 0 ] && [ "$clean_fallbacks" -le $((clean_edge / 10)) ] ||
 	fail "clean bundles: the edge decoder decoded $clean_edge streams, handed $clean_fallbacks to libipt"
+[ "$parts_total" -gt 0 ] || fail "no stream was split at PSBs with -j2 and -j4"
+clean_parts=$parts_total
 
 # Damaged copies: flipped bytes anywhere, cut streams; the same profile or
 # the same errors at the same offsets.
@@ -106,4 +128,6 @@ for cut in 3 17 1000 $((size / 3)) $((size / 2 + 1)) $((size - 2)); do
 	compare cut$cut
 done
 echo "PASS: $compared bundles, $clean_edge clean streams by the edge decoder" \
-	"($clean_fallbacks handed to libipt), all profiles and warnings equal"
+	"($clean_fallbacks handed to libipt), all profiles and warnings equal;" \
+	"split at PSBs: $parts_total parts decoded on threads of their own ($clean_parts in clean" \
+	"bundles), $redecoded_total decoded again, -j2 and -j4 equal to -j1"

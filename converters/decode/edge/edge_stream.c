@@ -22,6 +22,8 @@
  * count such streams (hwt_decode_stats.edge_fallbacks).
  */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,15 @@ struct epoch_counts {
 	size_t count;
 };
 
+/* What the walk carries past a PSB+, to compare a part's start with the end
+   of the part before it. */
+struct edge_state {
+	uint64_t time, last_ip, ip; /* ip: the block running, when tracing */
+	size_t epoch;
+	int tracing, enabled, crossing_pending;
+	unsigned since_packet;
+};
+
 struct edge_ctx {
 	struct hwt_decoder *d;
 	const struct hwt_bundle_stream *stream;
@@ -107,6 +118,13 @@ struct edge_ctx {
 	size_t crossing_epoch;
 	uint64_t overflows, blocks, insns;
 	int nomem;
+	/* A part of a stream split at PSBs (edge_split). */
+	struct edge_split *split;  /* NULL: the whole stream, on one thread */
+	const uint8_t *stop;       /* the walk stops at the packet here or after it */
+	struct node *cur;          /* where it stopped: the block running */
+	int stopped_clean;         /* stopped after the PSB+ at stop */
+	int status;                /* a part's walk: 0, GIVE_UP or STOPPED */
+	struct edge_state start;   /* a part's state after its first PSB+ */
 };
 
 #define NODES_PER_CHUNK 4096u
@@ -328,6 +346,20 @@ static struct node *node_at(struct edge_ctx *c, uint64_t ip)
 	return n;
 }
 
+static int done_reserve(struct edge_ctx *c)
+{
+	if (c->done_count == c->done_capacity) {
+		size_t capacity = c->done_capacity ? 2 * c->done_capacity : 4;
+		void *p = realloc(c->done, capacity * sizeof(*c->done));
+
+		if (!p)
+			return -1;
+		c->done = p;
+		c->done_capacity = capacity;
+	}
+	return 0;
+}
+
 /* Moves the counts of the current epoch into c->done, forgets its nodes. */
 static int epoch_close(struct edge_ctx *c)
 {
@@ -343,15 +375,8 @@ static int epoch_close(struct edge_ctx *c)
 			cap += (x->first != 0) + (x->count[0] != 0) + (x->count[1] != 0);
 		}
 	}
-	if (c->done_count == c->done_capacity) {
-		size_t capacity = c->done_capacity ? 2 * c->done_capacity : 4;
-		void *p = realloc(c->done, capacity * sizeof(*c->done));
-
-		if (!p)
-			return -1;
-		c->done = p;
-		c->done_capacity = capacity;
-	}
+	if (done_reserve(c) < 0)
+		return -1;
 	e = &c->done[c->done_count];
 	e->epoch = c->epoch;
 	e->items = malloc((cap ? cap : 1) * sizeof(*e->items));
@@ -586,11 +611,29 @@ static int boundary_time(struct edge_ctx *c, uint64_t *prev)
 	}
 	c->epoch = e;
 	c->next_time = e + 1 < c->space->count ? c->space->epochs[e + 1].time : UINT64_MAX;
-	/* As libipt's loop builds its image: files shorter than a mapping are found so. */
-	if (!hwt_epoch_image(c->d, &c->space->epochs[e])) {
+	/* As libipt's loop builds its image: files shorter than a mapping are
+	   found so (a split stream has none: edge_split). */
+	if (!c->split && !hwt_epoch_image(c->d, &c->space->epochs[e])) {
 		c->nomem = 1;
 		return GIVE_UP;
 	}
+	return 0;
+}
+
+static int crossing_reserve(struct edge_ctx *c, size_t n)
+{
+	size_t capacity = c->crossing_capacity ? c->crossing_capacity : 8;
+	void *p;
+
+	if (c->crossing_count + n <= c->crossing_capacity)
+		return 0;
+	while (capacity < c->crossing_count + n)
+		capacity *= 2;
+	p = realloc(c->crossings, capacity * sizeof(*c->crossings));
+	if (!p)
+		return -1;
+	c->crossings = p;
+	c->crossing_capacity = capacity;
 	return 0;
 }
 
@@ -599,16 +642,9 @@ static int __attribute__((noinline)) cross(struct edge_ctx *c, const struct node
 {
 	struct hwt_pt_crossing *x;
 
-	if (c->crossing_count == c->crossing_capacity) {
-		size_t capacity = c->crossing_capacity ? 2 * c->crossing_capacity : 8;
-		void *p = realloc(c->crossings, capacity * sizeof(*c->crossings));
-
-		if (!p) {
-			c->nomem = 1;
-			return GIVE_UP;
-		}
-		c->crossings = p;
-		c->crossing_capacity = capacity;
+	if (crossing_reserve(c, 1) < 0) {
+		c->nomem = 1;
+		return GIVE_UP;
 	}
 	x = &c->crossings[c->crossing_count++];
 	*x = (struct hwt_pt_crossing){ c->crossing_epoch, c->epoch, c->crossing_prev, n->ip };
@@ -646,6 +682,8 @@ static int take_back(struct edge_ctx *c)
 {
 	if (c->since_packet != 1)
 		return GIVE_UP;
+	if (!c->undo)
+		return GIVE_UP; /* entered in the part before (edge_split) */
 	(*c->undo)--;
 	c->since_packet = 0;
 	return 0;
@@ -671,6 +709,8 @@ static int cut_before(struct edge_ctx *c, uint64_t ip)
 	return 0;
 }
 
+static void split_progress(struct edge_ctx *c, size_t bytes);
+
 /* Trace read so far goes back to the page cache (memory is bounded by
    code, not trace), and the decode shows progress. */
 #define RELEASE_BYTES (16u << 20)
@@ -678,11 +718,17 @@ static int cut_before(struct edge_ctx *c, uint64_t ip)
 static void __attribute__((noinline)) release(struct edge_ctx *c)
 {
 	size_t done = (size_t)(c->pos - c->buf) & ~(size_t)(RELEASE_BYTES - 1);
+	size_t bytes;
 
-	(void)madvise((void *)(uintptr_t)c->released, (size_t)(c->buf + done - c->released),
-		      MADV_DONTNEED);
+	if (c->buf + done <= c->released)
+		return;
+	bytes = (size_t)(c->buf + done - c->released);
+	(void)madvise((void *)(uintptr_t)c->released, bytes, MADV_DONTNEED);
 	c->released = c->buf + done;
-	hwt_decode_progress(c->d, c->d->done_bytes + done);
+	if (c->split)
+		split_progress(c, bytes);
+	else
+		hwt_decode_progress(c->d, c->d->done_bytes + done);
 }
 
 /* After a packet that answered a query: timing packets up to the next one. */
@@ -732,6 +778,11 @@ static int psb_plus(struct edge_ctx *c, int *fup, uint64_t *ip)
 	}
 }
 
+/* The walk stopped at c->stop (edge_split): c->cur runs. */
+#define STOPPED 2
+
+static int walk_on(struct edge_ctx *c, struct node *cur);
+
 static int walk(struct edge_ctx *c)
 {
 	struct node *cur = NULL;
@@ -750,9 +801,45 @@ static int walk(struct edge_ctx *c)
 		return GIVE_UP;
 	if (fup && !(cur = start_at(c, ip)))
 		return GIVE_UP;
+	return walk_on(c, cur);
+}
+
+/*
+ * A part after the first one (edge_split): from its PSB+, in the state the
+ * PSB+ gives. What it cannot know (the block entered before, whose count
+ * an event could take back) makes it give up; the join decodes it again.
+ */
+static int walk_part(struct edge_ctx *c)
+{
+	struct node *cur = NULL;
+	int fup;
+	uint64_t ip = 0;
+
+	if (c->end - c->pos < 16 || next_packet(c, &ip, &fup) != pkt_psb ||
+	    psb_plus(c, &fup, &ip) < 0)
+		return GIVE_UP;
+	c->tracing = c->enabled = fup;
+	c->since_packet = fup != 0;
+	while (c->epoch + 1 < c->space->count && c->space->epochs[c->epoch + 1].time <= c->time)
+		c->epoch++;
+	c->next_time = c->epoch + 1 < c->space->count ? c->space->epochs[c->epoch + 1].time
+						     : UINT64_MAX;
+	c->start = (struct edge_state){ c->time, c->last_ip, fup ? ip : 0, c->epoch, fup, fup, 0,
+					c->since_packet };
+	if (fup && !(cur = node_at(c, ip)))
+		return GIVE_UP;
+	return walk_on(c, cur);
+}
+
+/* The walk from cur; STOPPED at c->stop. */
+static int walk_on(struct edge_ctx *c, struct node *cur)
+{
+	uint64_t prev = 0;
+	int fup;
+	uint64_t ip = 0;
 
 	for (;;) {
-		int suppressed = 0;
+		int suppressed = 0, at_stop = 0;
 		enum pkt p;
 
 		if (c->tracing) {
@@ -796,6 +883,15 @@ static int walk(struct edge_ctx *c)
 		}
 		if (c->tnt_count)
 			return GIVE_UP; /* TNT bits where no conditional branch is */
+		if (__builtin_expect(c->stop != NULL, 0) && c->pos >= c->stop) {
+			/* the PSB there is the next part's start; else a packet
+			   ran over it, and the next part is decoded from here */
+			if (c->pos > c->stop) {
+				c->cur = cur;
+				return STOPPED;
+			}
+			at_stop = 1;
+		}
 		p = next_packet(c, &ip, &suppressed);
 		switch (p) {
 		case pkt_skip:
@@ -933,6 +1029,11 @@ static int walk(struct edge_ctx *c)
 				return GIVE_UP;
 			if (c->time >= c->next_time)
 				return GIVE_UP;
+			if (at_stop) {
+				c->cur = cur;
+				c->stopped_clean = 1;
+				return STOPPED;
+			}
 			continue;
 		default:
 			return GIVE_UP;
@@ -966,14 +1067,215 @@ static int edge_run(struct edge_ctx *c)
 	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0)
 		return -hbe_nomem;
 	c->next_time = c->space->count > 1 ? c->space->epochs[1].time : UINT64_MAX;
-	if (!hwt_epoch_image(c->d, &c->space->epochs[0]))
+	if (!c->split && !hwt_epoch_image(c->d, &c->space->epochs[0]))
 		return -hbe_nomem;
 	status = walk(c);
 	if (c->nomem)
 		return -hbe_nomem;
+	if (status == STOPPED)
+		return STOPPED; /* the first part of a split stream: edge_run_split */
 	if (status < 0)
 		return 1;
 	return epoch_close(c) < 0 ? -hbe_nomem : 0;
+}
+
+/* ----- Parts of a stream on threads of their own ---------------------------- */
+
+/*
+ * A stream of several MiB is split at PSBs into parts, one a thread. Each
+ * part after the first starts in the state its PSB+ gives; the join, in
+ * order, keeps a part's counts when the part before it ended at its PSB+
+ * in that state, else decodes the part again from where the part before
+ * stopped. Counts add up, and the epochs' lists join where a part ends and
+ * the next begins in one epoch, so the profile is the one thread's.
+ */
+#define SEGMENT_BYTES (1u << 20)
+#define MAX_PARTS 64
+
+struct edge_split {
+	struct edge_ctx *head;     /* the first part, on the calling thread */
+	struct edge_ctx *parts;    /* the others */
+	const uint8_t *starts[MAX_PARTS];
+	size_t count;
+	uint64_t size;
+	atomic_uint_least64_t released; /* bytes the parts have read, for progress */
+};
+
+static void split_progress(struct edge_ctx *c, size_t bytes)
+{
+	struct edge_split *sp = c->split;
+	uint64_t done = atomic_fetch_add(&sp->released, bytes) + bytes;
+
+	/* Only the calling thread reports; parts decoded again count twice. */
+	if (c == sp->head)
+		hwt_decode_progress(c->d, c->d->done_bytes + (done < sp->size ? done : sp->size));
+}
+
+/* The first PSB at or after p, or NULL. */
+static const uint8_t *psb_from(const uint8_t *p, const uint8_t *end)
+{
+	while (end - p >= 16) {
+		const uint8_t *q = memchr(p, psb_pattern[0], (size_t)(end - p) - 15);
+
+		if (!q)
+			return NULL;
+		if (!memcmp(q, psb_pattern, 16))
+			return q;
+		p = q + 1;
+	}
+	return NULL;
+}
+
+static void *part_main(void *arg)
+{
+	struct edge_ctx *c = arg;
+
+	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0) {
+		c->nomem = 1;
+		c->status = GIVE_UP;
+	} else {
+		c->status = walk_part(c);
+	}
+	return NULL;
+}
+
+/* Whether c stopped at its PSB+ in the state next starts in. */
+static int joins(const struct edge_ctx *c, const struct edge_ctx *next)
+{
+	const struct edge_state *s = &next->start;
+
+	return c->stopped_clean && next->status != GIVE_UP && !next->nomem &&
+	       c->time == s->time && c->last_ip == s->last_ip && c->epoch == s->epoch &&
+	       c->tracing == s->tracing && c->enabled == s->enabled &&
+	       c->crossing_pending == s->crossing_pending && c->since_packet == s->since_packet &&
+	       (c->tracing ? c->cur->ip : 0) == s->ip;
+}
+
+/* Moves from's counts (decoded after into's) to into. */
+static int absorb(struct edge_ctx *into, struct edge_ctx *from)
+{
+	for (size_t k = 0; k < from->done_count; k++) {
+		struct epoch_counts *e = &from->done[k];
+		struct epoch_counts *last = into->done_count ? &into->done[into->done_count - 1] : NULL;
+
+		if (last && last->epoch == e->epoch) {
+			void *p = realloc(last->items, (last->count + e->count + 1) * sizeof(*e->items));
+
+			if (!p)
+				return -1;
+			last->items = p;
+			memcpy(last->items + last->count, e->items, e->count * sizeof(*e->items));
+			last->count += e->count;
+			free(e->items);
+		} else {
+			if (done_reserve(into) < 0)
+				return -1;
+			into->done[into->done_count++] = *e;
+		}
+		/* moved: from->done no longer holds it */
+		e->items = NULL;
+		e->count = 0;
+	}
+	if (from->crossing_count) {
+		if (crossing_reserve(into, from->crossing_count) < 0)
+			return -1;
+		memcpy(into->crossings + into->crossing_count, from->crossings,
+		       from->crossing_count * sizeof(*from->crossings));
+		into->crossing_count += from->crossing_count;
+	}
+	into->blocks += from->blocks;
+	into->insns += from->insns;
+	into->overflows += from->overflows;
+	into->enabled = from->enabled;
+	return 0;
+}
+
+/* The parts' walks in order, into sp->head; as edge_run returns. */
+static int split_join(struct edge_split *sp, int status)
+{
+	struct edge_ctx *c = sp->head; /* the part whose state is the decode's */
+	struct hwt_decode_stats *stats = &sp->head->d->stats;
+
+	for (size_t k = 1; k < sp->count && status == STOPPED && !c->nomem; k++) {
+		struct edge_ctx *next = &sp->parts[k - 1];
+
+		if (joins(c, next)) {
+			stats->edge_segments++;
+			if (epoch_close(c) < 0 || (c != sp->head && absorb(sp->head, c) < 0))
+				return -hbe_nomem;
+			c = next;
+			status = next->status;
+		} else {
+			stats->edge_redecoded++;
+			c->stopped_clean = 0;
+			c->stop = k + 1 < sp->count ? sp->starts[k + 1] : NULL;
+			status = walk_on(c, c->cur);
+		}
+	}
+	if (c->nomem)
+		return -hbe_nomem;
+	if (status != 0)
+		return 1;
+	if (epoch_close(c) < 0 || (c != sp->head && absorb(sp->head, c) < 0))
+		return -hbe_nomem;
+	return 0;
+}
+
+/* edge_run on n threads. */
+static int edge_run_split(struct edge_ctx *c, unsigned n)
+{
+	struct edge_split sp;
+	pthread_t threads[MAX_PARTS];
+	int started[MAX_PARTS] = { 0 };
+	size_t size = (size_t)(c->end - c->buf);
+	int status;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.head = c;
+	sp.size = size;
+	atomic_init(&sp.released, 0);
+	sp.starts[sp.count++] = c->buf;
+	for (unsigned k = 1; k < n; k++) {
+		const uint8_t *q = psb_from(c->buf + size / n * k, c->end);
+
+		if (!q || q <= sp.starts[sp.count - 1])
+			break;
+		sp.starts[sp.count++] = q;
+	}
+	if (sp.count < 2)
+		return edge_run(c);
+	sp.parts = calloc(sp.count - 1, sizeof(*sp.parts));
+	if (!sp.parts)
+		return -hbe_nomem;
+	for (size_t k = 1; k < sp.count; k++) {
+		struct edge_ctx *p = &sp.parts[k - 1];
+
+		p->d = c->d;
+		p->stream = c->stream;
+		p->space = c->space;
+		p->buf = c->buf;
+		p->end = c->end;
+		p->pos = sp.starts[k];
+		p->released = c->buf + ((size_t)(sp.starts[k] - c->buf) & ~(size_t)4095);
+		p->split = &sp;
+		p->stop = k + 1 < sp.count ? sp.starts[k + 1] : NULL;
+		/* Not started: decoded again in the join. */
+		p->status = GIVE_UP;
+		started[k] = !pthread_create(&threads[k], NULL, part_main, p);
+	}
+	c->split = &sp;
+	c->stop = sp.starts[1];
+	status = edge_run(c);
+	for (size_t k = 1; k < sp.count; k++)
+		if (started[k])
+			pthread_join(threads[k], NULL);
+	if (status == STOPPED)
+		status = split_join(&sp, STOPPED);
+	for (size_t k = 1; k < sp.count; k++)
+		ctx_free(&sp.parts[k - 1]);
+	free(sp.parts);
+	c->split = NULL;
+	return status;
 }
 
 /* Adds what edge_run found to d as pt_decode would have. */
@@ -1023,6 +1325,8 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 		    struct hwt_space *space, struct edge_ctx *c, size_t *size)
 {
 	uint8_t *buf;
+	size_t segment;
+	unsigned parts;
 	int status;
 
 	memset(c, 0, sizeof(*c));
@@ -1034,7 +1338,19 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 		return 1; /* libipt reports it */
 	c->buf = c->pos = c->released = buf;
 	c->end = buf + *size;
-	status = edge_run(c);
+	parts = d->split > 1 ? d->split : 1;
+	segment = d->options && d->options->segment_bytes ? d->options->segment_bytes
+							   : SEGMENT_BYTES;
+	if (parts > *size / segment)
+		parts = (unsigned)(*size / segment);
+	if (parts > MAX_PARTS)
+		parts = MAX_PARTS;
+	/* A file shorter than its mapping is found when an epoch is first
+	   used (hwt_epoch_image), which the parts cannot do in order. */
+	if (parts > 1 && !hwt_space_short_files(space))
+		status = edge_run_split(c, parts);
+	else
+		status = edge_run(c);
 	munmap(buf, *size);
 	return status;
 }
