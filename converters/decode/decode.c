@@ -219,8 +219,13 @@ void *hwt_stream_map(const char *path, size_t *size)
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		      struct hwt_space *space)
 {
-	const struct hwt_trace_decoder *td =
-		stream->trace == hwt_trace_etmv4 ? &hwt_etm_decoder : &hwt_pt_decoder;
+	const struct hwt_trace_decoder *td = &hwt_etm_decoder;
+
+	/* The edge decoder only counts: libipt's hands out the ordered flow. */
+	if (stream->trace != hwt_trace_etmv4)
+		td = d->options && (d->options->decoder == hwt_decoder_libipt || d->options->flow)
+			     ? &hwt_pt_decoder
+			     : &hwt_edge_decoder;
 
 	return td->decode_stream(d, stream, space);
 }
@@ -282,10 +287,14 @@ static void stats_add(struct hwt_decode_stats *to, const struct hwt_decode_stats
 	to->error_bytes += s->error_bytes;
 	to->overflows += s->overflows;
 	to->missing_blocks += s->missing_blocks;
+	to->edge_streams += s->edge_streams;
+	to->edge_fallbacks += s->edge_fallbacks;
+	to->edge_segments += s->edge_segments;
+	to->edge_redecoded += s->edge_redecoded;
 }
 
 /* Seeds a worker profile with the images of d's profile, same indexes. */
-static struct hwt_profile *worker_profile(struct hwt_decoder *d)
+struct hwt_profile *hwt_decoder_profile_like(struct hwt_decoder *d)
 {
 	struct hwt_profile *p = hwt_profile_alloc();
 
@@ -308,7 +317,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 	struct hwt_decoder *workers = NULL;
 	pthread_t *threads = NULL;
 	size_t nimages = hwt_bundle_image_count(d->bundle), loaded = 0;
-	unsigned started = 0;
+	unsigned started = 0, all = jobs;
 	int status = 0;
 
 	memset(&par, 0, sizeof(par));
@@ -361,7 +370,9 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		w->done_bytes = 0;
 		w->nomem = 0;
 		w->par = &par;
-		w->profile = worker_profile(d);
+		/* The threads the images leave go to their streams. */
+		w->split = all / jobs;
+		w->profile = hwt_decoder_profile_like(d);
 		w->fails = calloc(d->file_count + 1, sizeof(*w->fails));
 		if (!w->profile || !w->fails) {
 			hwt_profile_free(w->profile);

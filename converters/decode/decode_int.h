@@ -82,6 +82,7 @@ struct hwt_decoder {
 	struct hwt_file_fail *fails; /* this worker's, by hwt_file.index */
 	struct hwt_diag_list *diags; /* of the process image being decoded */
 	uint64_t reported;       /* bytes of done_bytes added to par's count */
+	unsigned split;          /* threads for one stream (edge decoder); 0 or 1: one */
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 };
 
@@ -110,9 +111,20 @@ void hwt_files_free(struct hwt_decoder *d);
 /* Parallel decode: marks files shorter than a mapping of them replaced, as
    hwt_epoch_image would on first use, before the workers start. */
 void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
+/* Whether a file is shorter than a mapping of it and not yet marked so
+   (hwt_epoch_image would mark it on first use of the epoch). */
+int hwt_space_short_files(const struct hwt_space *space);
 
 /* flow_profile.c: the consumer that counts into hwt_decoder.profile. */
 extern const struct hwt_flow_consumer hwt_flow_profile_consumer;
+/* The profile's edge kind of a flow step's kind, or -1 when it is none. */
+int hwt_flow_edge_kind(uint64_t kind);
+/* Whether a flow block is counted into the profile. */
+static inline int flow_block_reported(const struct hwt_flow_block *b)
+{
+	return b && b->image >= 0 &&
+	       !(b->flags & (HWT_FLOW_BLOCK_TRACE_UNIT | HWT_FLOW_BLOCK_UNREADABLE));
+}
 
 /*
  * flow_out.c: a producer's side of hwt_flow.h, the same for every trace
@@ -189,6 +201,39 @@ struct hwt_trace_decoder {
 			     struct hwt_space *space);
 };
 extern const struct hwt_trace_decoder hwt_pt_decoder, hwt_etm_decoder;
+/* Intel PT over cached control flow (edge/); hands a stream it cannot
+   decode as libipt does to hwt_pt_decoder, and compares both in
+   hwt_decoder_check mode. */
+extern const struct hwt_trace_decoder hwt_edge_decoder;
+
+/*
+ * A libipt block of ninsn instructions from ip to end (through direct
+ * jumps and calls) that ran count times after the block whose last
+ * instruction is at prev (0: none). The edge decoder hands its counts
+ * over in this form; stream.c splits them as it splits libipt's blocks.
+ */
+struct hwt_pt_block_count {
+	uint64_t prev, ip, end;
+	uint32_t ninsn, reserved;
+	uint64_t count;
+};
+
+/* A transition that crossed an address space change (stream.c). */
+struct hwt_pt_crossing {
+	size_t from_epoch, to_epoch;
+	uint64_t prev, ip;
+};
+
+/*
+ * Adds counts to d's profile as stream.c's flow and flow_profile.c do
+ * (the same straight-line blocks, edges and edge kinds): counts[k] are
+ * those of epoch epochs[k] (in stream order), then the crossings.
+ * Reports blocks that do not match the image files. 0 or -hbe_nomem.
+ */
+int hwt_pt_counts_add(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		      struct hwt_space *space, struct hwt_pt_block_count *const *counts,
+		      const size_t *sizes, const size_t *epochs, size_t n,
+		      const struct hwt_pt_crossing *crossings, size_t ncrossings);
 
 /* The stream file mapped read-only (*size bytes; munmap it), or NULL when
    it cannot be read or is empty. (decode.c) */
@@ -227,6 +272,8 @@ int hwt_decoder_finish(struct hwt_decoder *d, int status);
 /* Adds held-back diagnostics to bundle (NULL: drops them), empties list. */
 void hwt_diag_list_flush(struct hwt_diag_list *list, struct hwt_bundle *bundle);
 void hwt_decode_progress(struct hwt_decoder *d, uint64_t done);
+/* An empty profile with the images of d's profile, same indexes, or NULL. */
+struct hwt_profile *hwt_decoder_profile_like(struct hwt_decoder *d);
 /* hwt_bundle_diag_add, or held back in a worker (added after the join). */
 void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char *path,
 		     int64_t offset, const char *fmt, ...) __attribute__((format(printf, 5, 6)));

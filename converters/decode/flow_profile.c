@@ -2,12 +2,18 @@
  * The profile accumulator: a consumer of the control flow (hwt_flow.h)
  * that adds what a stream ran to a profile (blocks and edges, profile.h).
  *
- * The hot path only counts: each step is counted in a table keyed by
- * {the block before (when it continues from it), the block, the kind}.
- * Blocks are the producer's, stable for the stream, so the key is three
+ * The hot path only counts: each run is counted in a table keyed by
+ * {the block before (when it continues from it), the run's first and last
+ * blocks, the kind}. A run is a block and those that follow it by
+ * hwt_flow_next, with no branch between them: libipt cuts a block short
+ * where its block cache ends (and at other places that depend on what it
+ * decoded before), and the profile counts such a run as the one block
+ * libipt decodes there once its cache holds the code, so that counts do
+ * not depend on libipt's cache (and equal the edge decoder's, edge/).
+ * Blocks are the producer's, stable for the stream, so the key is four
  * words and the cost one probe. At the end of the stream the table becomes
- * profile counts: a block per distinct block, an edge per transfer between
- * two reported blocks.
+ * profile counts: a block per distinct run, an edge per transfer between
+ * two reported runs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +21,12 @@
 #include "decode_int.h"
 
 struct entry {
-	const struct hwt_flow_block *prev;  /* NULL: none (after an event) */
-	const struct hwt_flow_block *block; /* NULL: empty slot */
-	uint64_t kind;
+	const struct hwt_flow_block *prev;  /* last of the run before; NULL: none (after
+	                                       an event) */
+	const struct hwt_flow_block *block; /* first of the run; NULL: empty slot */
+	const struct hwt_flow_block *last;  /* last of the run */
+	uint32_t kind;                      /* how block was entered */
+	uint32_t insns;                     /* of the run */
 	uint64_t count;
 };
 
@@ -25,15 +34,15 @@ struct flow_profile {
 	struct hwt_profile *profile;
 	struct entry *table;
 	size_t mask, used;
-	const struct hwt_flow_block *last;
+	struct entry run;                   /* the run being stepped; block NULL: none */
 	int nomem;
 };
 
-static size_t slot(const struct hwt_flow_block *prev, const struct hwt_flow_block *block,
-		   uint64_t kind, size_t mask)
+static size_t slot(const struct entry *e, size_t mask)
 {
-	uint64_t h = (uint64_t)(uintptr_t)block * 0x9e3779b97f4a7c15ull ^
-		     (uint64_t)(uintptr_t)prev * 0xc2b2ae3d27d4eb4full ^ kind;
+	uint64_t h = (uint64_t)(uintptr_t)e->block * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)(uintptr_t)e->prev * 0xc2b2ae3d27d4eb4full ^
+		     (uint64_t)(uintptr_t)e->last * 0x165667b19e3779f9ull ^ e->kind;
 
 	h ^= h >> 29;
 	return (size_t)h & mask;
@@ -52,7 +61,7 @@ static int grow(struct flow_profile *p)
 
 		if (!e->block)
 			continue;
-		for (i = slot(e->prev, e->block, e->kind, size - 1); table[i].block;
+		for (i = slot(e, size - 1); table[i].block;
 		     i = (i + 1) & (size - 1))
 			;
 		table[i] = *e;
@@ -78,33 +87,56 @@ static void *profile_begin(void *consumer, const struct hwt_flow_stream *stream)
 	return p;
 }
 
+/* Adds the run to the table. */
+static void count_run(struct flow_profile *p, const struct entry *run)
+{
+	for (size_t i = slot(run, p->mask);; i = (i + 1) & p->mask) {
+		struct entry *e = &p->table[i];
+
+		if (e->block == run->block && e->last == run->last && e->prev == run->prev &&
+		    e->kind == run->kind) {
+			e->count++;
+			return;
+		}
+		if (!e->block) {
+			*e = *run;
+			e->count = 1;
+			if (++p->used * 2 > p->mask && grow(p) < 0)
+				p->nomem = 1;
+			return;
+		}
+	}
+}
+
+/* Whether block, entered by kind, goes on with the run ending at last. */
+static int joins(const struct hwt_flow_block *last, const struct hwt_flow_block *block,
+		 uint32_t kind)
+{
+	return kind == hwt_flow_next && last->exit == hwt_flow_exit_other &&
+	       block->vaddr == last->vnext && block->image == last->image &&
+	       block->flags == last->flags;
+}
+
 static void profile_steps(void *context, const struct hwt_flow_step *steps, size_t count)
 {
 	struct flow_profile *p = context;
+	struct entry *run = &p->run;
 
-	for (size_t k = 0; k < count; k++) {
+	for (size_t k = 0; k < count && !p->nomem; k++) {
 		const struct hwt_flow_block *block = steps[k].block;
-		const struct hwt_flow_block *prev = steps[k].kind < hwt_flow_start ? p->last : NULL;
-		uint64_t kind = steps[k].kind;
-		size_t i = slot(prev, block, kind, p->mask);
-		struct entry *e;
+		uint32_t kind = steps[k].kind;
 
-		p->last = block;
-		for (;; i = (i + 1) & p->mask) {
-			e = &p->table[i];
-			if (e->block == block && e->prev == prev && e->kind == kind) {
-				e->count++;
-				break;
-			}
-			if (!e->block) {
-				*e = (struct entry){ prev, block, kind, 1 };
-				if (++p->used * 2 > p->mask && grow(p) < 0)
-					p->nomem = 1;
-				break;
-			}
+		if (run->block && joins(run->last, block, kind)) {
+			run->last = block;
+			run->insns += block->insns;
+			continue;
 		}
-		if (p->nomem)
-			return;
+		if (run->block)
+			count_run(p, run);
+		run->prev = kind < hwt_flow_start ? run->last : NULL;
+		run->block = run->last = block;
+		run->kind = kind;
+		run->insns = block->insns;
 	}
 }
 
@@ -114,14 +146,7 @@ static void profile_event(void *context, const struct hwt_flow_event *event)
 	(void)event;
 }
 
-static int reported(const struct hwt_flow_block *b)
-{
-	return b && b->image >= 0 && !(b->flags & (HWT_FLOW_BLOCK_TRACE_UNIT |
-						   HWT_FLOW_BLOCK_UNREADABLE));
-}
-
-/* The profile's edge kind of a transfer, or -1 when it is none. */
-static int edge_kind(uint64_t kind)
+int hwt_flow_edge_kind(uint64_t kind)
 {
 	switch (kind) {
 	case hwt_flow_cond_taken: return hwt_edge_cond_taken;
@@ -142,6 +167,8 @@ static int entry_cmp(const void *pa, const void *pb)
 
 	if (a->block != b->block)
 		return (uintptr_t)a->block < (uintptr_t)b->block ? -1 : 1;
+	if (a->last != b->last)
+		return (uintptr_t)a->last < (uintptr_t)b->last ? -1 : 1;
 	return 0;
 }
 
@@ -150,29 +177,34 @@ static int profile_end(void *context)
 	struct flow_profile *p = context;
 	struct hwt_profile *profile = p->profile;
 	size_t n = 0;
-	int nomem = p->nomem;
+	int nomem;
+
+	if (p->run.block && !p->nomem)
+		count_run(p, &p->run);
+	nomem = p->nomem;
 
 	for (size_t k = 0; k <= p->mask; k++)
 		if (p->table[k].block)
 			p->table[n++] = p->table[k];
 	qsort(p->table, n, sizeof(*p->table), entry_cmp);
 	for (size_t k = 0; k < n;) {
-		const struct hwt_flow_block *b = p->table[k].block;
+		const struct entry *run = &p->table[k];
+		const struct hwt_flow_block *b = run->block;
 		uint64_t total = 0;
 		size_t j;
 
-		for (j = k; j < n && p->table[j].block == b; j++)
+		for (j = k; j < n && p->table[j].block == b && p->table[j].last == run->last; j++)
 			total += p->table[j].count;
-		if (reported(b) && hwt_profile_add_block(profile, (size_t)b->image, b->offset,
-							 b->end_offset, b->insns,
-							 total) == -hpe_nomem)
+		if (flow_block_reported(b) &&
+		    hwt_profile_add_block(profile, (size_t)b->image, b->offset,
+					  run->last->end_offset, run->insns, total) == -hpe_nomem)
 			nomem = 1;
 		for (; k < j; k++) {
 			const struct entry *e = &p->table[k];
 			struct hwt_profile_edge edge;
-			int kind = edge_kind(e->kind);
+			int kind = hwt_flow_edge_kind(e->kind);
 
-			if (kind < 0 || !reported(e->prev) || !reported(b))
+			if (kind < 0 || !flow_block_reported(e->prev) || !flow_block_reported(b))
 				continue;
 			edge.from_image = (uint32_t)e->prev->image;
 			edge.to_image = (uint32_t)b->image;

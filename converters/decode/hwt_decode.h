@@ -41,6 +41,10 @@ struct hwt_decode_stats {
 	uint64_t error_bytes;    /* trace bytes skipped by resyncs */
 	uint64_t overflows;      /* OVF packets: the trace unit dropped trace */
 	uint64_t missing_blocks; /* trace that ran in images that could not be read */
+	uint64_t edge_streams;   /* Intel PT streams the edge decoder decoded */
+	uint64_t edge_fallbacks; /* and those it handed to libipt */
+	uint64_t edge_segments;  /* parts of streams split at PSBs decoded on threads of their own */
+	uint64_t edge_redecoded; /* and those decoded again from the state the part before ends in */
 };
 
 /*
@@ -48,6 +52,13 @@ struct hwt_decode_stats {
  * bytes decoded so far, of total.
  */
 typedef void hwt_decode_progress_fn(uint64_t done, uint64_t total, void *context);
+
+/* The Intel PT decoder (hwt_decode_options.decoder). */
+enum hwt_decoder_kind {
+	hwt_decoder_edge,    /* hwt's edge decoder (libipt where it cannot) */
+	hwt_decoder_libipt,  /* libipt's block decoder */
+	hwt_decoder_check,   /* both; an error diagnostic where they differ */
+};
 
 struct hwt_decode_options {
 	hwt_decode_progress_fn *progress; /* NULL: none */
@@ -58,6 +69,12 @@ struct hwt_decode_options {
 	   online CPUs (at most 16), 1 the serial decode. The result does not
 	   depend on it. */
 	unsigned jobs;
+	/* The edge decoder splits a stream at PSBs into parts of at least
+	   this many bytes, decoded on the threads the images leave (jobs
+	   over the images decoded at once); 0: 1 MiB. The result does not
+	   depend on it. */
+	size_t segment_bytes;
+	enum hwt_decoder_kind decoder;
 	/* Hand every stream's control flow to this consumer (hwt_flow.h)
 	   instead of counting it into the profile, which then only gets the
 	   images; NULL: count into the profile. */

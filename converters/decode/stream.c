@@ -309,10 +309,11 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 }
 
 /* The chain of a libipt block in the current epoch (made on first sight), or NULL. */
-static const struct chain *chain_of(struct stream_ctx *s, const struct pt_block *pb)
+static const struct chain *chain_of(struct stream_ctx *s, uint64_t ip, uint32_t ninsn,
+				    uint64_t end)
 {
 	const struct hwt_epoch *epoch = &s->space->epochs[s->epoch];
-	size_t i = chain_slot(pb->ip, pb->ninsn, s->mask);
+	size_t i = chain_slot(ip, ninsn, s->mask);
 	const struct hwt_mapping *m;
 	struct hwt_flow_block *blocks;
 	struct chain *c;
@@ -323,13 +324,13 @@ static const struct chain *chain_of(struct stream_ctx *s, const struct pt_block 
 		c = &s->chains[i];
 		if (!c->blocks)
 			break;
-		if (c->ip == pb->ip && c->ninsn == pb->ninsn)
+		if (c->ip == ip && c->ninsn == ninsn)
 			return c;
 	}
 	if (!split_next(s, 0))
 		return NULL;
-	m = hwt_epoch_find(epoch, pb->ip);
-	n = walk(s, epoch, pb->ip, pb->ninsn, pb->end_ip, &target);
+	m = hwt_epoch_find(epoch, ip);
+	n = walk(s, epoch, ip, ninsn, end, &target);
 	if (n < 0)
 		return NULL;
 	if (n == 0) {
@@ -337,10 +338,10 @@ static const struct chain *chain_of(struct stream_ctx *s, const struct pt_block 
 		int unit = m && m->file->state == hwt_file_ok && m->file->trace_unit;
 
 		n = 1;
-		s->split[0] = (struct hwt_flow_block){ pb->ip, pb->end_ip, 0,
-						       unit ? file_offset(m, pb->ip) : 0,
-						       unit ? file_offset(m, pb->end_ip) : 0,
-						       unit ? m->file->image : -1, pb->ninsn,
+		s->split[0] = (struct hwt_flow_block){ ip, end, 0,
+						       unit ? file_offset(m, ip) : 0,
+						       unit ? file_offset(m, end) : 0,
+						       unit ? m->file->image : -1, ninsn,
 						       unit ? HWT_FLOW_BLOCK_TRACE_UNIT
 							    : HWT_FLOW_BLOCK_UNREADABLE,
 						       0, 0 };
@@ -352,12 +353,12 @@ static const struct chain *chain_of(struct stream_ctx *s, const struct pt_block 
 	memcpy(blocks, s->split, (size_t)n * sizeof(*blocks));
 	for (long k = 0; k < n; k++)
 		blocks[k].id = s->out.block_count++;
-	*c = (struct chain){ pb->ip, target, blocks, pb->ninsn, (uint32_t)n };
+	*c = (struct chain){ ip, target, blocks, ninsn, (uint32_t)n };
 	if (++s->used * 2 > s->mask) {
 		if (chains_grow(s) < 0)
 			return NULL;
 		/* c moved; find it again (it is there now). */
-		return chain_of(s, pb);
+		return chain_of(s, ip, ninsn, end);
 	}
 	return c;
 }
@@ -582,6 +583,15 @@ static void stream_ctx_free(struct stream_ctx *s)
 	hwt_flow_resume_fini(&s->resume);
 }
 
+static void report_bad_blocks(struct stream_ctx *s)
+{
+	if (s->bad_blocks)
+		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, -1,
+				    "%" PRIu64 " decoded blocks do not match the code in the "
+				    "image files and were not counted, e.g. %s",
+				    s->bad_blocks, s->bad_example);
+}
+
 static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		     struct hwt_space *space)
 {
@@ -680,7 +690,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 			block.ninsn = 0;
 			status = pt_blk_next(dec, &block, sizeof(block));
 			if (block.ninsn) {
-				const struct chain *c = chain_of(s, &block);
+				const struct chain *c = chain_of(s, block.ip, block.ninsn, block.end_ip);
 
 				if (!c) {
 					s->nomem = 1;
@@ -742,11 +752,7 @@ out:
 				    " decode errors in all, %" PRIu64 " trace bytes skipped)",
 				    s->error_messages - MAX_ERROR_MESSAGES, s->errors,
 				    s->error_bytes);
-	if (s->bad_blocks)
-		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
-				    "%" PRIu64 " decoded blocks do not match the code in the "
-				    "image files and were not counted, e.g. %s",
-				    s->bad_blocks, s->bad_example);
+	report_bad_blocks(s);
 	nomem = s->nomem;
 	pt_blk_free_decoder(dec);
 	stream_ctx_free(s);
@@ -755,6 +761,131 @@ out:
 	d->done_bytes += size;
 	hwt_decode_progress(d, d->done_bytes);
 	return nomem ? -hbe_nomem : 0;
+}
+
+/* ----- Counts of the edge decoder (edge/) ------------------------------- */
+
+/*
+ * The last flow block of a libipt block that ends at the instruction at
+ * end in epoch, as far as an edge from it needs: its image, offset, exit
+ * and target. 0, or -1 when it is not reported (flow_profile.c).
+ */
+static int counted_from(const struct hwt_epoch *epoch, uint64_t end, struct hwt_flow_block *b,
+			uint64_t *target)
+{
+	const struct hwt_mapping *m = hwt_epoch_find(epoch, end);
+
+	if (!m || m->file->state != hwt_file_ok || m->file->trace_unit || m->file->image < 0)
+		return -1;
+	memset(b, 0, sizeof(*b));
+	b->vend = end;
+	b->end_offset = file_offset(m, end);
+	b->image = m->file->image;
+	set_exit(epoch, b, target);
+	return b->exit == hwt_flow_exit_unknown ? -1 : 0;
+}
+
+/* The edge into the flow block first (at ip) from the libipt block ending at prev. */
+static int count_entry(struct hwt_decoder *d, const struct hwt_epoch *from, uint64_t prev,
+		       const struct hwt_flow_block *first, uint64_t count)
+{
+	struct hwt_flow_block p;
+	struct hwt_profile_edge edge;
+	uint64_t target;
+	int kind;
+
+	if (!prev || counted_from(from, prev, &p, &target) < 0 || !flow_block_reported(first))
+		return 0;
+	kind = hwt_flow_edge_kind(entry_kind(&p, target, first->vaddr));
+	if (kind < 0)
+		return 0;
+	edge = (struct hwt_profile_edge){ .from_image = (uint32_t)p.image,
+					  .to_image = (uint32_t)first->image,
+					  .from = p.end_offset,
+					  .to = first->offset,
+					  .kind = (uint32_t)kind,
+					  .count = count };
+	return hwt_profile_add_edge(d->profile, &edge) == -hpe_nomem ? -1 : 0;
+}
+
+/*
+ * The libipt block c split as pt_decode splits it (its chain in the
+ * current epoch; *first: the chain's first block), counted c->count
+ * times with the jump and call edges inside it. -1 when out of memory.
+ */
+static int count_chain(struct stream_ctx *s, const struct hwt_pt_block_count *c,
+		       const struct hwt_flow_block **first)
+{
+	const struct chain *ch = chain_of(s, c->ip, c->ninsn, c->end);
+
+	if (!ch)
+		return -1;
+	*first = &ch->blocks[0];
+	for (uint32_t k = 0; k < ch->count; k++) {
+		const struct hwt_flow_block *b = &ch->blocks[k];
+		struct hwt_profile_edge edge;
+
+		if (!flow_block_reported(b))
+			continue;
+		if (hwt_profile_add_block(s->d->profile, (size_t)b->image, b->offset, b->end_offset,
+					  b->insns, c->count) == -hpe_nomem)
+			return -1;
+		if (!k || !flow_block_reported(b - 1))
+			continue;
+		edge = (struct hwt_profile_edge){ .from_image = (uint32_t)b[-1].image,
+						  .to_image = (uint32_t)b->image,
+						  .from = b[-1].end_offset,
+						  .to = b->offset,
+						  .kind = b[-1].exit == hwt_flow_exit_call ? hwt_edge_call
+											   : hwt_edge_jump,
+						  .count = c->count };
+		if (hwt_profile_add_edge(s->d->profile, &edge) == -hpe_nomem)
+			return -1;
+	}
+	return 0;
+}
+
+int hwt_pt_counts_add(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		      struct hwt_space *space, struct hwt_pt_block_count *const *counts,
+		      const size_t *sizes, const size_t *epochs, size_t n,
+		      const struct hwt_pt_crossing *crossings, size_t ncrossings)
+{
+	struct stream_ctx s = { 0 };
+	int status = chains_grow(&s);
+
+	s.d = d;
+	s.stream = stream;
+	s.space = space;
+	for (size_t k = 0; k < n && !status; k++) {
+		/* Chains are of one epoch. */
+		memset(s.chains, 0, (s.mask + 1) * sizeof(*s.chains));
+		s.used = 0;
+		s.epoch = epochs[k];
+		for (size_t i = 0; i < sizes[k] && !status; i++) {
+			const struct hwt_pt_block_count *c = &counts[k][i];
+			const struct hwt_flow_block *first;
+
+			status = count_chain(&s, c, &first);
+			if (!status)
+				status = count_entry(d, &space->epochs[s.epoch], c->prev, first,
+						     c->count);
+		}
+	}
+	for (size_t k = 0; k < ncrossings && !status; k++) {
+		const struct hwt_pt_crossing *x = &crossings[k];
+		const struct hwt_mapping *m = hwt_epoch_find(&space->epochs[x->to_epoch], x->ip);
+		struct hwt_flow_block first;
+
+		if (!m || m->file->state != hwt_file_ok)
+			continue;
+		first = (struct hwt_flow_block){ .vaddr = x->ip, .offset = file_offset(m, x->ip),
+						 .image = m->file->image, .flags = unit_flag(m) };
+		status = count_entry(d, &space->epochs[x->from_epoch], x->prev, &first, 1);
+	}
+	report_bad_blocks(&s);
+	(void)hwt_flow_out_end(&s.out); /* no consumer begun: frees the blocks */
+	stream_ctx_free(&s);
+	return status < 0 ? -hbe_nomem : 0;
 }
 
 const struct hwt_trace_decoder hwt_pt_decoder = {

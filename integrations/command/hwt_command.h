@@ -67,6 +67,7 @@ struct hwt_command_decode_options {
 	enum hwt_progress_mode progress;
 	int quiet;                       /* do not print the bundle's diagnostics */
 	unsigned jobs;                   /* hwt_decode_options.jobs */
+	const char *decoder;             /* --decoder NAME; NULL: $HWT_DECODER, else edge */
 	struct hwt_decode_live *live;    /* the decode while recording to finish, or NULL */
 	struct hwt_decode_stats *stats;  /* filled when not NULL */
 };
@@ -86,6 +87,7 @@ struct hwt_command_options {
 	const char *output;            /* -o, --output FILE */
 	unsigned jobs;                 /* -j, --jobs N: decode threads (0: one per CPU) */
 	const char *jobs_arg;          /* N as given */
+	const char *decoder;           /* --decoder NAME (checked), or NULL */
 	int quiet;                     /* -q, --quiet */
 	int verbose;                   /* -v, --verbose */
 	struct hwt_unit_options unit;  /* --unit, --trace, --no-trace, --trace-all, --filter */
@@ -124,6 +126,7 @@ int hwt_command_other_option(struct hwt_command_options *o, int opt, const char 
 /* getopt_long entries of the options above. */
 #define HWT_OPTION_OUTPUT  { "output", required_argument, NULL, 'o' }
 #define HWT_OPTION_JOBS    { "jobs", required_argument, NULL, 'j' }
+#define HWT_OPTION_DECODER { "decoder", required_argument, NULL, HWT_OPT_DECODER }
 #define HWT_OPTION_QUIET   { "quiet", no_argument, NULL, 'q' }
 #define HWT_OPTION_VERBOSE { "verbose", no_argument, NULL, 'v' }
 /* Those of the trace unit; --unit alone (hwt-pgo). */
@@ -140,10 +143,16 @@ enum {
 	HWT_UNIT_OPT_TRACE_ALL,
 	HWT_UNIT_OPT_FILTER,
 	HWT_UNIT_OPT_UNIT,
+	HWT_OPT_DECODER,
 };
 
 /* Usage text of -j. */
 #define HWT_JOBS_HELP "decode with N threads (default: one per CPU, at most 16)"
+#define HWT_DECODER_HELP \
+	"  --decoder NAME      Intel PT decoder: edge (default), libipt, or check\n" \
+	"                      (both, an error where they differ)\n"
+/* The decoder a name says (hwt_decoder_kind), -1 when none. */
+int hwt_command_decoder(const char *name);
 /* Usage text of --unit. */
 #define HWT_UNIT_USAGE                                                                     \
 	"      --unit UNIT       the trace unit: perf (Intel PT hardware through Linux\n"    \
@@ -344,6 +353,7 @@ enum {
 	{ "diff-output", required_argument, NULL, HWT_LCOV_OPT_DIFF_OUTPUT },             \
 	HWT_OPTION_QUIET,                                                                 \
 	HWT_OPTION_JOBS,                                                                  \
+	HWT_OPTION_DECODER,                                                               \
 	{ "help", no_argument, NULL, 'h' }
 #define HWT_LCOV_REPORT_SHORT_OPTIONS "o:vqj:h"
 /* Usage text of the options above but -v, -q, -j, -h (hwt-cov and hwt report lcov). */

@@ -270,6 +270,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	how.prefix = prefix;
 	how.progress = options->common.quiet ? hwt_progress_none : hwt_progress_tty;
 	how.jobs = options->common.jobs;
+	how.decoder = options->common.decoder;
 	how.live = options->live;
 	if (hwt_command_decode(bundle_dir, profile, &how) < 0) {
 		ret = 2;

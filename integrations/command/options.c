@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hwt_command.h"
+#include "hwt_decode.h"
 #include "trace_unit.h"
 
 /* 0 .. 1024; 0: one per CPU. */
@@ -25,6 +26,20 @@ static int parse_jobs(const char *arg, unsigned *jobs)
 		return -1;
 	*jobs = (unsigned)v;
 	return 0;
+}
+
+int hwt_command_decoder(const char *name)
+{
+	static const char *const names[] = {
+		[hwt_decoder_edge] = "edge",
+		[hwt_decoder_libipt] = "libipt",
+		[hwt_decoder_check] = "check",
+	};
+
+	for (int k = 0; name && k < (int)(sizeof(names) / sizeof(names[0])); k++)
+		if (!strcmp(name, names[k]))
+			return k;
+	return -1;
 }
 
 static int unit_option(struct hwt_unit_options *opts, int opt, const char *arg,
@@ -98,6 +113,14 @@ int hwt_command_option(struct hwt_command_options *o, int opt, const char *arg,
 			return -1;
 		}
 		o->jobs_arg = arg;
+		return 1;
+	case HWT_OPT_DECODER:
+		if (hwt_command_decoder(arg) < 0) {
+			fprintf(stderr, "%s: unknown decoder '%s' (known: edge, libipt, check)\n",
+				prefix, arg);
+			return -1;
+		}
+		o->decoder = arg;
 		return 1;
 	default:
 		return unit_option(&o->unit, opt, arg, prefix);

@@ -42,6 +42,7 @@ static void usage(FILE *out)
 	      "  -v, --verbose             also say which system libraries were left out\n"
 	      "  -q, --quiet               only errors and warnings\n"
 	      "  -j, --jobs N              " HWT_JOBS_HELP "\n"
+	      "      --decoder NAME        Intel PT decoder: edge (default), libipt, or check\n"
 	      HWT_UNIT_USAGE
 	      "  -h, --help                this text\n"
 	      "Which processes are traced (the others run natively, their children\n"

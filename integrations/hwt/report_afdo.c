@@ -52,6 +52,7 @@ static void afdo_usage(FILE *out)
 	      "  -v, --verbose       figures per image, and images left out\n"
 	      "  -q, --quiet         do not print the bundle's warnings\n"
 	      "  -j, --jobs N        " HWT_JOBS_HELP "\n"
+	      HWT_DECODER_HELP
 	      "  -h, --help          this text\n"
 	      "\n"
 	      "Exit status: 0 written, 1 written but an input had warnings (partial\n"
@@ -75,6 +76,7 @@ static void text_usage(FILE *out)
 	      "                  checked) [the image with debug info that ran most]\n"
 	      "  -q, --quiet     do not print the bundle's warnings\n"
 	      "  -j, --jobs N    " HWT_JOBS_HELP "\n"
+	      HWT_DECODER_HELP
 	      "  -h, --help      this text\n"
 	      "\n"
 	      "Exit status: 0 written, 1 written but an input had warnings, 2 nothing written.\n",
@@ -91,6 +93,7 @@ static int parse(int argc, char **argv, struct options *o, int text)
 		HWT_OPTION_VERBOSE,
 		HWT_OPTION_QUIET,
 		HWT_OPTION_JOBS,
+		HWT_OPTION_DECODER,
 		{ "help", no_argument, NULL, 'h' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "llvm-profdata", required_argument, NULL, 'P' },
@@ -177,6 +180,7 @@ static int load_inputs(const struct options *o, struct hwt_profile *profile)
 				.progress = hwt_progress_tty,
 				.quiet = o->common.quiet,
 				.jobs = o->common.jobs,
+				.decoder = o->common.decoder,
 			};
 			int rc = hwt_command_decode(in, profile, &how);
 

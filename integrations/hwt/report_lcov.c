@@ -22,6 +22,7 @@ static void usage(FILE *out)
 	      "  -v, --verbose             also say which system libraries were left out\n"
 	      "  -q, --quiet               no progress and no summary\n"
 	      "  -j, --jobs N              " HWT_JOBS_HELP "\n"
+	      "      --decoder NAME        Intel PT decoder: edge (default), libipt, or check\n"
 	      "  -h, --help                this text\n"
 	      "\n"
 	      "Exit status: 0; 2 when a report cannot be written; else the sum of 4 (lines),\n"

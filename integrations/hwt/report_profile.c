@@ -25,6 +25,7 @@ static void usage(FILE *out)
 	      "  --stats       print decode figures on stderr\n"
 	      "  -q, --quiet   do not print the bundle's warnings\n"
 	      "  -j, --jobs N  " HWT_JOBS_HELP "\n"
+	      HWT_DECODER_HELP
 	      "  -h, --help    this text\n"
 	      "\n"
 	      "Exit status: 0 clean, 1 the profile was written but the bundle had\n"
@@ -37,6 +38,7 @@ int hwt_report_profile_main(int argc, char **argv)
 		HWT_OPTION_OUTPUT,
 		{ "progress", no_argument, NULL, 'P' },
 		HWT_OPTION_JOBS,
+		HWT_OPTION_DECODER,
 		{ "stats", no_argument, NULL, 's' },
 		HWT_OPTION_QUIET,
 		{ "help", no_argument, NULL, 'h' },
@@ -74,6 +76,7 @@ int hwt_report_profile_main(int argc, char **argv)
 	out = common.output;
 	options.quiet = common.quiet;
 	options.jobs = common.jobs;
+	options.decoder = common.decoder;
 	if (!dir || !out) {
 		usage(stderr);
 		return 2;
@@ -92,9 +95,12 @@ int hwt_report_profile_main(int argc, char **argv)
 		fprintf(stderr,
 			"hwt report profile: %" PRIu64 " streams, %" PRIu64 " trace bytes, %" PRIu64
 			" blocks, %" PRIu64 " instructions, %" PRIu64 " decode errors (%" PRIu64
-			" bytes skipped), %" PRIu64 " overflows\n",
+			" bytes skipped), %" PRIu64 " overflows; edge decoder: %" PRIu64
+			" streams, %" PRIu64 " handed to libipt, %" PRIu64 " parts on threads of their own, %"
+			PRIu64 " decoded again\n",
 			stats.streams, stats.trace_bytes, stats.blocks, stats.insns, stats.errors,
-			stats.error_bytes, stats.overflows);
+			stats.error_bytes, stats.overflows, stats.edge_streams, stats.edge_fallbacks,
+			stats.edge_segments, stats.edge_redecoded);
 	status = strcmp(out, "-") ? hwt_profile_save(profile, out)
 				  : hwt_profile_write(profile, stdout);
 	if (status < 0) {

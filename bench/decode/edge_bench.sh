@@ -1,0 +1,92 @@
+#!/bin/sh
+# The edge decoder against a bare libipt block decoder loop (bare_blk.c)
+# and against hwt's libipt decoder, over the same streams, on three traces:
+#   interp  bench/programs/cpu_interp train (a bytecode interpreter)
+#   doc     bench/programs/doc_pipeline train (a document pipeline)
+#   suite   bench/programs/mini_suite/run-tests.sh (short processes)
+# Figures are CPU seconds (user + sys, best of RUNS), since the machine is
+# shared; wall seconds of the same run are shown too. Peak memory is the
+# decoder's maximum RSS. The edge and libipt profiles must be equal.
+# Targets (issue 15): edge >= 10x the bare loop, single thread; 2 threads
+# (-j2: a stream split at PSBs, converters/decode/edge) >= 1.8x one, a
+# gain in wall seconds, which only means something on an idle machine.
+#
+# usage: edge_bench.sh BUILD_DIR [TRACE...]   (default: interp doc suite)
+# RUNS=N (default 3) runs per figure; KEEP=DIR keeps the bundles in DIR.
+# A stream the edge decoder hands to libipt (a decode error in it) is
+# decoded at libipt's speed: the figure says how many were.
+set -u
+build=$(cd "$1" && pwd) || exit 2
+shift
+traces=${*:-interp doc suite}
+runs=${RUNS:-3}
+hwt=$build/bin/hwt
+bare=$build/bench/decode/bare_blk
+progs=$build/bench/programs
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+work=${KEEP:-$tmp}
+mkdir -p "$work"
+
+# best CPU and wall seconds and peak KB of "$@" over $runs runs: "cpu wall kb"
+measure() {
+	best=
+	for i in $(seq "$runs"); do
+		# exit status 1: written, the bundle had warnings (decode errors)
+		/usr/bin/time -f "%U %S %e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err"
+		rc=$?
+		[ $rc -le 1 ] || {
+			cat "$tmp/err" >&2
+			return 1
+		}
+		line=$(awk '{ printf "%.2f %.2f %d", $1 + $2, $3, $4 }' "$tmp/time")
+		if [ -z "$best" ] || awk -v a="$line" -v b="$best" \
+			'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1]) }'; then
+			best=$line
+		fi
+	done
+	echo "$best"
+}
+
+record() { # name
+	b=$work/$1.hwt
+	[ -d "$b" ] && return 0
+	case $1 in
+	interp) "$hwt" record -o "$b" -- "$progs/cpu_interp" train ;;
+	doc) "$hwt" record -o "$b" -- "$progs/doc_pipeline" train ;;
+	suite) "$hwt" record -o "$b" -- sh "$progs/mini_suite/run-tests.sh" "$progs/mini_suite" ;;
+	*) echo "unknown trace $1" >&2; return 1 ;;
+	esac >/dev/null
+}
+
+status=0
+printf '%-7s %9s %7s | %-22s | %-22s | %-22s | %7s %7s\n' trace "MB" streams \
+	"bare libipt cpu/wall" "hwt libipt cpu/wall" "hwt edge cpu/wall" "x bare" "x hwt"
+for t in $traces; do
+	record "$t" || exit 1
+	b=$work/$t.hwt
+	mb=$(cat "$b"/streams/*.pt | wc -c | awk '{ printf "%.1f", $1 / 1e6 }')
+	n=$(ls "$b"/streams/*.pt | wc -l)
+	bare_m=$(measure "$bare" "$b") || exit 1
+	lib_m=$(measure "$hwt" report profile -q -j1 --decoder libipt "$b" -o "$tmp/$t.libipt") || exit 1
+	edge_m=$(measure "$hwt" report profile -q -j1 --decoder edge "$b" -o "$tmp/$t.edge") || exit 1
+	edge2_m=$(measure "$hwt" report profile -q -j2 --decoder edge "$b" -o "$tmp/$t.edge2") || exit 1
+	if ! cmp -s "$tmp/$t.libipt" "$tmp/$t.edge" || ! cmp -s "$tmp/$t.edge" "$tmp/$t.edge2"; then
+		echo "$t: the edge (-j1, -j2) and libipt profiles differ" >&2
+		status=1
+	fi
+	# streams the edge decoder handed to libipt
+	fb=$("$hwt" report profile -q -j1 --stats --decoder edge "$b" -o /dev/null 2>&1 |
+		sed -n 's/.*, \([0-9]*\) handed to libipt.*/\1/p')
+	echo "$bare_m|$lib_m|$edge_m|$edge2_m" | awk -F'|' -v t="$t" -v mb="$mb" -v n="$n" -v fb="${fb:-?}" '{
+		split($1, a, " "); split($2, l, " "); split($3, e, " "); split($4, e2, " ")
+		printf "%-7s %9s %7s | %6.2f s %6.2f s %5.0fM | %6.2f s %6.2f s %5.0fM | %6.2f s %6.2f s %5.0fM | %6.1fx %6.1fx\n",
+			t, mb, n, a[1], a[2], a[3] / 1024, l[1], l[2], l[3] / 1024, e[1], e[2], e[3] / 1024,
+			a[1] / (e[1] > 0 ? e[1] : 0.01), l[1] / (e[1] > 0 ? e[1] : 0.01)
+		printf "        edge: %.1f MB/s of trace per CPU second; %s streams handed to libipt\n",
+			mb / (e[1] > 0 ? e[1] : 0.01), fb
+		printf "        edge -j2: %.2f s cpu, %.2f s wall, %.0fM: %.2fx the wall seconds of -j1\n",
+			e2[1], e2[2], e2[3] / 1024, e[2] / (e2[2] > 0 ? e2[2] : 0.01)
+	}'
+done
+exit $status

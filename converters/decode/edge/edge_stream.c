@@ -1,0 +1,1483 @@
+/*
+ * The edge decoder: one Intel PT stream over cached control flow.
+ *
+ * libipt decodes instruction by instruction; the profile needs only which
+ * block followed which (stream.c counts {previous block's last
+ * instruction, block} pairs). Here each block is found once per address
+ * space with the x86 classifier (common/x86_insn.h) and cached as a node
+ * with its terminating branch and its successors; a TNT bit moves from a
+ * node to one of its two successors and adds one to that successor's
+ * count, a TIP looks its target up once. Blocks are libipt's: they run
+ * through direct jumps and calls inside one mapping (libipt's section) and
+ * end at a conditional, indirect or far branch, so the counts handed to
+ * stream.c (hwt_pt_counts_add) give the profile that libipt's loop and
+ * flow_profile.c give. It hands out no ordered flow (hwt_flow.h): a flow
+ * consumer gets libipt's decoder (decode.c).
+ *
+ * The decode is done first without touching the profile. Whatever this
+ * decoder does not model exactly as libipt does (a decode error, a packet
+ * it does not know, a stream cut while tracing, an event where libipt's
+ * binding is not certain) makes it give the stream to libipt's decoder
+ * untouched, so the result is libipt's in every case; the decode stats
+ * count such streams (hwt_decode_stats.edge_fallbacks).
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "decode_int.h"
+#include "x86_insn.h"
+
+/* Longest block followed through direct jumps: longer ones go to libipt. */
+#define MAX_BLOCK_INSNS 65536u
+
+enum node_kind {
+	node_cond,      /* conditional branch: succ[0] not taken, succ[1] taken */
+	node_indirect,  /* indirect branch, return or far transfer: a TIP says where */
+	node_far,       /* far transfer (syscall...): TIP, or TIP.PGD with no IP */
+	node_fixed,     /* leaves its mapping by a direct branch or falling through: succ[0] */
+};
+
+/* A block of libipt's, as it runs from its first instruction. */
+struct node {
+	uint64_t ip;               /* first instruction */
+	uint64_t end;              /* last instruction (the terminating branch) */
+	uint64_t succ_ip[2];
+	struct node *succ[2];      /* resolved on first use */
+	uint64_t count[2];         /* times succ[k] ran after this block */
+	uint64_t first;            /* times it ran after no block (prev 0) */
+	/* The last indirect target from here, and its count's slot. */
+	uint64_t last_target;
+	struct node *last_node;
+	size_t last_slot;
+	uint32_t ninsn;
+	uint32_t kind;             /* enum node_kind */
+	struct node *hash_next;
+};
+
+/* Counts not held by nodes: indirect transitions, blocks cut short. */
+struct count_table {
+	struct hwt_pt_block_count *items; /* open addressing; ninsn 0: empty */
+	size_t mask, used;
+};
+
+/* Counts of one finished epoch, handed over at the end. */
+struct epoch_counts {
+	size_t epoch;
+	struct hwt_pt_block_count *items;
+	size_t count;
+};
+
+/* What the walk carries past a PSB+, to compare a part's start with the end
+   of the part before it. */
+struct edge_state {
+	uint64_t time, last_ip, ip; /* ip: the block running, when tracing */
+	size_t epoch;
+	int tracing, enabled, crossing_pending;
+	unsigned since_packet;
+};
+
+struct edge_ctx {
+	struct hwt_decoder *d;
+	const struct hwt_bundle_stream *stream;
+	struct hwt_space *space;
+	const uint8_t *buf, *end, *pos;
+	const uint8_t *released;   /* trace before it was handed back to the kernel */
+	/* packets */
+	uint64_t last_ip;
+	uint64_t tnt_bits;         /* pending TNT bits, oldest at bit tnt_count - 1 */
+	uint32_t tnt_count;
+	uint64_t time;
+	/* address space */
+	size_t epoch;
+	uint64_t next_time;
+	struct node **nodes;       /* by ip; of the current epoch */
+	size_t node_mask, node_count;
+	struct node **chunks;      /* node storage */
+	size_t chunk_count, chunk_used;
+	struct count_table table;
+	struct epoch_counts *done;
+	size_t done_count, done_capacity;
+	struct hwt_pt_crossing *crossings;
+	size_t crossing_count, crossing_capacity;
+	/* What libipt's loop keeps. */
+	int enabled;               /* as pt_decode's flag */
+	int tracing;               /* PacketEn as the packets say */
+	/* The last count added since the last packet (to take back when an
+	   event ends the block before its first instruction). */
+	uint64_t *undo;
+	uint64_t undo_prev;
+	struct node *undo_node;
+	unsigned since_packet;     /* counts added since the last packet */
+	int crossing_pending;      /* prev of an address space change to pair */
+	uint64_t crossing_prev;
+	size_t crossing_epoch;
+	uint64_t overflows, blocks, insns;
+	int nomem;
+	/* A part of a stream split at PSBs (edge_split). */
+	struct edge_split *split;  /* NULL: the whole stream, on one thread */
+	const uint8_t *stop;       /* the walk stops at the packet here or after it */
+	struct node *cur;          /* where it stopped: the block running */
+	int stopped_clean;         /* stopped after the PSB+ at stop */
+	int status;                /* a part's walk: 0, GIVE_UP or STOPPED */
+	struct edge_state start;   /* a part's state after its first PSB+ */
+};
+
+#define NODES_PER_CHUNK 4096u
+
+/* ----- Counts ------------------------------------------------------------ */
+
+static size_t count_slot(uint64_t prev, uint64_t ip, uint32_t ninsn, size_t mask)
+{
+	uint64_t h = ip * 0x9e3779b97f4a7c15ull ^ prev * 0xc2b2ae3d27d4eb4full ^ ninsn;
+
+	h ^= h >> 29;
+	return (size_t)h & mask;
+}
+
+static int table_grow(struct count_table *t)
+{
+	size_t size = t->mask ? (t->mask + 1) * 2 : 1024;
+	struct hwt_pt_block_count *items = calloc(size, sizeof(*items));
+
+	if (!items)
+		return -1;
+	for (size_t k = 0; t->items && k <= t->mask; k++) {
+		const struct hwt_pt_block_count *e = &t->items[k];
+		size_t i;
+
+		if (!e->ninsn)
+			continue;
+		for (i = count_slot(e->prev, e->ip, e->ninsn, size - 1); items[i].ninsn;
+		     i = (i + 1) & (size - 1))
+			;
+		items[i] = *e;
+	}
+	free(t->items);
+	t->items = items;
+	t->mask = size - 1;
+	return 0;
+}
+
+/* The slot of {prev, block}, made when new; SIZE_MAX when out of memory. */
+static size_t table_slot(struct edge_ctx *c, uint64_t prev, uint64_t ip, uint64_t end,
+			 uint32_t ninsn)
+{
+	struct count_table *t = &c->table;
+	size_t i;
+
+	if ((t->used + 1) * 2 > t->mask && table_grow(t) < 0) {
+		c->nomem = 1;
+		return SIZE_MAX;
+	}
+	for (i = count_slot(prev, ip, ninsn, t->mask);; i = (i + 1) & t->mask) {
+		struct hwt_pt_block_count *e = &t->items[i];
+
+		if (!e->ninsn)
+			break;
+		if (e->ip == ip && e->prev == prev && e->ninsn == ninsn)
+			return i;
+	}
+	t->items[i] = (struct hwt_pt_block_count){ prev, ip, end, ninsn, 0, 0 };
+	t->used++;
+	return i;
+}
+
+/* ----- Nodes ------------------------------------------------------------- */
+
+static size_t node_hash(uint64_t ip, size_t mask)
+{
+	uint64_t h = ip * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ h >> 31) & mask;
+}
+
+static struct node *node_alloc(struct edge_ctx *c)
+{
+	if (!c->chunk_count || c->chunk_used == NODES_PER_CHUNK) {
+		struct node **chunks = realloc(c->chunks, (c->chunk_count + 1) * sizeof(*chunks));
+		struct node *chunk;
+
+		if (!chunks)
+			return NULL;
+		c->chunks = chunks;
+		chunk = calloc(NODES_PER_CHUNK, sizeof(*chunk));
+		if (!chunk)
+			return NULL;
+		c->chunks[c->chunk_count++] = chunk;
+		c->chunk_used = 0;
+	}
+	return &c->chunks[c->chunk_count - 1][c->chunk_used++];
+}
+
+static int decode_insn(const struct hwt_mapping *m, uint64_t ip, struct hwt_x86_insn *insn)
+{
+	const struct hwt_file *f = m->file;
+	uint64_t off = ip - m->start + m->pgoff;
+	uint64_t avail;
+
+	if (off >= f->elf.size)
+		return -1;
+	avail = f->elf.size - off;
+	if (avail > m->end - ip)
+		avail = m->end - ip;
+	return hwt_x86_insn_decode(f->elf.data + off, (size_t)avail, insn);
+}
+
+/*
+ * Follows the block at ip as libipt would: up to its terminating branch.
+ * stop != 0: stops before the instruction at stop instead (a block cut
+ * short by an event there); returns 1 when it was met. Fills *n with the
+ * node (ip, end, ninsn, kind, successors). 0 done, -1 when libipt would not
+ * decode it the same (no readable code, undecodable instruction).
+ */
+static int follow(const struct hwt_epoch *epoch, uint64_t ip, uint64_t stop, struct node *n)
+{
+	const struct hwt_mapping *m = hwt_epoch_find(epoch, ip);
+	uint64_t at = ip;
+
+	if (!m || m->file->state != hwt_file_ok)
+		return -1;
+	n->ip = ip;
+	n->ninsn = 0;
+	for (;;) {
+		struct hwt_x86_insn insn;
+		int len;
+
+		if (stop && at == stop)
+			return 1;
+		if (n->ninsn >= MAX_BLOCK_INSNS)
+			return -1;
+		len = decode_insn(m, at, &insn);
+		if (len < 0)
+			return -1;
+		n->ninsn++;
+		n->end = at;
+		switch (insn.branch) {
+		case HWT_X86_OTHER:
+			at += (uint64_t)len;
+			if (at >= m->end) {
+				n->kind = node_fixed;
+				n->succ_ip[0] = at;
+				return 0;
+			}
+			continue;
+		case HWT_X86_JUMP:
+		case HWT_X86_CALL: {
+			uint64_t target;
+
+			if (!(insn.flags & HWT_X86_HAS_TARGET))
+				return -1;
+			target = hwt_x86_insn_target(&insn, at);
+			if (target < m->start || target >= m->end) {
+				n->kind = node_fixed;
+				n->succ_ip[0] = target;
+				return 0;
+			}
+			at = target;
+			continue;
+		}
+		case HWT_X86_COND:
+			n->kind = node_cond;
+			n->succ_ip[0] = at + (uint64_t)len;
+			n->succ_ip[1] = hwt_x86_insn_target(&insn, at);
+			return 0;
+		case HWT_X86_FAR:
+			n->kind = node_far;
+			return 0;
+		default:
+			n->kind = node_indirect;
+			return 0;
+		}
+	}
+}
+
+static int nodes_grow(struct edge_ctx *c)
+{
+	size_t size = c->node_mask ? (c->node_mask + 1) * 2 : 4096;
+	struct node **nodes = calloc(size, sizeof(*nodes));
+
+	if (!nodes)
+		return -1;
+	for (size_t k = 0; c->nodes && k <= c->node_mask; k++)
+		for (struct node *n = c->nodes[k], *next; n; n = next) {
+			size_t i = node_hash(n->ip, size - 1);
+
+			next = n->hash_next;
+			n->hash_next = nodes[i];
+			nodes[i] = n;
+		}
+	free(c->nodes);
+	c->nodes = nodes;
+	c->node_mask = size - 1;
+	return 0;
+}
+
+/* The node of the block at ip, made on first use; NULL: give up. */
+static struct node *node_at(struct edge_ctx *c, uint64_t ip)
+{
+	size_t i = node_hash(ip, c->node_mask);
+	struct node *n;
+
+	for (n = c->nodes[i]; n; n = n->hash_next)
+		if (n->ip == ip)
+			return n;
+	if ((c->node_count + 1) > c->node_mask) {
+		if (nodes_grow(c) < 0) {
+			c->nomem = 1;
+			return NULL;
+		}
+		i = node_hash(ip, c->node_mask);
+	}
+	n = node_alloc(c);
+	if (!n) {
+		c->nomem = 1;
+		return NULL;
+	}
+	if (follow(&c->space->epochs[c->epoch], ip, 0, n) < 0)
+		return NULL; /* the node stays unused in its chunk */
+	n->hash_next = c->nodes[i];
+	c->nodes[i] = n;
+	c->node_count++;
+	return n;
+}
+
+static int done_reserve(struct edge_ctx *c)
+{
+	if (c->done_count == c->done_capacity) {
+		size_t capacity = c->done_capacity ? 2 * c->done_capacity : 4;
+		void *p = realloc(c->done, capacity * sizeof(*c->done));
+
+		if (!p)
+			return -1;
+		c->done = p;
+		c->done_capacity = capacity;
+	}
+	return 0;
+}
+
+/* Moves the counts of the current epoch into c->done, forgets its nodes. */
+static int epoch_close(struct edge_ctx *c)
+{
+	struct epoch_counts *e;
+	size_t n = 0, cap = c->table.used;
+
+	for (size_t k = 0; k < c->chunk_count; k++) {
+		size_t used = k + 1 == c->chunk_count ? c->chunk_used : NODES_PER_CHUNK;
+
+		for (size_t j = 0; j < used; j++) {
+			const struct node *x = &c->chunks[k][j];
+
+			cap += (x->first != 0) + (x->count[0] != 0) + (x->count[1] != 0);
+		}
+	}
+	if (done_reserve(c) < 0)
+		return -1;
+	e = &c->done[c->done_count];
+	e->epoch = c->epoch;
+	e->items = malloc((cap ? cap : 1) * sizeof(*e->items));
+	if (!e->items)
+		return -1;
+	c->done_count++;
+	for (size_t k = 0; k <= c->table.mask; k++)
+		if (c->table.items[k].ninsn && c->table.items[k].count)
+			e->items[n++] = c->table.items[k];
+	for (size_t k = 0; k < c->chunk_count; k++) {
+		size_t used = k + 1 == c->chunk_count ? c->chunk_used : NODES_PER_CHUNK;
+
+		for (size_t j = 0; j < used; j++) {
+			const struct node *x = &c->chunks[k][j];
+
+			if (x->first)
+				e->items[n++] = (struct hwt_pt_block_count){ 0, x->ip, x->end, x->ninsn,
+									     0, x->first };
+			for (int s = 0; s < 2; s++)
+				if (x->count[s])
+					e->items[n++] = (struct hwt_pt_block_count){
+						x->end, x->succ[s]->ip, x->succ[s]->end,
+						x->succ[s]->ninsn, 0, x->count[s] };
+		}
+	}
+	/* only now: a successor may live in any chunk, an earlier one too */
+	for (size_t k = 0; k < c->chunk_count; k++)
+		free(c->chunks[k]);
+	e->count = n;
+	for (size_t k = 0; k < n; k++) {
+		c->blocks += e->items[k].count;
+		c->insns += e->items[k].count * e->items[k].ninsn;
+	}
+	c->chunk_count = c->chunk_used = 0;
+	memset(c->nodes, 0, (c->node_mask + 1) * sizeof(*c->nodes));
+	c->node_count = 0;
+	memset(c->table.items, 0, (c->table.mask + 1) * sizeof(*c->table.items));
+	c->table.used = 0;
+	return 0;
+}
+
+/* ----- Packets ------------------------------------------------------------ */
+
+enum pkt {
+	pkt_eos = 0,
+	pkt_tnt,
+	pkt_tip,
+	pkt_pge,
+	pkt_pgd,
+	pkt_fup,
+	pkt_psb,
+	pkt_psbend,
+	pkt_ovf,
+	pkt_mode_exec,
+	pkt_tsc,
+	pkt_skip,       /* PAD, CYC: nothing for the decode */
+	pkt_unknown,    /* anything else, or cut: libipt decides */
+};
+
+static const uint8_t psb_pattern[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+					 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+
+static uint64_t load_le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 0; k < n; k++)
+		v |= (uint64_t)p[k] << (8 * k);
+	return v;
+}
+
+/* An IP packet's IP from its payload (libipt's last-IP rules); -1: bad form. */
+static int ip_packet(struct edge_ctx *c, uint8_t header, int *suppressed, uint64_t *ip)
+{
+	static const uint8_t size[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+	unsigned bytes = header >> 5;
+	uint64_t v;
+
+	if (bytes == 5 || bytes == 7)
+		return -1;
+	if (c->end - c->pos < 1 + size[bytes])
+		return -1;
+	v = load_le(c->pos + 1, size[bytes]);
+	c->pos += 1 + size[bytes];
+	*suppressed = bytes == 0;
+	switch (bytes) {
+	case 0:
+		break;
+	case 1:
+		c->last_ip = (c->last_ip & ~0xffffull) | v;
+		break;
+	case 2:
+		c->last_ip = (c->last_ip & ~0xffffffffull) | v;
+		break;
+	case 3:
+		c->last_ip = v & (1ull << 47) ? v | 0xffff000000000000ull : v;
+		break;
+	case 4:
+		c->last_ip = (c->last_ip & 0xffff000000000000ull) | v;
+		break;
+	default:
+		c->last_ip = v;
+		break;
+	}
+	*ip = c->last_ip;
+	return 0;
+}
+
+/* Reads the packet at pos. *ip for IP packets, *suppressed when it has none. */
+static enum pkt next_packet(struct edge_ctx *c, uint64_t *ip, int *suppressed)
+{
+	const uint8_t *p = c->pos;
+	size_t left = (size_t)(c->end - p);
+	uint8_t b;
+
+	if (!left)
+		return pkt_eos;
+	b = p[0];
+	if (b == 0x00) {
+		c->pos++;
+		return pkt_skip;
+	}
+	if ((b & 3) == 3) { /* CYC */
+		size_t k = 1;
+
+		if (b & 4) {
+			while (k < left && (p[k] & 1))
+				k++;
+			if (k >= left || k > 8)
+				return pkt_unknown;
+			k++;
+		}
+		c->pos += k;
+		return pkt_skip;
+	}
+	if (!(b & 1) && b != 0x02) { /* short TNT: stop bit, then bits down to bit 1 */
+		unsigned stop = 31u - (unsigned)__builtin_clz(b);
+
+		c->tnt_bits = (uint64_t)(b >> 1) & ((1ull << (stop - 1)) - 1);
+		c->tnt_count = stop - 1;
+		c->pos++;
+		return pkt_tnt;
+	}
+	switch (b & 0x1f) {
+	case 0x0d:
+	case 0x11:
+	case 0x01:
+	case 0x1d: {
+		enum pkt kind = (b & 0x1f) == 0x0d ? pkt_tip :
+				(b & 0x1f) == 0x11 ? pkt_pge :
+				(b & 0x1f) == 0x01 ? pkt_pgd : pkt_fup;
+
+		return ip_packet(c, b, suppressed, ip) < 0 ? pkt_unknown : kind;
+	}
+	default:
+		break;
+	}
+	if (b == 0x99) { /* MODE: only MODE.Exec with 64-bit code */
+		if (left < 2 || (p[1] >> 5) != 0 || (p[1] & 3) != 1)
+			return pkt_unknown;
+		c->pos += 2;
+		return pkt_mode_exec;
+	}
+	if (b == 0x19) {
+		if (left < 8)
+			return pkt_unknown;
+		c->time = load_le(p + 1, 7);
+		c->pos += 8;
+		return pkt_tsc;
+	}
+	if (b != 0x02 || left < 2)
+		return pkt_unknown;
+	switch (p[1]) {
+	case 0x82:
+		if (left < 16 || memcmp(p, psb_pattern, 16))
+			return pkt_unknown;
+		c->pos += 16;
+		c->last_ip = 0;
+		return pkt_psb;
+	case 0x23:
+		c->pos += 2;
+		return pkt_psbend;
+	case 0xf3:
+		c->pos += 2;
+		c->last_ip = 0;
+		return pkt_ovf;
+	case 0xa3: {
+		uint64_t v;
+		unsigned stop;
+
+		if (left < 8)
+			return pkt_unknown;
+		v = load_le(p + 2, 6);
+		if (!v)
+			return pkt_unknown;
+		stop = 63u - (unsigned)__builtin_clzll(v);
+		c->tnt_bits = v & ((1ull << stop) - 1);
+		c->tnt_count = stop;
+		c->pos += 8;
+		return pkt_tnt;
+	}
+	default:
+		return pkt_unknown;
+	}
+}
+
+/* ----- The walk ------------------------------------------------------------ */
+
+/* Why a stream goes to libipt. */
+#define GIVE_UP (-1)
+
+/* Applies the records up to the time the last packets said, at a block boundary. */
+static int boundary_time(struct edge_ctx *c, uint64_t *prev)
+{
+	size_t e = c->epoch;
+
+	if (c->time < c->next_time)
+		return 0;
+	while (e + 1 < c->space->count && c->space->epochs[e + 1].time <= c->time)
+		e++;
+	if (e == c->epoch)
+		return 0;
+	if (epoch_close(c) < 0) {
+		c->nomem = 1;
+		return GIVE_UP;
+	}
+	if (*prev) {
+		c->crossing_pending = 1;
+		c->crossing_prev = *prev;
+		c->crossing_epoch = c->epoch;
+		*prev = 0;
+	}
+	c->epoch = e;
+	c->next_time = e + 1 < c->space->count ? c->space->epochs[e + 1].time : UINT64_MAX;
+	/* As libipt's loop builds its image: files shorter than a mapping are
+	   found so (a split stream has none: edge_split). */
+	if (!c->split && !hwt_epoch_image(c->d, &c->space->epochs[e])) {
+		c->nomem = 1;
+		return GIVE_UP;
+	}
+	return 0;
+}
+
+static int crossing_reserve(struct edge_ctx *c, size_t n)
+{
+	size_t capacity = c->crossing_capacity ? c->crossing_capacity : 8;
+	void *p;
+
+	if (c->crossing_count + n <= c->crossing_capacity)
+		return 0;
+	while (capacity < c->crossing_count + n)
+		capacity *= 2;
+	p = realloc(c->crossings, capacity * sizeof(*c->crossings));
+	if (!p)
+		return -1;
+	c->crossings = p;
+	c->crossing_capacity = capacity;
+	return 0;
+}
+
+/* The first block after an address space change: pairs it with the last before. */
+static int __attribute__((noinline)) cross(struct edge_ctx *c, const struct node *n)
+{
+	struct hwt_pt_crossing *x;
+
+	if (crossing_reserve(c, 1) < 0) {
+		c->nomem = 1;
+		return GIVE_UP;
+	}
+	x = &c->crossings[c->crossing_count++];
+	*x = (struct hwt_pt_crossing){ c->crossing_epoch, c->epoch, c->crossing_prev, n->ip };
+	c->crossing_pending = 0;
+	/* Taking this block back would leave the crossing unpaired. */
+	c->since_packet = 2;
+	return 0;
+}
+
+/* Counts the block n after prev (0: none) in *counter. */
+static inline int enter(struct edge_ctx *c, uint64_t *counter, uint64_t prev, struct node *n)
+{
+	(*counter)++;
+	c->undo = counter;
+	c->undo_prev = prev;
+	c->undo_node = n;
+	c->since_packet++;
+	if (__builtin_expect(c->crossing_pending, 0))
+		return cross(c, n);
+	return 0;
+}
+
+/* Starts at ip after no block (enable, resync, async branch, overflow). */
+static struct node *start_at(struct edge_ctx *c, uint64_t ip)
+{
+	struct node *n = node_at(c, ip);
+
+	if (!n || enter(c, &n->first, 0, n) < 0)
+		return NULL;
+	return n;
+}
+
+/* Takes back the block entered last (an event came before it ran). */
+static int take_back(struct edge_ctx *c)
+{
+	if (c->since_packet != 1)
+		return GIVE_UP;
+	if (!c->undo)
+		return GIVE_UP; /* entered in the part before (edge_split) */
+	(*c->undo)--;
+	c->since_packet = 0;
+	return 0;
+}
+
+/* The block entered last ran only up to the instruction before ip. */
+static int cut_before(struct edge_ctx *c, uint64_t ip)
+{
+	struct node part, *n = c->undo_node;
+	uint64_t prev = c->undo_prev;
+	size_t slot;
+
+	if (take_back(c) < 0)
+		return GIVE_UP;
+	if (ip == n->ip)
+		return 0;
+	if (follow(&c->space->epochs[c->epoch], n->ip, ip, &part) != 1)
+		return GIVE_UP;
+	slot = table_slot(c, prev, part.ip, part.end, part.ninsn);
+	if (slot == SIZE_MAX)
+		return GIVE_UP;
+	c->table.items[slot].count++;
+	return 0;
+}
+
+static void split_progress(struct edge_ctx *c, size_t bytes);
+
+/* Trace read so far goes back to the page cache (memory is bounded by
+   code, not trace), and the decode shows progress. */
+#define RELEASE_BYTES (16u << 20)
+
+static void __attribute__((noinline)) release(struct edge_ctx *c)
+{
+	size_t done = (size_t)(c->pos - c->buf) & ~(size_t)(RELEASE_BYTES - 1);
+	size_t bytes;
+
+	if (c->buf + done <= c->released)
+		return;
+	bytes = (size_t)(c->buf + done - c->released);
+	(void)madvise((void *)(uintptr_t)c->released, bytes, MADV_DONTNEED);
+	c->released = c->buf + done;
+	if (c->split)
+		split_progress(c, bytes);
+	else
+		hwt_decode_progress(c->d, c->d->done_bytes + done);
+}
+
+/* After a packet that answered a query: timing packets up to the next one. */
+static inline void read_ahead(struct edge_ctx *c)
+{
+	c->since_packet = 0;
+	if (__builtin_expect(c->pos - c->released >= RELEASE_BYTES, 0))
+		release(c);
+	while (c->pos < c->end) {
+		uint8_t b = c->pos[0];
+
+		if (b == 0x19 && c->end - c->pos >= 8) {
+			c->time = load_le(c->pos + 1, 7);
+			c->pos += 8;
+		} else if (b == 0x00) {
+			c->pos++;
+		} else {
+			break;
+		}
+	}
+}
+
+/* PSB+ after its PSB: *fup and *ip when it has a FUP. GIVE_UP on anything odd. */
+static int psb_plus(struct edge_ctx *c, int *fup, uint64_t *ip)
+{
+	*fup = 0;
+	for (;;) {
+		int suppressed = 0;
+		uint64_t at = 0;
+
+		switch (next_packet(c, &at, &suppressed)) {
+		case pkt_psbend:
+			return 0;
+		case pkt_tsc:
+		case pkt_skip:
+		case pkt_mode_exec:
+			continue;
+		case pkt_fup:
+			if (suppressed || *fup)
+				return GIVE_UP;
+			*fup = 1;
+			*ip = at;
+			continue;
+		default:
+			return GIVE_UP;
+		}
+	}
+}
+
+/* The walk stopped at c->stop (edge_split): c->cur runs. */
+#define STOPPED 2
+
+static int walk_on(struct edge_ctx *c, struct node *cur);
+
+static int walk(struct edge_ctx *c)
+{
+	struct node *cur = NULL;
+	uint64_t prev = 0;
+	int fup;
+	uint64_t ip = 0;
+
+	/* The stream starts with PSB+ (the software units write it so). */
+	if (c->end - c->pos < 16 || next_packet(c, &ip, &fup) != pkt_psb)
+		return GIVE_UP;
+	if (psb_plus(c, &fup, &ip) < 0)
+		return GIVE_UP;
+	read_ahead(c);
+	c->enabled = c->tracing = fup;
+	if (boundary_time(c, &prev) < 0)
+		return GIVE_UP;
+	if (fup && !(cur = start_at(c, ip)))
+		return GIVE_UP;
+	return walk_on(c, cur);
+}
+
+/*
+ * A part after the first one (edge_split): from its PSB+, in the state the
+ * PSB+ gives. What it cannot know (the block entered before, whose count
+ * an event could take back) makes it give up; the join decodes it again.
+ */
+static int walk_part(struct edge_ctx *c)
+{
+	struct node *cur = NULL;
+	int fup;
+	uint64_t ip = 0;
+
+	if (c->end - c->pos < 16 || next_packet(c, &ip, &fup) != pkt_psb ||
+	    psb_plus(c, &fup, &ip) < 0)
+		return GIVE_UP;
+	c->tracing = c->enabled = fup;
+	c->since_packet = fup != 0;
+	while (c->epoch + 1 < c->space->count && c->space->epochs[c->epoch + 1].time <= c->time)
+		c->epoch++;
+	c->next_time = c->epoch + 1 < c->space->count ? c->space->epochs[c->epoch + 1].time
+						     : UINT64_MAX;
+	c->start = (struct edge_state){ c->time, c->last_ip, fup ? ip : 0, c->epoch, fup, fup, 0,
+					c->since_packet };
+	if (fup && !(cur = node_at(c, ip)))
+		return GIVE_UP;
+	return walk_on(c, cur);
+}
+
+/* The walk from cur; STOPPED at c->stop. */
+static int walk_on(struct edge_ctx *c, struct node *cur)
+{
+	uint64_t prev = 0;
+	int fup;
+	uint64_t ip = 0;
+
+	for (;;) {
+		int suppressed = 0, at_stop = 0;
+		enum pkt p;
+
+		if (c->tracing) {
+			/* cur ran; its branch decides what runs next. */
+			if (cur->kind == node_fixed) {
+				struct node *n = cur->succ[0];
+
+				if (!n && !(n = cur->succ[0] = node_at(c, cur->succ_ip[0])))
+					return GIVE_UP;
+				prev = cur->end;
+				if (enter(c, &cur->count[0], prev, n) < 0)
+					return GIVE_UP;
+				cur = n;
+				continue;
+			}
+			if (cur->kind == node_cond && c->tnt_count) {
+				unsigned taken = (unsigned)(c->tnt_bits >> --c->tnt_count) & 1u;
+				struct node *n = cur->succ[taken];
+
+				if (!c->tnt_count)
+					read_ahead(c);
+				else
+					c->since_packet = 0;
+				if (!n && !(n = cur->succ[taken] = node_at(c, cur->succ_ip[taken])))
+					return GIVE_UP;
+				prev = cur->end;
+				ip = n->ip;
+				if (c->time >= c->next_time && boundary_time(c, &prev) < 0)
+					return GIVE_UP;
+				if (!prev) {
+					/* A new epoch: the block is found again in it. */
+					if (!(cur = start_at(c, ip)))
+						return GIVE_UP;
+					continue;
+				}
+				if (enter(c, &cur->count[taken], prev, n) < 0)
+					return GIVE_UP;
+				cur = n;
+				continue;
+			}
+		}
+		if (c->tnt_count)
+			return GIVE_UP; /* TNT bits where no conditional branch is */
+		if (__builtin_expect(c->stop != NULL, 0) && c->pos >= c->stop) {
+			/* the PSB there is the next part's start; else a packet
+			   ran over it, and the next part is decoded from here */
+			if (c->pos > c->stop) {
+				c->cur = cur;
+				return STOPPED;
+			}
+			at_stop = 1;
+		}
+		p = next_packet(c, &ip, &suppressed);
+		switch (p) {
+		case pkt_skip:
+			continue;
+		case pkt_tsc:
+			/* While tracing, not after an answer: libipt may apply it
+			   elsewhere. Else it applies where tracing resumes. */
+			if (c->tracing && c->time >= c->next_time)
+				return GIVE_UP;
+			continue;
+		case pkt_eos:
+			/* Cut while tracing (the thread died): libipt drops the
+			   block it could not finish, and its loop says so. */
+			if (c->tracing != c->enabled || (c->tracing && take_back(c) < 0))
+				return GIVE_UP;
+			return 0;
+		case pkt_tnt:
+			if (!c->tracing || cur->kind != node_cond)
+				return GIVE_UP;
+			continue;
+		case pkt_tip: {
+			struct node *n;
+			size_t slot;
+
+			if (!c->tracing || suppressed ||
+			    (cur->kind != node_indirect && cur->kind != node_far))
+				return GIVE_UP;
+			read_ahead(c);
+			prev = cur->end;
+			if (c->time >= c->next_time && boundary_time(c, &prev) < 0)
+				return GIVE_UP;
+			if (!prev) {
+				if (!(cur = start_at(c, ip)))
+					return GIVE_UP;
+				continue;
+			}
+			n = cur->last_node;
+			slot = cur->last_slot;
+			if (!n || cur->last_target != ip || slot > c->table.mask ||
+			    c->table.items[slot].ip != ip || c->table.items[slot].prev != prev ||
+			    c->table.items[slot].ninsn != n->ninsn) {
+				if (!(n = node_at(c, ip)))
+					return GIVE_UP;
+				slot = table_slot(c, prev, n->ip, n->end, n->ninsn);
+				if (slot == SIZE_MAX)
+					return GIVE_UP;
+				cur->last_target = ip;
+				cur->last_node = n;
+				cur->last_slot = slot;
+			}
+			if (enter(c, &c->table.items[slot].count, prev, n) < 0)
+				return GIVE_UP;
+			cur = n;
+			continue;
+		}
+		case pkt_pgd:
+			/* Bound to cur's branch: with no IP only a far one (libipt
+			   proceeds to a change of privilege). */
+			if (!c->tracing || cur->kind == node_fixed ||
+			    (suppressed && cur->kind != node_far))
+				return GIVE_UP;
+			read_ahead(c);
+			c->tracing = c->enabled = 0;
+			prev = 0;
+			if (boundary_time(c, &prev) < 0)
+				return GIVE_UP;
+			continue;
+		case pkt_fup: {
+			/* An asynchronous event at ip: cur ran up to it. Then TIP
+			   (async branch) or TIP.PGD (async disable). */
+			uint64_t to = 0;
+			int nosuch = 0;
+
+			if (!c->tracing || suppressed || cut_before(c, ip) < 0)
+				return GIVE_UP;
+			p = next_packet(c, &to, &nosuch);
+			prev = 0;
+			if (p == pkt_pgd) {
+				read_ahead(c);
+				c->tracing = c->enabled = 0;
+				if (boundary_time(c, &prev) < 0)
+					return GIVE_UP;
+				continue;
+			}
+			if (p != pkt_tip || nosuch)
+				return GIVE_UP;
+			read_ahead(c);
+			if (boundary_time(c, &prev) < 0 || !(cur = start_at(c, to)))
+				return GIVE_UP;
+			continue;
+		}
+		case pkt_pge:
+			if (c->tracing || suppressed)
+				return GIVE_UP;
+			read_ahead(c);
+			c->tracing = c->enabled = 1;
+			prev = 0;
+			if (boundary_time(c, &prev) < 0 || !(cur = start_at(c, ip)))
+				return GIVE_UP;
+			continue;
+		case pkt_mode_exec:
+			continue;
+		case pkt_ovf: {
+			/* Trace was lost: what cur did is unknown (libipt ends the
+			   block before it). A FUP says where tracing resumed. */
+			const uint8_t *at;
+
+			if (c->tracing && take_back(c) < 0)
+				return GIVE_UP;
+			c->overflows++;
+			prev = 0;
+			do {
+				at = c->pos;
+				p = next_packet(c, &ip, &suppressed);
+			} while (p == pkt_skip || p == pkt_tsc);
+			if (p == pkt_fup && !suppressed) {
+				read_ahead(c);
+				c->tracing = 1;
+				if (boundary_time(c, &prev) < 0 || !(cur = start_at(c, ip)))
+					return GIVE_UP;
+				continue;
+			}
+			c->pos = at;
+			c->tracing = 0;
+			if (p == pkt_pge)
+				continue;
+			return GIVE_UP;
+		}
+		case pkt_psb:
+			if (psb_plus(c, &fup, &ip) < 0 || fup != c->tracing)
+				return GIVE_UP;
+			/* libipt may end the block where the FUP binds;
+			   flow_profile.c joins the two again. */
+			if (c->tracing && (c->since_packet != 1 || ip != cur->ip))
+				return GIVE_UP;
+			if (c->time >= c->next_time)
+				return GIVE_UP;
+			if (at_stop) {
+				c->cur = cur;
+				c->stopped_clean = 1;
+				return STOPPED;
+			}
+			continue;
+		default:
+			return GIVE_UP;
+		}
+	}
+}
+
+/* ----- The stream ----------------------------------------------------------- */
+
+static void ctx_free(struct edge_ctx *c)
+{
+	for (size_t k = 0; k < c->chunk_count; k++)
+		free(c->chunks[k]);
+	free(c->chunks);
+	free(c->nodes);
+	free(c->table.items);
+	for (size_t k = 0; k < c->done_count; k++)
+		free(c->done[k].items);
+	free(c->done);
+	free(c->crossings);
+}
+
+/*
+ * Decodes the stream into c without side effects. 0: decoded, 1: libipt
+ * must, -hbe_nomem.
+ */
+static int edge_run(struct edge_ctx *c)
+{
+	int status;
+
+	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0)
+		return -hbe_nomem;
+	c->next_time = c->space->count > 1 ? c->space->epochs[1].time : UINT64_MAX;
+	if (!c->split && !hwt_epoch_image(c->d, &c->space->epochs[0]))
+		return -hbe_nomem;
+	status = walk(c);
+	if (c->nomem)
+		return -hbe_nomem;
+	if (status == STOPPED)
+		return STOPPED; /* the first part of a split stream: edge_run_split */
+	if (status < 0)
+		return 1;
+	return epoch_close(c) < 0 ? -hbe_nomem : 0;
+}
+
+/* ----- Parts of a stream on threads of their own ---------------------------- */
+
+/*
+ * A stream of several MiB is split at PSBs into parts, one a thread. Each
+ * part after the first starts in the state its PSB+ gives; the join, in
+ * order, keeps a part's counts when the part before it ended at its PSB+
+ * in that state, else decodes the part again from where the part before
+ * stopped. Counts add up, and the epochs' lists join where a part ends and
+ * the next begins in one epoch, so the profile is the one thread's.
+ */
+#define SEGMENT_BYTES (1u << 20)
+#define MAX_PARTS 64
+
+struct edge_split {
+	struct edge_ctx *head;     /* the first part, on the calling thread */
+	struct edge_ctx *parts;    /* the others */
+	const uint8_t *starts[MAX_PARTS];
+	size_t count;
+	uint64_t size;
+	atomic_uint_least64_t released; /* bytes the parts have read, for progress */
+};
+
+static void split_progress(struct edge_ctx *c, size_t bytes)
+{
+	struct edge_split *sp = c->split;
+	uint64_t done = atomic_fetch_add(&sp->released, bytes) + bytes;
+
+	/* Only the calling thread reports; parts decoded again count twice. */
+	if (c == sp->head)
+		hwt_decode_progress(c->d, c->d->done_bytes + (done < sp->size ? done : sp->size));
+}
+
+/* The first PSB at or after p, or NULL. */
+static const uint8_t *psb_from(const uint8_t *p, const uint8_t *end)
+{
+	while (end - p >= 16) {
+		const uint8_t *q = memchr(p, psb_pattern[0], (size_t)(end - p) - 15);
+
+		if (!q)
+			return NULL;
+		if (!memcmp(q, psb_pattern, 16))
+			return q;
+		p = q + 1;
+	}
+	return NULL;
+}
+
+static void *part_main(void *arg)
+{
+	struct edge_ctx *c = arg;
+
+	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0) {
+		c->nomem = 1;
+		c->status = GIVE_UP;
+	} else {
+		c->status = walk_part(c);
+	}
+	return NULL;
+}
+
+/* Whether c stopped at its PSB+ in the state next starts in. */
+static int joins(const struct edge_ctx *c, const struct edge_ctx *next)
+{
+	const struct edge_state *s = &next->start;
+
+	return c->stopped_clean && next->status != GIVE_UP && !next->nomem &&
+	       c->time == s->time && c->last_ip == s->last_ip && c->epoch == s->epoch &&
+	       c->tracing == s->tracing && c->enabled == s->enabled &&
+	       c->crossing_pending == s->crossing_pending && c->since_packet == s->since_packet &&
+	       (c->tracing ? c->cur->ip : 0) == s->ip;
+}
+
+/* Moves from's counts (decoded after into's) to into. */
+static int absorb(struct edge_ctx *into, struct edge_ctx *from)
+{
+	for (size_t k = 0; k < from->done_count; k++) {
+		struct epoch_counts *e = &from->done[k];
+		struct epoch_counts *last = into->done_count ? &into->done[into->done_count - 1] : NULL;
+
+		if (last && last->epoch == e->epoch) {
+			void *p = realloc(last->items, (last->count + e->count + 1) * sizeof(*e->items));
+
+			if (!p)
+				return -1;
+			last->items = p;
+			memcpy(last->items + last->count, e->items, e->count * sizeof(*e->items));
+			last->count += e->count;
+			free(e->items);
+		} else {
+			if (done_reserve(into) < 0)
+				return -1;
+			into->done[into->done_count++] = *e;
+		}
+		/* moved: from->done no longer holds it */
+		e->items = NULL;
+		e->count = 0;
+	}
+	if (from->crossing_count) {
+		if (crossing_reserve(into, from->crossing_count) < 0)
+			return -1;
+		memcpy(into->crossings + into->crossing_count, from->crossings,
+		       from->crossing_count * sizeof(*from->crossings));
+		into->crossing_count += from->crossing_count;
+	}
+	into->blocks += from->blocks;
+	into->insns += from->insns;
+	into->overflows += from->overflows;
+	into->enabled = from->enabled;
+	return 0;
+}
+
+/* The parts' walks in order, into sp->head; as edge_run returns. */
+static int split_join(struct edge_split *sp, int status)
+{
+	struct edge_ctx *c = sp->head; /* the part whose state is the decode's */
+	struct hwt_decode_stats *stats = &sp->head->d->stats;
+
+	for (size_t k = 1; k < sp->count && status == STOPPED && !c->nomem; k++) {
+		struct edge_ctx *next = &sp->parts[k - 1];
+
+		if (joins(c, next)) {
+			stats->edge_segments++;
+			if (epoch_close(c) < 0 || (c != sp->head && absorb(sp->head, c) < 0))
+				return -hbe_nomem;
+			c = next;
+			status = next->status;
+		} else {
+			stats->edge_redecoded++;
+			c->stopped_clean = 0;
+			c->stop = k + 1 < sp->count ? sp->starts[k + 1] : NULL;
+			status = walk_on(c, c->cur);
+		}
+	}
+	if (c->nomem)
+		return -hbe_nomem;
+	if (status != 0)
+		return 1;
+	if (epoch_close(c) < 0 || (c != sp->head && absorb(sp->head, c) < 0))
+		return -hbe_nomem;
+	return 0;
+}
+
+/* edge_run on n threads. */
+static int edge_run_split(struct edge_ctx *c, unsigned n)
+{
+	struct edge_split sp;
+	pthread_t threads[MAX_PARTS];
+	int started[MAX_PARTS] = { 0 };
+	size_t size = (size_t)(c->end - c->buf);
+	int status;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.head = c;
+	sp.size = size;
+	atomic_init(&sp.released, 0);
+	sp.starts[sp.count++] = c->buf;
+	for (unsigned k = 1; k < n; k++) {
+		const uint8_t *q = psb_from(c->buf + size / n * k, c->end);
+
+		if (!q || q <= sp.starts[sp.count - 1])
+			break;
+		sp.starts[sp.count++] = q;
+	}
+	if (sp.count < 2)
+		return edge_run(c);
+	sp.parts = calloc(sp.count - 1, sizeof(*sp.parts));
+	if (!sp.parts)
+		return -hbe_nomem;
+	for (size_t k = 1; k < sp.count; k++) {
+		struct edge_ctx *p = &sp.parts[k - 1];
+
+		p->d = c->d;
+		p->stream = c->stream;
+		p->space = c->space;
+		p->buf = c->buf;
+		p->end = c->end;
+		p->pos = sp.starts[k];
+		p->released = c->buf + ((size_t)(sp.starts[k] - c->buf) & ~(size_t)4095);
+		p->split = &sp;
+		p->stop = k + 1 < sp.count ? sp.starts[k + 1] : NULL;
+		/* Not started: decoded again in the join. */
+		p->status = GIVE_UP;
+		started[k] = !pthread_create(&threads[k], NULL, part_main, p);
+	}
+	c->split = &sp;
+	c->stop = sp.starts[1];
+	status = edge_run(c);
+	for (size_t k = 1; k < sp.count; k++)
+		if (started[k])
+			pthread_join(threads[k], NULL);
+	if (status == STOPPED)
+		status = split_join(&sp, STOPPED);
+	for (size_t k = 1; k < sp.count; k++)
+		ctx_free(&sp.parts[k - 1]);
+	free(sp.parts);
+	c->split = NULL;
+	return status;
+}
+
+/* Adds what edge_run found to d as pt_decode would have. */
+static int edge_commit(struct edge_ctx *c, size_t size)
+{
+	struct hwt_decoder *d = c->d;
+	struct hwt_pt_block_count **counts = calloc(c->done_count + 1, sizeof(*counts));
+	size_t *sizes = calloc(c->done_count + 1, sizeof(*sizes));
+	size_t *epochs = calloc(c->done_count + 1, sizeof(*epochs));
+	int status = -hbe_nomem;
+
+	d->stats.streams++;
+	d->stats.trace_bytes += size;
+	d->stats.blocks += c->blocks;
+	d->stats.insns += c->insns;
+	d->stats.overflows += c->overflows;
+	d->stats.edge_streams++;
+	for (uint64_t k = 0; k < c->overflows; k++)
+		hwt_decode_diag(d, hwt_diag_stream, c->stream->path, -1,
+				    "trace overflow: the trace unit dropped trace, counts are low");
+	if (c->enabled)
+		hwt_decode_diag(d, hwt_diag_stream, c->stream->path, (int64_t)size,
+				    "the trace ends at offset 0x%zx while tracing was enabled: "
+				    "the stream was cut (recorder killed?) or the thread was killed",
+				    size);
+	if (counts && sizes && epochs) {
+		for (size_t k = 0; k < c->done_count; k++) {
+			counts[k] = c->done[k].items;
+			sizes[k] = c->done[k].count;
+			epochs[k] = c->done[k].epoch;
+		}
+		status = hwt_pt_counts_add(d, c->stream, c->space, counts, sizes, epochs,
+					   c->done_count, c->crossings, c->crossing_count);
+	}
+	free(counts);
+	free(sizes);
+	free(epochs);
+	d->done_bytes += size;
+	hwt_decode_progress(d, d->done_bytes);
+	if (status < 0)
+		d->nomem = 1;
+	return status;
+}
+
+/* Decodes with edge_run; 1 when libipt must (nothing done), else as decode_stream. */
+static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		    struct hwt_space *space, struct edge_ctx *c, size_t *size)
+{
+	uint8_t *buf;
+	size_t segment;
+	unsigned parts;
+	int status;
+
+	memset(c, 0, sizeof(*c));
+	c->d = d;
+	c->stream = stream;
+	c->space = space;
+	buf = hwt_stream_map(stream->path, size);
+	if (!buf)
+		return 1; /* libipt reports it */
+	c->buf = c->pos = c->released = buf;
+	c->end = buf + *size;
+	parts = d->split > 1 ? d->split : 1;
+	segment = d->options && d->options->segment_bytes ? d->options->segment_bytes
+							   : SEGMENT_BYTES;
+	if (parts > *size / segment)
+		parts = (unsigned)(*size / segment);
+	if (parts > MAX_PARTS)
+		parts = MAX_PARTS;
+	/* A file shorter than its mapping is found when an epoch is first
+	   used (hwt_epoch_image), which the parts cannot do in order. */
+	if (parts > 1 && !hwt_space_short_files(space))
+		status = edge_run_split(c, parts);
+	else
+		status = edge_run(c);
+	munmap(buf, *size);
+	return status;
+}
+
+/* Both decoders into profiles of their own; an error where they differ. */
+static int edge_check(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		      struct hwt_space *space, struct edge_ctx *c, size_t size);
+
+static int edge_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		       struct hwt_space *space)
+{
+	struct edge_ctx c;
+	size_t size = 0;
+	int status = edge_try(d, stream, space, &c, &size);
+
+	if (status == 0)
+		status = d->options && d->options->decoder == hwt_decoder_check
+				 ? edge_check(d, stream, space, &c, size)
+				 : edge_commit(&c, size);
+	else if (status == 1) {
+		d->stats.edge_fallbacks++;
+		status = hwt_pt_decoder.decode_stream(d, stream, space);
+	} else {
+		d->nomem = 1;
+	}
+	ctx_free(&c);
+	return status;
+}
+
+/* The profile as text, malloc'ed, or NULL. */
+static char *profile_text(const struct hwt_profile *p, size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	if (!f)
+		return NULL;
+	if (hwt_profile_write(p, f) < 0) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int diags_equal(const struct hwt_diag_list *a, const struct hwt_diag_list *b)
+{
+	if (a->count != b->count)
+		return 0;
+	for (size_t k = 0; k < a->count; k++)
+		if (a->items[k].kind != b->items[k].kind || a->items[k].offset != b->items[k].offset ||
+		    strcmp(a->items[k].message, b->items[k].message))
+			return 0;
+	return 1;
+}
+
+static int edge_check(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+		      struct hwt_space *space, struct edge_ctx *c, size_t size)
+{
+	struct hwt_profile *real = d->profile;
+	struct hwt_profile *ipt = hwt_decoder_profile_like(d);
+	struct hwt_profile *edge = hwt_decoder_profile_like(d);
+	struct hwt_diag_list *real_diags = d->diags;
+	struct hwt_diag_list ipt_diags = { 0 }, edge_diags = { 0 };
+	struct hwt_decode_stats stats;
+	uint64_t done_bytes = d->done_bytes;
+	char *ipt_text = NULL, *edge_text = NULL;
+	size_t ipt_len = 0, edge_len = 0;
+	int status = -hbe_nomem, same;
+
+	if (!ipt || !edge)
+		goto out;
+	/* libipt's counts are the ones kept. */
+	d->profile = edge;
+	d->diags = &edge_diags;
+	stats = d->stats;
+	status = edge_commit(c, size);
+	d->stats = stats;
+	d->done_bytes = done_bytes;
+	if (status < 0)
+		goto out;
+	d->profile = ipt;
+	d->diags = &ipt_diags;
+	status = hwt_pt_decoder.decode_stream(d, stream, space);
+	d->stats.edge_streams++;
+	if (status < 0)
+		goto out;
+	ipt_text = profile_text(ipt, &ipt_len);
+	edge_text = profile_text(edge, &edge_len);
+	if (!ipt_text || !edge_text) {
+		status = -hbe_nomem;
+		goto out;
+	}
+	same = ipt_len == edge_len && !memcmp(ipt_text, edge_text, ipt_len) &&
+	       diags_equal(&ipt_diags, &edge_diags);
+	status = hwt_profile_merge(real, ipt) < 0 ? -hbe_nomem : 0;
+	d->profile = real;
+	d->diags = real_diags;
+	for (size_t k = 0; k < ipt_diags.count; k++) {
+		const struct hwt_diag_entry *e = &ipt_diags.items[k];
+
+		hwt_decode_diag(d, e->kind, e->path, e->offset, "%s", e->message);
+	}
+	if (!same)
+		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
+				    "the edge decoder and libipt disagree on this stream "
+				    "(%zu and %zu bytes of profile, %zu and %zu diagnostics)",
+				    edge_len, ipt_len, edge_diags.count, ipt_diags.count);
+out:
+	d->profile = real;
+	d->diags = real_diags;
+	if (status < 0)
+		d->nomem = 1;
+	hwt_diag_list_flush(&ipt_diags, NULL);
+	hwt_diag_list_flush(&edge_diags, NULL);
+	free(ipt_text);
+	free(edge_text);
+	hwt_profile_free(ipt);
+	hwt_profile_free(edge);
+	return status;
+}
+
+const struct hwt_trace_decoder hwt_edge_decoder = {
+	.name = "intel-pt",
+	.decode_stream = edge_decode,
+};
