@@ -48,7 +48,8 @@ static void usage(FILE *out)
 	      "      --cflags FLAGS    optimisation flags of every build, split at blanks [-O2]\n"
 	      "      --profile FILE    where the sample profile goes [PROG.afdo]\n"
 	      "      --work DIR        where PROG.train and the trace go [PROG.hwt-pgo]\n"
-	      "      --keep            keep the trace bundle (DIR/train.hwt)\n"
+	      "      --keep BUNDLE     keep the trace bundle in BUNDLE (must not exist), as\n"
+	      "                        hwt-cov and hwt flame do\n"
 	      "      --measure ARGS    also build PROG.O2 (the same flags, no profile) and time\n"
 	      "                        PROG.O2 and PROG on ARGS, interleaved; print the medians\n"
 	      "      --runs N          timed runs of each program with --measure [11]\n"
@@ -258,7 +259,7 @@ int main(int argc, char **argv)
 		{ "cflags", required_argument, NULL, 'f' },
 		{ "profile", required_argument, NULL, 'p' },
 		{ "work", required_argument, NULL, 'w' },
-		{ "keep", no_argument, NULL, 'k' },
+		{ "keep", required_argument, NULL, 'k' },
 		{ "measure", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, 'r' },
 		HWT_OPTION_QUIET,
@@ -269,11 +270,11 @@ int main(int argc, char **argv)
 	};
 	struct hwt_command_options o = { 0 };
 	const char *output, *train = "", *cc = NULL, *cflags_s = "-O2", *profile = NULL;
-	const char *work = NULL, *measure_args = NULL, *jobs;
+	const char *work = NULL, *measure_args = NULL, *keep = NULL, *jobs;
 	char *own_output = NULL, *own_profile = NULL, *own_work = NULL, *train_bin = NULL, *bundle = NULL,
 	     *base_bin = NULL, *use_flag = NULL;
 	struct argv_list inputs = { 0 }, cflags = { 0 }, rec = { 0 };
-	int opt, runs = 11, keep = 0, quiet, status = 2, exit_status, train_status, i;
+	int opt, runs = 11, quiet, status = 2, exit_status, train_status, i;
 	char *end;
 
 	opterr = 0; /* the messages are ours */
@@ -284,7 +285,7 @@ int main(int argc, char **argv)
 		case 'f': cflags_s = optarg; break;
 		case 'p': profile = optarg; break;
 		case 'w': work = optarg; break;
-		case 'k': keep = 1; break;
+		case 'k': keep = optarg; break;
 		case 'm': measure_args = optarg; break;
 		case 'r':
 			errno = 0;
@@ -347,10 +348,14 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	train_bin = concat(work, "/train");
-	bundle = concat(work, "/train.hwt");
+	bundle = keep ? strdup(keep) : concat(work, "/train.hwt");
 	use_flag = concat("-fprofile-sample-use=", profile);
 	if (!train_bin || !bundle || !use_flag)
 		goto nomem;
+	if (keep && file_exists(keep)) {
+		fprintf(stderr, PREFIX ": error: %s exists (--keep wants a new directory)\n", keep);
+		goto out;
+	}
 
 	/* 1. The training build. */
 	if (!quiet)
@@ -358,11 +363,13 @@ int main(int argc, char **argv)
 	if (compile(cc, &cflags, "-g -fdebug-info-for-profiling", NULL, &inputs, train_bin, quiet))
 		goto out;
 
-	/* 2. The training run under hwt record (a bundle that exists is replaced). */
+	/* 2. The training run under hwt record (our own bundle of an earlier run is replaced). */
 	if (!quiet)
 		fprintf(stderr, PREFIX ": 2/4 train: %s %s (traced)\n", train_bin, train);
-	(void)hwt_bundle_remove(bundle);
+	if (!keep)
+		(void)hwt_bundle_remove(bundle);
 	if (push(&rec, "record") || push(&rec, "-o") || push(&rec, bundle) ||
+	    (quiet && push(&rec, "-q")) ||
 	    (o.unit.unit && (push(&rec, "--unit") || push(&rec, o.unit.unit))) || push(&rec, "--") ||
 	    push(&rec, train_bin) || push_words(&rec, train))
 		goto nomem;

@@ -356,9 +356,20 @@ def check_robustness(args):
 
 def check_pgo(args):
     w = lambda n: os.path.join(args.work, n)
+    src = os.path.join(args.src, "afdo_prog.c")
     r = run([args.hwt_pgo, "-q", "--train", "3000 1", "-o", w("pgo-prog"), "--work", w("pgo"),
-             "--measure", "3000 0", "--runs", "3", "--", os.path.join(args.src, "afdo_prog.c")])
+             "--keep", w("train.hwt"), "--measure", "3000 0", "--runs", "3", "--", src])
     check(r.returncode == 0, f"hwt-pgo succeeds ({r.stderr.strip()})")
+    # --keep BUNDLE: the training trace stays there and gives the same profile again.
+    again = run([args.hwt, "report", "afdo", "-q", w("train.hwt"), "--binary", w("pgo/train"),
+                 "-o", w("again.afdo")])
+    check(again.returncode == 0 and os.path.exists(w("pgo-prog.afdo")) and
+          open(w("again.afdo"), "rb").read() == open(w("pgo-prog.afdo"), "rb").read(),
+          f"the bundle hwt-pgo --keep kept gives its profile again ({again.stderr.strip()})")
+    refused = run([args.hwt_pgo, "-q", "--keep", w("train.hwt"), "-o", w("pgo-prog2"), "--", src])
+    check(refused.returncode == 2 and "exists" in refused.stderr and
+          not os.path.exists(w("pgo-prog2")),
+          f"hwt-pgo --keep refuses a bundle that exists ({refused.stderr.strip()})")
     check("speedup" in r.stdout, "hwt-pgo reports the speedup")
     check(os.path.exists(w("pgo-prog.afdo")) and show(w("pgo-prog.afdo")).returncode == 0,
           "hwt-pgo's profile is readable")
