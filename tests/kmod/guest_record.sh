@@ -43,19 +43,29 @@ for f in loops:nested_for recursion:fib function_pointers:cmp_int; do
 done
 
 # A buffer that fills while the collector is stopped: written over (--wrap,
-# the loss recorded), or the thread waits (the default: nothing lost). With
-# --wrap the collector stays stopped past the target's end, so that however
-# slowly the guest steps, the target spins seconds with no one draining (it
-# needs a few rounds to fill 4 KiB; under load one second held only two).
+# the loss recorded), or the thread waits (the default: nothing lost). The
+# collector is stopped once the target runs (spin's .ready mark), and with
+# --wrap only let go after the target's end (.done): however slowly the guest
+# steps, the target's whole run has no one draining (under load a fixed sleep
+# once let the target run after the collector was let go, and nothing was lost).
+wait_mark() { # file, seconds: 0 once it exists
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$1" ]
+}
 for mode in wrap pause; do
-	if [ $mode = wrap ]; then spin_s=4 stop_s=5; else spin_s=2 stop_s=1; fi
+	rm -f "$mode.mark.ready" "$mode.mark.done"
 	"$hwt" record --unit kmod -q --trace-all --buffer-size 4096 \
 		$([ $mode = wrap ] && echo --wrap || echo --debug-blocks) \
-		-o "$mode.spin" -- "$spin" $spin_s > "$mode.out" 2>&1 &
+		-o "$mode.spin" -- "$spin" 2 "$PWD/$mode.mark" > "$mode.out" 2>&1 &
 	collector=$!
-	sleep 1
+	wait_mark "$mode.mark.ready" 120
 	kill -STOP $collector
-	sleep $stop_s
+	# pause: the target waits for the stopped collector, so it cannot end.
+	if [ $mode = wrap ]; then wait_mark "$mode.mark.done" 120; else sleep 1; fi
 	kill -CONT $collector
 	wait $collector
 	result "record.full_buffer_$mode" $? "$(cat "$mode.out")"

@@ -1,8 +1,10 @@
 /*
- * spin SECONDS: a target to attach to. Works in rounds for about SECONDS
- * (a checksum each round, checked against the first round's, so that a
- * round the tracing disturbed would show), then prints the rounds and
- * exits 0 when every round agreed, 1 otherwise.
+ * spin SECONDS [MARK]: a target to attach to. Works in rounds for about
+ * SECONDS (a checksum each round, checked against the first round's, so
+ * that a round the tracing disturbed would show), then prints the rounds
+ * and exits 0 when every round agreed, 1 otherwise. With MARK it creates
+ * MARK.ready before its first round and MARK.done after its last, for a
+ * test that must act while it runs, however slowly the machine is.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +27,27 @@ static unsigned long round_sum(void)
 	return h;
 }
 
+static void mark(const char *prefix, const char *what)
+{
+	char path[4096];
+	FILE *f;
+
+	if (!prefix)
+		return;
+	snprintf(path, sizeof(path), "%s.%s", prefix, what);
+	f = fopen(path, "w");
+	if (f)
+		fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 5;
-	unsigned long first = round_sum();
+	const char *marks = argc > 2 ? argv[2] : NULL;
+	unsigned long first;
+
+	mark(marks, "ready");
+	first = round_sum();
 	unsigned long rounds = 0, bad = 0;
 	struct timespec t0, t;
 
@@ -38,6 +57,7 @@ int main(int argc, char **argv)
 		rounds++;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+	mark(marks, "done");
 	printf("spin: %lu rounds, %lu bad\n", rounds, bad);
 	return bad != 0;
 }
