@@ -1,7 +1,7 @@
 #!/bin/sh
 # The edge decoder against a bare libipt block decoder loop (bare_blk.c)
 # and against hwt's libipt decoder, over the same streams, on three traces:
-#   interp  bench/programs/cpu_interp train (a bytecode interpreter)
+#   interp  tests/programs/cpu_interp train (a bytecode interpreter)
 #   doc     bench/programs/doc_pipeline train (a document pipeline)
 #   suite   bench/programs/mini_suite/run-tests.sh (short processes)
 # Figures are CPU seconds (user + sys, best of RUNS), since the machine is

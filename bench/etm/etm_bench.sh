@@ -47,9 +47,9 @@ median() {
 a64=$work/a64
 x86=$work/x86
 mkdir -p "$a64" "$x86"
-aarch64-linux-gnu-gcc -O2 -g -o "$a64/cpu_interp" bench/programs/cpu_interp.c
+aarch64-linux-gnu-gcc -O2 -g -o "$a64/cpu_interp" tests/programs/cpu_interp.c
 aarch64-linux-gnu-gcc -O0 -g -o "$a64/loops" tests/programs/loops.c
-gcc -O2 -g -o "$x86/cpu_interp" bench/programs/cpu_interp.c
+gcc -O2 -g -o "$x86/cpu_interp" tests/programs/cpu_interp.c
 aarch64-linux-gnu-gcc -O0 -g -shared -fPIC -o "$a64/libcalc.so" examples/calc/calc.c
 for t in test_arith test_parse test_prime; do
 	aarch64-linux-gnu-gcc -O0 -g -Iexamples/calc -o "$a64/$t" "examples/calc/$t.c" \
