@@ -52,7 +52,7 @@ record() { # name
 	b=$work/$1.hwt
 	[ -d "$b" ] && return 0
 	case $1 in
-	interp) "$hwt" record -o "$b" -- "$progs/cpu_interp" train ;;
+	interp) "$hwt" record -o "$b" -- "$build/tests/programs/cpu_interp" train ;;
 	doc) "$hwt" record -o "$b" -- "$progs/doc_pipeline" train ;;
 	suite) "$hwt" record -o "$b" -- sh "$progs/mini_suite/run-tests.sh" "$progs/mini_suite" ;;
 	*) echo "unknown trace $1" >&2; return 1 ;;
