@@ -50,19 +50,50 @@ struct node {
 	struct node *succ[2];      /* resolved on first use */
 	uint64_t count[2];         /* times succ[k] ran after this block */
 	uint64_t first;            /* times it ran after no block (prev 0) */
-	/* The last indirect target from here, and its count's slot. */
-	uint64_t last_target;
-	struct node *last_node;
-	size_t last_slot;
 	uint32_t ninsn;
 	uint32_t kind;             /* enum node_kind */
 	struct node *hash_next;
 };
 
-/* Counts not held by nodes: indirect transitions, blocks cut short. */
+/* Counts not held by nodes: blocks cut short by an event. */
 struct count_table {
 	struct hwt_pt_block_count *items; /* open addressing; ninsn 0: empty */
 	size_t mask, used;
+};
+
+/* Where a TIP led from a node, and how often: one probe finds both. */
+struct jump {
+	const struct node *from;   /* NULL: an empty slot */
+	uint64_t ip;
+	struct node *to;
+	uint64_t count;
+};
+
+struct jump_table {
+	struct jump *items;        /* open addressing */
+	size_t mask, used;
+};
+
+/*
+ * A run of up to RUN_BITS TNT bits from a conditional block, memoised: the
+ * counts it adds (the blocks its bits and the direct jumps after them
+ * enter, in order) and the block it ends in. A direct-mapped cache, so its
+ * size is fixed; entries of a closed epoch are told by their generation.
+ */
+#define RUN_BITS 8u
+#define RUN_MAX_ENTERS 8u
+#define RUN_SLOTS (1u << 12)
+/* Runs of fewer enters are padded to this many with spare counts. */
+#define RUN_PAD 4u
+
+struct run {
+	const struct node *from;
+	uint32_t key;              /* bits | length << RUN_BITS */
+	uint32_t generation;
+	struct node *to;
+	uint64_t last_prev;        /* the prev of the last count (to take it back) */
+	uint32_t enters, tail;     /* tail: counts after the last bit's */
+	uint64_t *counts[RUN_MAX_ENTERS];
 };
 
 /* Counts of one finished epoch, handed over at the end. */
@@ -100,6 +131,10 @@ struct edge_ctx {
 	struct node **chunks;      /* node storage */
 	size_t chunk_count, chunk_used;
 	struct count_table table;
+	struct jump_table jumps;
+	struct run *runs;          /* RUN_SLOTS of them */
+	uint32_t generation;       /* of the runs of this epoch: one more at each close */
+	uint64_t spare[RUN_PAD];   /* counted into by padded runs, never read */
 	struct epoch_counts *done;
 	size_t done_count, done_capacity;
 	struct hwt_pt_crossing *crossings;
@@ -346,6 +381,125 @@ static struct node *node_at(struct edge_ctx *c, uint64_t ip)
 	return n;
 }
 
+/* ----- Jumps -------------------------------------------------------------- */
+
+static size_t jump_hash(const struct node *from, uint64_t ip, size_t mask)
+{
+	uint64_t h = (uint64_t)(uintptr_t)from * 0xc2b2ae3d27d4eb4full ^ ip * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ h >> 29) & mask;
+}
+
+static int jumps_grow(struct jump_table *t)
+{
+	size_t size = t->mask ? (t->mask + 1) * 2 : 1024;
+	struct jump *items = calloc(size, sizeof(*items));
+
+	if (!items)
+		return -1;
+	for (size_t k = 0; t->items && k <= t->mask; k++) {
+		const struct jump *j = &t->items[k];
+		size_t i;
+
+		if (!j->from)
+			continue;
+		for (i = jump_hash(j->from, j->ip, size - 1); items[i].from; i = (i + 1) & (size - 1))
+			;
+		items[i] = *j;
+	}
+	free(t->items);
+	t->items = items;
+	t->mask = size - 1;
+	return 0;
+}
+
+/* The jump from `from` to ip, made on first use (its block too); NULL: give up. */
+static struct jump *jump_to(struct edge_ctx *c, struct node *from, uint64_t ip)
+{
+	struct jump_table *t = &c->jumps;
+	struct node *to;
+	size_t i;
+
+	for (i = jump_hash(from, ip, t->mask); t->items[i].from; i = (i + 1) & t->mask)
+		if (t->items[i].from == from && t->items[i].ip == ip)
+			return &t->items[i];
+	if (!(to = node_at(c, ip)))
+		return NULL;
+	if ((t->used + 1) * 2 > t->mask) {
+		if (jumps_grow(t) < 0) {
+			c->nomem = 1;
+			return NULL;
+		}
+		for (i = jump_hash(from, ip, t->mask); t->items[i].from; i = (i + 1) & t->mask)
+			;
+	}
+	t->items[i] = (struct jump){ from, ip, to, 0 };
+	t->used++;
+	return &t->items[i];
+}
+
+/* ----- Runs of TNT bits ------------------------------------------------------ */
+
+/*
+ * The run of len bits (the oldest in the high end of bits) from the
+ * conditional block `from`, as the walk takes it: each bit enters the
+ * successor it names, then the blocks its direct jumps lead to. NULL when
+ * it cannot be memoised (the walk takes it bit by bit and says why).
+ */
+static struct run *run_build(struct edge_ctx *c, struct run *r, struct node *from, uint32_t key);
+
+static inline struct run *run_from(struct edge_ctx *c, struct node *from, unsigned bits,
+				   unsigned len)
+{
+	uint32_t key = bits | len << RUN_BITS;
+	uint64_t h = ((uint64_t)(uintptr_t)from ^ key) * 0x9e3779b97f4a7c15ull;
+	struct run *r = &c->runs[(h ^ h >> 32) & (RUN_SLOTS - 1)];
+
+	if (r->from == from && r->key == key && r->generation == c->generation)
+		return r;
+	return run_build(c, r, from, key);
+}
+
+/* Makes the run of key from `from` in slot r. */
+static struct run *__attribute__((noinline)) run_build(struct edge_ctx *c, struct run *r,
+						       struct node *from, uint32_t key)
+{
+	unsigned bits = key & ((1u << RUN_BITS) - 1), len = key >> RUN_BITS;
+	struct node *n = from;
+
+	r->from = NULL; /* until it is whole */
+	r->enters = 0;
+	for (unsigned k = len; k-- > 0;) {
+		unsigned slot = bits >> k & 1u;
+
+		if (n->kind != node_cond)
+			return NULL;
+		r->tail = 0;
+		for (;;) {
+			struct node *to = n->succ[slot];
+
+			if (!to && !(to = n->succ[slot] = node_at(c, n->succ_ip[slot])))
+				return NULL;
+			if (r->enters == RUN_MAX_ENTERS)
+				return NULL;
+			r->counts[r->enters++] = &n->count[slot];
+			r->last_prev = n->end;
+			n = to;
+			if (n->kind != node_fixed)
+				break;
+			slot = 0;
+			r->tail++;
+		}
+	}
+	for (uint32_t k = r->enters; k < RUN_PAD; k++)
+		r->counts[k] = &c->spare[k];
+	r->to = n;
+	r->from = from;
+	r->key = key;
+	r->generation = c->generation;
+	return r;
+}
+
 static int done_reserve(struct edge_ctx *c)
 {
 	if (c->done_count == c->done_capacity) {
@@ -364,7 +518,7 @@ static int done_reserve(struct edge_ctx *c)
 static int epoch_close(struct edge_ctx *c)
 {
 	struct epoch_counts *e;
-	size_t n = 0, cap = c->table.used;
+	size_t n = 0, cap = c->table.used + c->jumps.used;
 
 	for (size_t k = 0; k < c->chunk_count; k++) {
 		size_t used = k + 1 == c->chunk_count ? c->chunk_used : NODES_PER_CHUNK;
@@ -386,6 +540,13 @@ static int epoch_close(struct edge_ctx *c)
 	for (size_t k = 0; k <= c->table.mask; k++)
 		if (c->table.items[k].ninsn && c->table.items[k].count)
 			e->items[n++] = c->table.items[k];
+	for (size_t k = 0; k <= c->jumps.mask; k++) {
+		const struct jump *j = &c->jumps.items[k];
+
+		if (j->from && j->count)
+			e->items[n++] = (struct hwt_pt_block_count){ j->from->end, j->to->ip, j->to->end,
+								     j->to->ninsn, 0, j->count };
+	}
 	for (size_t k = 0; k < c->chunk_count; k++) {
 		size_t used = k + 1 == c->chunk_count ? c->chunk_used : NODES_PER_CHUNK;
 
@@ -415,6 +576,12 @@ static int epoch_close(struct edge_ctx *c)
 	c->node_count = 0;
 	memset(c->table.items, 0, (c->table.mask + 1) * sizeof(*c->table.items));
 	c->table.used = 0;
+	memset(c->jumps.items, 0, (c->jumps.mask + 1) * sizeof(*c->jumps.items));
+	c->jumps.used = 0;
+	if (++c->generation == 0 && c->runs) { /* wrapped: old entries would match */
+		memset(c->runs, 0, RUN_SLOTS * sizeof(*c->runs));
+		c->generation = 1;
+	}
 	return 0;
 }
 
@@ -448,8 +615,20 @@ static uint64_t load_le(const uint8_t *p, unsigned n)
 	return v;
 }
 
+/* n bytes at p, little-endian, where 8 can be read: one load. */
+static inline uint64_t load_le_fast(const uint8_t *p, unsigned n)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return n >= 8 ? v : v & ((1ull << (8 * n)) - 1);
+}
+
 /* An IP packet's IP from its payload (libipt's last-IP rules); -1: bad form. */
-static int ip_packet(struct edge_ctx *c, uint8_t header, int *suppressed, uint64_t *ip)
+static inline __attribute__((always_inline)) int ip_packet(struct edge_ctx *c, uint8_t header, int *suppressed, uint64_t *ip)
 {
 	static const uint8_t size[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
 	unsigned bytes = header >> 5;
@@ -459,7 +638,8 @@ static int ip_packet(struct edge_ctx *c, uint8_t header, int *suppressed, uint64
 		return -1;
 	if (c->end - c->pos < 1 + size[bytes])
 		return -1;
-	v = load_le(c->pos + 1, size[bytes]);
+	v = c->end - c->pos > 8 ? load_le_fast(c->pos + 1, size[bytes])
+				: load_le(c->pos + 1, size[bytes]);
 	c->pos += 1 + size[bytes];
 	*suppressed = bytes == 0;
 	switch (bytes) {
@@ -485,8 +665,11 @@ static int ip_packet(struct edge_ctx *c, uint8_t header, int *suppressed, uint64
 	return 0;
 }
 
-/* Reads the packet at pos. *ip for IP packets, *suppressed when it has none. */
-static enum pkt next_packet(struct edge_ctx *c, uint64_t *ip, int *suppressed)
+/* Reads the packet at pos. *ip for IP packets, *suppressed when it has none.
+   Inlined: the walk reads a packet every few blocks, most often a short TNT
+   or a TIP, which are tested first. */
+static inline __attribute__((always_inline)) enum pkt next_packet(struct edge_ctx *c,
+								  uint64_t *ip, int *suppressed)
 {
 	const uint8_t *p = c->pos;
 	size_t left = (size_t)(c->end - p);
@@ -495,6 +678,14 @@ static enum pkt next_packet(struct edge_ctx *c, uint64_t *ip, int *suppressed)
 	if (!left)
 		return pkt_eos;
 	b = p[0];
+	if (!(b & 1) && b > 0x02) { /* short TNT: stop bit, then bits down to bit 1 */
+		unsigned stop = 31u - (unsigned)__builtin_clz(b);
+
+		c->tnt_bits = (uint64_t)(b >> 1) & ((1ull << (stop - 1)) - 1);
+		c->tnt_count = stop - 1;
+		c->pos++;
+		return pkt_tnt;
+	}
 	if (b == 0x00) {
 		c->pos++;
 		return pkt_skip;
@@ -511,14 +702,6 @@ static enum pkt next_packet(struct edge_ctx *c, uint64_t *ip, int *suppressed)
 		}
 		c->pos += k;
 		return pkt_skip;
-	}
-	if (!(b & 1) && b != 0x02) { /* short TNT: stop bit, then bits down to bit 1 */
-		unsigned stop = 31u - (unsigned)__builtin_clz(b);
-
-		c->tnt_bits = (uint64_t)(b >> 1) & ((1ull << (stop - 1)) - 1);
-		c->tnt_count = stop - 1;
-		c->pos++;
-		return pkt_tnt;
 	}
 	switch (b & 0x1f) {
 	case 0x0d:
@@ -751,6 +934,42 @@ static inline void read_ahead(struct edge_ctx *c)
 	}
 }
 
+/* Adds run r's counts, RUN_PAD at once: no branch on the length of most
+   runs, which the traced program's branches decide. */
+static inline void run_count(struct edge_ctx *c, const struct run *r)
+{
+	for (uint32_t k = 0; k < RUN_PAD; k++)
+		(*r->counts[k])++;
+	for (uint32_t k = RUN_PAD; k < r->enters; k++)
+		(*r->counts[k])++;
+	c->undo = r->counts[r->enters - 1];
+	c->undo_prev = r->last_prev;
+	c->undo_node = r->to;
+	c->since_packet = 1 + r->tail;
+}
+
+/* Adds run r's counts as the walk would, its len bits consumed; 0 when a
+   record applies at its last bit (the walk takes it). */
+static inline int run_take(struct edge_ctx *c, const struct run *r, unsigned len)
+{
+	if (len == c->tnt_count) {
+		/* The packet's last bits: what follows it is read first, as the
+		   walk does before its last bit, and may bring a later time. */
+		const uint8_t *pos = c->pos;
+		uint64_t time = c->time;
+
+		read_ahead(c);
+		if (c->time >= c->next_time) {
+			c->pos = pos;
+			c->time = time;
+			return 0;
+		}
+	}
+	c->tnt_count -= len;
+	run_count(c, r);
+	return 1;
+}
+
 /* PSB+ after its PSB: *fup and *ip when it has a FUP. GIVE_UP on anything odd. */
 static int psb_plus(struct edge_ctx *c, int *fup, uint64_t *ip)
 {
@@ -831,6 +1050,74 @@ static int walk_part(struct edge_ctx *c)
 	return walk_on(c, cur);
 }
 
+/*
+ * The walk's common case in a loop of its own, its state in locals: while
+ * tracing with no record due, a short TNT where a conditional block runs
+ * and a TIP with an IP compressed to 16 or 32 bits where an indirect branch
+ * runs to a known target, neither followed by a timing packet (which may
+ * bring a record's time). It stops before any other packet, which the walk
+ * takes, and leaves c as the walk would.
+ */
+static struct node *walk_fast(struct edge_ctx *c, struct node *cur)
+{
+	const uint8_t *pos = c->pos, *limit;
+	const struct jump_table *jumps = &c->jumps;
+	uint64_t last_ip = c->last_ip;
+
+	if (c->end - pos < 16)
+		return cur;
+	/* Not past the next release of read trace, nor to the stop. */
+	limit = c->end - 8; /* room to read any packet here and the next byte */
+	if (limit > c->released && (size_t)(limit - c->released) > RELEASE_BYTES)
+		limit = c->released + RELEASE_BYTES;
+	if (c->stop && c->stop < limit)
+		limit = c->stop;
+	while (pos < limit) {
+		uint8_t b = pos[0];
+
+		if (!(b & 1) && b > 0x02) { /* short TNT */
+			unsigned len = 30u - (unsigned)__builtin_clz(b);
+			struct run *r;
+
+			if (cur->kind != node_cond || pos[1] == 0x19 || pos[1] == 0x00 ||
+			    !(r = run_from(c, cur, (b >> 1) & ((1u << len) - 1), len)))
+				break;
+			run_count(c, r);
+			cur = r->to;
+			pos++;
+			continue;
+		}
+		if (b == 0x2d || b == 0x4d) { /* TIP, IP of 16 or 32 bits */
+			unsigned n = b == 0x2d ? 2 : 4;
+			uint64_t keep = b == 0x2d ? ~0xffffull : ~0xffffffffull;
+			uint64_t ip = (last_ip & keep) | load_le_fast(pos + 1, n);
+			struct jump *j;
+
+			if ((cur->kind != node_indirect && cur->kind != node_far) || !cur->end ||
+			    pos[1 + n] == 0x19 || pos[1 + n] == 0x00)
+				break;
+			j = &jumps->items[jump_hash(cur, ip, jumps->mask)];
+			if (j->from != cur || j->ip != ip)
+				break; /* not the first probe's: jump_to */
+			j->count++;
+			c->undo = &j->count;
+			c->undo_prev = cur->end;
+			c->undo_node = j->to;
+			c->since_packet = 1;
+			last_ip = ip;
+			pos += 1 + n;
+			cur = j->to;
+			if (cur->kind == node_fixed)
+				break;
+			continue;
+		}
+		break;
+	}
+	c->pos = pos;
+	c->last_ip = last_ip;
+	return cur;
+}
+
 /* The walk from cur; STOPPED at c->stop. */
 static int walk_on(struct edge_ctx *c, struct node *cur)
 {
@@ -855,7 +1142,23 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 				cur = n;
 				continue;
 			}
-			if (cur->kind == node_cond && c->tnt_count) {
+			/* (tnt_count first: after a TIP it is 0, and the kind of
+			   block a TIP leads to is the traced program's choice) */
+			if (c->tnt_count && cur->kind == node_cond) {
+				/* Runs of bits at once, where no record applies in them. */
+				if (c->time < c->next_time && !c->crossing_pending) {
+					unsigned len = c->tnt_count < RUN_BITS ? c->tnt_count : RUN_BITS;
+					unsigned bits = (unsigned)(c->tnt_bits >> (c->tnt_count - len)) &
+							((1u << len) - 1);
+					struct run *r = run_from(c, cur, bits, len);
+
+					if (r && run_take(c, r, len)) {
+						cur = r->to;
+						continue;
+					}
+					if (c->nomem)
+						return GIVE_UP;
+				}
 				unsigned taken = (unsigned)(c->tnt_bits >> --c->tnt_count) & 1u;
 				struct node *n = cur->succ[taken];
 
@@ -883,6 +1186,11 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 		}
 		if (c->tnt_count)
 			return GIVE_UP; /* TNT bits where no conditional branch is */
+		if (c->tracing && !c->crossing_pending && c->time < c->next_time) {
+			cur = walk_fast(c, cur);
+			if (cur->kind == node_fixed)
+				continue;
+		}
 		if (__builtin_expect(c->stop != NULL, 0) && c->pos >= c->stop) {
 			/* the PSB there is the next part's start; else a packet
 			   ran over it, and the next part is decoded from here */
@@ -913,8 +1221,7 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 				return GIVE_UP;
 			continue;
 		case pkt_tip: {
-			struct node *n;
-			size_t slot;
+			struct jump *j;
 
 			if (!c->tracing || suppressed ||
 			    (cur->kind != node_indirect && cur->kind != node_far))
@@ -928,23 +1235,9 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 					return GIVE_UP;
 				continue;
 			}
-			n = cur->last_node;
-			slot = cur->last_slot;
-			if (!n || cur->last_target != ip || slot > c->table.mask ||
-			    c->table.items[slot].ip != ip || c->table.items[slot].prev != prev ||
-			    c->table.items[slot].ninsn != n->ninsn) {
-				if (!(n = node_at(c, ip)))
-					return GIVE_UP;
-				slot = table_slot(c, prev, n->ip, n->end, n->ninsn);
-				if (slot == SIZE_MAX)
-					return GIVE_UP;
-				cur->last_target = ip;
-				cur->last_node = n;
-				cur->last_slot = slot;
-			}
-			if (enter(c, &c->table.items[slot].count, prev, n) < 0)
+			if (!(j = jump_to(c, cur, ip)) || enter(c, &j->count, prev, j->to) < 0)
 				return GIVE_UP;
-			cur = n;
+			cur = j->to;
 			continue;
 		}
 		case pkt_pgd:
@@ -1050,6 +1343,8 @@ static void ctx_free(struct edge_ctx *c)
 	free(c->chunks);
 	free(c->nodes);
 	free(c->table.items);
+	free(c->jumps.items);
+	free(c->runs);
 	for (size_t k = 0; k < c->done_count; k++)
 		free(c->done[k].items);
 	free(c->done);
@@ -1064,7 +1359,8 @@ static int edge_run(struct edge_ctx *c)
 {
 	int status;
 
-	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0)
+	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0 || jumps_grow(&c->jumps) < 0 ||
+	    !(c->runs = calloc(RUN_SLOTS, sizeof(*c->runs))))
 		return -hbe_nomem;
 	c->next_time = c->space->count > 1 ? c->space->epochs[1].time : UINT64_MAX;
 	if (!c->split && !hwt_epoch_image(c->d, &c->space->epochs[0]))
@@ -1130,7 +1426,8 @@ static void *part_main(void *arg)
 {
 	struct edge_ctx *c = arg;
 
-	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0) {
+	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0 || jumps_grow(&c->jumps) < 0 ||
+	    !(c->runs = calloc(RUN_SLOTS, sizeof(*c->runs)))) {
 		c->nomem = 1;
 		c->status = GIVE_UP;
 	} else {
