@@ -7,7 +7,10 @@
  * space with the x86 classifier (common/x86_insn.h) and cached as a node
  * with its terminating branch and its successors; a TNT bit moves from a
  * node to one of its two successors and adds one to that successor's
- * count, a TIP looks its target up once. Blocks are libipt's: they run
+ * count, a TIP finds its target's node and count in one probe. A run of TNT
+ * bits from a node is memoised with the counts it adds (struct run), and
+ * the most common packets are walked in a loop of their own (walk_fast),
+ * which leaves everything else to the walk. Blocks are libipt's: they run
  * through direct jumps and calls inside one mapping (libipt's section) and
  * end at a conditional, indirect or far branch, so the counts handed to
  * stream.c (hwt_pt_counts_add) give the profile that libipt's loop and
