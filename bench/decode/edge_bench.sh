@@ -3,7 +3,8 @@
 # and against hwt's libipt decoder, over the same streams, on three traces:
 #   interp  tests/programs/cpu_interp train (a bytecode interpreter)
 #   doc     bench/programs/doc_pipeline train (a document pipeline)
-#   suite   bench/programs/mini_suite/run-tests.sh (short processes)
+#   suite   tests/programs/mini_suite/run-tests.sh 40 times (240 short
+#           test processes and their shells)
 # Figures are CPU seconds (user + sys, best of RUNS), since the machine is
 # shared; wall seconds of the same run are shown too. Peak memory is the
 # decoder's maximum RSS. The edge and libipt profiles must be equal.
@@ -54,7 +55,10 @@ record() { # name
 	case $1 in
 	interp) "$hwt" record -o "$b" -- "$build/tests/programs/cpu_interp" train ;;
 	doc) "$hwt" record -o "$b" -- "$progs/doc_pipeline" train ;;
-	suite) "$hwt" record -o "$b" -- sh "$progs/mini_suite/run-tests.sh" "$progs/mini_suite" ;;
+	suite)
+		suite=$build/tests/programs/mini_suite
+		"$hwt" record -o "$b" -- sh -c 'for i in $(seq 40); do sh "$1/run-tests.sh" "$1" || exit; done' \
+			sh "$suite" ;;
 	*) echo "unknown trace $1" >&2; return 1 ;;
 	esac >/dev/null
 }
