@@ -863,6 +863,22 @@ static struct node *start_at(struct edge_ctx *c, uint64_t ip)
 	return n;
 }
 
+/*
+ * At the block boundary after cur's branch to ip: a record due applies
+ * here, and then ip's block starts the new epoch after no block (1, *cur
+ * is it). 0: the walk enters ip's block after cur; GIVE_UP.
+ */
+static inline int after_branch(struct edge_ctx *c, struct node **cur, uint64_t ip)
+{
+	uint64_t prev = (*cur)->end;
+
+	if (c->time >= c->next_time && boundary_time(c, &prev) < 0)
+		return GIVE_UP;
+	if (prev)
+		return 0;
+	return (*cur = start_at(c, ip)) ? 1 : GIVE_UP;
+}
+
 /* Takes back the block entered last (an event came before it ran). */
 static int take_back(struct edge_ctx *c)
 {
@@ -1129,7 +1145,7 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 	uint64_t ip = 0;
 
 	for (;;) {
-		int suppressed = 0, at_stop = 0;
+		int suppressed = 0, at_stop = 0, status;
 		enum pkt p;
 
 		if (c->tracing) {
@@ -1171,17 +1187,12 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 					c->since_packet = 0;
 				if (!n && !(n = cur->succ[taken] = node_at(c, cur->succ_ip[taken])))
 					return GIVE_UP;
-				prev = cur->end;
-				ip = n->ip;
-				if (c->time >= c->next_time && boundary_time(c, &prev) < 0)
+				status = after_branch(c, &cur, n->ip);
+				if (status < 0)
 					return GIVE_UP;
-				if (!prev) {
-					/* A new epoch: the block is found again in it. */
-					if (!(cur = start_at(c, ip)))
-						return GIVE_UP;
+				if (status)
 					continue;
-				}
-				if (enter(c, &cur->count[taken], prev, n) < 0)
+				if (enter(c, &cur->count[taken], cur->end, n) < 0)
 					return GIVE_UP;
 				cur = n;
 				continue;
@@ -1230,15 +1241,12 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 			    (cur->kind != node_indirect && cur->kind != node_far))
 				return GIVE_UP;
 			read_ahead(c);
-			prev = cur->end;
-			if (c->time >= c->next_time && boundary_time(c, &prev) < 0)
+			status = after_branch(c, &cur, ip);
+			if (status < 0)
 				return GIVE_UP;
-			if (!prev) {
-				if (!(cur = start_at(c, ip)))
-					return GIVE_UP;
+			if (status)
 				continue;
-			}
-			if (!(j = jump_to(c, cur, ip)) || enter(c, &j->count, prev, j->to) < 0)
+			if (!(j = jump_to(c, cur, ip)) || enter(c, &j->count, cur->end, j->to) < 0)
 				return GIVE_UP;
 			cur = j->to;
 			continue;
