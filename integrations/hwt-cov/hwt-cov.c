@@ -23,7 +23,6 @@
 #include "hwt_command.h"
 #include "hwt_decode.h"
 #include "hwt_lcov.h"
-#include "record.h"
 #include "trace_unit.h"
 
 #define PREFIX "hwt-cov"

@@ -33,7 +33,7 @@ cd "$work" || exit 1
 early=$(sed -n 's/^hwt-pgo: \([0-9]*\) process images were decoded while the command ran$/\1/p' live.err)
 [ -n "$early" ] || fail "hwt-pgo -v did not say how many images it decoded early: $(cat live.err)"
 [ "$early" -ge 3 ] || fail "only $early process images decoded while the training ran (expected at least 3 of its 7)"
-grep -q '^hwt-pgo: the training step (record and decode) took [0-9.]* s, [0-9.]* s of CPU$' live.err ||
+grep -q '^hwt-pgo: the training step (record and decode) took [0-9.]* s, [0-9.]* s of CPU; [0-9.]* s of it decoding after the run$' live.err ||
 	fail "hwt-pgo -v did not say what the training step took: $(cat live.err)"
 "$hwt" report afdo -q live.hwt --binary live.hwt-pgo/train -o after.afdo 2>after.err ||
 	fail "hwt report afdo failed: $(cat after.err)"

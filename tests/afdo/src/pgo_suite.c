@@ -1,8 +1,9 @@
 /*
  * A training run of several short processes, as a test suite is
  * (pgo_live_test.sh, bench/pgo/live_bench.sh): "train N PAUSE_MS" runs this
- * program N times ("work K"), one after the other, PAUSE_MS apart;
- * "work K" sorts and searches a table that K seeds and prints a checksum.
+ * program N times ("work K SEARCHES"), one after the other, PAUSE_MS
+ * apart; "work K SEARCHES" sorts a table that K seeds, searches it
+ * SEARCHES times (default 5000) and prints a checksum.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int work(unsigned k)
+static int work(unsigned k, long searches)
 {
 	static unsigned table[TABLE];
 	unsigned seed = k + 1, sum = 0;
@@ -34,7 +35,7 @@ static int work(unsigned k)
 	for (int i = 0; i < TABLE; i++)
 		table[i] = next(&seed) % 100000;
 	qsort(table, TABLE, sizeof(*table), by_value);
-	for (int i = 0; i < 5000; i++) {
+	for (long i = 0; i < searches; i++) {
 		unsigned want = next(&seed) % 100000;
 		const unsigned *hit = bsearch(&want, table, TABLE, sizeof(*table), by_value);
 
@@ -44,7 +45,7 @@ static int work(unsigned k)
 	return 0;
 }
 
-static int train(const char *self, int n, long pause_ms)
+static int train(const char *self, int n, long pause_ms, const char *searches)
 {
 	struct timespec pause = { pause_ms / 1000, (pause_ms % 1000) * 1000000 };
 
@@ -59,7 +60,7 @@ static int train(const char *self, int n, long pause_ms)
 		if (pid < 0)
 			return 1;
 		if (pid == 0) {
-			execl(self, self, "work", arg, (char *)NULL);
+			execl(self, self, "work", arg, searches, (char *)NULL);
 			_exit(127);
 		}
 		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
@@ -71,10 +72,10 @@ static int train(const char *self, int n, long pause_ms)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "work"))
-		return work((unsigned)atoi(argv[2]));
-	if (argc == 4 && !strcmp(argv[1], "train"))
-		return train(argv[0], atoi(argv[2]), atol(argv[3]));
-	fprintf(stderr, "usage: %s train N PAUSE_MS | work K\n", argv[0]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "work"))
+		return work((unsigned)atoi(argv[2]), atol(argc == 4 ? argv[3] : "5000"));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "train"))
+		return train(argv[0], atoi(argv[2]), atol(argv[3]), argc == 5 ? argv[4] : "5000");
+	fprintf(stderr, "usage: %s train N PAUSE_MS [SEARCHES] | work K [SEARCHES]\n", argv[0]);
 	return 2;
 }
