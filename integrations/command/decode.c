@@ -1,4 +1,7 @@
-/* A bundle's decode as the commands run it: progress, messages, diagnostics. */
+/*
+ * A bundle's decode as the commands run it: progress, messages,
+ * diagnostics; and the decode while recording, as they start it.
+ */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

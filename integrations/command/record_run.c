@@ -1,7 +1,8 @@
 /*
- * hwt_record_run, shared by `hwt record` and hwt-cov: make the bundle, run
- * the command under the trace unit (collector/record) into it, write the
- * summary, saying what went wrong; hwt_exit_code.
+ * hwt_record_run, shared by `hwt record`, hwt-cov, hwt-pgo and hwt flame:
+ * make the bundle, run the command under the trace unit (collector/record)
+ * into it, write the summary, saying what went wrong; hwt_exit_code;
+ * hwt_command_print_untraced.
  */
 #include <errno.h>
 #include <limits.h>
@@ -119,7 +120,6 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 			hwt_bundle_errstr(err));
 	return 0;
 }
-
 
 void hwt_command_print_untraced(const char *dir, const struct hwt_unit_options *unit,
 				const char *prefix)
