@@ -95,18 +95,38 @@ int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
  * The decode while recording (live.c): a thread that decodes the process
  * images of the bundle in bundle_dir (which need not exist yet) as they
  * end, on CPU time nothing else wants, while the recorder runs the
- * command. hwt_decode_live_start returns NULL when out of memory or
- * without threads: the caller then decodes the usual way.
+ * command.
+ *
+ * hwt_decode_live_alloc makes it (NULL when out of memory: the caller then
+ * decodes the usual way); hwt_decode_live_run starts the thread with
+ * options (may be NULL): it decodes with their decoder and segment_bytes,
+ * and hands the control flow to their flow consumer when there is one,
+ * whose blocks name the images of hwt_decode_live_profile (a consumer
+ * that looks images up, the stack builder's symbols, is made on that
+ * profile). 0, or -hbe_nomem without a thread. hwt_decode_live_start is
+ * both, without options (NULL when either failed).
  *
  * hwt_decode_live_finish, once the bundle is finished and opened: stops the
- * thread, decodes what it has not and adds the counts to profile. The
- * result is hwt_decode's (the diagnostics and their order too); only the
- * order of images in the profile may differ. Returns as hwt_decode does.
+ * thread, decodes what it has not (with options' progress, jobs and stats;
+ * into the thread's consumer) and adds the counts (and images) to profile.
+ * The result is hwt_decode's (the diagnostics and their order too); only
+ * the order of images in the profile, and that of streams handed to a
+ * consumer, may differ. When the thread's work cannot be kept (an image
+ * changed since, out of memory, the thread never ran) it is thrown away
+ * and the whole bundle is decoded with options, into their consumer:
+ * hwt_decode_live_kept says which consumer has the result. Returns as
+ * hwt_decode does.
  */
 struct hwt_decode_live;
+struct hwt_decode_live *hwt_decode_live_alloc(const char *bundle_dir);
+const struct hwt_profile *hwt_decode_live_profile(const struct hwt_decode_live *live);
+int hwt_decode_live_run(struct hwt_decode_live *live, const struct hwt_decode_options *options);
 struct hwt_decode_live *hwt_decode_live_start(const char *bundle_dir);
 int hwt_decode_live_finish(struct hwt_decode_live *live, struct hwt_bundle *bundle,
 			   struct hwt_profile *profile, const struct hwt_decode_options *options);
+/* After the finish: 1 when it kept the thread's work (the result is in the
+   thread's consumer, when it had one), 0 when it decoded the whole bundle. */
+int hwt_decode_live_kept(const struct hwt_decode_live *live);
 /* Process images decoded while recording, and used (0 when none were). */
 size_t hwt_decode_live_images(const struct hwt_decode_live *live);
 /* Stops the thread (when still running) and frees live. */

@@ -28,8 +28,18 @@
  *   it had then, decodes the other images with the same decoder (adding the
  *   held diagnostics in bundle order) and adds the profile to the caller's.
  *   When the check fails, or the thread ran out of memory or could not load
- *   an image, it throws that work away and decodes the whole bundle again.
- *   Only the order of images in the profile depends on timing.
+ *   an image, or never ran, it throws that work away and decodes the whole
+ *   bundle again with the caller's options. Only the order of images in the
+ *   profile depends on timing.
+ * - With a flow consumer (hwt_decode_live_run's options->flow, the stack
+ *   builder of hwt flame) the thread hands it the control flow of each
+ *   image it decodes, and the finish, when it keeps that work, the rest:
+ *   the whole decode goes to that one consumer, whose blocks name the
+ *   images of the thread's profile (hwt_decode_live_profile), in another
+ *   order of streams than the decode after the run, as a parallel decode
+ *   does. Work thrown away cannot be taken back from a consumer: the finish
+ *   then decodes the whole bundle into the consumer of its own options, and
+ *   hwt_decode_live_kept says which of the two has the result.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -60,11 +70,14 @@ struct hwt_decode_live {
 	char *dir;
 	struct hwt_decoder d;          /* thread, then hwt_decode_live_finish */
 	struct hwt_profile *profile;   /* d's */
+	struct hwt_decode_options options; /* the thread's (hwt_decode_live_run) */
+	struct hwt_decode_options finish_options; /* the finish's, with the thread's flow */
 	struct live_image *images;
 	size_t count, capacity;
 	struct hwt_hash_index index;   /* of images by (pid, generation) */
 	int failed;                    /* an image did not load, or out of memory */
 	int finished;                  /* d's files were freed */
+	int started;                   /* the thread ran (its work may be kept) */
 	pthread_t thread;
 	int running;
 	atomic_int stop;
@@ -204,10 +217,9 @@ static void *live_main(void *arg)
 	return NULL;
 }
 
-struct hwt_decode_live *hwt_decode_live_start(const char *bundle_dir)
+struct hwt_decode_live *hwt_decode_live_alloc(const char *bundle_dir)
 {
 	struct hwt_decode_live *live = calloc(1, sizeof(*live));
-	sigset_t all, old;
 
 	if (!live)
 		return NULL;
@@ -219,16 +231,45 @@ struct hwt_decode_live *hwt_decode_live_start(const char *bundle_dir)
 		free(live);
 		return NULL;
 	}
-	hwt_decoder_init(&live->d, live->profile, NULL);
+	hwt_decoder_init(&live->d, live->profile, &live->options);
 	atomic_init(&live->stop, 0);
 	pthread_mutex_init(&live->lock, NULL);
 	pthread_cond_init(&live->wake, NULL);
+	return live;
+}
+
+const struct hwt_profile *hwt_decode_live_profile(const struct hwt_decode_live *live)
+{
+	return live ? live->profile : NULL;
+}
+
+int hwt_decode_live_run(struct hwt_decode_live *live, const struct hwt_decode_options *options)
+{
+	sigset_t all, old;
+
+	if (!live || live->started || live->finished)
+		return -hbe_invalid;
+	if (options) {
+		/* The decoder and the consumer; progress and stats are the finish's. */
+		live->options.decoder = options->decoder;
+		live->options.segment_bytes = options->segment_bytes;
+		live->options.flow = options->flow;
+	}
+	live->options.jobs = 1;
 	/* Signals are the recorder's business (it forwards them to the command). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	live->running = pthread_create(&live->thread, NULL, live_main, live) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!live->running) {
+	live->started = live->running;
+	return live->running ? 0 : -hbe_nomem;
+}
+
+struct hwt_decode_live *hwt_decode_live_start(const char *bundle_dir)
+{
+	struct hwt_decode_live *live = hwt_decode_live_alloc(bundle_dir);
+
+	if (live && hwt_decode_live_run(live, NULL) < 0) {
 		hwt_decode_live_free(live);
 		return NULL;
 	}
@@ -262,6 +303,11 @@ size_t hwt_decode_live_images(const struct hwt_decode_live *live)
 	return n;
 }
 
+int hwt_decode_live_kept(const struct hwt_decode_live *live)
+{
+	return live && live->finished && !live->failed;
+}
+
 int hwt_decode_live_finish(struct hwt_decode_live *live, struct hwt_bundle *bundle,
 			   struct hwt_profile *profile, const struct hwt_decode_options *options)
 {
@@ -273,6 +319,8 @@ int hwt_decode_live_finish(struct hwt_decode_live *live, struct hwt_bundle *bund
 		return -hbe_invalid;
 	live_stop(live);
 	live->finished = 1;
+	if (!live->started)
+		live->failed = 1;
 	done = calloc(nimages + 1, sizeof(*done));
 	for (size_t k = 0; done && !live->failed && k < live->count; k++) {
 		struct live_image *e = &live->images[k];
@@ -299,7 +347,11 @@ int hwt_decode_live_finish(struct hwt_decode_live *live, struct hwt_bundle *bund
 		live->failed = 1;
 		return hwt_decode(bundle, profile, options);
 	}
-	hwt_decoder_set_options(&live->d, options);
+	/* The rest goes where the thread's work went. */
+	if (options)
+		live->finish_options = *options;
+	live->finish_options.flow = live->options.flow;
+	hwt_decoder_set_options(&live->d, &live->finish_options);
 	status = hwt_decoder_run(&live->d, bundle, done);
 	status = hwt_decoder_finish(&live->d, status);
 	free(done);

@@ -1,8 +1,12 @@
-/* A bundle's decode as the commands run it: progress, messages, diagnostics. */
+/*
+ * A bundle's decode as the commands run it: progress, messages,
+ * diagnostics; and the decode while recording, as they start it.
+ */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hwt_bundle.h"
 #include "hwt_command.h"
@@ -28,15 +32,22 @@ static int env_size(const char *prefix, const char *name, size_t max, size_t *n)
 	return 0;
 }
 
+/* The decoder given, else $HWT_DECODER's, else edge; -1 with *name when unknown. */
+static int decoder_kind(const char *given, const char **name)
+{
+	*name = given ? given : getenv("HWT_DECODER");
+	return *name && **name ? hwt_command_decoder(*name) : hwt_decoder_edge;
+}
+
 int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 		       const struct hwt_command_decode_options *how)
 {
 	struct hwt_decode_options options = { 0 };
 	struct hwt_progress progress;
-	const char *decoder = how->decoder ? how->decoder : getenv("HWT_DECODER");
+	const char *decoder;
 	struct hwt_bundle *bundle;
 	size_t jobs = 0;
-	int status, kind = decoder && *decoder ? hwt_command_decoder(decoder) : hwt_decoder_edge;
+	int status, kind = decoder_kind(how->decoder, &decoder);
 
 	if (kind < 0) {
 		fprintf(stderr, "%s: error: unknown decoder '%s' (HWT_DECODER; known: edge, libipt, check)\n",
@@ -69,4 +80,48 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 		status = (int)hwt_bundle_warning_count(bundle);
 	hwt_bundle_free(bundle);
 	return status < 0 ? -1 : status;
+}
+
+/* ----- the decode while recording ----- */
+
+struct live_start {
+	struct hwt_decode_live *live;
+	struct hwt_decode_options options;
+};
+
+/* In the recorder, once the command runs. */
+static void live_start(void *context)
+{
+	struct live_start *start = context;
+
+	/* Without a thread the decode is all at the end. */
+	(void)hwt_decode_live_run(start->live, &start->options);
+}
+
+int hwt_record_run_live(const char *dir, const struct hwt_unit_options *unit, char *const argv[],
+			int *status, const char *prefix, const struct hwt_record_live *how)
+{
+	struct hwt_unit_options with_live = *unit;
+	struct live_start start = { 0 };
+	const char *name, *off = getenv("HWT_DECODE_LIVE");
+	int kind;
+
+	/* HWT_DECODE_LIVE=0: all at the end, as before (to compare; tests). */
+	if (how && how->live && !(off && !strcmp(off, "0"))) {
+		/* A bad name is said by the decode at the end (HWT_DECODER too). */
+		kind = decoder_kind(how->decoder, &name);
+		start.live = how->live;
+		start.options.decoder = kind < 0 ? hwt_decoder_edge : (enum hwt_decoder_kind)kind;
+		start.options.flow = how->flow;
+		with_live.running = live_start;
+		with_live.running_context = &start;
+	}
+	return hwt_record_run(dir, &with_live, argv, status, prefix);
+}
+
+void hwt_command_live_say(const struct hwt_decode_live *live, const char *prefix)
+{
+	if (live)
+		fprintf(stderr, "%s: %zu process images were decoded while the command ran\n", prefix,
+			hwt_decode_live_images(live));
 }

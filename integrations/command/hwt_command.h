@@ -81,6 +81,26 @@ struct hwt_command_decode_options {
 int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 		       const struct hwt_command_decode_options *how);
 
+/*
+ * The decode while recording (hwt_decode_live, converters/decode/live.c)
+ * as hwt-cov, hwt-pgo and hwt flame run it: hwt_record_run, with live's
+ * thread started once the command runs (hwt_decode_live_run: the decoder
+ * of decoder, else $HWT_DECODER; flow its consumer, NULL: a profile). how
+ * or how->live NULL, or $HWT_DECODE_LIVE 0: hwt_record_run alone (the
+ * finish then decodes the whole bundle). The decode at the end finishes
+ * it (hwt_command_decode_options.live, or hwt_decode_live_finish).
+ */
+struct hwt_flow_consumer;
+struct hwt_record_live {
+	struct hwt_decode_live *live;    /* hwt_decode_live_alloc'ed for the bundle dir */
+	const char *decoder;             /* --decoder NAME, or NULL */
+	const struct hwt_flow_consumer *flow;
+};
+int hwt_record_run_live(const char *dir, const struct hwt_unit_options *unit, char *const argv[],
+			int *status, const char *prefix, const struct hwt_record_live *how);
+/* What -v says of it, once finished: how many images were decoded early. */
+void hwt_command_live_say(const struct hwt_decode_live *live, const char *prefix);
+
 /* ----- options.c: the options several commands take ----------------------- */
 
 struct hwt_command_options {
@@ -197,6 +217,14 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 
 /* Exit status a shell would give for a waitpid status (128 + signal when killed). */
 int hwt_exit_code(int wait_status);
+
+/*
+ * Says which processes of the recording in dir ran natively, and which
+ * programs were traced for a library (hwt-cov, hwt-pgo): a user who
+ * expected their counts learns why.
+ */
+void hwt_command_print_untraced(const char *dir, const struct hwt_unit_options *unit,
+				const char *prefix);
 
 /* ----- gates.c: coverage gates and their exit statuses -------------------- */
 

@@ -1,7 +1,8 @@
 /*
- * hwt_record_run, shared by `hwt record` and hwt-cov: make the bundle, run
- * the command under the trace unit (collector/record) into it, write the
- * summary, saying what went wrong; hwt_exit_code.
+ * hwt_record_run, shared by `hwt record`, hwt-cov, hwt-pgo and hwt flame:
+ * make the bundle, run the command under the trace unit (collector/record)
+ * into it, write the summary, saying what went wrong; hwt_exit_code;
+ * hwt_command_print_untraced.
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,6 +15,7 @@
 
 #include "hwt_bundle.h"
 #include "hwt_command.h"
+#include "record.h"
 #include "trace_unit.h"
 
 int hwt_exit_code(int wait_status)
@@ -119,3 +121,14 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 	return 0;
 }
 
+void hwt_command_print_untraced(const char *dir, const struct hwt_unit_options *unit,
+				const char *prefix)
+{
+	struct hwt_bundle *b = hwt_bundle_alloc();
+
+	if (b && hwt_bundle_open(b, dir) == 0) {
+		hwt_record_print_untraced(b, stderr, prefix);
+		hwt_record_print_by_library(b, unit, stderr, prefix);
+	}
+	hwt_bundle_free(b);
+}

@@ -23,7 +23,6 @@
 #include "hwt_command.h"
 #include "hwt_decode.h"
 #include "hwt_lcov.h"
-#include "record.h"
 #include "trace_unit.h"
 
 #define PREFIX "hwt-cov"
@@ -106,38 +105,12 @@ out:
 }
 
 /* Records argv into a bundle, writes the report; the exit status. */
-/* Which processes ran natively: a user who expected their coverage learns why. */
-static void print_untraced(const char *dir, const struct hwt_unit_options *unit)
-{
-	struct hwt_bundle *b = hwt_bundle_alloc();
-
-	if (b && hwt_bundle_open(b, dir) == 0) {
-		hwt_record_print_untraced(b, stderr, PREFIX);
-		hwt_record_print_by_library(b, unit, stderr, PREFIX);
-	}
-	hwt_bundle_free(b);
-}
-
-/* The decode while recording: started once the command runs. */
-struct live_start {
-	const char *bundle;
-	struct hwt_decode_live *live;
-};
-
-static void start_live_decode(void *context)
-{
-	struct live_start *start = context;
-
-	/* Without it (out of memory, no threads), the decode is all at the end. */
-	start->live = hwt_decode_live_start(start->bundle);
-}
-
 static int record_and_report(const char *keep, const struct hwt_lcov_report_options *optsp,
 			     char **cmd)
 {
 	struct hwt_lcov_report_options opts = *optsp;
 	struct hwt_unit_options *unit = &opts.common.unit;
-	struct live_start live = { NULL, NULL };
+	struct hwt_record_live live = { NULL, opts.common.decoder, NULL };
 	const char *tmpdir;
 	char bundle[PATH_MAX];
 	int status = 0, code, report;
@@ -158,10 +131,9 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 			return 2;
 		}
 	}
-	live.bundle = bundle;
-	unit->running = start_live_decode;
-	unit->running_context = &live;
-	if (hwt_record_run(bundle, unit, cmd, &status, PREFIX) < 0) {
+	/* Decoded while the command runs; without it (out of memory), at the end. */
+	live.live = hwt_decode_live_alloc(bundle);
+	if (hwt_record_run_live(bundle, unit, cmd, &status, PREFIX, &live) < 0) {
 		hwt_decode_live_free(live.live);
 		if (!keep)
 			remove_tree(bundle);
@@ -169,13 +141,12 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 	}
 	code = hwt_exit_code(status);
 	if (!opts.common.quiet)
-		print_untraced(bundle, unit);
+		hwt_command_print_untraced(bundle, unit, PREFIX);
 
 	opts.live = live.live;
 	report = hwt_lcov_report(bundle, &opts);
-	if (opts.common.verbose && live.live)
-		fprintf(stderr, PREFIX ": %zu process images were decoded while the command ran\n",
-			hwt_decode_live_images(live.live));
+	if (opts.common.verbose)
+		hwt_command_live_say(live.live, PREFIX);
 	hwt_decode_live_free(live.live);
 	if (!keep)
 		remove_tree(bundle);

@@ -4,7 +4,8 @@
  * Sample-profile-guided optimisation from a traced training run, in one
  * command (docs/pgo.md):
  *   1. build PROG.train with CC -O2 -g -fdebug-info-for-profiling;
- *   2. run it on the training arguments under hwt record;
+ *   2. run it on the training arguments under the trace unit (as hwt
+ *      record does), decoding each process as it ends (as hwt-cov does);
  *   3. write the LLVM sample profile (hwt report afdo) of that binary;
  *   4. rebuild PROG with -fprofile-sample-use=PROFILE;
  *   5. with --measure, also build a plain -O2 PROG and time both, runs
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,8 +39,9 @@ static void usage(FILE *out)
 	      "\n"
 	      "Builds PROG with sample-profile-guided optimisation from a traced training\n"
 	      "run: builds PROG.train (CC -O2 -g -fdebug-info-for-profiling), runs it on the\n"
-	      "training arguments under 'hwt record', writes its LLVM sample profile and\n"
-	      "rebuilds PROG with -fprofile-sample-use. SOURCES-AND-FLAGS go to every\n"
+	      "training arguments under a trace unit (as 'hwt record'; each process is\n"
+	      "decoded as soon as it ends, as hwt-cov does), writes its LLVM sample\n"
+	      "profile and rebuilds PROG with -fprofile-sample-use. SOURCES-AND-FLAGS go to every\n"
 	      "compile (source files, -I, -D, -l ...). docs/pgo.md describes each step.\n"
 	      "\n"
 	      "  -o, --output PROG     the optimised program to build (required)\n"
@@ -56,6 +59,8 @@ static void usage(FILE *out)
 	      "  -j, --jobs N          decode the trace with N threads (default: one per\n"
 	      "                        CPU, at most 16)\n"
 	      HWT_UNIT_USAGE
+	      "  -v, --verbose         also say how many processes were decoded while the\n"
+	      "                        training ran, and the training step's time\n"
 	      "  -q, --quiet           print only errors and the result\n"
 	      "  -h, --help            this text\n"
 	      "\n"
@@ -111,11 +116,11 @@ static void clear(struct argv_list *l)
 	l->n = l->cap = 0;
 }
 
-static void print_command(char *const *argv)
+static void print_command_line(const char *head, char *const *argv)
 {
 	size_t i;
 
-	fputs(PREFIX ": ", stderr);
+	fputs(head, stderr);
 	for (i = 0; argv[i]; i++)
 		fprintf(stderr, "%s%s", i ? " " : "", argv[i]);
 	fputc('\n', stderr);
@@ -161,7 +166,7 @@ static int compile(const char *cc, const struct argv_list *cflags, const char *e
 		return -1;
 	}
 	if (!quiet)
-		print_command(a.v);
+		print_command_line(PREFIX ": ", a.v);
 	rc = run(a.v, 0);
 	if (rc != 0 && rc != -1)
 		fprintf(stderr, PREFIX ": error: the compiler failed (exit status %d) building %s\n",
@@ -250,6 +255,100 @@ static char *concat(const char *a, const char *b)
 	return s;
 }
 
+/* Wall and CPU seconds so far (this process and the children it waited for). */
+static void clocks(double *wall, double *cpu)
+{
+	struct rusage self, children;
+
+	*wall = now();
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &children);
+	*cpu = (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + children.ru_utime.tv_sec +
+			children.ru_stime.tv_sec) +
+	       (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + children.ru_utime.tv_usec +
+			children.ru_stime.tv_usec) * 1e-6;
+}
+
+/*
+ * The training run (argv) recorded into bundle and decoded, each process
+ * as it ends (hwt-cov's decode while recording), the rest once it has
+ * exited: the counts saved in the hwt profile counts. *train_status is the
+ * run's exit status. 0, or -1 (said why).
+ */
+static int train_step(const struct hwt_command_options *o, const char *bundle, const char *keep,
+		      char *const *argv, const char *counts, int *train_status)
+{
+	struct hwt_record_live live = { hwt_decode_live_alloc(bundle), NULL, NULL };
+	struct hwt_command_decode_options how = {
+		.prefix = PREFIX,
+		.progress = hwt_progress_tty,
+		.quiet = o->quiet,
+		.jobs = o->jobs,
+	};
+	struct hwt_profile *profile = NULL;
+	double wall0, cpu0, wall1, cpu1, decode;
+	int wait_status = 0, rc = -1, err;
+
+	clocks(&wall0, &cpu0);
+	if (!o->quiet)
+		print_command_line(PREFIX ": 2/4 train (traced): ", argv);
+	/* Our own bundle of an earlier run is replaced. */
+	if (!keep)
+		(void)hwt_bundle_remove(bundle);
+	{
+		/* The program's output is not ours to show: standard output to /dev/null. */
+		int saved = dup(1), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		fflush(stdout);
+		if (saved >= 0 && null >= 0)
+			dup2(null, 1);
+		err = hwt_record_run_live(bundle, &o->unit, argv, &wait_status, PREFIX, &live);
+		if (saved >= 0) {
+			dup2(saved, 1);
+			close(saved);
+		}
+		if (null >= 0)
+			close(null);
+	}
+	if (err < 0)
+		goto out;
+	*train_status = hwt_exit_code(wait_status);
+	if (!o->quiet)
+		hwt_command_print_untraced(bundle, &o->unit, PREFIX);
+	if (*train_status != 0)
+		fprintf(stderr, PREFIX ": warning: the training run exited with status %d\n",
+			*train_status);
+	profile = hwt_profile_alloc();
+	if (!profile) {
+		fprintf(stderr, PREFIX ": out of memory\n");
+		goto out;
+	}
+	how.live = live.live;
+	decode = now();
+	if (hwt_command_decode(bundle, profile, &how) < 0)
+		goto out;
+	decode = now() - decode;
+	err = hwt_profile_save(profile, counts);
+	if (err < 0) {
+		fprintf(stderr, PREFIX ": error: cannot write %s: %s\n", counts,
+			hwt_profile_errstr(err));
+		goto out;
+	}
+	rc = 0;
+	if (o->verbose) {
+		hwt_command_live_say(live.live, PREFIX);
+		clocks(&wall1, &cpu1);
+		fprintf(stderr,
+			PREFIX ": the training step (record and decode) took %.3f s, %.3f s of CPU; "
+			"%.3f s of it decoding after the run\n",
+			wall1 - wall0, cpu1 - cpu0, decode);
+	}
+out:
+	hwt_profile_free(profile);
+	hwt_decode_live_free(live.live);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -263,6 +362,7 @@ int main(int argc, char **argv)
 		{ "measure", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, 'r' },
 		HWT_OPTION_QUIET,
+		HWT_OPTION_VERBOSE,
 		HWT_OPTION_JOBS,
 		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_LONG_OPTION,
@@ -270,15 +370,15 @@ int main(int argc, char **argv)
 	};
 	struct hwt_command_options o = { 0 };
 	const char *output, *train = "", *cc = NULL, *cflags_s = "-O2", *profile = NULL;
-	const char *work = NULL, *measure_args = NULL, *keep = NULL, *jobs;
+	const char *work = NULL, *measure_args = NULL, *keep = NULL;
 	char *own_output = NULL, *own_profile = NULL, *own_work = NULL, *train_bin = NULL, *bundle = NULL,
-	     *base_bin = NULL, *use_flag = NULL;
+	     *base_bin = NULL, *use_flag = NULL, *counts = NULL;
 	struct argv_list inputs = { 0 }, cflags = { 0 }, rec = { 0 };
 	int opt, runs = 11, quiet, status = 2, exit_status, train_status, i;
 	char *end;
 
 	opterr = 0; /* the messages are ours */
-	while ((opt = getopt_long(argc, argv, "+:o:qj:h", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:o:qvj:h", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 't': train = optarg; break;
 		case 'c': cc = optarg; break;
@@ -296,7 +396,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		default:
-			/* -o, -q, -j and --unit (checked here, passed on). */
+			/* -o, -q, -v, -j and --unit (checked here, passed on). */
 			exit_status = hwt_command_other_option(&o, opt, optarg, argv, usage, PREFIX);
 			if (exit_status >= 0)
 				return exit_status;
@@ -304,7 +404,6 @@ int main(int argc, char **argv)
 	}
 	output = o.output;
 	quiet = o.quiet;
-	jobs = o.jobs_arg ? o.jobs_arg : "0";
 	if (!output) {
 		fprintf(stderr, PREFIX ": no program to build (-o PROG)\n");
 		usage(stderr);
@@ -350,7 +449,8 @@ int main(int argc, char **argv)
 	train_bin = concat(work, "/train");
 	bundle = keep ? strdup(keep) : concat(work, "/train.hwt");
 	use_flag = concat("-fprofile-sample-use=", profile);
-	if (!train_bin || !bundle || !use_flag)
+	counts = concat(work, "/train.prof");
+	if (!train_bin || !bundle || !use_flag || !counts)
 		goto nomem;
 	if (keep && file_exists(keep)) {
 		fprintf(stderr, PREFIX ": error: %s exists (--keep wants a new directory)\n", keep);
@@ -363,47 +463,19 @@ int main(int argc, char **argv)
 	if (compile(cc, &cflags, "-g -fdebug-info-for-profiling", NULL, &inputs, train_bin, quiet))
 		goto out;
 
-	/* 2. The training run under hwt record (our own bundle of an earlier run is replaced). */
-	if (!quiet)
-		fprintf(stderr, PREFIX ": 2/4 train: %s %s (traced)\n", train_bin, train);
-	if (!keep)
-		(void)hwt_bundle_remove(bundle);
-	if (push(&rec, "record") || push(&rec, "-o") || push(&rec, bundle) ||
-	    (quiet && push(&rec, "-q")) ||
-	    (o.unit.unit && (push(&rec, "--unit") || push(&rec, o.unit.unit))) || push(&rec, "--") ||
-	    push(&rec, train_bin) || push_words(&rec, train))
+	/* 2 and 3: the training step. */
+	if (push(&rec, train_bin) || push_words(&rec, train))
 		goto nomem;
-	{
-		/* The program's output is not ours to show: standard output to /dev/null. */
-		int saved = dup(1), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-		if (saved >= 0 && null >= 0)
-			dup2(null, 1);
-		train_status = hwt_record_main((int)rec.n, rec.v);
-		fflush(stdout);
-		if (saved >= 0) {
-			dup2(saved, 1);
-			close(saved);
-		}
-		if (null >= 0)
-			close(null);
-	}
-	if (!file_exists(bundle)) {
-		fprintf(stderr, PREFIX ": error: the training run was not recorded\n");
+	if (train_step(&o, bundle, keep, rec.v, counts, &train_status) < 0)
 		goto out;
-	}
-	if (train_status != 0)
-		fprintf(stderr, PREFIX ": warning: the training run exited with status %d\n",
-			train_status);
-
-	/* 3. The sample profile of the training binary. */
 	if (!quiet)
 		fprintf(stderr, PREFIX ": 3/4 write the sample profile %s\n", profile);
 	{
-		char *av[] = { "afdo", bundle, "--binary", train_bin, "-o", (char *)profile,
-			       quiet ? "-q" : "-v", "-j", (char *)jobs, NULL };
-		int rc = hwt_report_afdo_main(9, av);
+		char *av[] = { "afdo", counts, "--binary", train_bin, "-o", (char *)profile,
+			       quiet ? "-q" : "-v", NULL };
+		int rc = hwt_report_afdo_main(7, av);
 
+		(void)unlink(counts);
 		if (rc == 2)
 			goto out;
 	}
@@ -444,5 +516,6 @@ out:
 	free(bundle);
 	free(base_bin);
 	free(use_flag);
+	free(counts);
 	return status;
 }

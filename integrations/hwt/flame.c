@@ -1,7 +1,9 @@
 /*
  * Flame graphs and call timelines from a trace: `hwt report flame|folded|
  * speedscope|chrome [options] BUNDLE` and `hwt flame [options] -- CMD`
- * (record, then the same report). docs/flame.md has the details.
+ * (record, then the same report; the flame graph and folded stacks are
+ * decoded while the command runs, as hwt-cov does). docs/flame.md has the
+ * details.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -116,6 +118,9 @@ static void flame_usage(FILE *out)
 	      "  -o, --output FILE     [flame.svg, flame.folded, flame.speedscope.json,\n"
 	      "                        flame.trace.json]\n"
 	      "      --keep BUNDLE     keep the trace bundle in BUNDLE (must not exist)\n"
+	      "  -v, --verbose         also say how many processes were decoded while COMMAND\n"
+	      "                        ran (flame and folded: each process is decoded as it\n"
+	      "                        ends, as hwt-cov does)\n"
 	      COMMON_USAGE HWT_UNIT_USAGE
 	      "Which processes are traced, as for `hwt record`:\n" HWT_UNIT_SELECT_USAGE,
 	      out);
@@ -268,19 +273,61 @@ static void print_stats(const struct hwt_stacks *stacks, const char *prefix)
 }
 
 /*
- * Decodes the bundle at dir into tree (and the timeline when given).
- * Returns 0 clean, 1 with warnings, 2 failed (message printed). *command
- * (may be NULL) gets the bundle's command line (malloc'd).
+ * hwt flame's decode while recording: a stack builder of its own, whose
+ * symbols are those of the thread's profile (its blocks name those
+ * images). When the finish keeps the thread's work, the whole decode is in
+ * it; else in build's own builder.
+ */
+struct flame_live {
+	struct hwt_decode_live *live;  /* NULL: none */
+	struct hwt_stacks_symbols *symbols;
+	struct hwt_stack_tree *tree;
+	struct hwt_stacks *stacks;
+};
+
+static void flame_live_free(struct flame_live *l)
+{
+	hwt_decode_live_free(l->live);
+	hwt_stacks_free(l->stacks);
+	hwt_stack_tree_free(l->tree);
+	hwt_stacks_symbols_free(l->symbols);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Ready to start once the command runs; without memory, l->live is NULL. */
+static void flame_live_alloc(struct flame_live *l, const char *dir, const struct flame_options *o)
+{
+	memset(l, 0, sizeof(*l));
+	l->live = hwt_decode_live_alloc(dir);
+	if (l->live)
+		l->symbols = hwt_stacks_symbols_alloc(hwt_decode_live_profile(l->live), dir,
+						      o->stacks.flags & HWT_STACKS_INLINE
+							      ? HWT_SYMBOLS_INLINE
+							      : 0);
+	l->tree = hwt_stack_tree_alloc();
+	if (l->symbols && l->tree)
+		l->stacks = hwt_stacks_alloc(l->symbols, l->tree, &o->stacks);
+	if (!l->stacks)
+		flame_live_free(l);
+}
+
+/*
+ * Decodes the bundle at dir into tree (and the timeline when given),
+ * finishing live's decode when not NULL. Returns 0 clean, 1 with
+ * warnings, 2 failed (message printed). *command (may be NULL) gets the
+ * bundle's command line (malloc'd).
  */
 static int build(const char *dir, const struct flame_options *o, struct hwt_stack_tree *tree,
-		 struct hwt_stacks_timeline *timeline, char **command, const char *prefix)
+		 struct hwt_stacks_timeline *timeline, struct flame_live *live, char **command,
+		 const char *prefix)
 {
 	struct hwt_decode_options dopt = { 0 };
 	struct hwt_stacks_options so = o->stacks;
 	struct hwt_profile *profile = hwt_profile_alloc();
 	struct hwt_bundle *bundle = NULL;
 	struct hwt_stacks_symbols *symbols = NULL;
-	struct hwt_stacks *stacks = NULL;
+	struct hwt_stacks *stacks = NULL, *result;
+	struct hwt_stacks_symbols *result_symbols;
 	struct hwt_progress progress;
 	const char *clock;
 	int status = 2, s;
@@ -312,28 +359,40 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 		fprintf(stderr, "%s: out of memory\n", prefix);
 		goto out;
 	}
+	result_symbols = symbols;
+	result = stacks;
 	hwt_progress_init(&progress, o->progress ? hwt_progress_always : hwt_progress_tty);
 	dopt.progress = hwt_progress_print;
 	dopt.progress_context = &progress;
 	dopt.flow = hwt_stacks_consumer(stacks);
 	/* A timeline is written in stream order: one stream at a time. */
 	dopt.jobs = timeline ? 1 : o->common.jobs;
-	s = hwt_decode(bundle, profile, &dopt);
+	if (live && live->live)
+		s = hwt_decode_live_finish(live->live, bundle, profile, &dopt);
+	else
+		s = hwt_decode(bundle, profile, &dopt);
 	hwt_progress_end(&progress);
-	if (hwt_stacks_symbols_failures(symbols))
+	if (live && hwt_decode_live_kept(live->live)) {
+		/* The whole decode went to the thread's builder (ours got nothing). */
+		result_symbols = live->symbols;
+		result = live->stacks;
+		if (s >= 0 && hwt_stack_tree_merge(tree, live->tree) < 0)
+			s = -hbe_nomem;
+	}
+	if (hwt_stacks_symbols_failures(result_symbols))
 		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
 				    "%zu images could not be read for function names: their frames "
 				    "are named module+0xoffset",
-				    hwt_stacks_symbols_failures(symbols));
+				    hwt_stacks_symbols_failures(result_symbols));
 	if (!o->common.quiet)
 		hwt_command_print_diags(bundle, stderr, prefix);
-	if (s < 0 || hwt_stacks_status(stacks) < 0) {
+	if (s < 0 || hwt_stacks_status(result) < 0) {
 		fprintf(stderr, "%s: error: %s\n", prefix,
-			s < 0 ? hwt_bundle_errstr(s) : hwt_stacks_errstr(hwt_stacks_status(stacks)));
+			s < 0 ? hwt_bundle_errstr(s) : hwt_stacks_errstr(hwt_stacks_status(result)));
 		goto out;
 	}
 	if (o->stats)
-		print_stats(stacks, prefix);
+		print_stats(result, prefix);
 	status = hwt_bundle_warning_count(bundle) ? 1 : 0;
 out:
 	hwt_stacks_free(stacks);
@@ -357,7 +416,7 @@ static int load(const char *path, const struct flame_options *o, struct hwt_stac
 		return 2;
 	}
 	if (S_ISDIR(st.st_mode))
-		return build(path, o, tree, NULL, NULL, prefix);
+		return build(path, o, tree, NULL, NULL, NULL, prefix);
 	f = fopen(path, "r");
 	if (!f) {
 		fprintf(stderr, "%s: error: %s: %s\n", prefix, path, strerror(errno));
@@ -423,8 +482,9 @@ static int write_tree(const struct hwt_stack_tree *tree, const struct flame_opti
 	return 0;
 }
 
-/* The whole report from a bundle (or, --diff, two); exit status. */
-static int report(const char *dir, const struct flame_options *o, const char *prefix)
+/* The whole report from a bundle (or, --diff, two; live: hwt flame's); exit status. */
+static int report(const char *dir, const struct flame_options *o, struct flame_live *live,
+		  const char *prefix)
 {
 	struct hwt_stack_tree *tree = hwt_stack_tree_alloc();
 	struct hwt_stack_tree *before = NULL;
@@ -449,7 +509,7 @@ static int report(const char *dir, const struct flame_options *o, const char *pr
 			fprintf(stderr, "%s: out of memory\n", prefix);
 			goto out;
 		}
-		status = build(dir, o, tree, timeline, NULL, prefix);
+		status = build(dir, o, tree, timeline, NULL, NULL, prefix);
 		s = hwt_stacks_timeline_finish(timeline);
 		if (close_output(out, o->common.output, prefix) < 0 || s < 0) {
 			out = NULL;
@@ -486,7 +546,7 @@ static int report(const char *dir, const struct flame_options *o, const char *pr
 		}
 		goto out;
 	}
-	status = build(dir, o, tree, NULL, &command, prefix);
+	status = build(dir, o, tree, NULL, live, &command, prefix);
 	if (status != 2 && write_tree(tree, o, command, prefix))
 		status = 2;
 out:
@@ -547,7 +607,7 @@ int hwt_report_flame_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	return report(dir, &o, prefix);
+	return report(dir, &o, NULL, prefix);
 }
 
 int hwt_flame_main(int argc, char **argv)
@@ -556,6 +616,7 @@ int hwt_flame_main(int argc, char **argv)
 		COMMON_LONG_OPTIONS,
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "keep", required_argument, NULL, OPT_KEEP },
+		HWT_OPTION_VERBOSE,
 		HWT_UNIT_SELECT_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -563,6 +624,8 @@ int hwt_flame_main(int argc, char **argv)
 							 "flame.speedscope.json", "flame.trace.json" };
 	const char *prefix = "hwt flame";
 	struct flame_options o;
+	struct flame_live live = { 0 };
+	struct hwt_record_live rec = { 0 };
 	const char *keep = NULL;
 	char tmp[PATH_MAX];
 	const char *dir;
@@ -572,7 +635,7 @@ int hwt_flame_main(int argc, char **argv)
 	optind = 0; /* glibc: a fresh start, with this optstring's ordering */
 	opterr = 0; /* the messages are ours */
 	/* '+': options end at COMMAND, whose own options are left alone. */
-	while ((opt = getopt_long(argc, argv, "+:o:qj:h", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:o:qvj:h", long_options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_FORMAT:
 			for (f = 0; f < fmt_count; f++)
@@ -617,13 +680,22 @@ int hwt_flame_main(int argc, char **argv)
 		rmdir(tmp);
 		dir = tmp;
 	}
-	if (hwt_record_run(dir, &o.common.unit, argv + optind, &wait_status, prefix) < 0) {
+	/* A timeline is written in stream order, after the run. */
+	if (o.format == fmt_flame || o.format == fmt_folded)
+		flame_live_alloc(&live, dir, &o);
+	rec.live = live.live;
+	rec.flow = live.stacks ? hwt_stacks_consumer(live.stacks) : NULL;
+	if (hwt_record_run_live(dir, &o.common.unit, argv + optind, &wait_status, prefix, &rec) < 0) {
+		flame_live_free(&live);
 		if (!keep)
 			(void)hwt_bundle_remove(dir);
 		return 2;
 	}
 	code = hwt_exit_code(wait_status);
-	status = report(dir, &o, prefix);
+	status = report(dir, &o, &live, prefix);
+	if (o.common.verbose && live.live)
+		hwt_command_live_say(live.live, prefix);
+	flame_live_free(&live);
 	if (!keep && hwt_bundle_remove(dir) < 0)
 		fprintf(stderr, "%s: warning: cannot remove the temporary bundle %s\n", prefix, dir);
 	if (status == 2)
