@@ -34,7 +34,7 @@ suite="exec 2>run.err
 	$programs/crash; sleep 0.4
 	$programs/killed; sleep 0.4
 	$programs/threads; sleep 0.4
-	$programs/fork_exec; true"
+	$programs/fork_exec; sleep 0.4"
 
 # live.hwt's messages, as `hwt report FORMAT` says them (X: for the prefix).
 messages() {
