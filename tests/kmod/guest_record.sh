@@ -84,9 +84,11 @@ slabs() {
 		awk -v c="$c" '$1 == c { print c, $2 }' /proc/slabinfo
 	done
 }
-slabs_settle() { # waits (up to 5 s) for the counts to equal $1
+# The target no longer runs out its 10 s before the counts are taken: the
+# wait is as long as that and the 5 s after it were.
+slabs_settle() { # waits (up to 15 s) for the counts to equal $1
 	i=0
-	while [ $i -lt 50 ]; do
+	while [ $i -lt 150 ]; do
 		now=$(slabs | tr '\n' ' ')
 		[ "$now" = "$1" ] && break
 		sleep 0.1
@@ -96,7 +98,9 @@ slabs_settle() { # waits (up to 5 s) for the counts to equal $1
 }
 before=$(slabs | tr '\n' ' ')
 
-# Attach: a running process traced for 2 s, then detached; it goes on and ends well.
+# Attach: a running process traced for 2 s, then detached; it goes on and ends
+# well. spin's SECONDS are a bound for a slow guest: once seen running on, it
+# is let go (SIGUSR1) rather than waited for (here and below).
 "$spin" 12 > attach.spin.out 2>&1 &
 target=$!
 sleep 1
@@ -104,6 +108,7 @@ sleep 1
 st=$?
 alive=1
 kill -0 "$target" 2>/dev/null && alive=0
+kill -USR1 "$target" 2>/dev/null
 wait "$target"
 spin_st=$?
 result attach $([ $st = 0 ] && [ $alive = 0 ] && [ $spin_st = 0 ] && echo 0 || echo 1) \
@@ -127,6 +132,7 @@ target=$!
 sleep 0.5
 "$hwt" record --unit kmod -q -a --duration 2 -o cpu.duration > cpu.duration.out 2>&1
 st=$?
+kill -USR1 "$target" 2>/dev/null
 wait "$target"
 spin_st=$?
 result cpu.duration $([ $st = 0 ] && [ $spin_st = 0 ] && echo 0 || echo 1) \
@@ -150,6 +156,7 @@ collector_killed() { # name, bundle, what to trace (-p PID is filled in: "-p")
 	kill -0 "$target" 2>/dev/null && alive=0
 	kill -9 "$collector"
 	wait "$collector" 2>/dev/null
+	kill -USR1 "$target" 2>/dev/null
 	wait "$target"
 	spin_st=$?
 	after=$(slabs_settle "$before")

@@ -38,8 +38,15 @@ work=$(cd "$work" && pwd)
 rm -rf "$work/initramfs"
 mkdir -p "$work/initramfs"/{bin,sbin,dev,proc,sys,tmp,lib,lib64,etc,opt/t/.debug}
 
-echo "kmod: building modules for $kver"
-"$root/kmod/kbuild.sh" "$root/kmod" "$work/kbuild" "$kver" 2> >(grep -v 'Skipping BTF' >&2)
+# With BUILD_DIR, in the build's own tree of the modules for this kernel (the
+# hwt_kmod target, kmod/CMakeLists.txt): make finds them up to date, or
+# rebuilds what changed since, rather than building them all once more.
+kbuild=$work/kbuild
+if [ -n "$build" ] && [ -z "${HWT_KDIR:-}" ] && [ -d "$build/kmod/kbuild-$kver" ]; then
+	kbuild=$build/kmod/kbuild-$kver
+fi
+echo "kmod: building modules for $kver in $kbuild"
+"$root/kmod/kbuild.sh" "$root/kmod" "$kbuild" "$kver" 2> >(grep -v 'Skipping BTF' >&2)
 
 echo "kmod: building test programs"
 cflags=(-O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -I"$root/kmod/include/uapi" -I"$root/common" -pthread)
@@ -90,7 +97,7 @@ for f in /bin/hwt_dyn /bin/hwt_ktest /lib/libhwtt.so $(ldd "$work/initramfs/bin/
 done > "$work/initramfs/buildids"
 
 cp /bin/busybox "$work/initramfs/bin/busybox"
-cp "$work/kbuild/hwt.ko" "$work/kbuild/hwt_test.ko" "$work/kbuild/hwt_sw.ko" "$work/initramfs/"
+cp "$kbuild/hwt.ko" "$kbuild/hwt_test.ko" "$kbuild/hwt_sw.ko" "$work/initramfs/"
 
 # The record phase: 9p over virtio, the modules in load order (dependencies
 # first; those not found are built in), uncompressed for busybox's insmod.
