@@ -36,6 +36,7 @@
 
 #include "decode_int.h"
 #include "etm_config.h"
+#include "etm_packets.h"
 #include "grow.h"
 #include "hash_index.h"
 
@@ -605,11 +606,87 @@ static int feed(struct etm_ctx *s, const uint8_t *buf, size_t at, size_t n)
 	return 0;
 }
 
+/*
+ * Offsets of packets of speculative trace (Commit, Cancel, Mispredict) in
+ * a stream whose trace unit does not trace speculatively (TRCIDR8.MAXSPEC
+ * 0, as the software unit and most cores say): damage, and OpenCSD 1.3's
+ * decoder can crash on one (a Mispredict with no atom to take back). The
+ * decoder is not given them: each is a decode error, as a bad packet is.
+ */
+struct speculation {
+	uint64_t *at;
+	size_t count, capacity;
+	int nomem;
+};
+
+static void speculation_packet(void *context, uint64_t offset, const ocsd_etmv4_i_pkt *p)
+{
+	struct speculation *sp = context;
+
+	switch (p->type) {
+	case ETM4_PKT_I_COMMIT:
+	case ETM4_PKT_I_CANCEL_F1:
+	case ETM4_PKT_I_CANCEL_F1_MISPRED:
+	case ETM4_PKT_I_MISPREDICT:
+	case ETM4_PKT_I_CANCEL_F2:
+	case ETM4_PKT_I_CANCEL_F3:
+		break;
+	default:
+		return;
+	}
+	if (sp->count == sp->capacity) {
+		size_t capacity = sp->capacity ? 2 * sp->capacity : 16;
+		uint64_t *at = realloc(sp->at, capacity * sizeof(*at));
+
+		if (!at) {
+			sp->nomem = 1;
+			return;
+		}
+		sp->at = at;
+		sp->capacity = capacity;
+	}
+	sp->at[sp->count++] = offset;
+}
+
+/* Feeds buf[0, size) to the decoder, in chunks, leaving out speculation packets. */
+static void feed_stream(struct etm_ctx *s, const uint8_t *buf, size_t size)
+{
+	struct speculation sp = { 0 };
+	size_t at = 0, next = 0;
+
+	if (!s->pool->cfg.reg_idr8 &&
+	    (hwt_etm_packets(&s->pool->cfg, buf, size, speculation_packet, &sp) < 0 || sp.nomem)) {
+		s->nomem = 1;
+		goto out;
+	}
+	while (at < size && !s->nomem) {
+		size_t n = size - at < CHUNK ? size - at : CHUNK;
+
+		if (next < sp.count && sp.at[next] < at + n)
+			n = (size_t)(sp.at[next] - at);
+		if (n && feed(s, buf, at, n) < 0)
+			s->nomem = 1;
+		at += n;
+		if (next < sp.count && sp.at[next] == at) {
+			error_at(s, at, -OCSD_ERR_BAD_PACKET_SEQ, 0, NULL,
+				 "a packet of speculative trace from a trace unit that does not "
+				 "trace speculatively (TRCIDR8.MAXSPEC 0)");
+			at++;
+			ocsd_dt_process_data(s->tree, OCSD_OP_RESET, (ocsd_trc_index_t)at, 0, NULL,
+					     NULL);
+			next++;
+		}
+		hwt_decode_progress(s->d, s->d->done_bytes + at);
+	}
+out:
+	free(sp.at);
+}
+
 static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		      struct hwt_space *space)
 {
 	struct etm_ctx s = { 0 };
-	size_t size, at;
+	size_t size;
 	uint8_t *buf;
 
 	s.d = d;
@@ -633,13 +710,7 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 		s.nomem = 1;
 		goto out;
 	}
-	for (at = 0; at < size && !s.nomem; at += CHUNK) {
-		size_t n = size - at < CHUNK ? size - at : CHUNK;
-
-		if (feed(&s, buf, at, n) < 0)
-			s.nomem = 1;
-		hwt_decode_progress(d, d->done_bytes + at + n);
-	}
+	feed_stream(&s, buf, size);
 	if (!s.nomem)
 		ocsd_dt_process_data(s.tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
 	error_resolved(&s, size, 1);
