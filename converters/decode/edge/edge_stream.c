@@ -581,7 +581,7 @@ static int epoch_close(struct edge_ctx *c)
 	c->table.used = 0;
 	memset(c->jumps.items, 0, (c->jumps.mask + 1) * sizeof(*c->jumps.items));
 	c->jumps.used = 0;
-	if (++c->generation == 0 && c->runs) { /* wrapped: old entries would match */
+	if (++c->generation == 0) { /* wrapped: old entries would match */
 		memset(c->runs, 0, RUN_SLOTS * sizeof(*c->runs));
 		c->generation = 1;
 	}
@@ -631,7 +631,8 @@ static inline uint64_t load_le_fast(const uint8_t *p, unsigned n)
 }
 
 /* An IP packet's IP from its payload (libipt's last-IP rules); -1: bad form. */
-static inline __attribute__((always_inline)) int ip_packet(struct edge_ctx *c, uint8_t header, int *suppressed, uint64_t *ip)
+static inline __attribute__((always_inline)) int ip_packet(struct edge_ctx *c, uint8_t header,
+							   int *suppressed, uint64_t *ip)
 {
 	static const uint8_t size[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
 	unsigned bytes = header >> 5;
