@@ -581,7 +581,7 @@ static int epoch_close(struct edge_ctx *c)
 	c->table.used = 0;
 	memset(c->jumps.items, 0, (c->jumps.mask + 1) * sizeof(*c->jumps.items));
 	c->jumps.used = 0;
-	if (++c->generation == 0) { /* wrapped: old entries would match */
+	if (++c->generation == 0 && c->runs) { /* wrapped: old entries would match */
 		memset(c->runs, 0, RUN_SLOTS * sizeof(*c->runs));
 		c->generation = 1;
 	}
