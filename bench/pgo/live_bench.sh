@@ -1,8 +1,10 @@
 #!/bin/sh
 # hwt-pgo's training step (record the training run under the trace unit
 # and decode it: converters/decode/live.c decodes each process as it ends)
-# against the native training run, before (HWT_DECODE_LIVE=0: all decoded
-# after the run) and after (decoded while it runs), on two training runs:
+# against the native training run: with libipt's decoder alone and
+# everything decoded after the run (HWT_DECODER=libipt HWT_DECODE_LIVE=0:
+# the training step before issue 15), with the edge decoder after the run
+# (before: HWT_DECODE_LIVE=0) and while it runs (after), on two training runs:
 #   suite   tests/afdo/src/pgo_suite.c "train 12 0 400000": twelve processes
 #           one after the other, as a test suite runs them (the mini_suite's
 #           shape, with more work in each: 0.04 s natively)
@@ -38,10 +40,11 @@ less() {
 # of hwt-pgo's training step over $runs runs.
 step() {
 	mode=$1 name=$2 args=$3 src=$4 best=
-	live=1
-	[ "$mode" = before ] && live=0
+	live=1 decoder=edge
+	[ "$mode" = after ] || live=0
+	[ "$mode" = libipt ] && decoder=libipt
 	for i in $(seq "$runs"); do
-		HWT_DECODE_LIVE=$live "$pgo" -v --train "$args" -o "$tmp/$name" \
+		HWT_DECODER=$decoder HWT_DECODE_LIVE=$live "$pgo" -v --train "$args" -o "$tmp/$name" \
 			--profile "$tmp/$name.$mode.afdo" -- "$src" >/dev/null 2>"$tmp/err" || {
 			cat "$tmp/err" >&2
 			return 1
@@ -72,17 +75,23 @@ for t in $trainings; do
 	interp) args="train" src=$root/tests/programs/cpu_interp.c ;;
 	*) echo "unknown training run '$t' (suite, interp)" >&2; exit 2 ;;
 	esac
+	libipt=$(step libipt "$t" "$args" "$src") || exit 1
 	before=$(step before "$t" "$args" "$src") || exit 1
 	after=$(step after "$t" "$args" "$src") || exit 1
-	cmp -s "$tmp/$t.before.afdo" "$tmp/$t.after.afdo" || {
-		echo "$t: the profiles before and after differ" >&2
+	cmp -s "$tmp/$t.before.afdo" "$tmp/$t.after.afdo" &&
+		cmp -s "$tmp/$t.libipt.afdo" "$tmp/$t.after.afdo" || {
+		echo "$t: the profiles of libipt, before and after differ" >&2
 		exit 1
 	}
 	set -- $(native "$t" "$args")
 	nwall=$1
 	printf '%-7s %-15s %7s %7s %8s\n' "$t" native "$1" "$2" 1
-	for m in before after; do
-		[ $m = before ] && set -- $before || set -- $after
+	for m in libipt before after; do
+		case $m in
+		libipt) set -- $libipt ;;
+		before) set -- $before ;;
+		after) set -- $after ;;
+		esac
 		printf '%-7s %-15s %7s %7s %8s %13s %s\n' "$t" "hwt-pgo $m" "$1" "$2" \
 			"$(awk -v a="$1" -v b="$nwall" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')" \
 			"$3" "$4"
