@@ -35,9 +35,15 @@ if [ $ok = 1 ] && [ -f /record ]; then
 		mount -t proc proc /host/proc
 		mount -t sysfs sys /host/sys
 		mount --bind /dev /host/dev
-		mount -t tmpfs tmp /host/tmp
-		chroot /host /bin/sh "$src/$script" "$build" "$out"
-		umount /host/tmp /host/dev /host/sys /host/proc "/host$out" /host
+		# A writable /tmp, unless the tree is under /tmp, which a tmpfs
+		# there would hide: then a tmpfs at /run, named by TMPDIR.
+		tmp=/tmp
+		case "$src:$build:$out" in
+		/tmp/* | *:/tmp/*) tmp=/run ;;
+		esac
+		mount -t tmpfs tmp "/host$tmp"
+		TMPDIR=$tmp chroot /host /bin/sh "$src/$script" "$build" "$out"
+		umount "/host$tmp" /host/dev /host/sys /host/proc "/host$out" /host
 		echo "KTEST mount_9p PASS"
 	else
 		echo "KTEST mount_9p FAIL"
