@@ -1,6 +1,16 @@
 /* The ETMv4 packets of a stream (etm_packets.h). */
 #include "etm_packets.h"
 
+pthread_mutex_t hwt_etm_ocsd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void hwt_etm_ocsd_quiet(void)
+{
+	static int quiet;
+
+	if (!quiet)
+		quiet = ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0) == OCSD_OK;
+}
+
 struct walk {
 	hwt_etm_packet_fn *fn;
 	void *context;
@@ -22,9 +32,12 @@ int hwt_etm_packets(const ocsd_etmv4_cfg *cfg, const uint8_t *map, size_t size,
 	struct walk w = { fn, context };
 	ocsd_etmv4_cfg config = *cfg;
 	unsigned char csid = 0;
-	dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	dcd_tree_handle_t tree;
 	size_t at = 0;
 
+	pthread_mutex_lock(&hwt_etm_ocsd_lock);
+	hwt_etm_ocsd_quiet();
+	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
 	if (!tree ||
 	    ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC,
 				   &config, &csid) != OCSD_OK ||
@@ -32,8 +45,10 @@ int hwt_etm_packets(const ocsd_etmv4_cfg *cfg, const uint8_t *map, size_t size,
 					   &w) != OCSD_OK) {
 		if (tree)
 			ocsd_destroy_dcd_tree(tree);
+		pthread_mutex_unlock(&hwt_etm_ocsd_lock);
 		return -1;
 	}
+	pthread_mutex_unlock(&hwt_etm_ocsd_lock);
 	while (at < size) {
 		uint32_t used = 0;
 		size_t n = size - at;
@@ -53,6 +68,8 @@ int hwt_etm_packets(const ocsd_etmv4_cfg *cfg, const uint8_t *map, size_t size,
 		at += used;
 	}
 	ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+	pthread_mutex_lock(&hwt_etm_ocsd_lock);
 	ocsd_destroy_dcd_tree(tree);
+	pthread_mutex_unlock(&hwt_etm_ocsd_lock);
 	return 0;
 }

@@ -6,11 +6,26 @@
 #ifndef HWT_ETM_PACKETS_H
 #define HWT_ETM_PACKETS_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <opencsd/c_api/opencsd_c_api.h>
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
+
+/*
+ * OpenCSD 1.3 has one error logger for all its decode trees, and making a
+ * tree registers with it unguarded: trees are made and destroyed under
+ * this lock (two threads making trees at once freed its list twice).
+ */
+extern pthread_mutex_t hwt_etm_ocsd_lock;
+
+/*
+ * With hwt_etm_ocsd_lock held, before a tree is made: switches that logger
+ * off, once, so that decoders on several threads never write to it at
+ * once (hwt reads errors from packets and responses, not from it).
+ */
+void hwt_etm_ocsd_quiet(void);
 
 typedef void hwt_etm_packet_fn(void *context, uint64_t offset, const ocsd_etmv4_i_pkt *packet);
 

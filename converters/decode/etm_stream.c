@@ -508,10 +508,10 @@ static void packet(const void *context, const ocsd_datapath_op_t op, const ocsd_
  * OpenCSD decode trees, kept for the life of the process and reused from
  * stream to stream (reset in between): a tree is not cheap to make, and
  * OpenCSD 1.3.3's ocsd_destroy_dcd_tree leaks its element callback. One
- * per thread decoding at a time and configuration.
+ * per thread decoding at a time and configuration. hwt_etm_ocsd_lock
+ * (etm_packets.h) guards the list and the making of trees.
  */
 static struct etm_tree *trees;
-static pthread_mutex_t trees_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct etm_tree *tree_make(const ocsd_etmv4_cfg *cfg)
 {
@@ -521,6 +521,7 @@ static struct etm_tree *tree_make(const ocsd_etmv4_cfg *cfg)
 	if (!t)
 		return NULL;
 	t->cfg = *cfg;
+	hwt_etm_ocsd_quiet();
 	t->tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
 	if (!t->tree ||
 	    ocsd_dt_create_decoder(t->tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER,
@@ -543,7 +544,7 @@ static struct etm_tree *tree_get(struct etm_ctx *s)
 	struct etm_tree *t;
 
 	hwt_etm_config(s->d->bundle, &cfg);
-	pthread_mutex_lock(&trees_lock);
+	pthread_mutex_lock(&hwt_etm_ocsd_lock);
 	for (t = trees; t && (t->ctx || memcmp(&t->cfg, &cfg, sizeof(cfg))); t = t->next)
 		;
 	if (!t && (t = tree_make(&cfg)) != NULL) {
@@ -552,7 +553,7 @@ static struct etm_tree *tree_get(struct etm_ctx *s)
 	}
 	if (t)
 		t->ctx = s;
-	pthread_mutex_unlock(&trees_lock);
+	pthread_mutex_unlock(&hwt_etm_ocsd_lock);
 	if (t)
 		ocsd_dt_process_data(t->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
 	return t;
@@ -561,9 +562,9 @@ static struct etm_tree *tree_get(struct etm_ctx *s)
 static void tree_put(struct etm_tree *t)
 {
 	ocsd_dt_remove_mem_acc(t->tree, 0, OCSD_MEM_SPACE_ANY);
-	pthread_mutex_lock(&trees_lock);
+	pthread_mutex_lock(&hwt_etm_ocsd_lock);
 	t->ctx = NULL;
-	pthread_mutex_unlock(&trees_lock);
+	pthread_mutex_unlock(&hwt_etm_ocsd_lock);
 }
 
 /*
