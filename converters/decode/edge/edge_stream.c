@@ -1119,11 +1119,8 @@ static struct node *walk_fast(struct edge_ctx *c, struct node *cur)
 			j = &jumps->items[jump_hash(cur, ip, jumps->mask)];
 			if (j->from != cur || j->ip != ip)
 				break; /* not the first probe's: jump_to */
-			j->count++;
-			c->undo = &j->count;
-			c->undo_prev = cur->end;
-			c->undo_node = j->to;
-			c->since_packet = 1;
+			c->since_packet = 0; /* a packet was read */
+			(void)enter(c, &j->count, cur->end, j->to); /* no crossing pending */
 			last_ip = ip;
 			pos += 1 + n;
 			cur = j->to;
@@ -1363,6 +1360,15 @@ static void ctx_free(struct edge_ctx *c)
 	free(c->crossings);
 }
 
+/* The tables of a walk, empty: the whole stream's or a part's. */
+static int ctx_tables(struct edge_ctx *c)
+{
+	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0 || jumps_grow(&c->jumps) < 0)
+		return -1;
+	c->runs = calloc(RUN_SLOTS, sizeof(*c->runs));
+	return c->runs ? 0 : -1;
+}
+
 /*
  * Decodes the stream into c without side effects. 0: decoded, 1: libipt
  * must, -hbe_nomem.
@@ -1371,8 +1377,7 @@ static int edge_run(struct edge_ctx *c)
 {
 	int status;
 
-	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0 || jumps_grow(&c->jumps) < 0 ||
-	    !(c->runs = calloc(RUN_SLOTS, sizeof(*c->runs))))
+	if (ctx_tables(c) < 0)
 		return -hbe_nomem;
 	c->next_time = c->space->count > 1 ? c->space->epochs[1].time : UINT64_MAX;
 	if (!c->split && !hwt_epoch_image(c->d, &c->space->epochs[0]))
@@ -1438,8 +1443,7 @@ static void *part_main(void *arg)
 {
 	struct edge_ctx *c = arg;
 
-	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0 || jumps_grow(&c->jumps) < 0 ||
-	    !(c->runs = calloc(RUN_SLOTS, sizeof(*c->runs)))) {
+	if (ctx_tables(c) < 0) {
 		c->nomem = 1;
 		c->status = GIVE_UP;
 	} else {
