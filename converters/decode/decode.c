@@ -366,6 +366,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		struct hwt_decoder *w = &workers[i];
 
 		*w = *d;
+		w->code = NULL; /* each thread its own */
 		memset(&w->stats, 0, sizeof(w->stats));
 		w->done_bytes = 0;
 		w->nomem = 0;
@@ -449,6 +450,7 @@ out:
 	}
 	for (unsigned i = 0; workers && i < jobs; i++) {
 		hwt_profile_free(workers[i].profile);
+		hwt_code_cache_free(&workers[i]);
 		free(workers[i].fails);
 	}
 	free(workers);
@@ -568,6 +570,7 @@ int hwt_decoder_finish(struct hwt_decoder *d, int status)
 				    "out of memory: the profile is incomplete");
 		status = -hbe_nomem;
 	}
+	hwt_code_cache_free(d); /* before the files its keys name */
 	hwt_files_free(d);
 	if (d->options && d->options->stats)
 		*d->options->stats = d->stats;

@@ -83,6 +83,7 @@ struct hwt_decoder {
 	struct hwt_diag_list *diags; /* of the process image being decoded */
 	uint64_t reported;       /* bytes of done_bytes added to par's count */
 	unsigned split;          /* threads for one stream (edge decoder); 0 or 1: one */
+	struct hwt_code_cache *code; /* this thread's (code_cache.c); NULL: empty */
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 };
 
@@ -98,6 +99,37 @@ struct hwt_diag_list {
 	struct hwt_diag_entry *items;
 	size_t count, capacity;
 };
+
+/*
+ * code_cache.c: what was read from code, by mapping and address, kept
+ * across streams by one decoder (one thread: a worker has its own). A
+ * key names a file mapped over the same pages in any process; addresses
+ * in values are relative to the mapping's bias (hwt_code_bias).
+ */
+enum hwt_code_what {
+	hwt_code_edge_node = 1, /* edge/: a block's node */
+	hwt_code_chain,         /* stream.c: a libipt block split into flow blocks */
+	hwt_code_exit,          /* stream.c: a block's last instruction */
+};
+struct hwt_code_key {
+	const struct hwt_file *file;
+	uint64_t pgoff, size;    /* the mapping: file offset and length */
+	uint64_t offset;         /* the file offset of the address */
+	uint32_t what, extra;    /* enum hwt_code_what; the caller's (instructions) */
+};
+struct hwt_code_key hwt_code_key(const struct hwt_mapping *m, uint64_t ip, uint32_t what,
+				 uint32_t extra);
+/* What an address of m is in values: virtual address - bias. */
+static inline uint64_t hwt_code_bias(const struct hwt_mapping *m)
+{
+	return m->start - m->pgoff;
+}
+/* The value added for key, or NULL; valid until the next hwt_code_add. */
+const void *hwt_code_find(const struct hwt_decoder *d, const struct hwt_code_key *key);
+/* Room for the value of a new key (size bytes, 16-aligned, for the caller
+   to fill), or NULL when out of memory (the caller goes on uncached). */
+void *hwt_code_add(struct hwt_decoder *d, const struct hwt_code_key *key, size_t size);
+void hwt_code_cache_free(struct hwt_decoder *d);
 
 /* space.c */
 int hwt_space_load(struct hwt_decoder *d, const struct hwt_bundle_image *image,

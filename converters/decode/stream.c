@@ -239,9 +239,10 @@ static int put_block(struct stream_ctx *s, size_t n, const struct hwt_mapping *m
  * Splits the libipt block {ip, ninsn, end} into s->split. Returns the
  * number of blocks, or 0 when the code does not match (one unreadable
  * block then); -1 when out of memory. *target: the last instruction's.
+ * *one_mapping: whether it read the mapping at ip only.
  */
 static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t ip, uint32_t ninsn,
-		 uint64_t end, uint64_t *target)
+		 uint64_t end, uint64_t *target, int *one_mapping)
 {
 	const struct hwt_mapping *m = hwt_epoch_find(epoch, ip);
 	uint64_t begin = ip;
@@ -251,6 +252,7 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 	int unit = m && m->file->trace_unit;
 
 	*target = 0;
+	*one_mapping = 1;
 	if (!m || m->file->state != hwt_file_ok) {
 		bad_block(s, ip, ninsn, ip, "no readable mapping");
 		return 0;
@@ -294,6 +296,8 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 			if (put_block(s, (size_t)n, m, begin, ip, len, run, &insn) < 0)
 				return -1;
 			n++;
+			if (tm != m)
+				*one_mapping = 0;
 			m = tm;
 			begin = ip = to;
 			run = 0;
@@ -306,6 +310,65 @@ static long walk(struct stream_ctx *s, const struct hwt_epoch *epoch, uint64_t i
 		ip += (uint64_t)len;
 	}
 	return 0; /* ninsn == 0: not handed here */
+}
+
+/* A chain as walk() splits it in one mapping, its addresses relative to the
+   mapping's bias (code_cache.c): the same in every process that maps it. */
+struct chain_shape {
+	uint64_t target;          /* relative; when has_target */
+	uint32_t has_target, count;
+	struct hwt_flow_block blocks[];
+};
+
+/* walk() through the decoder's code cache; as walk() returns. */
+static long walk_cached(struct stream_ctx *s, const struct hwt_epoch *epoch,
+			const struct hwt_mapping *m, uint64_t ip, uint32_t ninsn, uint64_t end,
+			uint64_t *target)
+{
+	struct hwt_code_key key;
+	const struct chain_shape *shape;
+	struct chain_shape *added;
+	uint64_t bias;
+	int one_mapping;
+	long n;
+
+	if (!m || m->file->state != hwt_file_ok)
+		return walk(s, epoch, ip, ninsn, end, target, &one_mapping);
+	bias = hwt_code_bias(m);
+	key = hwt_code_key(m, ip, hwt_code_chain, ninsn);
+	shape = hwt_code_find(s->d, &key);
+	if (shape && shape->blocks[shape->count - 1].vend + bias == end) {
+		if (!split_next(s, shape->count - 1))
+			return -1;
+		for (uint32_t k = 0; k < shape->count; k++) {
+			struct hwt_flow_block *b = &s->split[k];
+
+			*b = shape->blocks[k];
+			b->vaddr += bias;
+			b->vend += bias;
+			b->vnext += bias;
+		}
+		*target = shape->has_target ? shape->target + bias : 0;
+		return shape->count;
+	}
+	n = walk(s, epoch, ip, ninsn, end, target, &one_mapping);
+	if (n <= 0 || !one_mapping)
+		return n; /* what does not match is reported each time */
+	added = hwt_code_add(s->d, &key, sizeof(*added) + (size_t)n * sizeof(added->blocks[0]));
+	if (!added)
+		return n;
+	added->target = *target - bias;
+	added->has_target = *target != 0;
+	added->count = (uint32_t)n;
+	for (long k = 0; k < n; k++) {
+		struct hwt_flow_block *b = &added->blocks[k];
+
+		*b = s->split[k];
+		b->vaddr -= bias;
+		b->vend -= bias;
+		b->vnext -= bias;
+	}
+	return n;
 }
 
 /* The chain of a libipt block in the current epoch (made on first sight), or NULL. */
@@ -330,7 +393,7 @@ static const struct chain *chain_of(struct stream_ctx *s, uint64_t ip, uint32_t 
 	if (!split_next(s, 0))
 		return NULL;
 	m = hwt_epoch_find(epoch, ip);
-	n = walk(s, epoch, ip, ninsn, end, &target);
+	n = walk_cached(s, epoch, m, ip, ninsn, end, &target);
 	if (n < 0)
 		return NULL;
 	if (n == 0) {
@@ -770,19 +833,43 @@ out:
  * end in epoch, as far as an edge from it needs: its image, offset, exit
  * and target. 0, or -1 when it is not reported (flow_profile.c).
  */
-static int counted_from(const struct hwt_epoch *epoch, uint64_t end, struct hwt_flow_block *b,
-			uint64_t *target)
+static int counted_from(struct hwt_decoder *d, const struct hwt_epoch *epoch, uint64_t end,
+			struct hwt_flow_block *b, uint64_t *target)
 {
 	const struct hwt_mapping *m = hwt_epoch_find(epoch, end);
+	struct hwt_code_key key;
+	const struct chain_shape *shape;
+	struct chain_shape *added;
+	uint64_t bias;
 
 	if (!m || m->file->state != hwt_file_ok || m->file->trace_unit || m->file->image < 0)
 		return -1;
+	bias = hwt_code_bias(m);
+	key = hwt_code_key(m, end, hwt_code_exit, 0);
+	if ((shape = hwt_code_find(d, &key))) {
+		*b = shape->blocks[0];
+		b->vend += bias;
+		b->vnext += bias;
+		*target = shape->has_target ? shape->target + bias : 0;
+		return 0;
+	}
 	memset(b, 0, sizeof(*b));
 	b->vend = end;
 	b->end_offset = file_offset(m, end);
 	b->image = m->file->image;
 	set_exit(epoch, b, target);
-	return b->exit == hwt_flow_exit_unknown ? -1 : 0;
+	if (b->exit == hwt_flow_exit_unknown)
+		return -1;
+	if ((added = hwt_code_add(d, &key, sizeof(*added) + sizeof(added->blocks[0])))) {
+		/* a chain of one block: its last instruction only */
+		added->target = *target - bias;
+		added->has_target = *target != 0;
+		added->count = 1;
+		added->blocks[0] = *b;
+		added->blocks[0].vend -= bias;
+		added->blocks[0].vnext -= bias;
+	}
+	return 0;
 }
 
 /* The edge into the flow block first (at ip) from the libipt block ending at prev. */
@@ -794,7 +881,7 @@ static int count_entry(struct hwt_decoder *d, const struct hwt_epoch *from, uint
 	uint64_t target;
 	int kind;
 
-	if (!prev || counted_from(from, prev, &p, &target) < 0 || !flow_block_reported(first))
+	if (!prev || counted_from(d, from, prev, &p, &target) < 0 || !flow_block_reported(first))
 		return 0;
 	kind = hwt_flow_edge_kind(entry_kind(&p, target, first->vaddr));
 	if (kind < 0)

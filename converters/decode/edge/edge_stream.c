@@ -131,8 +131,9 @@ struct edge_ctx {
 	uint64_t next_time;
 	struct node **nodes;       /* by ip; of the current epoch */
 	size_t node_mask, node_count;
-	struct node **chunks;      /* node storage */
-	size_t chunk_count, chunk_used;
+	struct node **chunks;      /* node storage, kept across epochs */
+	size_t chunk_count;        /* allocated */
+	size_t chunk_cur, chunk_used; /* in use: chunks before chunk_cur, chunk_used of it */
 	struct count_table table;
 	struct jump_table jumps;
 	struct run *runs;          /* RUN_SLOTS of them */
@@ -234,22 +235,37 @@ static size_t node_hash(uint64_t ip, size_t mask)
 	return (size_t)(h ^ h >> 31) & mask;
 }
 
+/* A fresh node; chunks are kept from epoch to epoch, their nodes cleared as
+   they are handed out again. */
 static struct node *node_alloc(struct edge_ctx *c)
 {
-	if (!c->chunk_count || c->chunk_used == NODES_PER_CHUNK) {
-		struct node **chunks = realloc(c->chunks, (c->chunk_count + 1) * sizeof(*chunks));
-		struct node *chunk;
+	struct node *n;
 
-		if (!chunks)
-			return NULL;
-		c->chunks = chunks;
-		chunk = calloc(NODES_PER_CHUNK, sizeof(*chunk));
-		if (!chunk)
-			return NULL;
-		c->chunks[c->chunk_count++] = chunk;
+	if (c->chunk_used == NODES_PER_CHUNK || !c->chunk_count) {
+		if (c->chunk_count && c->chunk_cur + 1 < c->chunk_count) {
+			c->chunk_cur++;
+		} else {
+			struct node **chunks = realloc(c->chunks,
+						       (c->chunk_count + 1) * sizeof(*chunks));
+
+			if (!chunks)
+				return NULL;
+			c->chunks = chunks;
+			if (!(c->chunks[c->chunk_count] = malloc(NODES_PER_CHUNK * sizeof(*n))))
+				return NULL;
+			c->chunk_cur = c->chunk_count++;
+		}
 		c->chunk_used = 0;
 	}
-	return &c->chunks[c->chunk_count - 1][c->chunk_used++];
+	n = &c->chunks[c->chunk_cur][c->chunk_used++];
+	memset(n, 0, sizeof(*n));
+	return n;
+}
+
+/* The nodes of the current epoch, chunk by chunk: *used of chunk k. */
+static size_t chunk_nodes(const struct edge_ctx *c, size_t k)
+{
+	return k < c->chunk_cur ? NODES_PER_CHUNK : k == c->chunk_cur ? c->chunk_used : 0;
 }
 
 static int decode_insn(const struct hwt_mapping *m, uint64_t ip, struct hwt_x86_insn *insn)
@@ -271,11 +287,11 @@ static int decode_insn(const struct hwt_mapping *m, uint64_t ip, struct hwt_x86_
  * stop != 0: stops before the instruction at stop instead (a block cut
  * short by an event there); returns 1 when it was met. Fills *n with the
  * node (ip, end, ninsn, kind, successors). 0 done, -1 when libipt would not
- * decode it the same (no readable code, undecodable instruction).
+ * decode it the same (no readable code, undecodable instruction). It reads
+ * m (the mapping at ip) only, so its node is the same wherever m is.
  */
-static int follow(const struct hwt_epoch *epoch, uint64_t ip, uint64_t stop, struct node *n)
+static int follow(const struct hwt_mapping *m, uint64_t ip, uint64_t stop, struct node *n)
 {
-	const struct hwt_mapping *m = hwt_epoch_find(epoch, ip);
 	uint64_t at = ip;
 
 	if (!m || m->file->state != hwt_file_ok)
@@ -334,6 +350,52 @@ static int follow(const struct hwt_epoch *epoch, uint64_t ip, uint64_t stop, str
 	}
 }
 
+static int on_decoder_thread(const struct edge_ctx *c);
+
+/* A node as follow() finds it, its addresses relative to its mapping's bias. */
+struct node_shape {
+	uint64_t end, succ_ip[2];
+	uint32_t ninsn, kind;
+};
+
+/*
+ * follow() for a whole block, through the decoder's code cache: a block
+ * of ld.so or libc is followed once, not once in every process. A part of
+ * a split stream on a thread of its own leaves the cache to the thread
+ * that owns the decoder.
+ */
+static int node_shape(struct edge_ctx *c, uint64_t ip, struct node *n)
+{
+	const struct hwt_mapping *m = hwt_epoch_find(&c->space->epochs[c->epoch], ip);
+	const struct node_shape *shape;
+	struct node_shape *added;
+	struct hwt_code_key key;
+	uint64_t bias;
+
+	if (!m || m->file->state != hwt_file_ok)
+		return -1;
+	if (!on_decoder_thread(c))
+		return follow(m, ip, 0, n);
+	bias = hwt_code_bias(m);
+	key = hwt_code_key(m, ip, hwt_code_edge_node, 0);
+	if ((shape = hwt_code_find(c->d, &key))) {
+		n->ip = ip;
+		n->end = shape->end + bias;
+		n->succ_ip[0] = shape->succ_ip[0] + bias;
+		n->succ_ip[1] = shape->succ_ip[1] + bias;
+		n->ninsn = shape->ninsn;
+		n->kind = shape->kind;
+		return 0;
+	}
+	if (follow(m, ip, 0, n) < 0)
+		return -1;
+	if ((added = hwt_code_add(c->d, &key, sizeof(*added))))
+		*added = (struct node_shape){ n->end - bias,
+					      { n->succ_ip[0] - bias, n->succ_ip[1] - bias },
+					      n->ninsn, n->kind };
+	return 0;
+}
+
 static int nodes_grow(struct edge_ctx *c)
 {
 	size_t size = c->node_mask ? (c->node_mask + 1) * 2 : 4096;
@@ -376,7 +438,7 @@ static struct node *node_at(struct edge_ctx *c, uint64_t ip)
 		c->nomem = 1;
 		return NULL;
 	}
-	if (follow(&c->space->epochs[c->epoch], ip, 0, n) < 0)
+	if (node_shape(c, ip, n) < 0)
 		return NULL; /* the node stays unused in its chunk */
 	n->hash_next = c->nodes[i];
 	c->nodes[i] = n;
@@ -524,7 +586,7 @@ static int epoch_close(struct edge_ctx *c)
 	size_t n = 0, cap = c->table.used + c->jumps.used;
 
 	for (size_t k = 0; k < c->chunk_count; k++) {
-		size_t used = k + 1 == c->chunk_count ? c->chunk_used : NODES_PER_CHUNK;
+		size_t used = chunk_nodes(c, k);
 
 		for (size_t j = 0; j < used; j++) {
 			const struct node *x = &c->chunks[k][j];
@@ -551,7 +613,7 @@ static int epoch_close(struct edge_ctx *c)
 								     j->to->ninsn, 0, j->count };
 	}
 	for (size_t k = 0; k < c->chunk_count; k++) {
-		size_t used = k + 1 == c->chunk_count ? c->chunk_used : NODES_PER_CHUNK;
+		size_t used = chunk_nodes(c, k);
 
 		for (size_t j = 0; j < used; j++) {
 			const struct node *x = &c->chunks[k][j];
@@ -566,15 +628,12 @@ static int epoch_close(struct edge_ctx *c)
 						x->succ[s]->ninsn, 0, x->count[s] };
 		}
 	}
-	/* only now: a successor may live in any chunk, an earlier one too */
-	for (size_t k = 0; k < c->chunk_count; k++)
-		free(c->chunks[k]);
 	e->count = n;
 	for (size_t k = 0; k < n; k++) {
 		c->blocks += e->items[k].count;
 		c->insns += e->items[k].count * e->items[k].ninsn;
 	}
-	c->chunk_count = c->chunk_used = 0;
+	c->chunk_cur = c->chunk_used = 0;
 	memset(c->nodes, 0, (c->node_mask + 1) * sizeof(*c->nodes));
 	c->node_count = 0;
 	memset(c->table.items, 0, (c->table.mask + 1) * sizeof(*c->table.items));
@@ -903,7 +962,7 @@ static int cut_before(struct edge_ctx *c, uint64_t ip)
 		return GIVE_UP;
 	if (ip == n->ip)
 		return 0;
-	if (follow(&c->space->epochs[c->epoch], n->ip, ip, &part) != 1)
+	if (follow(hwt_epoch_find(&c->space->epochs[c->epoch], n->ip), n->ip, ip, &part) != 1)
 		return GIVE_UP;
 	slot = table_slot(c, prev, part.ip, part.end, part.ninsn);
 	if (slot == SIZE_MAX)
@@ -1413,6 +1472,12 @@ struct edge_split {
 	uint64_t size;
 	atomic_uint_least64_t released; /* bytes the parts have read, for progress */
 };
+
+/* Whether c is walked on the thread that owns its decoder (d->code). */
+static int on_decoder_thread(const struct edge_ctx *c)
+{
+	return !c->split || c == c->split->head;
+}
 
 static void split_progress(struct edge_ctx *c, size_t bytes)
 {
