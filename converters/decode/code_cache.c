@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "decode_int.h"
-#include "hash_index.h"
 
 /* Values are kept in pieces of this size (a larger value has its own). */
 #define ARENA_PIECE (1u << 20)
@@ -21,6 +20,8 @@
    however many different mappings a bundle holds. */
 #define MAX_BYTES ((size_t)256 << 20)
 
+/* One slot of the table; value NULL: empty. Key and value pointer in one
+   slot, so that a look-up reads one cache line before the value. */
 struct code_entry {
 	struct hwt_code_key key;
 	void *value;
@@ -33,18 +34,20 @@ struct arena_piece {
 };
 
 struct hwt_code_cache {
-	struct hwt_hash_index index;
-	struct code_entry *entries;
-	size_t count, capacity;
+	struct code_entry *slots;  /* open addressing, at most half full */
+	size_t mask, count;
 	struct arena_piece *pieces;
-	size_t bytes;
+	size_t bytes;              /* of the pieces */
 };
 
-static uint64_t key_hash(const struct hwt_code_key *k)
+static size_t key_slot(const struct hwt_code_key *k, size_t mask)
 {
-	return hwt_hash_mix((uint64_t)(uintptr_t)k->file * 0x9e3779b97f4a7c15ull ^
-			    k->pgoff * 0xc2b2ae3d27d4eb4full ^ k->size * 0x165667b19e3779f9ull ^
-			    k->offset ^ (uint64_t)k->what << 56 ^ (uint64_t)k->extra << 24);
+	uint64_t h = ((uint64_t)(uintptr_t)k->file ^ k->pgoff ^ k->size << 17) * 0xc2b2ae3d27d4eb4full +
+		     k->offset * 0x9e3779b97f4a7c15ull + (k->what | (uint64_t)k->extra << 8);
+
+	h ^= h >> 32;
+	h *= 0xff51afd7ed558ccdull;
+	return (size_t)(h ^ h >> 29) & mask;
 }
 
 static int key_equal(const struct hwt_code_key *a, const struct hwt_code_key *b)
@@ -63,15 +66,17 @@ struct hwt_code_key hwt_code_key(const struct hwt_mapping *m, uint64_t ip, uint3
 const void *hwt_code_find(const struct hwt_decoder *d, const struct hwt_code_key *key)
 {
 	const struct hwt_code_cache *cc = d->code;
-	struct hwt_hash_probe p;
 
-	if (!cc)
+	if (!cc || !cc->slots)
 		return NULL;
-	for (long k = hwt_hash_index_find(&cc->index, key_hash(key), &p); k >= 0;
-	     k = hwt_hash_index_next(&cc->index, &p))
-		if (key_equal(&cc->entries[k].key, key))
-			return cc->entries[k].value;
-	return NULL;
+	for (size_t i = key_slot(key, cc->mask);; i = (i + 1) & cc->mask) {
+		const struct code_entry *e = &cc->slots[i];
+
+		if (!e->value)
+			return NULL;
+		if (key_equal(&e->key, key))
+			return e->value;
+	}
 }
 
 static void cache_empty(struct hwt_code_cache *cc)
@@ -83,7 +88,32 @@ static void cache_empty(struct hwt_code_cache *cc)
 	cc->pieces = NULL;
 	cc->bytes = 0;
 	cc->count = 0;
-	hwt_hash_index_free(&cc->index);
+	free(cc->slots);
+	cc->slots = NULL;
+	cc->mask = 0;
+}
+
+static int slots_grow(struct hwt_code_cache *cc)
+{
+	size_t size = cc->slots ? 2 * (cc->mask + 1) : 8192;
+	struct code_entry *slots = calloc(size, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (size_t k = 0; cc->slots && k <= cc->mask; k++) {
+		const struct code_entry *e = &cc->slots[k];
+		size_t i;
+
+		if (!e->value)
+			continue;
+		for (i = key_slot(&e->key, size - 1); slots[i].value; i = (i + 1) & (size - 1))
+			;
+		slots[i] = *e;
+	}
+	free(cc->slots);
+	cc->slots = slots;
+	cc->mask = size - 1;
+	return 0;
 }
 
 static void *arena_alloc(struct hwt_code_cache *cc, size_t size)
@@ -111,24 +141,22 @@ void *hwt_code_add(struct hwt_decoder *d, const struct hwt_code_key *key, size_t
 {
 	struct hwt_code_cache *cc = d->code;
 	void *value;
+	size_t i;
 
 	if (!cc && !(cc = d->code = calloc(1, sizeof(*cc))))
 		return NULL;
-	if (cc->bytes + cc->capacity * sizeof(*cc->entries) + size > MAX_BYTES)
+	if (cc->bytes + (cc->mask + 1) * sizeof(*cc->slots) + size > MAX_BYTES)
 		cache_empty(cc);
-	if (cc->count == cc->capacity) {
-		size_t capacity = cc->capacity ? 2 * cc->capacity : 4096;
-		void *p = realloc(cc->entries, capacity * sizeof(*cc->entries));
-
-		if (!p)
-			return NULL;
-		cc->entries = p;
-		cc->capacity = capacity;
-	}
+	if ((cc->count + 1) * 2 > cc->mask && slots_grow(cc) < 0)
+		return NULL;
+	for (i = key_slot(key, cc->mask); cc->slots[i].value; i = (i + 1) & cc->mask)
+		if (key_equal(&cc->slots[i].key, key))
+			return NULL; /* there already: the caller did not look */
 	value = arena_alloc(cc, size);
-	if (!value || hwt_hash_index_add(&cc->index, key_hash(key), cc->count) < 0)
-		return NULL; /* an unused value stays in the arena until it is freed */
-	cc->entries[cc->count++] = (struct code_entry){ *key, value };
+	if (!value)
+		return NULL;
+	cc->slots[i] = (struct code_entry){ *key, value };
+	cc->count++;
 	return value;
 }
 
@@ -139,7 +167,6 @@ void hwt_code_cache_free(struct hwt_decoder *d)
 	if (!cc)
 		return;
 	cache_empty(cc);
-	free(cc->entries);
 	free(cc);
 	d->code = NULL;
 }

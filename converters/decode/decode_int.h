@@ -3,6 +3,7 @@
 #define HWT_DECODE_INT_H
 
 #include <intel-pt.h>
+#include <stdlib.h>
 
 #include "elf_file.h"
 #include "hwt_decode.h"
@@ -130,6 +131,31 @@ const void *hwt_code_find(const struct hwt_decoder *d, const struct hwt_code_key
    to fill), or NULL when out of memory (the caller goes on uncached). */
 void *hwt_code_add(struct hwt_decoder *d, const struct hwt_code_key *key, size_t size);
 void hwt_code_cache_free(struct hwt_decoder *d);
+
+/*
+ * The slots in use of an open-addressing table, in the order they were
+ * filled: a table emptied at every address space change is emptied in time
+ * proportional to what it held, not to its size.
+ */
+struct hwt_slot_list {
+	size_t *items;
+	size_t count, capacity;
+};
+/* 0, or -1 when out of memory. */
+static inline int hwt_slot_list_add(struct hwt_slot_list *l, size_t slot)
+{
+	if (l->count == l->capacity) {
+		size_t capacity = l->capacity ? 2 * l->capacity : 256;
+		size_t *items = realloc(l->items, capacity * sizeof(*items));
+
+		if (!items)
+			return -1;
+		l->items = items;
+		l->capacity = capacity;
+	}
+	l->items[l->count++] = slot;
+	return 0;
+}
 
 /* space.c */
 int hwt_space_load(struct hwt_decoder *d, const struct hwt_bundle_image *image,

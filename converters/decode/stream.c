@@ -44,7 +44,8 @@ struct stream_ctx {
 	struct hwt_flow_out out;     /* the consumer, the blocks */
 	/* Chains of the current epoch. */
 	struct chain *chains;
-	size_t mask, used;
+	size_t mask;
+	struct hwt_slot_list used;     /* slots of chains */
 	struct hwt_flow_block *split;  /* a chain being walked */
 	size_t split_capacity;
 	/* How the next block is entered: from last (NULL: after an event, then next_kind). */
@@ -145,20 +146,27 @@ static int chains_grow(struct stream_ctx *s)
 
 	if (!table)
 		return -1;
-	for (size_t k = 0; s->chains && k <= s->mask; k++) {
-		struct chain *c = &s->chains[k];
+	for (size_t k = 0; k < s->used.count; k++) {
+		struct chain *c = &s->chains[s->used.items[k]];
 		size_t i;
 
-		if (!c->blocks)
-			continue;
 		for (i = chain_slot(c->ip, c->ninsn, size - 1); table[i].blocks; i = (i + 1) & (size - 1))
 			;
 		table[i] = *c;
+		s->used.items[k] = i;
 	}
 	free(s->chains);
 	s->chains = table;
 	s->mask = size - 1;
 	return 0;
+}
+
+/* Forgets the chains (of the epoch that ended). */
+static void chains_clear(struct stream_ctx *s)
+{
+	for (size_t k = 0; k < s->used.count; k++)
+		s->chains[s->used.items[k]].blocks = NULL;
+	s->used.count = 0;
 }
 
 static struct hwt_flow_block *split_next(struct stream_ctx *s, size_t n)
@@ -416,8 +424,10 @@ static const struct chain *chain_of(struct stream_ctx *s, uint64_t ip, uint32_t 
 	memcpy(blocks, s->split, (size_t)n * sizeof(*blocks));
 	for (long k = 0; k < n; k++)
 		blocks[k].id = s->out.block_count++;
+	if (hwt_slot_list_add(&s->used, (size_t)(c - s->chains)) < 0)
+		return NULL;
 	*c = (struct chain){ ip, target, blocks, ninsn, (uint32_t)n };
-	if (++s->used * 2 > s->mask) {
+	if (s->used.count * 2 > s->mask) {
 		if (chains_grow(s) < 0)
 			return NULL;
 		/* c moved; find it again (it is there now). */
@@ -449,8 +459,7 @@ static int advance_epoch(struct stream_ctx *s, struct pt_block_decoder *dec, uin
 		e++;
 	if (e == s->epoch)
 		return 0;
-	memset(s->chains, 0, (s->mask + 1) * sizeof(*s->chains));
-	s->used = 0;
+	chains_clear(s);
 	ev.time = s->space->epochs[e].time;
 	hwt_flow_out_event(&s->out, &ev);
 	return set_epoch(s, dec, e);
@@ -642,6 +651,7 @@ static void take_time(struct stream_ctx *s, uint64_t tsc)
 static void stream_ctx_free(struct stream_ctx *s)
 {
 	free(s->chains);
+	free(s->used.items);
 	free(s->split);
 	hwt_flow_resume_fini(&s->resume);
 }
@@ -945,8 +955,7 @@ int hwt_pt_counts_add(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	s.space = space;
 	for (size_t k = 0; k < n && !status; k++) {
 		/* Chains are of one epoch. */
-		memset(s.chains, 0, (s.mask + 1) * sizeof(*s.chains));
-		s.used = 0;
+		chains_clear(&s);
 		s.epoch = epochs[k];
 		for (size_t i = 0; i < sizes[k] && !status; i++) {
 			const struct hwt_pt_block_count *c = &counts[k][i];

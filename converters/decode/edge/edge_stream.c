@@ -61,7 +61,8 @@ struct node {
 /* Counts not held by nodes: blocks cut short by an event. */
 struct count_table {
 	struct hwt_pt_block_count *items; /* open addressing; ninsn 0: empty */
-	size_t mask, used;
+	size_t mask;
+	struct hwt_slot_list used; /* slots of items */
 };
 
 /* Where a TIP led from a node, and how often: one probe finds both. */
@@ -74,7 +75,8 @@ struct jump {
 
 struct jump_table {
 	struct jump *items;        /* open addressing */
-	size_t mask, used;
+	size_t mask;
+	struct hwt_slot_list used; /* slots of items */
 };
 
 /*
@@ -185,16 +187,15 @@ static int table_grow(struct count_table *t)
 
 	if (!items)
 		return -1;
-	for (size_t k = 0; t->items && k <= t->mask; k++) {
-		const struct hwt_pt_block_count *e = &t->items[k];
+	for (size_t k = 0; k < t->used.count; k++) {
+		const struct hwt_pt_block_count *e = &t->items[t->used.items[k]];
 		size_t i;
 
-		if (!e->ninsn)
-			continue;
 		for (i = count_slot(e->prev, e->ip, e->ninsn, size - 1); items[i].ninsn;
 		     i = (i + 1) & (size - 1))
 			;
 		items[i] = *e;
+		t->used.items[k] = i;
 	}
 	free(t->items);
 	t->items = items;
@@ -209,7 +210,7 @@ static size_t table_slot(struct edge_ctx *c, uint64_t prev, uint64_t ip, uint64_
 	struct count_table *t = &c->table;
 	size_t i;
 
-	if ((t->used + 1) * 2 > t->mask && table_grow(t) < 0) {
+	if ((t->used.count + 1) * 2 > t->mask && table_grow(t) < 0) {
 		c->nomem = 1;
 		return SIZE_MAX;
 	}
@@ -221,8 +222,11 @@ static size_t table_slot(struct edge_ctx *c, uint64_t prev, uint64_t ip, uint64_
 		if (e->ip == ip && e->prev == prev && e->ninsn == ninsn)
 			return i;
 	}
+	if (hwt_slot_list_add(&t->used, i) < 0) {
+		c->nomem = 1;
+		return SIZE_MAX;
+	}
 	t->items[i] = (struct hwt_pt_block_count){ prev, ip, end, ninsn, 0, 0 };
-	t->used++;
 	return i;
 }
 
@@ -462,15 +466,14 @@ static int jumps_grow(struct jump_table *t)
 
 	if (!items)
 		return -1;
-	for (size_t k = 0; t->items && k <= t->mask; k++) {
-		const struct jump *j = &t->items[k];
+	for (size_t k = 0; k < t->used.count; k++) {
+		const struct jump *j = &t->items[t->used.items[k]];
 		size_t i;
 
-		if (!j->from)
-			continue;
 		for (i = jump_hash(j->from, j->ip, size - 1); items[i].from; i = (i + 1) & (size - 1))
 			;
 		items[i] = *j;
+		t->used.items[k] = i;
 	}
 	free(t->items);
 	t->items = items;
@@ -490,7 +493,7 @@ static struct jump *jump_to(struct edge_ctx *c, struct node *from, uint64_t ip)
 			return &t->items[i];
 	if (!(to = node_at(c, ip)))
 		return NULL;
-	if ((t->used + 1) * 2 > t->mask) {
+	if ((t->used.count + 1) * 2 > t->mask) {
 		if (jumps_grow(t) < 0) {
 			c->nomem = 1;
 			return NULL;
@@ -498,8 +501,11 @@ static struct jump *jump_to(struct edge_ctx *c, struct node *from, uint64_t ip)
 		for (i = jump_hash(from, ip, t->mask); t->items[i].from; i = (i + 1) & t->mask)
 			;
 	}
+	if (hwt_slot_list_add(&t->used, i) < 0) {
+		c->nomem = 1;
+		return NULL;
+	}
 	t->items[i] = (struct jump){ from, ip, to, 0 };
-	t->used++;
 	return &t->items[i];
 }
 
@@ -583,7 +589,7 @@ static int done_reserve(struct edge_ctx *c)
 static int epoch_close(struct edge_ctx *c)
 {
 	struct epoch_counts *e;
-	size_t n = 0, cap = c->table.used + c->jumps.used;
+	size_t n = 0, cap = c->table.used.count + c->jumps.used.count;
 
 	for (size_t k = 0; k < c->chunk_count; k++) {
 		size_t used = chunk_nodes(c, k);
@@ -602,22 +608,31 @@ static int epoch_close(struct edge_ctx *c)
 	if (!e->items)
 		return -1;
 	c->done_count++;
-	for (size_t k = 0; k <= c->table.mask; k++)
-		if (c->table.items[k].ninsn && c->table.items[k].count)
-			e->items[n++] = c->table.items[k];
-	for (size_t k = 0; k <= c->jumps.mask; k++) {
-		const struct jump *j = &c->jumps.items[k];
+	/* Counts in the order they were first made, as the tables are emptied. */
+	for (size_t k = 0; k < c->table.used.count; k++) {
+		struct hwt_pt_block_count *x = &c->table.items[c->table.used.items[k]];
 
-		if (j->from && j->count)
+		if (x->count)
+			e->items[n++] = *x;
+		x->ninsn = 0;
+	}
+	c->table.used.count = 0;
+	for (size_t k = 0; k < c->jumps.used.count; k++) {
+		struct jump *j = &c->jumps.items[c->jumps.used.items[k]];
+
+		if (j->count)
 			e->items[n++] = (struct hwt_pt_block_count){ j->from->end, j->to->ip, j->to->end,
 								     j->to->ninsn, 0, j->count };
+		j->from = NULL;
 	}
+	c->jumps.used.count = 0;
 	for (size_t k = 0; k < c->chunk_count; k++) {
 		size_t used = chunk_nodes(c, k);
 
 		for (size_t j = 0; j < used; j++) {
 			const struct node *x = &c->chunks[k][j];
 
+			c->nodes[node_hash(x->ip, c->node_mask)] = NULL;
 			if (x->first)
 				e->items[n++] = (struct hwt_pt_block_count){ 0, x->ip, x->end, x->ninsn,
 									     0, x->first };
@@ -634,12 +649,7 @@ static int epoch_close(struct edge_ctx *c)
 		c->insns += e->items[k].count * e->items[k].ninsn;
 	}
 	c->chunk_cur = c->chunk_used = 0;
-	memset(c->nodes, 0, (c->node_mask + 1) * sizeof(*c->nodes));
 	c->node_count = 0;
-	memset(c->table.items, 0, (c->table.mask + 1) * sizeof(*c->table.items));
-	c->table.used = 0;
-	memset(c->jumps.items, 0, (c->jumps.mask + 1) * sizeof(*c->jumps.items));
-	c->jumps.used = 0;
 	if (++c->generation == 0 && c->runs) { /* wrapped: old entries would match */
 		memset(c->runs, 0, RUN_SLOTS * sizeof(*c->runs));
 		c->generation = 1;
@@ -1411,7 +1421,9 @@ static void ctx_free(struct edge_ctx *c)
 	free(c->chunks);
 	free(c->nodes);
 	free(c->table.items);
+	free(c->table.used.items);
 	free(c->jumps.items);
+	free(c->jumps.used.items);
 	free(c->runs);
 	for (size_t k = 0; k < c->done_count; k++)
 		free(c->done[k].items);
