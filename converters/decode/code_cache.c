@@ -20,11 +20,17 @@
    however many different mappings a bundle holds. */
 #define MAX_BYTES ((size_t)256 << 20)
 
-/* One slot of the table; value NULL: empty. Key and value pointer in one
-   slot, so that a look-up reads one cache line before the value. */
+/* A value with its key, in the arena. */
 struct code_entry {
 	struct hwt_code_key key;
-	void *value;
+	_Alignas(16) unsigned char value[];
+};
+
+/* A slot of the table: small, so that the table stays in the cache of the
+   core and a look-up waits for one read of memory, the entry's. */
+struct code_slot {
+	uint64_t hash;
+	struct code_entry *entry;  /* NULL: empty */
 };
 
 struct arena_piece {
@@ -34,20 +40,20 @@ struct arena_piece {
 };
 
 struct hwt_code_cache {
-	struct code_entry *slots;  /* open addressing, at most half full */
+	struct code_slot *slots;   /* open addressing, at most half full */
 	size_t mask, count;
 	struct arena_piece *pieces;
 	size_t bytes;              /* of the pieces */
 };
 
-static size_t key_slot(const struct hwt_code_key *k, size_t mask)
+static uint64_t key_hash(const struct hwt_code_key *k)
 {
 	uint64_t h = ((uint64_t)(uintptr_t)k->file ^ k->pgoff ^ k->size << 17) * 0xc2b2ae3d27d4eb4full +
 		     k->offset * 0x9e3779b97f4a7c15ull + (k->what | (uint64_t)k->extra << 8);
 
 	h ^= h >> 32;
 	h *= 0xff51afd7ed558ccdull;
-	return (size_t)(h ^ h >> 29) & mask;
+	return h ^ h >> 29;
 }
 
 static int key_equal(const struct hwt_code_key *a, const struct hwt_code_key *b)
@@ -63,20 +69,27 @@ struct hwt_code_key hwt_code_key(const struct hwt_mapping *m, uint64_t ip, uint3
 				      ip - m->start + m->pgoff, what, extra };
 }
 
+/* The slot of key, or the empty one where it would go. */
+static struct code_slot *slot_of(const struct hwt_code_cache *cc, const struct hwt_code_key *key,
+				 uint64_t hash)
+{
+	for (size_t i = (size_t)hash & cc->mask;; i = (i + 1) & cc->mask) {
+		struct code_slot *s = &cc->slots[i];
+
+		if (!s->entry || (s->hash == hash && key_equal(&s->entry->key, key)))
+			return s;
+	}
+}
+
 const void *hwt_code_find(const struct hwt_decoder *d, const struct hwt_code_key *key)
 {
 	const struct hwt_code_cache *cc = d->code;
+	const struct code_slot *s;
 
 	if (!cc || !cc->slots)
 		return NULL;
-	for (size_t i = key_slot(key, cc->mask);; i = (i + 1) & cc->mask) {
-		const struct code_entry *e = &cc->slots[i];
-
-		if (!e->value)
-			return NULL;
-		if (key_equal(&e->key, key))
-			return e->value;
-	}
+	s = slot_of(cc, key, key_hash(key));
+	return s->entry ? s->entry->value : NULL;
 }
 
 static void cache_empty(struct hwt_code_cache *cc)
@@ -96,19 +109,19 @@ static void cache_empty(struct hwt_code_cache *cc)
 static int slots_grow(struct hwt_code_cache *cc)
 {
 	size_t size = cc->slots ? 2 * (cc->mask + 1) : 8192;
-	struct code_entry *slots = calloc(size, sizeof(*slots));
+	struct code_slot *slots = calloc(size, sizeof(*slots));
 
 	if (!slots)
 		return -1;
 	for (size_t k = 0; cc->slots && k <= cc->mask; k++) {
-		const struct code_entry *e = &cc->slots[k];
+		const struct code_slot *s = &cc->slots[k];
 		size_t i;
 
-		if (!e->value)
+		if (!s->entry)
 			continue;
-		for (i = key_slot(&e->key, size - 1); slots[i].value; i = (i + 1) & (size - 1))
+		for (i = (size_t)s->hash & (size - 1); slots[i].entry; i = (i + 1) & (size - 1))
 			;
-		slots[i] = *e;
+		slots[i] = *s;
 	}
 	free(cc->slots);
 	cc->slots = slots;
@@ -116,11 +129,11 @@ static int slots_grow(struct hwt_code_cache *cc)
 	return 0;
 }
 
-static void *arena_alloc(struct hwt_code_cache *cc, size_t size)
+static struct code_entry *arena_alloc(struct hwt_code_cache *cc, size_t size)
 {
 	struct arena_piece *p = cc->pieces;
 
-	size = (size + 15) & ~(size_t)15;
+	size = (sizeof(struct code_entry) + size + 15) & ~(size_t)15;
 	if (!p || p->size - p->used < size) {
 		size_t room = size > ARENA_PIECE ? size : ARENA_PIECE;
 
@@ -134,14 +147,15 @@ static void *arena_alloc(struct hwt_code_cache *cc, size_t size)
 		cc->bytes += sizeof(*p) + room;
 	}
 	p->used += size;
-	return p->data + p->used - size;
+	return (struct code_entry *)(p->data + p->used - size);
 }
 
 void *hwt_code_add(struct hwt_decoder *d, const struct hwt_code_key *key, size_t size)
 {
 	struct hwt_code_cache *cc = d->code;
-	void *value;
-	size_t i;
+	uint64_t hash = key_hash(key);
+	struct code_slot *s;
+	struct code_entry *e;
 
 	if (!cc && !(cc = d->code = calloc(1, sizeof(*cc))))
 		return NULL;
@@ -149,15 +163,15 @@ void *hwt_code_add(struct hwt_decoder *d, const struct hwt_code_key *key, size_t
 		cache_empty(cc);
 	if ((cc->count + 1) * 2 > cc->mask && slots_grow(cc) < 0)
 		return NULL;
-	for (i = key_slot(key, cc->mask); cc->slots[i].value; i = (i + 1) & cc->mask)
-		if (key_equal(&cc->slots[i].key, key))
-			return NULL; /* there already: the caller did not look */
-	value = arena_alloc(cc, size);
-	if (!value)
+	s = slot_of(cc, key, hash);
+	if (s->entry)
+		return NULL; /* there already: the caller did not look */
+	if (!(e = arena_alloc(cc, size)))
 		return NULL;
-	cc->slots[i] = (struct code_entry){ *key, value };
+	e->key = *key;
+	*s = (struct code_slot){ hash, e };
 	cc->count++;
-	return value;
+	return e->value;
 }
 
 void hwt_code_cache_free(struct hwt_decoder *d)

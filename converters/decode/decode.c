@@ -367,6 +367,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 
 		*w = *d;
 		w->code = NULL; /* each thread its own */
+		w->edge_pool = NULL;
 		memset(&w->stats, 0, sizeof(w->stats));
 		w->done_bytes = 0;
 		w->nomem = 0;
@@ -422,6 +423,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 	for (unsigned i = 0; i < started; i++) {
 		struct hwt_decoder *w = &workers[i];
 
+		(void)hwt_edge_pool_flush(w); /* sets w->nomem when it fails */
 		if (hwt_profile_merge(d->profile, w->profile) < 0 || w->nomem)
 			d->nomem = 1;
 		stats_add(&d->stats, &w->stats);
@@ -450,6 +452,7 @@ out:
 	}
 	for (unsigned i = 0; workers && i < jobs; i++) {
 		hwt_profile_free(workers[i].profile);
+		hwt_edge_pool_free(&workers[i]);
 		hwt_code_cache_free(&workers[i]);
 		free(workers[i].fails);
 	}
@@ -564,6 +567,8 @@ int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
 
 int hwt_decoder_finish(struct hwt_decoder *d, int status)
 {
+	(void)hwt_edge_pool_flush(d); /* sets d->nomem when it fails */
+	hwt_edge_pool_free(d);
 	report_files(d);
 	if (d->nomem) {
 		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, NULL, -1,

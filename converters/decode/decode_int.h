@@ -85,6 +85,7 @@ struct hwt_decoder {
 	uint64_t reported;       /* bytes of done_bytes added to par's count */
 	unsigned split;          /* threads for one stream (edge decoder); 0 or 1: one */
 	struct hwt_code_cache *code; /* this thread's (code_cache.c); NULL: empty */
+	struct hwt_edge_pool *edge_pool; /* this thread's counts not yet in profile (edge/) */
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 };
 
@@ -286,12 +287,27 @@ struct hwt_pt_crossing {
  * Adds counts to d's profile as stream.c's flow and flow_profile.c do
  * (the same straight-line blocks, edges and edge kinds): counts[k] are
  * those of epoch epochs[k] (in stream order), then the crossings.
- * Reports blocks that do not match the image files. 0 or -hbe_nomem.
+ * Reports blocks that do not match the image files (in stream, or in no
+ * stream when it is NULL). 0 or -hbe_nomem.
  */
 int hwt_pt_counts_add(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		      struct hwt_space *space, struct hwt_pt_block_count *const *counts,
 		      const size_t *sizes, const size_t *epochs, size_t n,
 		      const struct hwt_pt_crossing *crossings, size_t ncrossings);
+
+/*
+ * edge/edge_pool.c: hwt_pt_counts_add's counts (the edge decoder's),
+ * summed over streams by address space layout and added to the profile
+ * by hwt_edge_pool_flush, into the profile d had when they were added.
+ * Flushed before anything reads that profile, and before a file's state
+ * changes. 0 or -hbe_nomem (the flush also sets d->nomem).
+ */
+int hwt_edge_pool_add(struct hwt_decoder *d, struct hwt_space *space,
+		      struct hwt_pt_block_count *const *counts, const size_t *sizes,
+		      const size_t *epochs, size_t n, const struct hwt_pt_crossing *crossings,
+		      size_t ncrossings);
+int hwt_edge_pool_flush(struct hwt_decoder *d);
+void hwt_edge_pool_free(struct hwt_decoder *d);
 
 /* The stream file mapped read-only (*size bytes; munmap it), or NULL when
    it cannot be read or is empty. (decode.c) */

@@ -323,6 +323,7 @@ static int file_too_short(struct hwt_decoder *d, const struct hwt_mapping *m)
 
 	if (f->state != hwt_file_ok || m->pgoff < f->elf.size)
 		return 0;
+	(void)hwt_edge_pool_flush(d); /* its counts were made while f was ok */
 	f->state = hwt_file_replaced;
 	snprintf(f->why, sizeof(f->why),
 		 "file replaced since the recording (shorter than its mapping)");

@@ -659,7 +659,7 @@ static void stream_ctx_free(struct stream_ctx *s)
 static void report_bad_blocks(struct stream_ctx *s)
 {
 	if (s->bad_blocks)
-		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, -1,
+		hwt_decode_diag(s->d, hwt_diag_stream, s->stream ? s->stream->path : NULL, -1,
 				    "%" PRIu64 " decoded blocks do not match the code in the "
 				    "image files and were not counted, e.g. %s",
 				    s->bad_blocks, s->bad_example);

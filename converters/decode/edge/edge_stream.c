@@ -1669,7 +1669,8 @@ static int edge_run_split(struct edge_ctx *c, unsigned n)
 }
 
 /* Adds what edge_run found to d as pt_decode would have. */
-static int edge_commit(struct edge_ctx *c, size_t size)
+/* pooled: the counts go into d's edge pool, else into d's profile now. */
+static int edge_commit(struct edge_ctx *c, size_t size, int pooled)
 {
 	struct hwt_decoder *d = c->d;
 	struct hwt_pt_block_count **counts = calloc(c->done_count + 1, sizeof(*counts));
@@ -1697,8 +1698,10 @@ static int edge_commit(struct edge_ctx *c, size_t size)
 			sizes[k] = c->done[k].count;
 			epochs[k] = c->done[k].epoch;
 		}
-		status = hwt_pt_counts_add(d, c->stream, c->space, counts, sizes, epochs,
-					   c->done_count, c->crossings, c->crossing_count);
+		status = pooled ? hwt_edge_pool_add(d, c->space, counts, sizes, epochs,
+						    c->done_count, c->crossings, c->crossing_count)
+				: hwt_pt_counts_add(d, c->stream, c->space, counts, sizes, epochs,
+						    c->done_count, c->crossings, c->crossing_count);
 	}
 	free(counts);
 	free(sizes);
@@ -1759,7 +1762,7 @@ static int edge_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *st
 	if (status == 0)
 		status = d->options && d->options->decoder == hwt_decoder_check
 				 ? edge_check(d, stream, space, &c, size)
-				 : edge_commit(&c, size);
+				 : edge_commit(&c, size, 1);
 	else if (status == 1) {
 		d->stats.edge_fallbacks++;
 		status = hwt_pt_decoder.decode_stream(d, stream, space);
@@ -1821,7 +1824,7 @@ static int edge_check(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	d->profile = edge;
 	d->diags = &edge_diags;
 	stats = d->stats;
-	status = edge_commit(c, size);
+	status = edge_commit(c, size, 0);
 	d->stats = stats;
 	d->done_bytes = done_bytes;
 	if (status < 0)
