@@ -368,6 +368,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		*w = *d;
 		w->code = NULL; /* each thread its own */
 		w->edge_pool = NULL;
+		w->edge_layouts = NULL;
 		memset(&w->stats, 0, sizeof(w->stats));
 		w->done_bytes = 0;
 		w->nomem = 0;
@@ -452,8 +453,7 @@ out:
 	}
 	for (unsigned i = 0; workers && i < jobs; i++) {
 		hwt_profile_free(workers[i].profile);
-		hwt_edge_pool_free(&workers[i]);
-		hwt_code_cache_free(&workers[i]);
+		hwt_decoder_caches_free(&workers[i]);
 		free(workers[i].fails);
 	}
 	free(workers);
@@ -568,14 +568,12 @@ int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
 int hwt_decoder_finish(struct hwt_decoder *d, int status)
 {
 	(void)hwt_edge_pool_flush(d); /* sets d->nomem when it fails */
-	hwt_edge_pool_free(d);
 	report_files(d);
 	if (d->nomem) {
 		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, NULL, -1,
 				    "out of memory: the profile is incomplete");
 		status = -hbe_nomem;
 	}
-	hwt_code_cache_free(d); /* before the files its keys name */
 	hwt_files_free(d);
 	if (d->options && d->options->stats)
 		*d->options->stats = d->stats;

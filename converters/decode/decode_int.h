@@ -86,6 +86,7 @@ struct hwt_decoder {
 	unsigned split;          /* threads for one stream (edge decoder); 0 or 1: one */
 	struct hwt_code_cache *code; /* this thread's (code_cache.c); NULL: empty */
 	struct hwt_edge_pool *edge_pool; /* this thread's counts not yet in profile (edge/) */
+	struct hwt_edge_layouts *edge_layouts; /* this thread's tables by layout (edge/) */
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 };
 
@@ -166,7 +167,14 @@ void hwt_space_fini(struct hwt_space *space);
 struct pt_image *hwt_epoch_image(struct hwt_decoder *d, struct hwt_epoch *epoch);
 /* The mapping holding ip, or NULL. */
 const struct hwt_mapping *hwt_epoch_find(const struct hwt_epoch *epoch, uint64_t ip);
+/* An epoch's layout: its mappings (files, places, pages), not its time.
+   Epochs of one layout hold the same code at the same addresses. */
+uint64_t hwt_epoch_layout_hash(const struct hwt_epoch *epoch);
+int hwt_epoch_layout_same(const struct hwt_epoch *a, const struct hwt_epoch *b);
+/* Frees the files, and first what the decoder keeps about their code
+   (hwt_decoder_caches_free: counts not flushed are dropped). */
 void hwt_files_free(struct hwt_decoder *d);
+void hwt_decoder_caches_free(struct hwt_decoder *d);
 /* Parallel decode: marks files shorter than a mapping of them replaced, as
    hwt_epoch_image would on first use, before the workers start. */
 void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
@@ -308,6 +316,8 @@ int hwt_edge_pool_add(struct hwt_decoder *d, struct hwt_space *space,
 		      size_t ncrossings);
 int hwt_edge_pool_flush(struct hwt_decoder *d);
 void hwt_edge_pool_free(struct hwt_decoder *d);
+/* edge/edge_stream.c: forgets the blocks kept by layout (a file changed, or the end). */
+void hwt_edge_layouts_free(struct hwt_decoder *d);
 
 /* The stream file mapped read-only (*size bytes; munmap it), or NULL when
    it cannot be read or is empty. (decode.c) */

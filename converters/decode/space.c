@@ -13,8 +13,16 @@
 #include "grow.h"
 #include "decode_int.h"
 
+void hwt_decoder_caches_free(struct hwt_decoder *d)
+{
+	hwt_edge_pool_free(d);
+	hwt_edge_layouts_free(d);
+	hwt_code_cache_free(d);
+}
+
 void hwt_files_free(struct hwt_decoder *d)
 {
+	hwt_decoder_caches_free(d); /* their keys name the files */
 	for (size_t i = 0; i < d->file_count; i++) {
 		struct hwt_file *f = d->files[i];
 
@@ -323,7 +331,9 @@ static int file_too_short(struct hwt_decoder *d, const struct hwt_mapping *m)
 
 	if (f->state != hwt_file_ok || m->pgoff < f->elf.size)
 		return 0;
-	(void)hwt_edge_pool_flush(d); /* its counts were made while f was ok */
+	/* Counts and blocks the edge decoder keeps were made while f was ok. */
+	(void)hwt_edge_pool_flush(d);
+	hwt_edge_layouts_free(d);
 	f->state = hwt_file_replaced;
 	snprintf(f->why, sizeof(f->why),
 		 "file replaced since the recording (shorter than its mapping)");
@@ -377,6 +387,30 @@ struct pt_image *hwt_epoch_image(struct hwt_decoder *d, struct hwt_epoch *epoch)
 			pt_image_add_cached(epoch->image, d->iscache, m->isid, NULL);
 	}
 	return epoch->image;
+}
+
+uint64_t hwt_epoch_layout_hash(const struct hwt_epoch *epoch)
+{
+	uint64_t h = epoch->count;
+
+	for (size_t k = 0; k < epoch->count; k++) {
+		const struct hwt_mapping *m = &epoch->maps[k];
+
+		h = (h ^ (uint64_t)(uintptr_t)m->file) * 0x9e3779b97f4a7c15ull;
+		h = (h ^ m->start ^ m->end << 7 ^ m->pgoff << 21) * 0xc2b2ae3d27d4eb4full;
+	}
+	return h ^ h >> 29;
+}
+
+int hwt_epoch_layout_same(const struct hwt_epoch *a, const struct hwt_epoch *b)
+{
+	if (a->count != b->count)
+		return 0;
+	for (size_t k = 0; k < a->count; k++)
+		if (a->maps[k].file != b->maps[k].file || a->maps[k].start != b->maps[k].start ||
+		    a->maps[k].end != b->maps[k].end || a->maps[k].pgoff != b->maps[k].pgoff)
+			return 0;
+	return 1;
 }
 
 const struct hwt_mapping *hwt_epoch_find(const struct hwt_epoch *epoch, uint64_t ip)

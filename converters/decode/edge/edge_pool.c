@@ -45,39 +45,15 @@ struct hwt_edge_pool {
 	size_t crossing_count, crossing_capacity;
 };
 
-static uint64_t layout_hash(const struct hwt_epoch *e)
-{
-	uint64_t h = e->count;
-
-	for (size_t k = 0; k < e->count; k++) {
-		const struct hwt_mapping *m = &e->maps[k];
-
-		h = (h ^ (uint64_t)(uintptr_t)m->file) * 0x9e3779b97f4a7c15ull;
-		h = (h ^ m->start ^ m->end << 7 ^ m->pgoff << 21) * 0xc2b2ae3d27d4eb4full;
-	}
-	return h ^ h >> 29;
-}
-
-static int layout_same(const struct hwt_epoch *a, const struct hwt_epoch *b)
-{
-	if (a->count != b->count)
-		return 0;
-	for (size_t k = 0; k < a->count; k++)
-		if (a->maps[k].file != b->maps[k].file || a->maps[k].start != b->maps[k].start ||
-		    a->maps[k].end != b->maps[k].end || a->maps[k].pgoff != b->maps[k].pgoff)
-			return 0;
-	return 1;
-}
-
 /* The index of e's layout, added when new; -1 when out of memory. A
    stream has a few epochs and a pool a few layouts, so a scan does. */
 static long layout_of(struct hwt_edge_pool *p, const struct hwt_epoch *e)
 {
-	uint64_t hash = layout_hash(e);
+	uint64_t hash = hwt_epoch_layout_hash(e);
 	struct layout *l;
 
 	for (size_t k = p->layout_count; k-- > 0;)
-		if (p->layouts[k].hash == hash && layout_same(&p->layouts[k].epoch, e))
+		if (p->layouts[k].hash == hash && hwt_epoch_layout_same(&p->layouts[k].epoch, e))
 			return (long)k;
 	if (p->layout_count == p->layout_capacity) {
 		size_t capacity = p->layout_capacity ? 2 * p->layout_capacity : 16;

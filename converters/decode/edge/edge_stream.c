@@ -117,6 +117,24 @@ struct edge_state {
 	unsigned since_packet;
 };
 
+/*
+ * The blocks found in an address space and the ways between them: a
+ * stream's own, emptied at each address space change, or those of an
+ * address space layout kept by the decoder across streams (struct
+ * edge_layout), whose counts are taken out and zeroed at each change.
+ */
+struct edge_tables {
+	struct node **nodes;       /* by ip */
+	size_t node_mask, node_count;
+	struct node **chunks;      /* node storage, kept across epochs */
+	size_t chunk_count;        /* allocated */
+	size_t chunk_cur, chunk_used; /* in use: chunks before chunk_cur, chunk_used of it */
+	struct jump_table jumps;
+	struct run *runs;          /* RUN_SLOTS of them, then RUN_PAD spare counts */
+	uint64_t *spare;           /* counted into by padded runs, never read */
+	uint32_t generation;       /* of the valid runs: one more when nodes are forgotten */
+};
+
 struct edge_ctx {
 	struct hwt_decoder *d;
 	const struct hwt_bundle_stream *stream;
@@ -131,16 +149,9 @@ struct edge_ctx {
 	/* address space */
 	size_t epoch;
 	uint64_t next_time;
-	struct node **nodes;       /* by ip; of the current epoch */
-	size_t node_mask, node_count;
-	struct node **chunks;      /* node storage, kept across epochs */
-	size_t chunk_count;        /* allocated */
-	size_t chunk_cur, chunk_used; /* in use: chunks before chunk_cur, chunk_used of it */
+	struct edge_tables t;      /* of the current epoch */
+	struct edge_layout *layout;/* whose tables t are, NULL: the stream's own */
 	struct count_table table;
-	struct jump_table jumps;
-	struct run *runs;          /* RUN_SLOTS of them */
-	uint32_t generation;       /* of the runs of this epoch: one more at each close */
-	uint64_t spare[RUN_PAD];   /* counted into by padded runs, never read */
 	struct epoch_counts *done;
 	size_t done_count, done_capacity;
 	struct hwt_pt_crossing *crossings;
@@ -245,23 +256,23 @@ static struct node *node_alloc(struct edge_ctx *c)
 {
 	struct node *n;
 
-	if (c->chunk_used == NODES_PER_CHUNK || !c->chunk_count) {
-		if (c->chunk_count && c->chunk_cur + 1 < c->chunk_count) {
-			c->chunk_cur++;
+	if (c->t.chunk_used == NODES_PER_CHUNK || !c->t.chunk_count) {
+		if (c->t.chunk_count && c->t.chunk_cur + 1 < c->t.chunk_count) {
+			c->t.chunk_cur++;
 		} else {
-			struct node **chunks = realloc(c->chunks,
-						       (c->chunk_count + 1) * sizeof(*chunks));
+			struct node **chunks = realloc(c->t.chunks,
+						       (c->t.chunk_count + 1) * sizeof(*chunks));
 
 			if (!chunks)
 				return NULL;
-			c->chunks = chunks;
-			if (!(c->chunks[c->chunk_count] = malloc(NODES_PER_CHUNK * sizeof(*n))))
+			c->t.chunks = chunks;
+			if (!(c->t.chunks[c->t.chunk_count] = malloc(NODES_PER_CHUNK * sizeof(*n))))
 				return NULL;
-			c->chunk_cur = c->chunk_count++;
+			c->t.chunk_cur = c->t.chunk_count++;
 		}
-		c->chunk_used = 0;
+		c->t.chunk_used = 0;
 	}
-	n = &c->chunks[c->chunk_cur][c->chunk_used++];
+	n = &c->t.chunks[c->t.chunk_cur][c->t.chunk_used++];
 	memset(n, 0, sizeof(*n));
 	return n;
 }
@@ -269,7 +280,7 @@ static struct node *node_alloc(struct edge_ctx *c)
 /* The nodes of the current epoch, chunk by chunk: *used of chunk k. */
 static size_t chunk_nodes(const struct edge_ctx *c, size_t k)
 {
-	return k < c->chunk_cur ? NODES_PER_CHUNK : k == c->chunk_cur ? c->chunk_used : 0;
+	return k < c->t.chunk_cur ? NODES_PER_CHUNK : k == c->t.chunk_cur ? c->t.chunk_used : 0;
 }
 
 static int decode_insn(const struct hwt_mapping *m, uint64_t ip, struct hwt_x86_insn *insn)
@@ -402,40 +413,40 @@ static int node_shape(struct edge_ctx *c, uint64_t ip, struct node *n)
 
 static int nodes_grow(struct edge_ctx *c)
 {
-	size_t size = c->node_mask ? (c->node_mask + 1) * 2 : 4096;
+	size_t size = c->t.node_mask ? (c->t.node_mask + 1) * 2 : 4096;
 	struct node **nodes = calloc(size, sizeof(*nodes));
 
 	if (!nodes)
 		return -1;
-	for (size_t k = 0; c->nodes && k <= c->node_mask; k++)
-		for (struct node *n = c->nodes[k], *next; n; n = next) {
+	for (size_t k = 0; c->t.nodes && k <= c->t.node_mask; k++)
+		for (struct node *n = c->t.nodes[k], *next; n; n = next) {
 			size_t i = node_hash(n->ip, size - 1);
 
 			next = n->hash_next;
 			n->hash_next = nodes[i];
 			nodes[i] = n;
 		}
-	free(c->nodes);
-	c->nodes = nodes;
-	c->node_mask = size - 1;
+	free(c->t.nodes);
+	c->t.nodes = nodes;
+	c->t.node_mask = size - 1;
 	return 0;
 }
 
 /* The node of the block at ip, made on first use; NULL: give up. */
 static struct node *node_at(struct edge_ctx *c, uint64_t ip)
 {
-	size_t i = node_hash(ip, c->node_mask);
+	size_t i = node_hash(ip, c->t.node_mask);
 	struct node *n;
 
-	for (n = c->nodes[i]; n; n = n->hash_next)
+	for (n = c->t.nodes[i]; n; n = n->hash_next)
 		if (n->ip == ip)
 			return n;
-	if ((c->node_count + 1) > c->node_mask) {
+	if ((c->t.node_count + 1) > c->t.node_mask) {
 		if (nodes_grow(c) < 0) {
 			c->nomem = 1;
 			return NULL;
 		}
-		i = node_hash(ip, c->node_mask);
+		i = node_hash(ip, c->t.node_mask);
 	}
 	n = node_alloc(c);
 	if (!n) {
@@ -444,9 +455,9 @@ static struct node *node_at(struct edge_ctx *c, uint64_t ip)
 	}
 	if (node_shape(c, ip, n) < 0)
 		return NULL; /* the node stays unused in its chunk */
-	n->hash_next = c->nodes[i];
-	c->nodes[i] = n;
-	c->node_count++;
+	n->hash_next = c->t.nodes[i];
+	c->t.nodes[i] = n;
+	c->t.node_count++;
 	return n;
 }
 
@@ -484,7 +495,7 @@ static int jumps_grow(struct jump_table *t)
 /* The jump from `from` to ip, made on first use (its block too); NULL: give up. */
 static struct jump *jump_to(struct edge_ctx *c, struct node *from, uint64_t ip)
 {
-	struct jump_table *t = &c->jumps;
+	struct jump_table *t = &c->t.jumps;
 	struct node *to;
 	size_t i;
 
@@ -524,9 +535,9 @@ static inline struct run *run_from(struct edge_ctx *c, struct node *from, unsign
 {
 	uint32_t key = bits | len << RUN_BITS;
 	uint64_t h = ((uint64_t)(uintptr_t)from ^ key) * 0x9e3779b97f4a7c15ull;
-	struct run *r = &c->runs[(h ^ h >> 32) & (RUN_SLOTS - 1)];
+	struct run *r = &c->t.runs[(h ^ h >> 32) & (RUN_SLOTS - 1)];
 
-	if (r->from == from && r->key == key && r->generation == c->generation)
+	if (r->from == from && r->key == key && r->generation == c->t.generation)
 		return r;
 	return run_build(c, r, from, key);
 }
@@ -563,11 +574,11 @@ static struct run *__attribute__((noinline)) run_build(struct edge_ctx *c, struc
 		}
 	}
 	for (uint32_t k = r->enters; k < RUN_PAD; k++)
-		r->counts[k] = &c->spare[k];
+		r->counts[k] = &c->t.spare[k];
 	r->to = n;
 	r->from = from;
 	r->key = key;
-	r->generation = c->generation;
+	r->generation = c->t.generation;
 	return r;
 }
 
@@ -585,76 +596,194 @@ static int done_reserve(struct edge_ctx *c)
 	return 0;
 }
 
-/* Moves the counts of the current epoch into c->done, forgets its nodes. */
+/*
+ * Moves the counts of the current epoch into c->done. The stream's own
+ * tables forget their nodes; a layout's keep them, their counts zeroed
+ * (also when out of memory, so that no count stays for the next stream).
+ */
 static int epoch_close(struct edge_ctx *c)
 {
-	struct epoch_counts *e;
-	size_t n = 0, cap = c->table.used.count + c->jumps.used.count;
+	int keep = c->layout != NULL;
+	struct epoch_counts *e = NULL;
+	size_t n = 0, cap = c->table.used.count + c->t.jumps.used.count;
 
-	for (size_t k = 0; k < c->chunk_count; k++) {
+	for (size_t k = 0; k < c->t.chunk_count; k++) {
 		size_t used = chunk_nodes(c, k);
 
 		for (size_t j = 0; j < used; j++) {
-			const struct node *x = &c->chunks[k][j];
+			const struct node *x = &c->t.chunks[k][j];
 
 			cap += (x->first != 0) + (x->count[0] != 0) + (x->count[1] != 0);
 		}
 	}
-	if (done_reserve(c) < 0)
-		return -1;
-	e = &c->done[c->done_count];
-	e->epoch = c->epoch;
-	e->items = malloc((cap ? cap : 1) * sizeof(*e->items));
-	if (!e->items)
-		return -1;
-	c->done_count++;
+	if (done_reserve(c) == 0) {
+		e = &c->done[c->done_count];
+		e->epoch = c->epoch;
+		e->items = malloc((cap ? cap : 1) * sizeof(*e->items));
+		if (e->items)
+			c->done_count++;
+		else
+			e = NULL;
+	}
 	/* Counts in the order they were first made, as the tables are emptied. */
 	for (size_t k = 0; k < c->table.used.count; k++) {
 		struct hwt_pt_block_count *x = &c->table.items[c->table.used.items[k]];
 
-		if (x->count)
+		if (e && x->count)
 			e->items[n++] = *x;
 		x->ninsn = 0;
 	}
 	c->table.used.count = 0;
-	for (size_t k = 0; k < c->jumps.used.count; k++) {
-		struct jump *j = &c->jumps.items[c->jumps.used.items[k]];
+	for (size_t k = 0; k < c->t.jumps.used.count; k++) {
+		struct jump *j = &c->t.jumps.items[c->t.jumps.used.items[k]];
 
-		if (j->count)
+		if (e && j->count)
 			e->items[n++] = (struct hwt_pt_block_count){ j->from->end, j->to->ip, j->to->end,
 								     j->to->ninsn, 0, j->count };
-		j->from = NULL;
+		j->count = 0;
+		if (!keep)
+			j->from = NULL;
 	}
-	c->jumps.used.count = 0;
-	for (size_t k = 0; k < c->chunk_count; k++) {
+	if (!keep)
+		c->t.jumps.used.count = 0;
+	for (size_t k = 0; k < c->t.chunk_count; k++) {
 		size_t used = chunk_nodes(c, k);
 
 		for (size_t j = 0; j < used; j++) {
-			const struct node *x = &c->chunks[k][j];
+			struct node *x = &c->t.chunks[k][j];
 
-			c->nodes[node_hash(x->ip, c->node_mask)] = NULL;
-			if (x->first)
+			if (!keep)
+				c->t.nodes[node_hash(x->ip, c->t.node_mask)] = NULL;
+			if (e && x->first)
 				e->items[n++] = (struct hwt_pt_block_count){ 0, x->ip, x->end, x->ninsn,
 									     0, x->first };
 			for (int s = 0; s < 2; s++)
-				if (x->count[s])
+				if (e && x->count[s])
 					e->items[n++] = (struct hwt_pt_block_count){
 						x->end, x->succ[s]->ip, x->succ[s]->end,
 						x->succ[s]->ninsn, 0, x->count[s] };
+			x->first = x->count[0] = x->count[1] = 0;
 		}
 	}
+	if (!e)
+		return -1;
 	e->count = n;
 	for (size_t k = 0; k < n; k++) {
 		c->blocks += e->items[k].count;
 		c->insns += e->items[k].count * e->items[k].ninsn;
 	}
-	c->chunk_cur = c->chunk_used = 0;
-	c->node_count = 0;
-	if (++c->generation == 0 && c->runs) { /* wrapped: old entries would match */
-		memset(c->runs, 0, RUN_SLOTS * sizeof(*c->runs));
-		c->generation = 1;
+	if (keep)
+		return 0;
+	c->t.chunk_cur = c->t.chunk_used = 0;
+	c->t.node_count = 0;
+	if (++c->t.generation == 0 && c->t.runs) { /* wrapped: old entries would match */
+		memset(c->t.runs, 0, RUN_SLOTS * sizeof(*c->t.runs));
+		c->t.generation = 1;
 	}
 	return 0;
+}
+
+/* ----- Layouts kept across streams ----------------------------------------- */
+
+/*
+ * The tables of an address space layout (the same files mapped at the
+ * same places) outlive the stream that made them: the next process of a
+ * suite finds its blocks, their successors, its jumps and its runs of TNT
+ * bits where the last one left them. The decoder keeps the most recently
+ * used MAX_LAYOUTS; only a whole stream on the decoder's thread uses them
+ * (the parts of a split stream have tables of their own).
+ */
+#define MAX_LAYOUTS 32
+
+struct edge_layout {
+	struct hwt_epoch epoch;    /* its mappings, copied; maps NULL: a free slot */
+	uint64_t hash;
+	struct edge_tables t;      /* while not attached to a stream */
+	uint64_t used;             /* when last attached */
+};
+
+struct hwt_edge_layouts {
+	struct edge_layout items[MAX_LAYOUTS];
+	uint64_t clock;
+};
+
+static int tables_alloc(struct edge_ctx *c);
+static void tables_free(struct edge_tables *t);
+
+static void layout_free(struct edge_layout *l)
+{
+	tables_free(&l->t);
+	free(l->epoch.maps);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Gives c the tables of its epoch's layout, new or kept. -1: out of memory. */
+static int layout_attach(struct edge_ctx *c)
+{
+	struct hwt_edge_layouts *ls = c->d->edge_layouts;
+	const struct hwt_epoch *e = &c->space->epochs[c->epoch];
+	uint64_t hash = hwt_epoch_layout_hash(e);
+	struct edge_layout *l = NULL;
+
+	if (!ls && !(ls = c->d->edge_layouts = calloc(1, sizeof(*ls))))
+		return -1;
+	for (size_t k = 0; k < MAX_LAYOUTS && !l; k++)
+		if (ls->items[k].epoch.maps && ls->items[k].hash == hash &&
+		    hwt_epoch_layout_same(&ls->items[k].epoch, e))
+			l = &ls->items[k];
+	if (!l) {
+		l = &ls->items[0];
+		for (size_t k = 1; k < MAX_LAYOUTS && l->epoch.maps; k++)
+			if (!ls->items[k].epoch.maps || ls->items[k].used < l->used)
+				l = &ls->items[k];
+		layout_free(l);
+		memset(&c->t, 0, sizeof(c->t));
+		l->epoch.maps = malloc((e->count + 1) * sizeof(*e->maps));
+		if (!l->epoch.maps || tables_alloc(c) < 0) {
+			tables_free(&c->t);
+			layout_free(l);
+			return -1;
+		}
+		memcpy(l->epoch.maps, e->maps, e->count * sizeof(*e->maps));
+		l->epoch.count = e->count;
+		l->hash = hash;
+		l->t = c->t;
+	}
+	c->t = l->t;
+	c->layout = l;
+	l->used = ++ls->clock;
+	return 0;
+}
+
+/* Hands c's tables back to their layout (its counts already taken out). */
+static void layout_detach(struct edge_ctx *c)
+{
+	if (!c->layout)
+		return;
+	c->layout->t = c->t;
+	c->layout = NULL;
+	memset(&c->t, 0, sizeof(c->t));
+}
+
+/* Zeroes what a stream given up counted in its layout, and detaches. */
+static void layout_release(struct edge_ctx *c)
+{
+	if (!c->layout)
+		return;
+	(void)epoch_close(c); /* the counts go with c->done, unused */
+	layout_detach(c);
+}
+
+void hwt_edge_layouts_free(struct hwt_decoder *d)
+{
+	struct hwt_edge_layouts *ls = d->edge_layouts;
+
+	if (!ls)
+		return;
+	for (size_t k = 0; k < MAX_LAYOUTS; k++)
+		layout_free(&ls->items[k]);
+	free(ls);
+	d->edge_layouts = NULL;
 }
 
 /* ----- Packets ------------------------------------------------------------ */
@@ -859,6 +988,7 @@ static int boundary_time(struct edge_ctx *c, uint64_t *prev)
 		c->nomem = 1;
 		return GIVE_UP;
 	}
+	layout_detach(c);
 	if (*prev) {
 		c->crossing_pending = 1;
 		c->crossing_prev = *prev;
@@ -869,7 +999,7 @@ static int boundary_time(struct edge_ctx *c, uint64_t *prev)
 	c->next_time = e + 1 < c->space->count ? c->space->epochs[e + 1].time : UINT64_MAX;
 	/* As libipt's loop builds its image: files shorter than a mapping are
 	   found so (a split stream has none: edge_split). */
-	if (!c->split && !hwt_epoch_image(c->d, &c->space->epochs[e])) {
+	if (!c->split && (!hwt_epoch_image(c->d, &c->space->epochs[e]) || layout_attach(c) < 0)) {
 		c->nomem = 1;
 		return GIVE_UP;
 	}
@@ -1150,7 +1280,7 @@ static int walk_part(struct edge_ctx *c)
 static struct node *walk_fast(struct edge_ctx *c, struct node *cur)
 {
 	const uint8_t *pos = c->pos, *limit;
-	const struct jump_table *jumps = &c->jumps;
+	const struct jump_table *jumps = &c->t.jumps;
 	uint64_t last_ip = c->last_ip;
 
 	if (c->end - pos < 16)
@@ -1414,53 +1544,78 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 
 /* ----- The stream ----------------------------------------------------------- */
 
+static void tables_free(struct edge_tables *t)
+{
+	for (size_t k = 0; k < t->chunk_count; k++)
+		free(t->chunks[k]);
+	free(t->chunks);
+	free(t->nodes);
+	free(t->jumps.items);
+	free(t->jumps.used.items);
+	free(t->runs);
+	memset(t, 0, sizeof(*t));
+}
+
 static void ctx_free(struct edge_ctx *c)
 {
-	for (size_t k = 0; k < c->chunk_count; k++)
-		free(c->chunks[k]);
-	free(c->chunks);
-	free(c->nodes);
+	layout_release(c);
+	tables_free(&c->t);
 	free(c->table.items);
 	free(c->table.used.items);
-	free(c->jumps.items);
-	free(c->jumps.used.items);
-	free(c->runs);
 	for (size_t k = 0; k < c->done_count; k++)
 		free(c->done[k].items);
 	free(c->done);
 	free(c->crossings);
 }
 
-/* The tables of a walk, empty: the whole stream's or a part's. */
+/* Empty tables in c->t. */
+static int tables_alloc(struct edge_ctx *c)
+{
+	if (nodes_grow(c) < 0 || jumps_grow(&c->t.jumps) < 0)
+		return -1;
+	c->t.runs = calloc(RUN_SLOTS * sizeof(*c->t.runs) + RUN_PAD * sizeof(uint64_t), 1);
+	if (!c->t.runs)
+		return -1;
+	c->t.spare = (uint64_t *)(c->t.runs + RUN_SLOTS);
+	return 0;
+}
+
+/* The tables of a walk of a part, empty. */
 static int ctx_tables(struct edge_ctx *c)
 {
-	if (nodes_grow(c) < 0 || table_grow(&c->table) < 0 || jumps_grow(&c->jumps) < 0)
-		return -1;
-	c->runs = calloc(RUN_SLOTS, sizeof(*c->runs));
-	return c->runs ? 0 : -1;
+	return table_grow(&c->table) < 0 || tables_alloc(c) < 0 ? -1 : 0;
 }
 
 /*
  * Decodes the stream into c without side effects. 0: decoded, 1: libipt
- * must, -hbe_nomem.
+ * must, -hbe_nomem. A whole stream walks in the tables of its layouts.
  */
 static int edge_run(struct edge_ctx *c)
 {
 	int status;
 
-	if (ctx_tables(c) < 0)
+	if (table_grow(&c->table) < 0)
 		return -hbe_nomem;
 	c->next_time = c->space->count > 1 ? c->space->epochs[1].time : UINT64_MAX;
-	if (!c->split && !hwt_epoch_image(c->d, &c->space->epochs[0]))
+	if (c->split) {
+		if (tables_alloc(c) < 0)
+			return -hbe_nomem;
+	} else if (!hwt_epoch_image(c->d, &c->space->epochs[0]) || layout_attach(c) < 0) {
 		return -hbe_nomem;
+	}
 	status = walk(c);
 	if (c->nomem)
-		return -hbe_nomem;
-	if (status == STOPPED)
+		status = -hbe_nomem;
+	else if (status == STOPPED)
 		return STOPPED; /* the first part of a split stream: edge_run_split */
-	if (status < 0)
-		return 1;
-	return epoch_close(c) < 0 ? -hbe_nomem : 0;
+	else if (status < 0)
+		status = 1;
+	else if (epoch_close(c) < 0)
+		status = -hbe_nomem;
+	if (status != 0)
+		layout_release(c);
+	layout_detach(c);
+	return status;
 }
 
 /* ----- Parts of a stream on threads of their own ---------------------------- */
