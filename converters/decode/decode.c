@@ -424,7 +424,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 	for (unsigned i = 0; i < started; i++) {
 		struct hwt_decoder *w = &workers[i];
 
-		(void)hwt_edge_pool_flush(w); /* sets w->nomem when it fails */
+		(void)hwt_edge_flush(w); /* sets w->nomem when it fails */
 		if (hwt_profile_merge(d->profile, w->profile) < 0 || w->nomem)
 			d->nomem = 1;
 		stats_add(&d->stats, &w->stats);
@@ -567,7 +567,7 @@ int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
 
 int hwt_decoder_finish(struct hwt_decoder *d, int status)
 {
-	(void)hwt_edge_pool_flush(d); /* sets d->nomem when it fails */
+	(void)hwt_edge_flush(d); /* sets d->nomem when it fails */
 	report_files(d);
 	if (d->nomem) {
 		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, NULL, -1,

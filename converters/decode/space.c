@@ -332,7 +332,7 @@ static int file_too_short(struct hwt_decoder *d, const struct hwt_mapping *m)
 	if (f->state != hwt_file_ok || m->pgoff < f->elf.size)
 		return 0;
 	/* Counts and blocks the edge decoder keeps were made while f was ok. */
-	(void)hwt_edge_pool_flush(d);
+	(void)hwt_edge_flush(d);
 	hwt_edge_layouts_free(d);
 	f->state = hwt_file_replaced;
 	snprintf(f->why, sizeof(f->why),

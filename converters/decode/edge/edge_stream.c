@@ -73,8 +73,15 @@ struct jump {
 	uint64_t count;
 };
 
+/* The counts of a node's streams done, in a layout's tables: beside the
+   node's chunk, not in the node, which the walk keeps small. */
+struct node_totals {
+	uint64_t count[2], first;
+};
+
 struct jump_table {
 	struct jump *items;        /* open addressing */
+	uint64_t *totals;          /* of items[k]'s streams done, in a layout's tables */
 	size_t mask;
 	struct hwt_slot_list used; /* slots of items */
 };
@@ -135,6 +142,12 @@ struct edge_tables {
 	uint32_t generation;       /* of the valid runs: one more when nodes are forgotten */
 };
 
+/* A layout whose tables hold counts of the stream, in one of its epochs. */
+struct touched {
+	struct edge_layout *layout;
+	size_t epoch;
+};
+
 struct edge_ctx {
 	struct hwt_decoder *d;
 	const struct hwt_bundle_stream *stream;
@@ -151,6 +164,8 @@ struct edge_ctx {
 	uint64_t next_time;
 	struct edge_tables t;      /* of the current epoch */
 	struct edge_layout *layout;/* whose tables t are, NULL: the stream's own */
+	struct touched *touched;   /* layouts holding this stream's counts */
+	size_t touched_count, touched_capacity;
 	struct count_table table;
 	struct epoch_counts *done;
 	size_t done_count, done_capacity;
@@ -250,6 +265,11 @@ static size_t node_hash(uint64_t ip, size_t mask)
 	return (size_t)(h ^ h >> 31) & mask;
 }
 
+static struct node_totals *chunk_totals(struct node *chunk)
+{
+	return (struct node_totals *)(chunk + NODES_PER_CHUNK);
+}
+
 /* A fresh node; chunks are kept from epoch to epoch, their nodes cleared as
    they are handed out again. */
 static struct node *node_alloc(struct edge_ctx *c)
@@ -266,7 +286,9 @@ static struct node *node_alloc(struct edge_ctx *c)
 			if (!chunks)
 				return NULL;
 			c->t.chunks = chunks;
-			if (!(c->t.chunks[c->t.chunk_count] = malloc(NODES_PER_CHUNK * sizeof(*n))))
+			/* the nodes, then their totals */
+			if (!(c->t.chunks[c->t.chunk_count] = malloc(
+				      NODES_PER_CHUNK * (sizeof(*n) + sizeof(struct node_totals)))))
 				return NULL;
 			c->t.chunk_cur = c->t.chunk_count++;
 		}
@@ -274,13 +296,15 @@ static struct node *node_alloc(struct edge_ctx *c)
 	}
 	n = &c->t.chunks[c->t.chunk_cur][c->t.chunk_used++];
 	memset(n, 0, sizeof(*n));
+	memset(chunk_totals(c->t.chunks[c->t.chunk_cur]) + c->t.chunk_used - 1, 0,
+	       sizeof(struct node_totals));
 	return n;
 }
 
-/* The nodes of the current epoch, chunk by chunk: *used of chunk k. */
-static size_t chunk_nodes(const struct edge_ctx *c, size_t k)
+/* The nodes of tables t in chunk k. */
+static size_t chunk_nodes(const struct edge_tables *t, size_t k)
 {
-	return k < c->t.chunk_cur ? NODES_PER_CHUNK : k == c->t.chunk_cur ? c->t.chunk_used : 0;
+	return k < t->chunk_cur ? NODES_PER_CHUNK : k == t->chunk_cur ? t->chunk_used : 0;
 }
 
 static int decode_insn(const struct hwt_mapping *m, uint64_t ip, struct hwt_x86_insn *insn)
@@ -474,20 +498,27 @@ static int jumps_grow(struct jump_table *t)
 {
 	size_t size = t->mask ? (t->mask + 1) * 2 : 1024;
 	struct jump *items = calloc(size, sizeof(*items));
+	uint64_t *totals = calloc(size, sizeof(*totals));
 
-	if (!items)
+	if (!items || !totals) {
+		free(items);
+		free(totals);
 		return -1;
+	}
 	for (size_t k = 0; k < t->used.count; k++) {
-		const struct jump *j = &t->items[t->used.items[k]];
-		size_t i;
+		size_t from = t->used.items[k], i;
+		const struct jump *j = &t->items[from];
 
 		for (i = jump_hash(j->from, j->ip, size - 1); items[i].from; i = (i + 1) & (size - 1))
 			;
 		items[i] = *j;
+		totals[i] = t->totals[from];
 		t->used.items[k] = i;
 	}
 	free(t->items);
+	free(t->totals);
 	t->items = items;
+	t->totals = totals;
 	t->mask = size - 1;
 	return 0;
 }
@@ -517,6 +548,7 @@ static struct jump *jump_to(struct edge_ctx *c, struct node *from, uint64_t ip)
 		return NULL;
 	}
 	t->items[i] = (struct jump){ from, ip, to, 0 };
+	t->totals[i] = 0;
 	return &t->items[i];
 }
 
@@ -596,91 +628,157 @@ static int done_reserve(struct edge_ctx *c)
 	return 0;
 }
 
+/* ----- Taking counts out ---------------------------------------------------- */
+
+/* Where counts go as they are taken out of tables and zeroed. */
+struct take {
+	struct hwt_pt_block_count *items; /* NULL: nowhere */
+	size_t n;
+	int to_totals;                    /* also added to the totals they sit beside */
+	uint64_t blocks, insns;
+};
+
+static void take_count(struct take *w, uint64_t prev, const struct node *to, uint64_t *count,
+		       uint64_t *total)
+{
+	if (w->items)
+		w->items[w->n++] = (struct hwt_pt_block_count){ prev, to->ip, to->end, to->ninsn, 0,
+							       *count };
+	if (w->to_totals)
+		*total += *count;
+	w->blocks += *count;
+	w->insns += *count * to->ninsn;
+	*count = 0;
+}
+
+/* The counts of t's nodes and jumps (totals: their totals): room for tables_take. */
+static size_t tables_counted(const struct edge_tables *t, int totals)
+{
+	size_t n = t->jumps.used.count;
+
+	for (size_t k = 0; k < t->chunk_count; k++) {
+		const struct node_totals *tot = chunk_totals(t->chunks[k]);
+
+		for (size_t j = 0; j < chunk_nodes(t, k); j++) {
+			const struct node *x = &t->chunks[k][j];
+
+			n += totals ? (tot[j].first != 0) + (tot[j].count[0] != 0) +
+					      (tot[j].count[1] != 0)
+				    : (x->first != 0) + (x->count[0] != 0) + (x->count[1] != 0);
+		}
+	}
+	return n;
+}
+
+/* Takes out the counts of t's nodes and jumps into w (totals: their totals). */
+static void tables_take(struct edge_tables *t, struct take *w, int totals)
+{
+	for (size_t k = 0; k < t->jumps.used.count; k++) {
+		size_t i = t->jumps.used.items[k];
+		struct jump *j = &t->jumps.items[i];
+		uint64_t *count = totals ? &t->jumps.totals[i] : &j->count;
+
+		if (*count)
+			take_count(w, j->from->end, j->to, count, &t->jumps.totals[i]);
+	}
+	for (size_t k = 0; k < t->chunk_count; k++) {
+		struct node_totals *tot = chunk_totals(t->chunks[k]);
+
+		for (size_t j = 0; j < chunk_nodes(t, k); j++) {
+			struct node *x = &t->chunks[k][j];
+			uint64_t *first = totals ? &tot[j].first : &x->first;
+
+			if (*first)
+				take_count(w, 0, x, first, &tot[j].first);
+			for (int s = 0; s < 2; s++) {
+				uint64_t *count = totals ? &tot[j].count[s] : &x->count[s];
+
+				if (*count)
+					take_count(w, x->end, x->succ[s], count, &tot[j].count[s]);
+			}
+		}
+	}
+}
+
+/* Empties the stream's own tables (their counts taken out). */
+static void tables_forget(struct edge_tables *t)
+{
+	for (size_t k = 0; k < t->chunk_count; k++)
+		for (size_t j = 0; j < chunk_nodes(t, k); j++)
+			t->nodes[node_hash(t->chunks[k][j].ip, t->node_mask)] = NULL;
+	t->chunk_cur = t->chunk_used = 0;
+	t->node_count = 0;
+	for (size_t k = 0; k < t->jumps.used.count; k++)
+		t->jumps.items[t->jumps.used.items[k]].from = NULL;
+	t->jumps.used.count = 0;
+	if (++t->generation == 0 && t->runs) { /* wrapped: old entries would match */
+		memset(t->runs, 0, RUN_SLOTS * sizeof(*t->runs));
+		t->generation = 1;
+	}
+}
+
+/* A new entry of c->done for epoch with room for cap counts, or NULL. */
+static struct epoch_counts *done_add(struct edge_ctx *c, size_t epoch, size_t cap)
+{
+	struct epoch_counts *e;
+
+	if (done_reserve(c) < 0)
+		return NULL;
+	e = &c->done[c->done_count];
+	e->epoch = epoch;
+	e->count = 0;
+	e->items = malloc((cap ? cap : 1) * sizeof(*e->items));
+	if (!e->items)
+		return NULL;
+	c->done_count++;
+	return e;
+}
+
+static int touch(struct edge_ctx *c);
+
 /*
- * Moves the counts of the current epoch into c->done. The stream's own
- * tables forget their nodes; a layout's keep them, their counts zeroed
- * (also when out of memory, so that no count stays for the next stream).
+ * Moves the counts of the current epoch into c->done: those of blocks cut
+ * short, and those of the stream's own tables, which then forget their
+ * nodes. A layout's tables keep theirs, counted until the stream ends
+ * (touched). Counts are zeroed also when out of memory (-1), so that none
+ * stays for the next stream.
  */
 static int epoch_close(struct edge_ctx *c)
 {
-	int keep = c->layout != NULL;
-	struct epoch_counts *e = NULL;
-	size_t n = 0, cap = c->table.used.count + c->t.jumps.used.count;
+	size_t cap = c->table.used.count + (c->layout ? 0 : tables_counted(&c->t, 0));
+	struct epoch_counts *e = done_add(c, c->epoch, cap);
+	struct take w = { .items = e ? e->items : NULL };
+	int status = e ? 0 : -1;
 
-	for (size_t k = 0; k < c->t.chunk_count; k++) {
-		size_t used = chunk_nodes(c, k);
-
-		for (size_t j = 0; j < used; j++) {
-			const struct node *x = &c->t.chunks[k][j];
-
-			cap += (x->first != 0) + (x->count[0] != 0) + (x->count[1] != 0);
-		}
-	}
-	if (done_reserve(c) == 0) {
-		e = &c->done[c->done_count];
-		e->epoch = c->epoch;
-		e->items = malloc((cap ? cap : 1) * sizeof(*e->items));
-		if (e->items)
-			c->done_count++;
-		else
-			e = NULL;
-	}
-	/* Counts in the order they were first made, as the tables are emptied. */
+	/* Blocks cut short, in the order they were first counted. */
 	for (size_t k = 0; k < c->table.used.count; k++) {
 		struct hwt_pt_block_count *x = &c->table.items[c->table.used.items[k]];
 
-		if (e && x->count)
-			e->items[n++] = *x;
+		if (x->count) {
+			if (w.items)
+				w.items[w.n++] = *x;
+			w.blocks += x->count;
+			w.insns += x->count * x->ninsn;
+		}
 		x->ninsn = 0;
 	}
 	c->table.used.count = 0;
-	for (size_t k = 0; k < c->t.jumps.used.count; k++) {
-		struct jump *j = &c->t.jumps.items[c->t.jumps.used.items[k]];
+	if (c->layout) {
+		if (touch(c) < 0) {
+			struct take none = { 0 };
 
-		if (e && j->count)
-			e->items[n++] = (struct hwt_pt_block_count){ j->from->end, j->to->ip, j->to->end,
-								     j->to->ninsn, 0, j->count };
-		j->count = 0;
-		if (!keep)
-			j->from = NULL;
-	}
-	if (!keep)
-		c->t.jumps.used.count = 0;
-	for (size_t k = 0; k < c->t.chunk_count; k++) {
-		size_t used = chunk_nodes(c, k);
-
-		for (size_t j = 0; j < used; j++) {
-			struct node *x = &c->t.chunks[k][j];
-
-			if (!keep)
-				c->t.nodes[node_hash(x->ip, c->t.node_mask)] = NULL;
-			if (e && x->first)
-				e->items[n++] = (struct hwt_pt_block_count){ 0, x->ip, x->end, x->ninsn,
-									     0, x->first };
-			for (int s = 0; s < 2; s++)
-				if (e && x->count[s])
-					e->items[n++] = (struct hwt_pt_block_count){
-						x->end, x->succ[s]->ip, x->succ[s]->end,
-						x->succ[s]->ninsn, 0, x->count[s] };
-			x->first = x->count[0] = x->count[1] = 0;
+			tables_take(&c->t, &none, 0);
+			status = -1;
 		}
+	} else {
+		tables_take(&c->t, &w, 0);
+		tables_forget(&c->t);
 	}
-	if (!e)
-		return -1;
-	e->count = n;
-	for (size_t k = 0; k < n; k++) {
-		c->blocks += e->items[k].count;
-		c->insns += e->items[k].count * e->items[k].ninsn;
-	}
-	if (keep)
-		return 0;
-	c->t.chunk_cur = c->t.chunk_used = 0;
-	c->t.node_count = 0;
-	if (++c->t.generation == 0 && c->t.runs) { /* wrapped: old entries would match */
-		memset(c->t.runs, 0, RUN_SLOTS * sizeof(*c->t.runs));
-		c->t.generation = 1;
-	}
-	return 0;
+	if (e)
+		e->count = w.n;
+	c->blocks += w.blocks;
+	c->insns += w.insns;
+	return status;
 }
 
 /* ----- Layouts kept across streams ----------------------------------------- */
@@ -689,9 +787,13 @@ static int epoch_close(struct edge_ctx *c)
  * The tables of an address space layout (the same files mapped at the
  * same places) outlive the stream that made them: the next process of a
  * suite finds its blocks, their successors, its jumps and its runs of TNT
- * bits where the last one left them. The decoder keeps the most recently
- * used MAX_LAYOUTS; only a whole stream on the decoder's thread uses them
- * (the parts of a split stream have tables of their own).
+ * bits where the last one left them, and adds its counts to theirs. A
+ * stream's counts stay beside the totals until it ends: then they join
+ * the totals (or the profile, in check mode), or are dropped when the
+ * stream goes to libipt. Totals go to the edge pool (edge_pool.c) when
+ * the layout is dropped or the decoder flushed. The decoder keeps the
+ * MAX_LAYOUTS used last; only a whole stream on the decoder's thread uses
+ * them (the parts of a split stream have tables of their own).
  */
 #define MAX_LAYOUTS 32
 
@@ -700,21 +802,68 @@ struct edge_layout {
 	uint64_t hash;
 	struct edge_tables t;      /* while not attached to a stream */
 	uint64_t used;             /* when last attached */
+	int totals;                /* its tables hold totals */
 };
 
 struct hwt_edge_layouts {
 	struct edge_layout items[MAX_LAYOUTS];
 	uint64_t clock;
+	struct hwt_profile *profile; /* the totals' */
 };
 
 static int tables_alloc(struct edge_ctx *c);
 static void tables_free(struct edge_tables *t);
+
+/* Hands l's totals to the edge pool, for the profile they are of. */
+static int layout_drain(struct hwt_decoder *d, struct edge_layout *l)
+{
+	struct hwt_profile *profile = d->profile;
+	struct hwt_space space = { .epochs = &l->epoch, .count = 1 };
+	struct take w = { 0 };
+	size_t zero = 0;
+	int status;
+
+	if (!l->totals)
+		return 0;
+	l->totals = 0;
+	w.items = malloc((tables_counted(&l->t, 1) + 1) * sizeof(*w.items));
+	tables_take(&l->t, &w, 1);
+	if (!w.items)
+		return -hbe_nomem;
+	d->profile = d->edge_layouts->profile;
+	status = hwt_edge_pool_add(d, &space, &w.items, &w.n, &zero, 1, NULL, 0);
+	d->profile = profile;
+	free(w.items);
+	return status;
+}
 
 static void layout_free(struct edge_layout *l)
 {
 	tables_free(&l->t);
 	free(l->epoch.maps);
 	memset(l, 0, sizeof(*l));
+}
+
+/* Moves what a layout about to be dropped holds of c's stream into c->done. */
+static int touched_evict(struct edge_ctx *c, struct edge_layout *l)
+{
+	for (size_t k = 0; k < c->touched_count; k++) {
+		struct epoch_counts *e;
+		struct take w = { 0 };
+
+		if (c->touched[k].layout != l)
+			continue;
+		e = done_add(c, c->touched[k].epoch, tables_counted(&l->t, 0));
+		w.items = e ? e->items : NULL;
+		tables_take(&l->t, &w, 0);
+		if (e)
+			e->count = w.n;
+		c->blocks += w.blocks;
+		c->insns += w.insns;
+		c->touched[k] = c->touched[--c->touched_count];
+		return e ? 0 : -1;
+	}
+	return 0;
 }
 
 /* Gives c the tables of its epoch's layout, new or kept. -1: out of memory. */
@@ -736,6 +885,8 @@ static int layout_attach(struct edge_ctx *c)
 		for (size_t k = 1; k < MAX_LAYOUTS && l->epoch.maps; k++)
 			if (!ls->items[k].epoch.maps || ls->items[k].used < l->used)
 				l = &ls->items[k];
+		if (l->epoch.maps && (touched_evict(c, l) < 0 || layout_drain(c->d, l) < 0))
+			return -1;
 		layout_free(l);
 		memset(&c->t, 0, sizeof(c->t));
 		l->epoch.maps = malloc((e->count + 1) * sizeof(*e->maps));
@@ -755,7 +906,7 @@ static int layout_attach(struct edge_ctx *c)
 	return 0;
 }
 
-/* Hands c's tables back to their layout (its counts already taken out). */
+/* Hands c's tables back to their layout. */
 static void layout_detach(struct edge_ctx *c)
 {
 	if (!c->layout)
@@ -765,13 +916,92 @@ static void layout_detach(struct edge_ctx *c)
 	memset(&c->t, 0, sizeof(c->t));
 }
 
-/* Zeroes what a stream given up counted in its layout, and detaches. */
+/* Notes that the attached layout holds counts of c's stream (in c->epoch). */
+static int touch(struct edge_ctx *c)
+{
+	for (size_t k = 0; k < c->touched_count; k++)
+		if (c->touched[k].layout == c->layout)
+			return 0;
+	if (c->touched_count == c->touched_capacity) {
+		size_t capacity = c->touched_capacity ? 2 * c->touched_capacity : 8;
+		void *p = realloc(c->touched, capacity * sizeof(*c->touched));
+
+		if (!p)
+			return -1;
+		c->touched = p;
+		c->touched_capacity = capacity;
+	}
+	c->touched[c->touched_count++] = (struct touched){ c->layout, c->epoch };
+	return 0;
+}
+
+/*
+ * The stream's counts in its layouts' tables: into the totals (pooled),
+ * else into c->done. -1 when out of memory (the counts are dropped).
+ */
+static int touched_take(struct edge_ctx *c, int pooled)
+{
+	struct hwt_edge_layouts *ls = c->d->edge_layouts;
+	int status = 0;
+
+	if (pooled && c->touched_count && ls->profile && ls->profile != c->d->profile &&
+	    hwt_edge_flush(c->d) < 0)
+		status = -1;
+	for (size_t k = 0; k < c->touched_count; k++) {
+		struct edge_layout *l = c->touched[k].layout;
+		struct epoch_counts *e = NULL;
+		struct take w = { .to_totals = pooled };
+
+		if (!pooled) {
+			e = done_add(c, c->touched[k].epoch, tables_counted(&l->t, 0));
+			w.items = e ? e->items : NULL;
+			if (!e)
+				status = -1;
+		}
+		tables_take(&l->t, &w, 0);
+		if (e)
+			e->count = w.n;
+		if (pooled) {
+			l->totals = 1;
+			ls->profile = c->d->profile;
+		}
+		c->blocks += w.blocks;
+		c->insns += w.insns;
+	}
+	c->touched_count = 0;
+	return status;
+}
+
+/* Zeroes what a stream given up counted in its layouts, and detaches. */
 static void layout_release(struct edge_ctx *c)
 {
-	if (!c->layout)
-		return;
-	(void)epoch_close(c); /* the counts go with c->done, unused */
+	if (c->layout && touch(c) < 0) {
+		struct take none = { 0 };
+
+		tables_take(&c->t, &none, 0);
+	}
 	layout_detach(c);
+	for (size_t k = 0; k < c->touched_count; k++) {
+		struct take none = { 0 };
+
+		tables_take(&c->touched[k].layout->t, &none, 0);
+	}
+	c->touched_count = 0;
+}
+
+int hwt_edge_flush(struct hwt_decoder *d)
+{
+	struct hwt_edge_layouts *ls = d->edge_layouts;
+	int status = 0;
+
+	for (size_t k = 0; ls && k < MAX_LAYOUTS; k++)
+		if (ls->items[k].epoch.maps && layout_drain(d, &ls->items[k]) < 0)
+			status = -hbe_nomem;
+	if (hwt_edge_pool_flush(d) < 0)
+		status = -hbe_nomem;
+	if (status < 0)
+		d->nomem = 1;
+	return status;
 }
 
 void hwt_edge_layouts_free(struct hwt_decoder *d)
@@ -1551,6 +1781,7 @@ static void tables_free(struct edge_tables *t)
 	free(t->chunks);
 	free(t->nodes);
 	free(t->jumps.items);
+	free(t->jumps.totals);
 	free(t->jumps.used.items);
 	free(t->runs);
 	memset(t, 0, sizeof(*t));
@@ -1566,6 +1797,7 @@ static void ctx_free(struct edge_ctx *c)
 		free(c->done[k].items);
 	free(c->done);
 	free(c->crossings);
+	free(c->touched);
 }
 
 /* Empty tables in c->t. */
@@ -1823,11 +2055,15 @@ static int edge_run_split(struct edge_ctx *c, unsigned n)
 	return status;
 }
 
-/* Adds what edge_run found to d as pt_decode would have. */
-/* pooled: the counts go into d's edge pool, else into d's profile now. */
+/*
+ * Adds what edge_run found to d as pt_decode would have. pooled: the
+ * counts go to the totals of their layouts and into d's edge pool, else
+ * into d's profile now.
+ */
 static int edge_commit(struct edge_ctx *c, size_t size, int pooled)
 {
 	struct hwt_decoder *d = c->d;
+	int taken = touched_take(c, pooled); /* first: it adds to c->done */
 	struct hwt_pt_block_count **counts = calloc(c->done_count + 1, sizeof(*counts));
 	size_t *sizes = calloc(c->done_count + 1, sizeof(*sizes));
 	size_t *epochs = calloc(c->done_count + 1, sizeof(*epochs));
@@ -1861,6 +2097,8 @@ static int edge_commit(struct edge_ctx *c, size_t size, int pooled)
 	free(counts);
 	free(sizes);
 	free(epochs);
+	if (taken < 0)
+		status = -hbe_nomem;
 	d->done_bytes += size;
 	hwt_decode_progress(d, d->done_bytes);
 	if (status < 0)
