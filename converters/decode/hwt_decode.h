@@ -74,6 +74,10 @@ struct hwt_decode_options {
 	   over the images decoded at once); 0: 1 MiB. The result does not
 	   depend on it. */
 	size_t segment_bytes;
+	/* The edge decoder keeps the blocks of this many address space
+	   layouts across streams (the most recently used); 0: 32. The result
+	   does not depend on it. */
+	unsigned keep_layouts;
 	enum hwt_decoder_kind decoder;
 	/* Hand every stream's control flow to this consumer (hwt_flow.h)
 	   instead of counting it into the profile, which then only gets the

@@ -253,6 +253,7 @@ int hwt_decode_live_run(struct hwt_decode_live *live, const struct hwt_decode_op
 		/* The decoder and the consumer; progress and stats are the finish's. */
 		live->options.decoder = options->decoder;
 		live->options.segment_bytes = options->segment_bytes;
+		live->options.keep_layouts = options->keep_layouts;
 		live->options.flow = options->flow;
 	}
 	live->options.jobs = 1;

@@ -46,7 +46,7 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 	struct hwt_progress progress;
 	const char *decoder;
 	struct hwt_bundle *bundle;
-	size_t jobs = 0;
+	size_t jobs = 0, layouts = 0;
 	int status, kind = decoder_kind(how->decoder, &decoder);
 
 	if (kind < 0) {
@@ -54,10 +54,13 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 			how->prefix, decoder);
 		return -1;
 	}
-	/* -j, else HWT_DECODE_JOBS; parts of a split stream (tests make them small) */
+	/* -j, else HWT_DECODE_JOBS; parts of a split stream and layouts kept
+	   (tests make them small) */
 	if ((!how->jobs && env_size(how->prefix, "HWT_DECODE_JOBS", 1024, &jobs) < 0) ||
-	    env_size(how->prefix, "HWT_DECODE_SEGMENT", SIZE_MAX, &options.segment_bytes) < 0)
+	    env_size(how->prefix, "HWT_DECODE_SEGMENT", SIZE_MAX, &options.segment_bytes) < 0 ||
+	    env_size(how->prefix, "HWT_DECODE_LAYOUTS", 1024, &layouts) < 0)
 		return -1;
+	options.keep_layouts = (unsigned)layouts;
 	options.jobs = how->jobs ? how->jobs : (unsigned)jobs;
 	bundle = hwt_command_open_bundle(dir, stderr, how->prefix);
 	if (!bundle)

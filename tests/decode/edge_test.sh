@@ -8,7 +8,8 @@
 # that the comparison is not libipt against itself. With -j2 and -j4 and
 # parts of 2 KiB (HWT_DECODE_SEGMENT) a stream is split at PSBs and decoded
 # on 2 and 4 threads: the same profile and warnings as -j1; some parts
-# must have been decoded on their own threads.
+# must have been decoded on their own threads. With one address space
+# layout kept across streams (HWT_DECODE_LAYOUTS=1), the same again.
 #
 # usage: edge_test.sh BUILD_DIR WORK_DIR
 set -u
@@ -50,6 +51,13 @@ compare() {
 		diff "$1.libipt.err" "$1.edge.warn" | head -20
 		fail "$1: the warnings differ"
 	}
+	# One layout kept across streams: its blocks and totals are dropped and
+	# flushed at every address space change.
+	HWT_DECODE_LAYOUTS=1 timeout 300 "$hwt" report profile -j1 --decoder edge "$1.hwt" \
+		-o "$1.edge1" 2>"$1.edge1.err"
+	[ $? -eq $rl ] || fail "$1: exit status with one layout kept differs"
+	cmp -s "$1.edge" "$1.edge1" || fail "$1: one layout kept (HWT_DECODE_LAYOUTS=1) differs"
+	cmp -s "$1.libipt.err" "$1.edge1.err" || fail "$1: the warnings with one layout kept differ"
 	for j in 2 4; do
 		HWT_DECODE_SEGMENT=2048 timeout 300 "$hwt" report profile -j$j --stats --decoder edge \
 			"$1.hwt" -o "$1.edge$j" 2>"$1.edge$j.err"

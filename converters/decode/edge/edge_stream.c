@@ -866,23 +866,32 @@ static int touched_evict(struct edge_ctx *c, struct edge_layout *l)
 	return 0;
 }
 
+/* How many layouts d keeps (its options'). */
+static size_t layouts_kept(const struct hwt_decoder *d)
+{
+	unsigned n = d->options ? d->options->keep_layouts : 0;
+
+	return n && n < MAX_LAYOUTS ? n : MAX_LAYOUTS;
+}
+
 /* Gives c the tables of its epoch's layout, new or kept. -1: out of memory. */
 static int layout_attach(struct edge_ctx *c)
 {
 	struct hwt_edge_layouts *ls = c->d->edge_layouts;
 	const struct hwt_epoch *e = &c->space->epochs[c->epoch];
 	uint64_t hash = hwt_epoch_layout_hash(e);
+	size_t kept = layouts_kept(c->d);
 	struct edge_layout *l = NULL;
 
 	if (!ls && !(ls = c->d->edge_layouts = calloc(1, sizeof(*ls))))
 		return -1;
-	for (size_t k = 0; k < MAX_LAYOUTS && !l; k++)
+	for (size_t k = 0; k < kept && !l; k++)
 		if (ls->items[k].epoch.maps && ls->items[k].hash == hash &&
 		    hwt_epoch_layout_same(&ls->items[k].epoch, e))
 			l = &ls->items[k];
 	if (!l) {
 		l = &ls->items[0];
-		for (size_t k = 1; k < MAX_LAYOUTS && l->epoch.maps; k++)
+		for (size_t k = 1; k < kept && l->epoch.maps; k++)
 			if (!ls->items[k].epoch.maps || ls->items[k].used < l->used)
 				l = &ls->items[k];
 		if (l->epoch.maps && (touched_evict(c, l) < 0 || layout_drain(c->d, l) < 0))
