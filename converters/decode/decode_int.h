@@ -3,7 +3,8 @@
 #define HWT_DECODE_INT_H
 
 #include <intel-pt.h>
-#include <stdlib.h>
+
+#include "grow.h"
 
 #include "elf_file.h"
 #include "hwt_decode.h"
@@ -146,15 +147,11 @@ struct hwt_slot_list {
 /* 0, or -1 when out of memory. */
 static inline int hwt_slot_list_add(struct hwt_slot_list *l, size_t slot)
 {
-	if (l->count == l->capacity) {
-		size_t capacity = l->capacity ? 2 * l->capacity : 256;
-		size_t *items = realloc(l->items, capacity * sizeof(*items));
+	size_t *items = hwt_grow_array(l->items, &l->capacity, l->count + 1, sizeof(*items));
 
-		if (!items)
-			return -1;
-		l->items = items;
-		l->capacity = capacity;
-	}
+	if (!items)
+		return -1;
+	l->items = items;
 	l->items[l->count++] = slot;
 	return 0;
 }

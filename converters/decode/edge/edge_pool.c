@@ -12,8 +12,9 @@
  * (it found them there), so there are no per-stream diagnostics to lose. A
  * file found replaced later changes what its counts add: space.c flushes
  * the pool before it marks one. The pool is flushed into the profile it
- * was filled for, by the thread that owns the decoder (decode.c), before
- * the profile is read.
+ * was filled for (hwt_edge_flush, with the totals of the layouts the edge
+ * decoder keeps) before the profile is read: at the end of the decode, or
+ * of a worker's once its thread has ended (decode.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,6 @@ struct pooled {
 struct layout {
 	struct hwt_epoch epoch;      /* maps and count; no time, no pt_image */
 	uint64_t hash;
-	size_t items;                /* counts of it, while flushing */
 };
 
 struct hwt_edge_pool {
@@ -51,19 +51,16 @@ static long layout_of(struct hwt_edge_pool *p, const struct hwt_epoch *e)
 {
 	uint64_t hash = hwt_epoch_layout_hash(e);
 	struct layout *l;
+	void *q;
 
 	for (size_t k = p->layout_count; k-- > 0;)
 		if (p->layouts[k].hash == hash && hwt_epoch_layout_same(&p->layouts[k].epoch, e))
 			return (long)k;
-	if (p->layout_count == p->layout_capacity) {
-		size_t capacity = p->layout_capacity ? 2 * p->layout_capacity : 16;
-		void *q = realloc(p->layouts, capacity * sizeof(*p->layouts));
-
-		if (!q)
-			return -1;
-		p->layouts = q;
-		p->layout_capacity = capacity;
-	}
+	q = hwt_grow_array(p->layouts, &p->layout_capacity, p->layout_count + 1,
+			   sizeof(*p->layouts));
+	if (!q)
+		return -1;
+	p->layouts = q;
 	l = &p->layouts[p->layout_count];
 	memset(l, 0, sizeof(*l));
 	l->hash = hash;
@@ -130,15 +127,12 @@ static int pool_count(struct hwt_edge_pool *p, const struct hwt_pt_block_count *
 static int pool_crossing(struct hwt_edge_pool *p, const struct hwt_pt_crossing *x, long from,
 			 long to)
 {
-	if (p->crossing_count == p->crossing_capacity) {
-		size_t capacity = p->crossing_capacity ? 2 * p->crossing_capacity : 64;
-		void *q = realloc(p->crossings, capacity * sizeof(*p->crossings));
+	void *q = hwt_grow_array(p->crossings, &p->crossing_capacity, p->crossing_count + 1,
+				 sizeof(*p->crossings));
 
-		if (!q)
-			return -1;
-		p->crossings = q;
-		p->crossing_capacity = capacity;
-	}
+	if (!q)
+		return -1;
+	p->crossings = q;
 	p->crossings[p->crossing_count++] =
 		(struct hwt_pt_crossing){ (size_t)from, (size_t)to, x->prev, x->ip };
 	return 0;

@@ -17,6 +17,13 @@
  * flow_profile.c give. It hands out no ordered flow (hwt_flow.h): a flow
  * consumer gets libipt's decoder (decode.c).
  *
+ * A whole stream walks in tables kept by address space layout across the
+ * streams of the decode (struct edge_layout): the processes of a suite
+ * find the blocks of ld.so and libc that the ones before them found, and
+ * their counts are summed there, turned into profile counts once per
+ * layout (edge_pool.c). Blocks are read from the files once per decoder
+ * thread (code_cache.c), so a layout met for the first time is quick too.
+ *
  * The decode is done first without touching the profile. Whatever this
  * decoder does not model exactly as libipt does (a decode error, a packet
  * it does not know, a stream cut while tracing, an event where libipt's
@@ -128,7 +135,7 @@ struct edge_state {
  * The blocks found in an address space and the ways between them: a
  * stream's own, emptied at each address space change, or those of an
  * address space layout kept by the decoder across streams (struct
- * edge_layout), whose counts are taken out and zeroed at each change.
+ * edge_layout), whose counts are taken out when the stream ends.
  */
 struct edge_tables {
 	struct node **nodes;       /* by ip */
@@ -928,18 +935,16 @@ static void layout_detach(struct edge_ctx *c)
 /* Notes that the attached layout holds counts of c's stream (in c->epoch). */
 static int touch(struct edge_ctx *c)
 {
+	void *p;
+
 	for (size_t k = 0; k < c->touched_count; k++)
 		if (c->touched[k].layout == c->layout)
 			return 0;
-	if (c->touched_count == c->touched_capacity) {
-		size_t capacity = c->touched_capacity ? 2 * c->touched_capacity : 8;
-		void *p = realloc(c->touched, capacity * sizeof(*c->touched));
-
-		if (!p)
-			return -1;
-		c->touched = p;
-		c->touched_capacity = capacity;
-	}
+	p = hwt_grow_array(c->touched, &c->touched_capacity, c->touched_count + 1,
+			   sizeof(*c->touched));
+	if (!p)
+		return -1;
+	c->touched = p;
 	c->touched[c->touched_count++] = (struct touched){ c->layout, c->epoch };
 	return 0;
 }
