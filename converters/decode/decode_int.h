@@ -178,6 +178,9 @@ void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
 /* Whether a file is shorter than a mapping of it and not yet marked so
    (hwt_epoch_image would mark it on first use of the epoch). */
 int hwt_space_short_files(const struct hwt_space *space);
+/* The same for one epoch (its first use would mark one, and drop what the
+   edge decoder keeps: hwt_edge_layouts_free). */
+int hwt_epoch_short_files(const struct hwt_epoch *epoch);
 
 /* flow_profile.c: the consumer that counts into hwt_decoder.profile. */
 extern const struct hwt_flow_consumer hwt_flow_profile_consumer;

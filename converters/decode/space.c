@@ -342,15 +342,22 @@ static int file_too_short(struct hwt_decoder *d, const struct hwt_mapping *m)
 	return 1;
 }
 
+int hwt_epoch_short_files(const struct hwt_epoch *epoch)
+{
+	for (size_t i = 0; i < epoch->count; i++) {
+		const struct hwt_mapping *m = &epoch->maps[i];
+
+		if (m->file->state == hwt_file_ok && m->pgoff >= m->file->elf.size)
+			return 1;
+	}
+	return 0;
+}
+
 int hwt_space_short_files(const struct hwt_space *space)
 {
 	for (size_t e = 0; e < space->count; e++)
-		for (size_t i = 0; i < space->epochs[e].count; i++) {
-			const struct hwt_mapping *m = &space->epochs[e].maps[i];
-
-			if (m->file->state == hwt_file_ok && m->pgoff >= m->file->elf.size)
-				return 1;
-		}
+		if (hwt_epoch_short_files(&space->epochs[e]))
+			return 1;
 	return 0;
 }
 

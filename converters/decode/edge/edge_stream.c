@@ -881,6 +881,17 @@ static size_t layouts_kept(const struct hwt_decoder *d)
 	return n && n < MAX_LAYOUTS ? n : MAX_LAYOUTS;
 }
 
+/* Moves what every layout holds of c's stream into c->done. */
+static int touched_spill(struct edge_ctx *c)
+{
+	int status = 0;
+
+	while (c->touched_count)
+		if (touched_evict(c, c->touched[0].layout) < 0)
+			status = -1;
+	return status;
+}
+
 /* Gives c the tables of its epoch's layout, new or kept. -1: out of memory. */
 static int layout_attach(struct edge_ctx *c)
 {
@@ -1242,7 +1253,12 @@ static int boundary_time(struct edge_ctx *c, uint64_t *prev)
 	c->epoch = e;
 	c->next_time = e + 1 < c->space->count ? c->space->epochs[e + 1].time : UINT64_MAX;
 	/* As libipt's loop builds its image: files shorter than a mapping are
-	   found so (a split stream has none: edge_split). */
+	   found so (a split stream has none: edge_split). Finding one drops
+	   the layouts kept: the stream's counts in them go to c->done first. */
+	if (!c->split && hwt_epoch_short_files(&c->space->epochs[e]) && touched_spill(c) < 0) {
+		c->nomem = 1;
+		return GIVE_UP;
+	}
 	if (!c->split && (!hwt_epoch_image(c->d, &c->space->epochs[e]) || layout_attach(c) < 0)) {
 		c->nomem = 1;
 		return GIVE_UP;
