@@ -23,7 +23,8 @@ fail() {
 }
 
 command -v clang-19 >/dev/null || { echo "skipped: clang-19 not found (scripts/setup.sh installs it)"; exit 77; }
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work" || exit 1
 cd "$work" || exit 1
 

@@ -25,7 +25,8 @@ fail() {
 	exit 1
 }
 
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work" || exit 1
 # Both runs see the same environment: ld.so's work depends on it.
 HWT_VALGRIND_LIB=$build/lib/hwt/valgrind

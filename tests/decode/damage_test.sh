@@ -33,7 +33,8 @@ expect() { # NAME PATTERN
 
 . "$(dirname "$0")/flip.sh"
 
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work/bin" || exit 1
 cd "$work" || exit 1
 

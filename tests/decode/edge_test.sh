@@ -25,7 +25,8 @@ fail() {
 
 . "$(dirname "$0")/flip.sh"
 
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work" || exit 1
 cd "$work" || exit 1
 

@@ -49,7 +49,8 @@ same() {
 	done
 }
 
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work/bin" || exit 1
 cd "$work" || exit 1
 cp "$programs/loops" "$programs/recursion" bin/ || exit 1

@@ -16,7 +16,8 @@ fail() {
 	exit 1
 }
 
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work" || exit 1
 cd "$work" || exit 1
 # loopz: a second run of loops, whose bundle name is as long as the first's (the

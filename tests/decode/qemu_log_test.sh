@@ -30,7 +30,8 @@ fail() {
 
 name=${QEMU:-qemu-x86_64}
 qemu=$(command -v "$name") || fail "$name not found (apt-get install qemu-user)"
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work/bin" || exit 1
 # hwt record runs the QEMU it finds in PATH: this one also logs.
 cat >"$work/bin/$name" <<EOS

@@ -16,7 +16,8 @@ if ! command -v "$cc" >/dev/null; then
 	echo "skipped: $cc not found (scripts/setup.sh installs it)"
 	exit 77
 fi
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work"
 cd "$work"
 

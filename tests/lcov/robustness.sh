@@ -12,7 +12,8 @@ hwt_cov=$1
 report=$2
 src=$3
 work=$4
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
 fails=0

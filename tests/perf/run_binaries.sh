@@ -10,7 +10,8 @@
 # usage: run_binaries.sh HWT WORKDIR UNIT PROGRAM
 set -u
 hwt=$1 work=$2 unit=$3 program=$4
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work/bin" "$work/elsewhere" "$work/empty"
 failed=0
 fail() { echo "FAIL $*"; failed=1; }

@@ -9,7 +9,8 @@ shift 5
 # The aarch64 programs are built only where the cross compilers are.
 [ -e "$1" ] || { echo "SKIP: $1 was not built"; exit 77; }
 command -v perf >/dev/null || { echo "SKIP: perf (linux-perf) is not installed"; exit 77; }
-rm -rf "$work" "$work.data"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work" "$work.*"
 mkdir -p "$(dirname "$work")"
 "$hwt" record -q --unit "$unit" -o "$work" -- "$@" >"$work.out" 2>"$work.err"
 status=$?
@@ -19,4 +20,4 @@ if [ "$status" != "$expected" ]; then
 	exit 1
 fi
 "$hwt" export -q -o "$work.data" "$work" || exit 1
-exec python3 "$(dirname "$0")/branches_vs_perf.py" "$check" "$work" "$work.data"
+python3 "$(dirname "$0")/branches_vs_perf.py" "$check" "$work" "$work.data"

@@ -6,7 +6,8 @@
 # usage: run_fuzz.sh HWT HW_PACKETS PERF_FUZZ WORKDIR PROGRAM ITERATIONS
 set -u
 hwt=$1 hw=$2 fuzz=$3 work=$4 program=$5 iterations=$6
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work/run"
 "$hwt" record -q --unit valgrind -o "$work/b" -- "$program" >/dev/null 2>&1 || { echo "FAIL: record"; exit 1; }
 "$hwt" export -q -o "$work/file.data" "$work/b" &&

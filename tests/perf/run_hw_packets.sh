@@ -10,7 +10,8 @@
 set -u
 hwt=$1 hw=$2 check=$3 profile_tool=$4 work=$5 expected=$6 unit=$7
 shift 7
-rm -rf "$work" "$work".*
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work" "$work.*"
 mkdir -p "$(dirname "$work")"
 "$hwt" record -q --unit "$unit" -o "$work" -- "$@" >"$work.out" 2>"$work.err"
 status=$?

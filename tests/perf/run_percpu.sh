@@ -9,7 +9,8 @@
 set -u
 hwt=$1 check=$2 work=$3 unit=$4
 shift 4
-rm -rf "$work" "$work".*
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work" "$work.*"
 mkdir -p "$(dirname "$work")"
 "$hwt" record -q --unit "$unit" -o "$work" -- "$@" >"$work.out" 2>"$work.err" ||
 	{ echo "FAIL: record"; cat "$work.err"; exit 1; }

@@ -12,7 +12,8 @@ set -u
 hwt=$1 cov=$2 work=$3 expected=$4
 shift 4
 here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work/sources/intel_pt"
 failed=0
 fail() { echo "FAIL $*"; failed=1; }

@@ -10,7 +10,8 @@ hwt=$1 work=$2 expected=$3 unit=$4 format=$5
 shift 5
 # The aarch64 programs are built only where the cross compilers are.
 [ -e "$1" ] || { echo "SKIP: $1 was not built"; exit 77; }
-rm -rf "$work" "$work.imp" "$work.data"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work" "$work.*"
 mkdir -p "$(dirname "$work")"
 "$hwt" record -q --unit "$unit" -o "$work" -- "$@" >"$work.out" 2>"$work.err"
 status=$?

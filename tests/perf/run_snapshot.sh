@@ -11,7 +11,8 @@
 set -u
 hwt=$1 tool=$2 work=$3 expected=$4 unit=$5
 shift 5
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work"
 failed=0
 fail() { echo "FAIL $*"; failed=1; }

@@ -8,7 +8,8 @@ passed=0 failed=0
 check() { # name, condition
 	if eval "$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
 }
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work" "$work.*"
 mkdir -p "$(dirname "$work")"
 "$hwt" record -q -o "$work" -- "$program" >/dev/null 2>&1 || { echo "FAIL: record"; exit 1; }
 sb=$(ls "$work"/sideband/*.sb | head -n 1)

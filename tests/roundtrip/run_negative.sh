@@ -4,7 +4,8 @@
 # usage: run_negative.sh HWT CHECK WORKDIR PROGRAM
 set -u
 hwt=$1 check=$2 work=$3 program=$4
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$(dirname "$work")"
 "$hwt" record -q --debug-blocks -o "$work" -- "$program" >/dev/null 2>&1 || { echo "FAIL: record"; exit 1; }
 "$check" "$work" >/dev/null || { echo "FAIL: the untouched bundle does not check"; exit 1; }

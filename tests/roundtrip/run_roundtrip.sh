@@ -5,7 +5,8 @@
 set -u
 hwt=$1 check=$2 work=$3 expected=$4
 shift 4
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work" "$work.*"
 mkdir -p "$(dirname "$work")"
 "$hwt" record -q --debug-blocks -o "$work" "$@" >"$work.out" 2>"$work.err"
 status=$?
@@ -14,4 +15,4 @@ if [ "$status" != "$expected" ]; then
 	cat "$work.err"
 	exit 1
 fi
-exec "$check" "$work"
+"$check" "$work"

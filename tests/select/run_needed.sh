@@ -5,7 +5,8 @@
 # usage: run_needed.sh NEEDED_CHECK WORKDIR
 set -u
 check=$1 work=$2
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work"
 status=0 checked=0
 for prog in /usr/bin/python3 /usr/bin/cmake; do

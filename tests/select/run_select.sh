@@ -18,7 +18,8 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work"
 W=$(cd "$work" && pwd)
 cc -g -O0 -fPIC -shared "$src/calc.c" -o "$W/libcalc.so" &&

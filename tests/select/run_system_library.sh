@@ -13,7 +13,8 @@ if [ ! -e "$pcre" ] || ! ldd /bin/ls 2>/dev/null | grep -q libpcre2-8.so.0; then
 	echo "skipped: /bin/ls does not load $pcre"
 	exit 77
 fi
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work/shadow" && cp "$(realpath "$pcre")" "$work/shadow/libpcre2-8.so.0" || exit 1
 W=$(cd "$work" && pwd)
 summary() { sed -n "s/^$1=//p" "$W/lib_sys/summary"; }

@@ -29,7 +29,8 @@ fail() {
 }
 
 [ -x "$prog" ] || { echo "SKIP: $prog was not built"; exit 77; }
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work" || exit 1
 cd "$work" || exit 1
 LD_BIND_NOW=1

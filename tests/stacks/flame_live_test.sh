@@ -25,7 +25,8 @@ fail() {
 	exit 1
 }
 
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work" || exit 1
 cd "$work" || exit 1
 

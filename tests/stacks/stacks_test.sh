@@ -58,7 +58,8 @@ most() {
 	awk -F';' -v n="$2" '{ c = 0; for (i = 1; i <= NF; i++) { f = $i; if (i == NF) sub(/ [0-9]+$/, "", f); if (f == n) c++ } if (c > m) m = c } END { print m + 0 }' "$1"
 }
 
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work" || exit 1
 cd "$work" || exit 1
 

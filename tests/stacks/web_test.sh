@@ -30,7 +30,8 @@ if [ "$part" = browser ]; then
 		{ echo "SKIP: npm packages missing (scripts/setup.sh installs them)"; exit 77; }
 fi
 
-rm -rf "$work"
+. "$(dirname "$0")/../work_dir.sh"
+hwt_test_work_dir "$work"
 mkdir -p "$work" || exit 1
 export HWT_VALGRIND_LIB="$build/lib/hwt/valgrind"
 "$hwt" record --unit valgrind --trace-all -o "$work/run.hwt" -- "$prog" >/dev/null 2>"$work/record.err" ||
