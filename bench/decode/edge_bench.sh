@@ -29,18 +29,38 @@ trap 'rm -rf "$tmp"' EXIT
 work=${KEEP:-$tmp}
 mkdir -p "$work"
 
-# best CPU and wall seconds and peak KB of "$@" over $runs runs: "cpu wall kb"
+# "cpu wall kb" of one run of "$@": CPU (user + sys) and wall seconds to the
+# millisecond (GNU time's centiseconds are too coarse for the suite's
+# decode) and peak RSS; stdout dropped, stderr to $tmp/err. GNU time, run
+# from Python, gives the RSS: a child forked from Python starts with
+# Python's own as its peak.
+run_once() {
+	python3 -c '
+import os, subprocess, sys, time
+t = time.monotonic()
+with open(sys.argv[1], "w") as err:
+    child = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", sys.argv[2]] + sys.argv[3:],
+                             stdout=subprocess.DEVNULL, stderr=err)
+    # the child'"'"'s own usage (and its children'"'"'s), not the caller'"'"'s
+    _, status, r = os.wait4(child.pid, 0)
+wall = time.monotonic() - t
+with open(sys.argv[2]) as f:
+    kb = int(f.read().split()[-1])
+print("%.3f %.3f %d" % (r.ru_utime + r.ru_stime, wall, kb))
+sys.exit(os.waitstatus_to_exitcode(status))' "$tmp/err" "$tmp/rss" "$@"
+}
+
+# best "cpu wall kb" of "$@" over $runs runs (the run of least CPU)
 measure() {
 	best=
 	for i in $(seq "$runs"); do
+		line=$(run_once "$@")
 		# exit status 1: written, the bundle had warnings (decode errors)
-		/usr/bin/time -f "%U %S %e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err"
 		rc=$?
 		[ $rc -le 1 ] || {
 			cat "$tmp/err" >&2
 			return 1
 		}
-		line=$(awk '{ printf "%.2f %.2f %d", $1 + $2, $3, $4 }' "$tmp/time")
 		if [ -z "$best" ] || awk -v a="$line" -v b="$best" \
 			'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1]) }'; then
 			best=$line
@@ -84,12 +104,12 @@ for t in $traces; do
 		sed -n 's/.*, \([0-9]*\) handed to libipt.*/\1/p')
 	echo "$bare_m|$lib_m|$edge_m|$edge2_m" | awk -F'|' -v t="$t" -v mb="$mb" -v n="$n" -v fb="${fb:-?}" '{
 		split($1, a, " "); split($2, l, " "); split($3, e, " "); split($4, e2, " ")
-		printf "%-7s %9s %7s | %6.2f s %6.2f s %5.0fM | %6.2f s %6.2f s %5.0fM | %6.2f s %6.2f s %5.0fM | %6.1fx %6.1fx\n",
+		printf "%-7s %9s %7s | %6.3f s %6.3f s %5.0fM | %6.3f s %6.3f s %5.0fM | %6.3f s %6.3f s %5.0fM | %6.1fx %6.1fx\n",
 			t, mb, n, a[1], a[2], a[3] / 1024, l[1], l[2], l[3] / 1024, e[1], e[2], e[3] / 1024,
 			a[1] / (e[1] > 0 ? e[1] : 0.01), l[1] / (e[1] > 0 ? e[1] : 0.01)
 		printf "        edge: %.1f MB/s of trace per CPU second; %s streams handed to libipt\n",
 			mb / (e[1] > 0 ? e[1] : 0.01), fb
-		printf "        edge -j2: %.2f s cpu, %.2f s wall, %.0fM: %.2fx the wall seconds of -j1\n",
+		printf "        edge -j2: %.3f s cpu, %.3f s wall, %.0fM: %.2fx the wall seconds of -j1\n",
 			e2[1], e2[2], e2[3] / 1024, e[2] / (e2[2] > 0 ? e2[2] : 0.01)
 	}'
 done
