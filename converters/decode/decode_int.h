@@ -162,6 +162,10 @@ int hwt_space_load(struct hwt_decoder *d, const struct hwt_bundle_image *image,
 void hwt_space_fini(struct hwt_space *space);
 /* The pt_image of an epoch (built on first use), or NULL when out of memory. */
 struct pt_image *hwt_epoch_image(struct hwt_decoder *d, struct hwt_epoch *epoch);
+/* What building the image finds of an epoch's files (one shorter than its
+   mapping is marked replaced), for the edge decoder, which reads code
+   without libipt's image and its file sections. */
+void hwt_epoch_check_files(struct hwt_decoder *d, const struct hwt_epoch *epoch);
 /* The mapping holding ip, or NULL. */
 const struct hwt_mapping *hwt_epoch_find(const struct hwt_epoch *epoch, uint64_t ip);
 /* An epoch's layout: its mappings (files, places, pages), not its time.

@@ -361,11 +361,16 @@ int hwt_space_short_files(const struct hwt_space *space)
 	return 0;
 }
 
+void hwt_epoch_check_files(struct hwt_decoder *d, const struct hwt_epoch *epoch)
+{
+	for (size_t i = 0; i < epoch->count; i++)
+		(void)file_too_short(d, &epoch->maps[i]);
+}
+
 void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space)
 {
 	for (size_t e = 0; e < space->count; e++)
-		for (size_t i = 0; i < space->epochs[e].count; i++)
-			(void)file_too_short(d, &space->epochs[e].maps[i]);
+		hwt_epoch_check_files(d, &space->epochs[e]);
 }
 
 struct pt_image *hwt_epoch_image(struct hwt_decoder *d, struct hwt_epoch *epoch)

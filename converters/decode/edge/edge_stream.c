@@ -1259,9 +1259,12 @@ static int boundary_time(struct edge_ctx *c, uint64_t *prev)
 		c->nomem = 1;
 		return GIVE_UP;
 	}
-	if (!c->split && (!hwt_epoch_image(c->d, &c->space->epochs[e]) || layout_attach(c) < 0)) {
-		c->nomem = 1;
-		return GIVE_UP;
+	if (!c->split) {
+		hwt_epoch_check_files(c->d, &c->space->epochs[e]);
+		if (layout_attach(c) < 0) {
+			c->nomem = 1;
+			return GIVE_UP;
+		}
 	}
 	return 0;
 }
@@ -1862,8 +1865,10 @@ static int edge_run(struct edge_ctx *c)
 	if (c->split) {
 		if (tables_alloc(c) < 0)
 			return -hbe_nomem;
-	} else if (!hwt_epoch_image(c->d, &c->space->epochs[0]) || layout_attach(c) < 0) {
-		return -hbe_nomem;
+	} else {
+		hwt_epoch_check_files(c->d, &c->space->epochs[0]);
+		if (layout_attach(c) < 0)
+			return -hbe_nomem;
 	}
 	status = walk(c);
 	if (c->nomem)
@@ -2162,7 +2167,7 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 	if (parts > MAX_PARTS)
 		parts = MAX_PARTS;
 	/* A file shorter than its mapping is found when an epoch is first
-	   used (hwt_epoch_image), which the parts cannot do in order. */
+	   used (hwt_epoch_check_files), which the parts cannot do in order. */
 	if (parts > 1 && !hwt_space_short_files(space))
 		status = edge_run_split(c, parts);
 	else
