@@ -98,12 +98,13 @@ struct jump_table {
  * counts it adds (the blocks its bits and the direct jumps after them
  * enter, in order) and the block it ends in. A direct-mapped cache, so its
  * size is fixed; entries of a closed epoch are told by their generation.
+ * Taking a run counts it, in the entry the lookup has just read; its
+ * blocks' counts, scattered in memory, get its hits when they are read
+ * (runs_flush) or it is replaced.
  */
 #define RUN_BITS 8u
 #define RUN_MAX_ENTERS 8u
 #define RUN_SLOTS (1u << 12)
-/* Runs of fewer enters are padded to this many with spare counts. */
-#define RUN_PAD 4u
 
 struct run {
 	const struct node *from;
@@ -111,7 +112,9 @@ struct run {
 	uint32_t generation;
 	struct node *to;
 	uint64_t last_prev;        /* the prev of the last count (to take it back) */
-	uint32_t enters, tail;     /* tail: counts after the last bit's */
+	uint64_t hits;             /* taken since its counts were added to */
+	uint8_t enters, tail;      /* tail: counts after the last bit's */
+	uint16_t slot;             /* its index in the cache */
 	uint64_t *counts[RUN_MAX_ENTERS];
 };
 
@@ -144,8 +147,9 @@ struct edge_tables {
 	size_t chunk_count;        /* allocated */
 	size_t chunk_cur, chunk_used; /* in use: chunks before chunk_cur, chunk_used of it */
 	struct jump_table jumps;
-	struct run *runs;          /* RUN_SLOTS of them, then RUN_PAD spare counts */
-	uint64_t *spare;           /* counted into by padded runs, never read */
+	struct run *runs;          /* RUN_SLOTS of them */
+	uint16_t *hit;             /* slots of the runs with hits, RUN_SLOTS at most */
+	uint32_t hit_count;
 	uint32_t generation;       /* of the valid runs: one more when nodes are forgotten */
 };
 
@@ -581,6 +585,22 @@ static inline struct run *run_from(struct edge_ctx *c, struct node *from, unsign
 	return run_build(c, r, from, key);
 }
 
+/* Adds r's hits to its counts. */
+static void run_add(struct run *r)
+{
+	for (uint32_t k = 0; k < r->enters; k++)
+		*r->counts[k] += r->hits;
+	r->hits = 0;
+}
+
+/* Adds the hits of t's runs to their counts, before they are read. */
+static void runs_flush(struct edge_tables *t)
+{
+	for (uint32_t k = 0; k < t->hit_count; k++)
+		run_add(&t->runs[t->hit[k]]);
+	t->hit_count = 0;
+}
+
 /* Makes the run of key from `from` in slot r. */
 static struct run *__attribute__((noinline)) run_build(struct edge_ctx *c, struct run *r,
 						       struct node *from, uint32_t key)
@@ -588,6 +608,8 @@ static struct run *__attribute__((noinline)) run_build(struct edge_ctx *c, struc
 	unsigned bits = key & ((1u << RUN_BITS) - 1), len = key >> RUN_BITS;
 	struct node *n = from;
 
+	if (r->hits)
+		run_add(r); /* (its slot stays listed: runs_flush adds none) */
 	r->from = NULL; /* until it is whole */
 	r->enters = 0;
 	for (unsigned k = len; k-- > 0;) {
@@ -612,8 +634,6 @@ static struct run *__attribute__((noinline)) run_build(struct edge_ctx *c, struc
 			r->tail++;
 		}
 	}
-	for (uint32_t k = r->enters; k < RUN_PAD; k++)
-		r->counts[k] = &c->t.spare[k];
 	r->to = n;
 	r->from = from;
 	r->key = key;
@@ -659,10 +679,11 @@ static void take_count(struct take *w, uint64_t prev, const struct node *to, uin
 }
 
 /* The counts of t's nodes and jumps (totals: their totals): room for tables_take. */
-static size_t tables_counted(const struct edge_tables *t, int totals)
+static size_t tables_counted(struct edge_tables *t, int totals)
 {
 	size_t n = t->jumps.used.count;
 
+	runs_flush(t);
 	for (size_t k = 0; k < t->chunk_count; k++) {
 		const struct node_totals *tot = chunk_totals(t->chunks[k]);
 
@@ -680,6 +701,7 @@ static size_t tables_counted(const struct edge_tables *t, int totals)
 /* Takes out the counts of t's nodes and jumps into w (totals: their totals). */
 static void tables_take(struct edge_tables *t, struct take *w, int totals)
 {
+	runs_flush(t);
 	for (size_t k = 0; k < t->jumps.used.count; k++) {
 		size_t i = t->jumps.used.items[k];
 		struct jump *j = &t->jumps.items[i];
@@ -710,6 +732,7 @@ static void tables_take(struct edge_tables *t, struct take *w, int totals)
 /* Empties the stream's own tables (their counts taken out). */
 static void tables_forget(struct edge_tables *t)
 {
+	runs_flush(t); /* (into nodes forgotten: no run may hold hits for them) */
 	for (size_t k = 0; k < t->chunk_count; k++)
 		for (size_t j = 0; j < chunk_nodes(t, k); j++)
 			t->nodes[node_hash(t->chunks[k][j].ip, t->node_mask)] = NULL;
@@ -719,7 +742,8 @@ static void tables_forget(struct edge_tables *t)
 		t->jumps.items[t->jumps.used.items[k]].from = NULL;
 	t->jumps.used.count = 0;
 	if (++t->generation == 0 && t->runs) { /* wrapped: old entries would match */
-		memset(t->runs, 0, RUN_SLOTS * sizeof(*t->runs));
+		for (uint32_t k = 0; k < RUN_SLOTS; k++)
+			t->runs[k].from = NULL;
 		t->generation = 1;
 	}
 }
@@ -1416,14 +1440,15 @@ static inline void read_ahead(struct edge_ctx *c)
 	}
 }
 
-/* Adds run r's counts, RUN_PAD at once: no branch on the length of most
-   runs, which the traced program's branches decide. */
-static inline void run_count(struct edge_ctx *c, const struct run *r)
+/* Counts run r, taken. */
+static inline void run_count(struct edge_ctx *c, struct run *r)
 {
-	for (uint32_t k = 0; k < RUN_PAD; k++)
-		(*r->counts[k])++;
-	for (uint32_t k = RUN_PAD; k < r->enters; k++)
-		(*r->counts[k])++;
+	if (!r->hits++) {
+		/* Listed once until flushed, or again after its replacement. */
+		if (c->t.hit_count == RUN_SLOTS)
+			runs_flush(&c->t);
+		c->t.hit[c->t.hit_count++] = r->slot;
+	}
 	c->undo = r->counts[r->enters - 1];
 	c->undo_prev = r->last_prev;
 	c->undo_node = r->to;
@@ -1432,7 +1457,7 @@ static inline void run_count(struct edge_ctx *c, const struct run *r)
 
 /* Adds run r's counts as the walk would, its len bits consumed; 0 when a
    record applies at its last bit (the walk takes it). */
-static inline int run_take(struct edge_ctx *c, const struct run *r, unsigned len)
+static inline int run_take(struct edge_ctx *c, struct run *r, unsigned len)
 {
 	if (len == c->tnt_count) {
 		/* The packet's last bits: what follows it is read first, as the
@@ -1838,10 +1863,12 @@ static int tables_alloc(struct edge_ctx *c)
 {
 	if (nodes_grow(c) < 0 || jumps_grow(&c->t.jumps) < 0)
 		return -1;
-	c->t.runs = calloc(RUN_SLOTS * sizeof(*c->t.runs) + RUN_PAD * sizeof(uint64_t), 1);
+	c->t.runs = calloc(RUN_SLOTS * (sizeof(*c->t.runs) + sizeof(*c->t.hit)), 1);
 	if (!c->t.runs)
 		return -1;
-	c->t.spare = (uint64_t *)(c->t.runs + RUN_SLOTS);
+	c->t.hit = (uint16_t *)(c->t.runs + RUN_SLOTS);
+	for (uint32_t k = 0; k < RUN_SLOTS; k++)
+		c->t.runs[k].slot = (uint16_t)k;
 	return 0;
 }
 
