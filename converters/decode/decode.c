@@ -21,13 +21,16 @@
  *    so image indexes are the same. Files shorter than a mapping of them are
  *    marked replaced here too (hwt_space_check; the serial decode notices it
  *    when an epoch is first used). After this the files table is read-only.
- *    Then N workers take process images from a shared counter, largest trace
- *    first, and decode their streams into a worker profile that starts with
+ *    Then N workers take process images, largest trace first, each keeping to
+ *    the images of one command while no other worker has it (job_take: the
+ *    edge decoder's caches are a worker's, and a program's processes share
+ *    their code), and decode their streams into a worker profile that starts with
  *    the caller's images in the caller's order (so hwt_file.image is valid in
  *    every profile). Everything a worker writes is its own: its profile,
  *    stats, per-file failure counts (hwt_decoder.fails) and the diagnostics
  *    of each process image (held in that image's job, hwt_decode_diag). The
- *    only shared writes are atomics: the next job, bytes done, out of memory.
+ *    only shared writes are the next jobs (under par.lock) and atomics: bytes
+ *    done, out of memory.
  *    The main thread reports progress while it waits. After the join it adds,
  *    in fixed orders: the worker profiles (counts add up in hash sets that
  *    are sorted when read, so the order of merging does not matter once
@@ -60,19 +63,29 @@
 struct hwt_job {
 	const struct hwt_bundle_image *image;
 	uint64_t bytes;          /* of its streams */
+	size_t group;            /* the images of its command */
+	uint64_t group_bytes;    /* of their streams */
 	struct hwt_space space;
 	struct hwt_diag_list diags;
+};
+
+/* The images of one command: order[next] to order[end - 1] are not taken. */
+struct hwt_job_group {
+	size_t next, end;
+	uint64_t left;           /* bytes not taken */
+	unsigned workers;        /* taking from it */
 };
 
 /* What the workers share. */
 struct hwt_par {
 	struct hwt_job *jobs;    /* bundle order */
-	struct hwt_job **order;  /* the order to take them in */
+	struct hwt_job **order;  /* by group, then largest first */
 	size_t job_count;
-	atomic_size_t next;      /* in order */
+	struct hwt_job_group *groups;
+	size_t group_count;
 	atomic_uint_least64_t done; /* trace bytes decoded */
 	atomic_int nomem;
-	pthread_mutex_t lock;    /* protects running */
+	pthread_mutex_t lock;    /* protects running and groups */
 	pthread_cond_t finished;
 	int running;             /* workers not yet finished */
 };
@@ -230,18 +243,53 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	return td->decode_stream(d, stream, space);
 }
 
+/* The next job of a worker that took from *group (SIZE_MAX: none yet), or
+   NULL when all are taken. When its group is done it moves to the one with
+   the most bytes left per worker taking from it. */
+static struct hwt_job *job_take(struct hwt_par *par, size_t *group)
+{
+	struct hwt_job *job = NULL;
+	struct hwt_job_group *g;
+
+	pthread_mutex_lock(&par->lock);
+	if (*group == SIZE_MAX || par->groups[*group].next == par->groups[*group].end) {
+		size_t best = SIZE_MAX;
+
+		if (*group != SIZE_MAX)
+			par->groups[*group].workers--;
+		for (size_t k = 0; k < par->group_count; k++) {
+			const struct hwt_job_group *c = &par->groups[k];
+
+			if (c->next < c->end &&
+			    (best == SIZE_MAX ||
+			     c->left * (par->groups[best].workers + 1) >
+				     par->groups[best].left * (c->workers + 1)))
+				best = k;
+		}
+		*group = best;
+		if (best != SIZE_MAX)
+			par->groups[best].workers++;
+	}
+	if (*group != SIZE_MAX) {
+		g = &par->groups[*group];
+		job = par->order[g->next++];
+		g->left -= job->bytes;
+	}
+	pthread_mutex_unlock(&par->lock);
+	return job;
+}
+
 static void *worker_main(void *arg)
 {
 	struct hwt_decoder *w = arg;
 	struct hwt_par *par = w->par;
+	size_t group = SIZE_MAX;
 
 	for (;;) {
-		size_t next = atomic_fetch_add(&par->next, 1);
 		struct hwt_job *job;
 
-		if (next >= par->job_count || atomic_load(&par->nomem))
+		if (atomic_load(&par->nomem) || !(job = job_take(par, &group)))
 			break;
-		job = par->order[next];
 		w->diags = &job->diags;
 		w->iscache = pt_iscache_alloc(NULL);
 		if (!w->iscache) {
@@ -260,6 +308,10 @@ static void *worker_main(void *arg)
 			break;
 		}
 	}
+	/* The counts the edge decoder holds, into w's profile, and its caches
+	   freed: work of the worker's, not of the main thread after the join. */
+	(void)hwt_edge_flush(w); /* sets w->nomem when it fails */
+	hwt_decoder_caches_free(w);
 	pthread_mutex_lock(&par->lock);
 	par->running--;
 	pthread_cond_signal(&par->finished);
@@ -267,14 +319,60 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* By command (none last), then bundle order. */
+static int job_command_cmp(const void *a, const void *b)
+{
+	const struct hwt_job *x = *(const struct hwt_job *const *)a;
+	const struct hwt_job *y = *(const struct hwt_job *const *)b;
+	const char *p = x->space.command, *q = y->space.command;
+	int c = p && q ? strcmp(p, q) : !p - !q;
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* The group of most bytes first, then its largest image first. */
 static int job_cmp(const void *a, const void *b)
 {
 	const struct hwt_job *x = *(const struct hwt_job *const *)a;
 	const struct hwt_job *y = *(const struct hwt_job *const *)b;
 
+	if (x->group != y->group)
+		return x->group_bytes != y->group_bytes ? (x->group_bytes > y->group_bytes ? -1 : 1)
+							: (x->group > y->group) - (x->group < y->group);
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
-	return x < y ? -1 : x > y;
+	return (x > y) - (x < y);
+}
+
+/* Groups par's jobs by command and orders them to be taken (job_take). */
+static int jobs_group(struct hwt_par *par)
+{
+	size_t n = par->job_count;
+
+	par->groups = calloc(n + 1, sizeof(*par->groups));
+	if (!par->groups)
+		return -1;
+	qsort(par->order, n, sizeof(*par->order), job_command_cmp);
+	for (size_t k = 0; k < n; k++) {
+		struct hwt_job *job = par->order[k];
+		const char *prev = k ? par->order[k - 1]->space.command : NULL;
+
+		if (!k || !job->space.command || !prev || strcmp(prev, job->space.command))
+			par->group_count++;
+		job->group = par->group_count - 1;
+		par->groups[job->group].left += job->bytes;
+	}
+	for (size_t k = 0; k < n; k++)
+		par->order[k]->group_bytes = par->groups[par->order[k]->group].left;
+	qsort(par->order, n, sizeof(*par->order), job_cmp);
+	for (size_t k = 0; k < n; k++) {
+		struct hwt_job_group *g = &par->groups[par->order[k]->group];
+
+		if (!g->end)
+			g->next = k;
+		g->end = k + 1;
+	}
+	return 0;
 }
 
 static void stats_add(struct hwt_decode_stats *to, const struct hwt_decode_stats *s)
@@ -323,7 +421,6 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 	memset(&par, 0, sizeof(par));
 	pthread_mutex_init(&par.lock, NULL);
 	pthread_cond_init(&par.finished, NULL);
-	atomic_init(&par.next, 0);
 	atomic_init(&par.done, 0);
 	atomic_init(&par.nomem, 0);
 	par.jobs = calloc(nimages + 1, sizeof(*par.jobs));
@@ -351,7 +448,10 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 	}
 	/* Decode what was loaded (the serial decode stops at a failed load too). */
 	par.job_count = loaded;
-	qsort(par.order, loaded, sizeof(*par.order), job_cmp);
+	if (jobs_group(&par) < 0) {
+		d->nomem = 1;
+		goto out;
+	}
 	if (jobs > loaded)
 		jobs = (unsigned)loaded;
 	if (!jobs)
@@ -424,7 +524,6 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 	for (unsigned i = 0; i < started; i++) {
 		struct hwt_decoder *w = &workers[i];
 
-		(void)hwt_edge_flush(w); /* sets w->nomem when it fails */
 		if (hwt_profile_merge(d->profile, w->profile) < 0 || w->nomem)
 			d->nomem = 1;
 		stats_add(&d->stats, &w->stats);
@@ -460,6 +559,7 @@ out:
 	free(threads);
 	free(par.jobs);
 	free(par.order);
+	free(par.groups);
 	pthread_cond_destroy(&par.finished);
 	pthread_mutex_destroy(&par.lock);
 	return status;
