@@ -2,10 +2,12 @@
  * The record builders of common/hwt_record.c that both software units
  * write their sideband with: PROCESS_START (path and arguments, cut where
  * they do not fit), the fixed-size records, and the header and seal of
- * hwt_record_finish, checked with hwt_record_check.
+ * hwt_record_finish, checked with hwt_record_check; and the CRC-32 that
+ * seals them against the standard check value and a bitwise CRC.
  */
 #include <string.h>
 
+#include "crc32.h"
 #include "hwt_record.h"
 #include "unit_check.h"
 
@@ -95,8 +97,38 @@ static void fixed_size(void)
 	CHECK(finished(HWT_RECORD_PROCESS_EXIT, written_size));
 }
 
+/* The CRC-32 by its definition, a bit at a time. */
+static uint32_t crc32_bitwise(const uint8_t *p, size_t len)
+{
+	uint32_t crc = 0xffffffffu;
+
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc >> 1 ^ (crc & 1u ? 0xedb88320u : 0);
+	}
+	return ~crc;
+}
+
+static void crc32(void)
+{
+	static uint8_t bytes[4099];
+	uint32_t x = 12345;
+
+	CHECK(hwt_crc32(0, "123456789", 9) == 0xcbf43926u); /* the standard check */
+	CHECK(hwt_crc32(0, "", 0) == 0);
+	CHECK(hwt_crc32(hwt_crc32(0, "1234", 4), "56789", 5) == 0xcbf43926u);
+	for (size_t i = 0; i < sizeof(bytes); i++) {
+		x = x * 1103515245u + 12345u;
+		bytes[i] = (uint8_t)(x >> 16);
+	}
+	for (size_t len = 0; len <= sizeof(bytes); len += len < 64 ? 1 : 509)
+		CHECK(hwt_crc32(0, bytes, len) == crc32_bitwise(bytes, len));
+}
+
 int main(void)
 {
+	crc32();
 	process_start();
 	fixed_size();
 	return check_summary("hwt_record");
