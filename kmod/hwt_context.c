@@ -5,6 +5,7 @@
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
@@ -185,6 +186,27 @@ static void hwt_context_on_cpus(struct hwt_context *ctx, smp_call_func_t fn, boo
 	cpus_read_unlock();
 }
 
+/*
+ * THREAD mode: a thread's unit is enabled at its switch-in, and a thread
+ * that keeps its CPU (a busy process attached, alone on a CPU) may not be
+ * switched for long. Each thread running elsewhere is sent into the kernel
+ * (kick_process), where its task work enables it now.
+ */
+static void hwt_context_kick_threads(struct hwt_context *ctx)
+{
+	struct hwt_thread *thr;
+
+	HWT_CTX_LOCK(ctx);
+	list_for_each_entry(thr, &ctx->threads, link) {
+		if (thr->task == current || !test_bit(HWT_THR_READY, &thr->flags) ||
+		    test_bit(HWT_THR_ENABLED, &thr->flags) || hwt_thread_quiet(thr))
+			continue;
+		if (hwt_thread_queue_work(thr, HWT_WORK_ENABLE))
+			kick_process(thr->task);
+	}
+	HWT_CTX_UNLOCK(ctx);
+}
+
 int hwt_context_start(struct hwt_context *ctx)
 {
 	int old;
@@ -203,6 +225,8 @@ int hwt_context_start(struct hwt_context *ctx)
 		hwt_context_on_cpus(ctx, hwt_context_cpu_enable, ctx->backend->ops->enable);
 	else if (old == HWT_CTX_IDLE)
 		hwt_snapshot_take(ctx);
+	if (ctx->mode != HWT_MODE_CPU)
+		hwt_context_kick_threads(ctx);
 	mutex_unlock(&ctx->mtx);
 	return 0;
 }

@@ -75,6 +75,8 @@ void hwt_pause_work(struct callback_head *cb)
 			hwt_pause_enable_self(thr);
 		if ((what & HWT_WORK_SELECT) && hwt_select_work(thr))
 			hwt_pause_enable_self(thr);
+		if (what & HWT_WORK_ENABLE)
+			hwt_pause_enable_self(thr);
 		if ((what & HWT_WORK_PAUSE) && !fatal_signal_pending(current) &&
 		    !test_bit(HWT_THR_UNTRACED, &thr->flags))
 			hwt_pause_wait(thr);

@@ -44,6 +44,7 @@ enum {
 #define HWT_WORK_PAUSE	0x2u	/* pause for the collector */
 #define HWT_WORK_SELECT	0x4u	/* judge the exec'd image (sel_file) */
 #define HWT_WORK_BACKEND 0x8u	/* the backend's thread_work */
+#define HWT_WORK_ENABLE	0x10u	/* enable its unit (running when the context started) */
 
 struct hwt_thread {
 	struct kref		ref;		/* atomic: ctx->threads list, queued task work */
