@@ -229,6 +229,61 @@ void *hwt_stream_map(const char *path, size_t *size)
 	return p;
 }
 
+/* Streams up to this long are read, not mapped (hwt_stream_bytes); less
+   than the edge decoder reads before it hands trace back (madvise). */
+#define STREAM_READ_MAX (1u << 20)
+/* Zeroes after a stream read, as a mapping has up to its page's end. */
+#define STREAM_READ_SLACK 64u
+
+uint8_t *hwt_stream_bytes(struct hwt_decoder *d, const char *path, size_t *size)
+{
+	struct stat st;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*size = 0;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+		close(fd);
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > STREAM_READ_MAX) {
+		close(fd);
+		return hwt_stream_map(path, size);
+	}
+	if (d->stream_buf_size < (size_t)st.st_size + STREAM_READ_SLACK) {
+		uint8_t *buf = malloc(STREAM_READ_MAX + STREAM_READ_SLACK);
+
+		if (!buf) {
+			close(fd);
+			return NULL;
+		}
+		free(d->stream_buf);
+		d->stream_buf = buf;
+		d->stream_buf_size = STREAM_READ_MAX + STREAM_READ_SLACK;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, d->stream_buf + got, (size_t)st.st_size - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (got != (size_t)st.st_size)
+		return NULL;
+	memset(d->stream_buf + got, 0, STREAM_READ_SLACK);
+	*size = got;
+	return d->stream_buf;
+}
+
+void hwt_stream_bytes_done(struct hwt_decoder *d, uint8_t *bytes, size_t size)
+{
+	if (bytes && bytes != d->stream_buf)
+		munmap(bytes, size);
+}
+
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		      struct hwt_space *space)
 {
@@ -469,6 +524,8 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		w->code = NULL; /* each thread its own */
 		w->edge_pool = NULL;
 		w->edge_layouts = NULL;
+		w->stream_buf = NULL;
+		w->stream_buf_size = 0;
 		memset(&w->stats, 0, sizeof(w->stats));
 		w->done_bytes = 0;
 		w->nomem = 0;

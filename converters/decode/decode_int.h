@@ -88,6 +88,8 @@ struct hwt_decoder {
 	struct hwt_code_cache *code; /* this thread's (code_cache.c); NULL: empty */
 	struct hwt_edge_pool *edge_pool; /* this thread's counts not yet in profile (edge/) */
 	struct hwt_edge_layouts *edge_layouts; /* this thread's tables by layout (edge/) */
+	uint8_t *stream_buf;     /* this thread's, for short streams (hwt_stream_bytes) */
+	size_t stream_buf_size;
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 };
 
@@ -330,6 +332,12 @@ void hwt_edge_layouts_free(struct hwt_decoder *d);
 /* The stream file mapped read-only (*size bytes; munmap it), or NULL when
    it cannot be read or is empty. (decode.c) */
 void *hwt_stream_map(const char *path, size_t *size);
+/* A stream's bytes: a short one (a suite's processes have tens of KB each)
+   read into d->stream_buf, cheaper than a mapping, its faults and its
+   unmapping; a longer one mapped. NULL when it cannot be read. Given back
+   with hwt_stream_bytes_done. */
+uint8_t *hwt_stream_bytes(struct hwt_decoder *d, const char *path, size_t *size);
+void hwt_stream_bytes_done(struct hwt_decoder *d, uint8_t *bytes, size_t size);
 /* Trace stopped at code of file f; skipped bytes of stream until it resumed. (space.c) */
 void hwt_file_failed(struct hwt_decoder *d, struct hwt_file *f,
 		     const struct hwt_bundle_stream *stream, uint64_t skipped);

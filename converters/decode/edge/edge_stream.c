@@ -2181,7 +2181,7 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 	c->d = d;
 	c->stream = stream;
 	c->space = space;
-	buf = hwt_stream_map(stream->path, size);
+	buf = hwt_stream_bytes(d, stream->path, size);
 	if (!buf)
 		return 1; /* libipt reports it */
 	c->buf = c->pos = c->released = buf;
@@ -2199,7 +2199,7 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 		status = edge_run_split(c, parts);
 	else
 		status = edge_run(c);
-	munmap(buf, *size);
+	hwt_stream_bytes_done(d, buf, *size);
 	return status;
 }
 
