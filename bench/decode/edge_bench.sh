@@ -29,28 +29,25 @@ trap 'rm -rf "$tmp"' EXIT
 work=${KEEP:-$tmp}
 mkdir -p "$work"
 
-# "cpu wall kb" of one run of "$@": CPU (user + sys) and wall seconds to the
+# "cpu wall" of one run of "$@": CPU (user + sys) and wall seconds to the
 # millisecond (GNU time's centiseconds are too coarse for the suite's
-# decode) and peak RSS; stdout dropped, stderr to $tmp/err. GNU time, run
-# from Python, gives the RSS: a child forked from Python starts with
-# Python's own as its peak.
+# decode), of the command alone; stdout dropped, stderr to $tmp/err.
 run_once() {
 	python3 -c '
 import os, subprocess, sys, time
 t = time.monotonic()
 with open(sys.argv[1], "w") as err:
-    child = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", sys.argv[2]] + sys.argv[3:],
-                             stdout=subprocess.DEVNULL, stderr=err)
-    # the child'"'"'s own usage (and its children'"'"'s), not the caller'"'"'s
+    child = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err)
+    # the child'"'"'s own usage, not the caller'"'"'s
     _, status, r = os.wait4(child.pid, 0)
 wall = time.monotonic() - t
-with open(sys.argv[2]) as f:
-    kb = int(f.read().split()[-1])
-print("%.3f %.3f %d" % (r.ru_utime + r.ru_stime, wall, kb))
-sys.exit(os.waitstatus_to_exitcode(status))' "$tmp/err" "$tmp/rss" "$@"
+print("%.3f %.3f" % (r.ru_utime + r.ru_stime, wall))
+sys.exit(os.waitstatus_to_exitcode(status))' "$tmp/err" "$@"
 }
 
-# best "cpu wall kb" of "$@" over $runs runs (the run of least CPU)
+# best "cpu wall kb" of "$@" over $runs runs (the run of least CPU), and
+# the peak RSS of one more run under GNU time (a child forked from Python
+# would start with Python's own as its peak)
 measure() {
 	best=
 	for i in $(seq "$runs"); do
@@ -66,7 +63,8 @@ measure() {
 			best=$line
 		fi
 	done
-	echo "$best"
+	/usr/bin/time -f "%M" -o "$tmp/rss" "$@" >/dev/null 2>&1
+	echo "$best $(tail -n 1 "$tmp/rss")"
 }
 
 record() { # name
