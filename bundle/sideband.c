@@ -27,6 +27,9 @@ struct hwt_sideband {
 	const char **argv;
 	size_t argv_cap;
 	char error[256];
+	/* The file's stdio buffer: given, stdio does not fstat the file to size
+	   one (a decode opens each process's sideband twice). */
+	char io[8192];
 };
 
 struct hwt_sideband *hwt_sideband_alloc(void)
@@ -69,6 +72,8 @@ int hwt_sideband_open_range(struct hwt_sideband *sb, const char *path, uint64_t 
 	if (!sb->path)
 		return -hbe_nomem;
 	sb->file = fopen(path, "rb");
+	if (sb->file)
+		(void)setvbuf(sb->file, sb->io, _IOFBF, sizeof(sb->io));
 	if (!sb->file || (offset && fseeko(sb->file, (off_t)offset, SEEK_SET) != 0)) {
 		snprintf(sb->error, sizeof(sb->error), "%s", strerror(errno));
 		sb->status = -hbe_io;
