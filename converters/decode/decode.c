@@ -208,25 +208,37 @@ static void report_files(struct hwt_decoder *d)
 	free(failed);
 }
 
-void *hwt_stream_map(const char *path, size_t *size)
+/* The stream file opened, its size in *size; -1 when it cannot be read or is empty. */
+static int stream_open(const char *path, size_t *size)
 {
 	struct stat st;
-	void *p;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	*size = 0;
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_size <= 0)) {
 		close(fd);
-		return NULL;
+		fd = -1;
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	*size = fd >= 0 ? (size_t)st.st_size : 0;
+	return fd;
+}
+
+/* fd's n bytes mapped read-only (*size = n), or NULL; fd is closed. */
+static void *stream_map_fd(int fd, size_t n, size_t *size)
+{
+	void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+
 	close(fd);
-	if (p == MAP_FAILED)
-		return NULL;
-	*size = (size_t)st.st_size;
-	return p;
+	*size = p == MAP_FAILED ? 0 : n;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void *hwt_stream_map(const char *path, size_t *size)
+{
+	size_t n;
+	int fd = stream_open(path, &n);
+
+	*size = 0;
+	return fd < 0 ? NULL : stream_map_fd(fd, n, size);
 }
 
 /* Streams up to this long are read, not mapped (hwt_stream_bytes); less
@@ -237,41 +249,30 @@ void *hwt_stream_map(const char *path, size_t *size)
 
 uint8_t *hwt_stream_bytes(struct hwt_decoder *d, const char *path, size_t *size)
 {
-	struct stat st;
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n, got = 0;
+	int fd = stream_open(path, &n);
 
 	*size = 0;
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
-		close(fd);
-		return NULL;
-	}
-	if ((uint64_t)st.st_size > STREAM_READ_MAX) {
-		close(fd);
-		return hwt_stream_map(path, size);
-	}
-	if (d->stream_buf_size < (size_t)st.st_size + STREAM_READ_SLACK) {
-		uint8_t *buf = malloc(STREAM_READ_MAX + STREAM_READ_SLACK);
-
-		if (!buf) {
+	if (n > STREAM_READ_MAX)
+		return stream_map_fd(fd, n, size);
+	if (!d->stream_buf) {
+		d->stream_buf = malloc(STREAM_READ_MAX + STREAM_READ_SLACK);
+		if (!d->stream_buf) {
 			close(fd);
 			return NULL;
 		}
-		free(d->stream_buf);
-		d->stream_buf = buf;
-		d->stream_buf_size = STREAM_READ_MAX + STREAM_READ_SLACK;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, d->stream_buf + got, (size_t)st.st_size - got);
+	while (got < n) {
+		ssize_t r = read(fd, d->stream_buf + got, n - got);
 
-		if (n <= 0)
+		if (r <= 0)
 			break;
-		got += (size_t)n;
+		got += (size_t)r;
 	}
 	close(fd);
-	if (got != (size_t)st.st_size)
+	if (got != n)
 		return NULL;
 	memset(d->stream_buf + got, 0, STREAM_READ_SLACK);
 	*size = got;
@@ -525,7 +526,6 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		w->edge_pool = NULL;
 		w->edge_layouts = NULL;
 		w->stream_buf = NULL;
-		w->stream_buf_size = 0;
 		memset(&w->stats, 0, sizeof(w->stats));
 		w->done_bytes = 0;
 		w->nomem = 0;

@@ -89,7 +89,6 @@ struct hwt_decoder {
 	struct hwt_edge_pool *edge_pool; /* this thread's counts not yet in profile (edge/) */
 	struct hwt_edge_layouts *edge_layouts; /* this thread's tables by layout (edge/) */
 	uint8_t *stream_buf;     /* this thread's, for short streams (hwt_stream_bytes) */
-	size_t stream_buf_size;
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 };
 

@@ -20,7 +20,6 @@ void hwt_decoder_caches_free(struct hwt_decoder *d)
 	hwt_code_cache_free(d);
 	free(d->stream_buf);
 	d->stream_buf = NULL;
-	d->stream_buf_size = 0;
 }
 
 void hwt_files_free(struct hwt_decoder *d)
