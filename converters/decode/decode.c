@@ -83,6 +83,8 @@ struct hwt_par {
 	size_t job_count;
 	struct hwt_job_group *groups;
 	size_t group_count;
+	struct hwt_decoder *workers;
+	struct hwt_diag_list *end_diags; /* a worker's, from its end (worker_main) */
 	atomic_uint_least64_t done; /* trace bytes decoded */
 	atomic_int nomem;
 	pthread_mutex_t lock;    /* protects running and groups */
@@ -365,8 +367,11 @@ static void *worker_main(void *arg)
 		}
 	}
 	/* The counts the edge decoder holds, into w's profile, and its caches
-	   freed: work of the worker's, not of the main thread after the join. */
+	   freed: work of the worker's, not of the main thread after the join,
+	   which adds what it says to the bundle. */
+	w->diags = &par->end_diags[w - par->workers];
 	(void)hwt_edge_flush(w); /* sets w->nomem when it fails */
+	w->diags = NULL;
 	hwt_decoder_caches_free(w);
 	pthread_mutex_lock(&par->lock);
 	par->running--;
@@ -514,7 +519,9 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		goto out;
 	workers = calloc(jobs + 1, sizeof(*workers));
 	threads = calloc(jobs + 1, sizeof(*threads));
-	if (!workers || !threads) {
+	par.workers = workers;
+	par.end_diags = calloc(jobs + 1, sizeof(*par.end_diags));
+	if (!workers || !threads || !par.end_diags) {
 		d->nomem = 1;
 		goto out;
 	}
@@ -581,6 +588,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 	for (unsigned i = 0; i < started; i++) {
 		struct hwt_decoder *w = &workers[i];
 
+		hwt_diag_list_flush(&par.end_diags[i], d->bundle);
 		if (hwt_profile_merge(d->profile, w->profile) < 0 || w->nomem)
 			d->nomem = 1;
 		stats_add(&d->stats, &w->stats);
@@ -617,6 +625,7 @@ out:
 	free(par.jobs);
 	free(par.order);
 	free(par.groups);
+	free(par.end_diags);
 	pthread_cond_destroy(&par.finished);
 	pthread_mutex_destroy(&par.lock);
 	return status;
