@@ -114,7 +114,6 @@ struct run {
 	uint64_t last_prev;        /* the prev of the last count (to take it back) */
 	uint64_t hits;             /* taken since its counts were added to */
 	uint8_t enters, tail;      /* tail: counts after the last bit's */
-	uint16_t slot;             /* its index in the cache */
 	uint64_t *counts[RUN_MAX_ENTERS];
 };
 
@@ -1447,7 +1446,7 @@ static inline void run_count(struct edge_ctx *c, struct run *r)
 		/* Listed once until flushed, or again after its replacement. */
 		if (c->t.hit_count == RUN_SLOTS)
 			runs_flush(&c->t);
-		c->t.hit[c->t.hit_count++] = r->slot;
+		c->t.hit[c->t.hit_count++] = (uint16_t)(r - c->t.runs);
 	}
 	c->undo = r->counts[r->enters - 1];
 	c->undo_prev = r->last_prev;
@@ -1867,8 +1866,6 @@ static int tables_alloc(struct edge_ctx *c)
 	if (!c->t.runs)
 		return -1;
 	c->t.hit = (uint16_t *)(c->t.runs + RUN_SLOTS);
-	for (uint32_t k = 0; k < RUN_SLOTS; k++)
-		c->t.runs[k].slot = (uint16_t)k;
 	return 0;
 }
 
