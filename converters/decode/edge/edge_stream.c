@@ -915,14 +915,19 @@ static int touched_spill(struct edge_ctx *c)
 	return status;
 }
 
-/* Gives c the tables of its epoch's layout, new or kept. -1: out of memory. */
+/* Gives c the tables of its epoch's layout, new or kept, its files checked
+   first as libipt's loop checks them (one found shorter than its mapping
+   drops the layouts kept). -1: out of memory. */
 static int layout_attach(struct edge_ctx *c)
 {
-	struct hwt_edge_layouts *ls = c->d->edge_layouts;
 	const struct hwt_epoch *e = &c->space->epochs[c->epoch];
+	struct hwt_edge_layouts *ls;
 	uint64_t hash = hwt_epoch_layout_hash(e);
 	size_t kept = layouts_kept(c->d);
 	struct edge_layout *l = NULL;
+
+	hwt_epoch_check_files(c->d, e);
+	ls = c->d->edge_layouts;
 
 	if (!ls && !(ls = c->d->edge_layouts = calloc(1, sizeof(*ls))))
 		return -1;
@@ -1282,12 +1287,9 @@ static int boundary_time(struct edge_ctx *c, uint64_t *prev)
 		c->nomem = 1;
 		return GIVE_UP;
 	}
-	if (!c->split) {
-		hwt_epoch_check_files(c->d, &c->space->epochs[e]);
-		if (layout_attach(c) < 0) {
-			c->nomem = 1;
-			return GIVE_UP;
-		}
+	if (!c->split && layout_attach(c) < 0) {
+		c->nomem = 1;
+		return GIVE_UP;
 	}
 	return 0;
 }
@@ -1889,10 +1891,8 @@ static int edge_run(struct edge_ctx *c)
 	if (c->split) {
 		if (tables_alloc(c) < 0)
 			return -hbe_nomem;
-	} else {
-		hwt_epoch_check_files(c->d, &c->space->epochs[0]);
-		if (layout_attach(c) < 0)
-			return -hbe_nomem;
+	} else if (layout_attach(c) < 0) {
+		return -hbe_nomem;
 	}
 	status = walk(c);
 	if (c->nomem)
