@@ -180,5 +180,10 @@ if [ -n "$build" ] && [ "$done_line" -gt 0 ] && [ -z "${HWT_GUEST_SCRIPT:-}" ]; 
 	pass=$((pass + $(grep -c '^CHECK [^ ]* PASS' "$work/check.txt" || true)))
 	fail=$((fail + $(grep -c '^CHECK [^ ]* FAIL' "$work/check.txt" || true)))
 fi
+# The failing cases again, last: a long log is often cut in the middle.
+if [ "$fail" -gt 0 ]; then
+	grep -ohE '(KTEST [^ ]+ FAIL|^CHECK [^ ]+ FAIL).*' "$work/console.txt" "$work/check.txt" 2>/dev/null |
+		sed 's/^/kmod: failed: /' || true
+fi
 echo "kmod: $pass passed, $fail failed (console log: $work/console.txt)"
 [ "$fail" -eq 0 ]
