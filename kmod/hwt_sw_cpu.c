@@ -157,7 +157,11 @@ static struct hwt_sw_thread *hwt_sw_cpu_of(struct hwt_context *ctx, int cpu)
 	return cs && cs == sc->cpu[cpu] ? cs : NULL;
 }
 
-/* On @cpu (an IPI): from the next switch-in on, threads are stepped. */
+/*
+ * On @cpu (an IPI): threads are stepped from their next switch-in on, and
+ * the one this IPI interrupted from now, as a switch-in would: a busy
+ * thread may keep its CPU for the whole trace.
+ */
 void hwt_sw_cpu_enable(struct hwt_context *ctx, int cpu)
 {
 	struct hwt_sw_ctx *sc = hwt_context_backend_priv(ctx);
@@ -171,6 +175,10 @@ void hwt_sw_cpu_enable(struct hwt_context *ctx, int cpu)
 	cs->fresh = true;
 	cs->segment = false;
 	this_cpu_write(hwt_sw_cpu_state, cs);
+	if (hwt_sw_cpu_wanted(sc, current)) {
+		cs->task = current;
+		hwt_sw_arm(cs, task_pt_regs(current));
+	}
 }
 
 /* On @cpu (an IPI, interrupting whatever runs): the thread stepped now stops. */
