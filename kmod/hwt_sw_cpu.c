@@ -148,6 +148,15 @@ static bool hwt_sw_cpu_wanted(struct hwt_sw_ctx *sc, struct task_struct *t)
 	       task_tgid_nr(t) != sc->owner_tgid;
 }
 
+/* @t, about to run user code here, is stepped from where its registers say: TIP.PGE there. */
+static void hwt_sw_cpu_begin(struct hwt_sw_ctx *sc, struct hwt_sw_thread *cs, struct task_struct *t)
+{
+	if (!hwt_sw_cpu_wanted(sc, t))
+		return;
+	cs->task = t;
+	hwt_sw_arm(cs, task_pt_regs(t));
+}
+
 /* The CPU's state when @ctx traces this CPU (interrupts off), else NULL. */
 static struct hwt_sw_thread *hwt_sw_cpu_of(struct hwt_context *ctx, int cpu)
 {
@@ -175,10 +184,7 @@ void hwt_sw_cpu_enable(struct hwt_context *ctx, int cpu)
 	cs->fresh = true;
 	cs->segment = false;
 	this_cpu_write(hwt_sw_cpu_state, cs);
-	if (hwt_sw_cpu_wanted(sc, current)) {
-		cs->task = current;
-		hwt_sw_arm(cs, task_pt_regs(current));
-	}
+	hwt_sw_cpu_begin(sc, cs, current);
 }
 
 /* On @cpu (an IPI, interrupting whatever runs): the thread stepped now stops. */
@@ -205,11 +211,7 @@ void hwt_sw_cpu_switch(struct hwt_context *ctx, int cpu, struct task_struct *pre
 		return;
 	if (cs->task == prev)
 		hwt_sw_cpu_end(cs, prev);
-	if (hwt_sw_cpu_wanted(sc, next)) {
-		/* It resumes user mode where its registers say: TIP.PGE there. */
-		cs->task = next;
-		hwt_sw_arm(cs, task_pt_regs(next));
-	}
+	hwt_sw_cpu_begin(sc, cs, next);
 }
 
 /* The old image's stream ends; the new one is stepped from its entry (start_thread cleared TF). */
