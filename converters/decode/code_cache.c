@@ -109,7 +109,7 @@ static void cache_empty(struct hwt_code_cache *cc)
 static int slots_grow(struct hwt_code_cache *cc)
 {
 	size_t size = cc->slots ? 2 * (cc->mask + 1) : 8192;
-	struct code_slot *slots = calloc(size, sizeof(*slots));
+	struct code_slot *slots = hwt_table_calloc(size, sizeof(*slots));
 
 	if (!slots)
 		return -1;

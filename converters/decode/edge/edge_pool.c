@@ -83,7 +83,7 @@ static size_t pooled_slot(const struct hwt_pt_block_count *c, uint32_t layout, s
 static int slots_grow(struct hwt_edge_pool *p)
 {
 	size_t size = p->slots ? 2 * (p->mask + 1) : 16384;
-	struct pooled *slots = calloc(size, sizeof(*slots));
+	struct pooled *slots = hwt_table_calloc(size, sizeof(*slots));
 
 	if (!slots)
 		return -1;

@@ -219,7 +219,7 @@ static size_t count_slot(uint64_t prev, uint64_t ip, uint32_t ninsn, size_t mask
 static int table_grow(struct count_table *t)
 {
 	size_t size = t->mask ? (t->mask + 1) * 2 : 1024;
-	struct hwt_pt_block_count *items = calloc(size, sizeof(*items));
+	struct hwt_pt_block_count *items = hwt_table_calloc(size, sizeof(*items));
 
 	if (!items)
 		return -1;
@@ -448,7 +448,7 @@ static int node_shape(struct edge_ctx *c, uint64_t ip, struct node *n)
 static int nodes_grow(struct edge_ctx *c)
 {
 	size_t size = c->t.node_mask ? (c->t.node_mask + 1) * 2 : 4096;
-	struct node **nodes = calloc(size, sizeof(*nodes));
+	struct node **nodes = hwt_table_calloc(size, sizeof(*nodes));
 
 	if (!nodes)
 		return -1;
@@ -507,8 +507,8 @@ static size_t jump_hash(const struct node *from, uint64_t ip, size_t mask)
 static int jumps_grow(struct jump_table *t)
 {
 	size_t size = t->mask ? (t->mask + 1) * 2 : 1024;
-	struct jump *items = calloc(size, sizeof(*items));
-	uint64_t *totals = calloc(size, sizeof(*totals));
+	struct jump *items = hwt_table_calloc(size, sizeof(*items));
+	uint64_t *totals = hwt_table_calloc(size, sizeof(*totals));
 
 	if (!items || !totals) {
 		free(items);
@@ -1864,7 +1864,7 @@ static int tables_alloc(struct edge_ctx *c)
 {
 	if (nodes_grow(c) < 0 || jumps_grow(&c->t.jumps) < 0)
 		return -1;
-	c->t.runs = calloc(RUN_SLOTS * (sizeof(*c->t.runs) + sizeof(*c->t.hit)), 1);
+	c->t.runs = hwt_table_calloc(RUN_SLOTS * (sizeof(*c->t.runs) + sizeof(*c->t.hit)), 1);
 	if (!c->t.runs)
 		return -1;
 	c->t.hit = (uint16_t *)(c->t.runs + RUN_SLOTS);
