@@ -141,8 +141,8 @@ void hwt_code_cache_free(struct hwt_decoder *d);
  * read before it is written (probes of empty slots): a fresh page read first
  * maps the shared zero page, and the first write then copies it, which with
  * several decode threads in the process flushes the other CPUs' TLBs (an
- * IPI each, and the page table lock held meanwhile; a quarter of the time
- * of a -j2 decode of short streams in a VM).
+ * IPI each, slow in a VM, with the page table lock held meanwhile): 29% of
+ * the samples of a -j2 decode of bench/decode's suite of short streams.
  */
 static inline void *hwt_table_calloc(size_t n, size_t size)
 {
