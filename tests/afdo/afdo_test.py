@@ -84,6 +84,7 @@ def must(cmd, **kw):
 # ----- LLVM sample profile text, parsed leniently ---------------------------
 
 LINE = re.compile(r"^( *)(\d+)(?:\.(\d+))?: (.*)$")
+HEADER = re.compile(r"^(.*):(\d+):(\d+)$")
 
 
 def parse_text(text):
@@ -92,14 +93,17 @@ def parse_text(text):
     callsite names are left out of the path (create_llvm_prof 0.19 writes
     garbage for them: any bytes, digits and line separators included). So a
     line is told to be an inlined callsite by its shape alone: the next
-    line is indented deeper. Lines are split at newlines only."""
-    rows = [r for r in text.split("\n") if r.strip()]
+    line of the format is indented deeper. Lines are split at newlines only,
+    and a row of neither form (the rest of a name that held a newline) is
+    left out."""
+    rows = [r for r in text.split("\n")
+            if r.strip() and (LINE.match(r) or HEADER.match(r) and not r.startswith(" "))]
     funcs = {}
     cur = None
     stack = []  # (depth, key)
     for i, raw in enumerate(rows):
         if not raw.startswith(" "):
-            m = re.match(r"^(.*):(\d+):(\d+)$", raw)
+            m = HEADER.match(raw)
             if not m:
                 continue
             cur = funcs.setdefault(m.group(1), {"head": 0, "lines": {}})
