@@ -106,6 +106,8 @@ struct jump_table {
 #define RUN_MAX_ENTERS 8u
 #define RUN_SLOTS (1u << 12)
 
+/* What a look-up and a hit read, in one cache line: the table is read at
+   random, and its misses are most of the walk's time on short streams. */
 struct run {
 	const struct node *from;
 	uint32_t key;              /* bits | length << RUN_BITS */
@@ -113,7 +115,12 @@ struct run {
 	struct node *to;
 	uint64_t last_prev;        /* the prev of the last count (to take it back) */
 	uint64_t hits;             /* taken since its counts were added to */
+	uint64_t *last_count;      /* its counts[enters - 1] */
 	uint8_t enters, tail;      /* tail: counts after the last bit's */
+} __attribute__((aligned(64)));
+
+/* The counts a run adds to, beside it: read when its hits are added. */
+struct run_counts {
 	uint64_t *counts[RUN_MAX_ENTERS];
 };
 
@@ -146,8 +153,10 @@ struct edge_tables {
 	size_t chunk_count;        /* allocated */
 	size_t chunk_cur, chunk_used; /* in use: chunks before chunk_cur, chunk_used of it */
 	struct jump_table jumps;
-	struct run *runs;          /* RUN_SLOTS of them */
+	struct run *runs;          /* RUN_SLOTS of them, in runs_mem */
+	struct run_counts *run_counts; /* runs[k]'s in run_counts[k] */
 	uint16_t *hit;             /* slots of the runs with hits, RUN_SLOTS at most */
+	void *runs_mem;            /* runs, run_counts and hit: one allocation */
 	uint32_t hit_count;
 	uint32_t generation;       /* of the valid runs: one more when nodes are forgotten */
 };
@@ -584,11 +593,13 @@ static inline struct run *run_from(struct edge_ctx *c, struct node *from, unsign
 	return run_build(c, r, from, key);
 }
 
-/* Adds r's hits to its counts. */
-static void run_add(struct run *r)
+/* Adds the hits of t's run r to its counts. */
+static void run_add(struct edge_tables *t, struct run *r)
 {
+	uint64_t *const *counts = t->run_counts[r - t->runs].counts;
+
 	for (uint32_t k = 0; k < r->enters; k++)
-		*r->counts[k] += r->hits;
+		*counts[k] += r->hits;
 	r->hits = 0;
 }
 
@@ -596,7 +607,7 @@ static void run_add(struct run *r)
 static void runs_flush(struct edge_tables *t)
 {
 	for (uint32_t k = 0; k < t->hit_count; k++)
-		run_add(&t->runs[t->hit[k]]);
+		run_add(t, &t->runs[t->hit[k]]);
 	t->hit_count = 0;
 }
 
@@ -605,10 +616,11 @@ static struct run *__attribute__((noinline)) run_build(struct edge_ctx *c, struc
 						       struct node *from, uint32_t key)
 {
 	unsigned bits = key & ((1u << RUN_BITS) - 1), len = key >> RUN_BITS;
+	uint64_t **counts = c->t.run_counts[r - c->t.runs].counts;
 	struct node *n = from;
 
 	if (r->hits)
-		run_add(r); /* (its slot stays listed: runs_flush adds none) */
+		run_add(&c->t, r); /* (its slot stays listed: runs_flush adds none) */
 	r->from = NULL; /* until it is whole */
 	r->enters = 0;
 	for (unsigned k = len; k-- > 0;) {
@@ -624,7 +636,7 @@ static struct run *__attribute__((noinline)) run_build(struct edge_ctx *c, struc
 				return NULL;
 			if (r->enters == RUN_MAX_ENTERS)
 				return NULL;
-			r->counts[r->enters++] = &n->count[slot];
+			counts[r->enters++] = &n->count[slot];
 			r->last_prev = n->end;
 			n = to;
 			if (n->kind != node_fixed)
@@ -633,6 +645,7 @@ static struct run *__attribute__((noinline)) run_build(struct edge_ctx *c, struc
 			r->tail++;
 		}
 	}
+	r->last_count = counts[r->enters - 1]; /* len >= 1: one at least */
 	r->to = n;
 	r->from = from;
 	r->key = key;
@@ -1450,7 +1463,7 @@ static inline void run_count(struct edge_ctx *c, struct run *r)
 			runs_flush(&c->t);
 		c->t.hit[c->t.hit_count++] = (uint16_t)(r - c->t.runs);
 	}
-	c->undo = r->counts[r->enters - 1];
+	c->undo = r->last_count;
 	c->undo_prev = r->last_prev;
 	c->undo_node = r->to;
 	c->since_packet = 1 + r->tail;
@@ -1842,7 +1855,7 @@ static void tables_free(struct edge_tables *t)
 	free(t->jumps.items);
 	free(t->jumps.totals);
 	free(t->jumps.used.items);
-	free(t->runs);
+	free(t->runs_mem);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -1864,10 +1877,15 @@ static int tables_alloc(struct edge_ctx *c)
 {
 	if (nodes_grow(c) < 0 || jumps_grow(&c->t.jumps) < 0)
 		return -1;
-	c->t.runs = hwt_table_calloc(RUN_SLOTS * (sizeof(*c->t.runs) + sizeof(*c->t.hit)), 1);
-	if (!c->t.runs)
+	c->t.runs_mem = hwt_table_calloc(
+		RUN_SLOTS * (sizeof(*c->t.runs) + sizeof(*c->t.run_counts) + sizeof(*c->t.hit)) +
+			_Alignof(struct run), 1);
+	if (!c->t.runs_mem)
 		return -1;
-	c->t.hit = (uint16_t *)(c->t.runs + RUN_SLOTS);
+	c->t.runs = (struct run *)(((uintptr_t)c->t.runs_mem + _Alignof(struct run) - 1) &
+				   ~(uintptr_t)(_Alignof(struct run) - 1));
+	c->t.run_counts = (struct run_counts *)(c->t.runs + RUN_SLOTS);
+	c->t.hit = (uint16_t *)(c->t.run_counts + RUN_SLOTS);
 	return 0;
 }
 
