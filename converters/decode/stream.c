@@ -142,7 +142,7 @@ static size_t chain_slot(uint64_t ip, uint32_t ninsn, size_t mask)
 static int chains_grow(struct stream_ctx *s)
 {
 	size_t size = s->mask ? (s->mask + 1) * 2 : 4096;
-	struct chain *table = calloc(size, sizeof(*table));
+	struct chain *table = hwt_table_calloc(size, sizeof(*table));
 
 	if (!table)
 		return -1;
