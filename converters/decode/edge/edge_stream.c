@@ -1519,6 +1519,17 @@ static int psb_plus(struct edge_ctx *c, int *fup, uint64_t *ip)
 	}
 }
 
+/* Whether cur, running, reaches ip before its branch is taken: where the
+   FUP of a PSB+ while tracing may bind (ip is cur's start at a block
+   boundary; inside cur when the unit wrote the PSB+ mid-block). */
+static int runs_through(struct edge_ctx *c, const struct node *cur, uint64_t ip)
+{
+	struct node part;
+
+	return ip == cur->ip ||
+	       follow(hwt_epoch_find(&c->space->epochs[c->epoch], cur->ip), cur->ip, ip, &part) == 1;
+}
+
 /* The walk stopped at c->stop (edge_split): c->cur runs. */
 #define STOPPED 2
 
@@ -1827,9 +1838,10 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 		case pkt_psb:
 			if (psb_plus(c, &fup, &ip) < 0 || fup != c->tracing)
 				return GIVE_UP;
-			/* libipt may end the block where the FUP binds;
-			   flow_profile.c joins the two again. */
-			if (c->tracing && (c->since_packet != 1 || ip != cur->ip))
+			/* libipt ends the block where the FUP binds (its
+			   status update events do), and flow_profile.c joins
+			   the two parts again: the counts are cur's. */
+			if (c->tracing && (c->since_packet != 1 || !runs_through(c, cur, ip)))
 				return GIVE_UP;
 			if (c->time >= c->next_time)
 				return GIVE_UP;
