@@ -138,3 +138,31 @@ done
 n=$(ls "$out/cpu.threads/streams" 2>/dev/null | grep -c "^$(ls "$out/cpu.threads/streams" 2>/dev/null |
 	sed -n 's/^\([0-9]*\)\..*/\1/p' | sort | uniq -c | sort -n | tail -1 | awk '{ print $2 }')\.")
 check cpu.threads_split $([ "$n" -ge 5 ] && echo 0 || echo 1) "$n streams of the threads process"
+
+# Both decoders on every bundle the kernel unit wrote, whose PSB+ can come
+# in the middle of a block (the other units write it between blocks):
+# --decoder check decodes each stream with both and warns where they
+# disagree. The edge decoder must decode the clean bundles' streams itself
+# (as tests/decode/edge_test.sh asks of the other units' bundles); a
+# bundle with lost or cut trace may go to libipt.
+all=0 own=0 handed=0 disagree=0 bundles=0
+for b in "$out"/*/; do
+	b=${b%/} name=${b##*/}
+	[ -f "$b/hwt-bundle" ] || continue
+	bundles=$((bundles + 1))
+	"$hwt" report profile --stats --decoder check "$b" -o /dev/null >"$vg/check.$name.err" 2>&1
+	disagree=$((disagree + $(grep -c 'disagree' "$vg/check.$name.err")))
+	line=$(grep 'edge decoder:' "$vg/check.$name.err")
+	e=$(echo "$line" | sed -n 's/.*edge decoder: \([0-9]*\) streams.*/\1/p')
+	f=$(echo "$line" | sed -n 's/.*edge decoder: [0-9]* streams, \([0-9]*\) handed.*/\1/p')
+	all=$((all + ${e:-0} + ${f:-0}))
+	case $name in
+	rt.* | cpu.loops | cpu.threads | cpu.two | cpu.duration | flt.* | sel.*)
+		own=$((own + ${e:-0} + ${f:-0}))
+		handed=$((handed + ${f:-0}));;
+	esac
+done
+check edge_equals_libipt $([ $bundles -gt 0 ] && [ $all -gt 0 ] && [ $disagree = 0 ] && echo 0 || echo 1) \
+	"$bundles bundles, $all streams, $disagree where the decoders disagree"
+check edge_decodes_clean $([ $own -gt 0 ] && [ $((handed * 10)) -le $own ] && echo 0 || echo 1) \
+	"$handed of the $own streams of clean bundles handed to libipt"
