@@ -142,16 +142,25 @@ check cpu.threads_split $([ "$n" -ge 5 ] && echo 0 || echo 1) "$n streams of the
 # Both decoders on every bundle the kernel unit wrote, whose PSB+ can come
 # in the middle of a block (the other units write it between blocks):
 # --decoder check decodes each stream with both and warns where they
-# disagree. The edge decoder must decode the clean bundles' streams itself
-# (as tests/decode/edge_test.sh asks of the other units' bundles); a
-# bundle with lost or cut trace may go to libipt.
-all=0 own=0 handed=0 disagree=0 bundles=0
+# disagree; the edge decoder with streams split at PSBs into parts of 1 KiB
+# on 8 threads must give libipt's profile too. The edge decoder must
+# decode the clean bundles' streams itself (as tests/decode/edge_test.sh
+# asks of the other units' bundles); a bundle with lost or cut trace may
+# go to libipt.
+all=0 own=0 handed=0 disagree=0 bundles=0 parts=0 split_differ=
 for b in "$out"/*/; do
 	b=${b%/} name=${b##*/}
 	[ -f "$b/hwt-bundle" ] || continue
 	bundles=$((bundles + 1))
 	"$hwt" report profile --stats --decoder check "$b" -o /dev/null >"$vg/check.$name.err" 2>&1
 	disagree=$((disagree + $(grep -c 'disagree' "$vg/check.$name.err")))
+	"$hwt" report profile -q --decoder libipt "$b" -o "$vg/check.$name.ipt" 2>/dev/null
+	HWT_DECODE_SEGMENT=1024 "$hwt" report profile -q --stats -j8 --decoder edge "$b" \
+		-o "$vg/check.$name.split" 2>"$vg/check.$name.split.err"
+	n=$(sed -n 's/.* \([0-9]*\) parts on threads of their own.*/\1/p' "$vg/check.$name.split.err")
+	parts=$((parts + ${n:-0}))
+	cmp -s "$vg/check.$name.ipt" "$vg/check.$name.split" && [ -s "$vg/check.$name.ipt" ] ||
+		split_differ="$split_differ $name"
 	line=$(grep 'edge decoder:' "$vg/check.$name.err")
 	e=$(echo "$line" | sed -n 's/.*edge decoder: \([0-9]*\) streams.*/\1/p')
 	f=$(echo "$line" | sed -n 's/.*edge decoder: [0-9]* streams, \([0-9]*\) handed.*/\1/p')
@@ -164,5 +173,7 @@ for b in "$out"/*/; do
 done
 check edge_equals_libipt $([ $bundles -gt 0 ] && [ $all -gt 0 ] && [ $disagree = 0 ] && echo 0 || echo 1) \
 	"$bundles bundles, $all streams, $disagree where the decoders disagree"
+check edge_split_equals_libipt $([ $parts -gt 0 ] && [ -z "$split_differ" ] && echo 0 || echo 1) \
+	"split at PSBs, $parts parts kept:${split_differ:- all equal}"
 check edge_decodes_clean $([ $own -gt 0 ] && [ $((handed * 10)) -le $own ] && echo 0 || echo 1) \
 	"$handed of the $own streams of clean bundles handed to libipt"

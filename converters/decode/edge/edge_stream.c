@@ -1522,7 +1522,7 @@ static int psb_plus(struct edge_ctx *c, int *fup, uint64_t *ip)
 /* Whether cur, running, reaches ip before its branch is taken: where the
    FUP of a PSB+ while tracing may bind (ip is cur's start at a block
    boundary; inside cur when the unit wrote the PSB+ mid-block). */
-static int runs_through(struct edge_ctx *c, const struct node *cur, uint64_t ip)
+static int runs_through(const struct edge_ctx *c, const struct node *cur, uint64_t ip)
 {
 	struct node part;
 
@@ -2006,7 +2006,9 @@ static void *part_main(void *arg)
 	return NULL;
 }
 
-/* Whether c stopped at its PSB+ in the state next starts in. */
+/* Whether c stopped at its PSB+ in the state next starts in. next's first
+   block runs from the FUP's IP, which may be inside c's running block: it
+   ends at the same branch, and what follows counts from that branch. */
 static int joins(const struct edge_ctx *c, const struct edge_ctx *next)
 {
 	const struct edge_state *s = &next->start;
@@ -2015,7 +2017,7 @@ static int joins(const struct edge_ctx *c, const struct edge_ctx *next)
 	       c->time == s->time && c->last_ip == s->last_ip && c->epoch == s->epoch &&
 	       c->tracing == s->tracing && c->enabled == s->enabled &&
 	       c->crossing_pending == s->crossing_pending && c->since_packet == s->since_packet &&
-	       (c->tracing ? c->cur->ip : 0) == s->ip;
+	       (c->tracing ? runs_through(c, c->cur, s->ip) : !s->ip);
 }
 
 /* Moves from's counts (decoded after into's) to into. */
