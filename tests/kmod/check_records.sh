@@ -141,9 +141,9 @@ check cpu.threads_split $([ "$n" -ge 5 ] && echo 0 || echo 1) "$n streams of the
 
 # Both decoders on every bundle the kernel unit wrote, whose PSB+ can come
 # in the middle of a block (the other units write it between blocks):
-# --decoder check decodes each stream with both and warns where they
-# disagree; the edge decoder with streams split at PSBs into parts of 1 KiB
-# on 8 threads must give libipt's profile too. The edge decoder must
+# --decoder check decodes each stream with both, warns where they disagree
+# and writes libipt's profile, which the edge decoder with streams split at
+# PSBs into parts of 1 KiB on 8 threads must give too. The edge decoder must
 # decode the clean bundles' streams itself (as tests/decode/edge_test.sh
 # asks of the other units' bundles); a bundle with lost or cut trace may
 # go to libipt.
@@ -152,9 +152,9 @@ for b in "$out"/*/; do
 	b=${b%/} name=${b##*/}
 	[ -f "$b/hwt-bundle" ] || continue
 	bundles=$((bundles + 1))
-	"$hwt" report profile --stats --decoder check "$b" -o /dev/null >"$vg/check.$name.err" 2>&1
+	"$hwt" report profile --stats --decoder check "$b" -o "$vg/check.$name.ipt" \
+		>"$vg/check.$name.err" 2>&1
 	disagree=$((disagree + $(grep -c 'disagree' "$vg/check.$name.err")))
-	"$hwt" report profile -q --decoder libipt "$b" -o "$vg/check.$name.ipt" 2>/dev/null
 	HWT_DECODE_SEGMENT=1024 "$hwt" report profile -q --stats -j8 --decoder edge "$b" \
 		-o "$vg/check.$name.split" 2>"$vg/check.$name.split.err"
 	n=$(sed -n 's/.* \([0-9]*\) parts on threads of their own.*/\1/p' "$vg/check.$name.split.err")
