@@ -29,10 +29,14 @@
  *                    registers with TRCDEVARCH)
  *     etm-ts-source  and TS_SOURCE after them, as perf after 6.1 writes it
  *     etm-formatted  the AUX data in CoreSight frames with each CPU's trace
- *                    ID, as an ETR writes it (the AUX records left out)
+ *                    ID, as an ETR writes it (each AUX record after its
+ *                    buffer, with the framed size and no RAW flag)
  *     etm-migrate    formatted, and each thread's trace in two CPUs' trace IDs
  *                    by turns (from one A-Sync to the next), its buffer
  *                    naming no CPU, as a thread that moves between CPUs
+ *     etm-null-frame formatted, and each buffer ending in a frame of the null
+ *                    ID's padding (perf 6.1 decodes a buffer's last packets
+ *                    only when a frame follows them: cs_etm_layouts.py)
  *     etm-bad-magic, etm-cut, etm-version3, etm-cpus: damaged AUXTRACE_INFO
  *
  * Exits 1 when the file does not read to its end, after printing the error.
@@ -241,8 +245,9 @@ static int header(const char *path)
 #define ETM_CPUS 0x00400000u
 #define ETM_TS_SOURCE 0x00200000u
 #define ETM_MIGRATE 0x00100000u
+#define ETM_NULL_FRAME 0x00080000u
 #define ETM_FLAGS (ETM_V0 | ETM_ETE | ETM_FORMATTED | ETM_BAD_MAGIC | ETM_CUT | ETM_VERSION3 | \
-		   ETM_CPUS | ETM_TS_SOURCE | ETM_MIGRATE)
+		   ETM_CPUS | ETM_TS_SOURCE | ETM_MIGRATE | ETM_NULL_FRAME)
 
 /* perf report -D's names of an ETMv4 / ETE block's registers, in order. */
 static void print_cs_etm(const struct hwt_perf_cs_etm_info *info)
@@ -353,12 +358,13 @@ static size_t next_async(const uint8_t *p, size_t from, size_t size)
 /*
  * An AUXTRACE buffer's data in frames of its CPU's trace ID (malloc'd,
  * *size). migrate: as if the thread ran on two CPUs by turns, each stretch
- * from an A-Sync to the next in the other CPU's trace ID.
+ * from an A-Sync to the next in the other CPU's trace ID. null_frame: and a
+ * frame of the null ID's padding after the trace.
  */
 static uint8_t *frame_aux(const struct hwt_perf_cs_etm_info *info, struct hwt_perf_record *rec,
-			  size_t *size, int migrate)
+			  size_t *size, int migrate, int null_frame)
 {
-	size_t cap = (size_t)rec->u.auxtrace.data_size * 2 + 64;
+	size_t cap = (size_t)rec->u.auxtrace.data_size * 2 + 64 + HWT_CS_FRAME_SIZE;
 	uint8_t *out = malloc(cap);
 	struct hwt_cs_formatter fmt;
 	unsigned id = 0x10;
@@ -386,9 +392,43 @@ static uint8_t *frame_aux(const struct hwt_perf_cs_etm_info *info, struct hwt_pe
 		}
 	}
 	hwt_cs_formatter_flush(&fmt);
+	if (null_frame) {
+		memset(out + fmt.pos, 0, HWT_CS_FRAME_SIZE);
+		out[fmt.pos] = 0x01; /* ID 0 in byte 0: the rest is no source's data */
+		fmt.pos += HWT_CS_FRAME_SIZE;
+	}
 	*size = fmt.pos;
 	return out;
 }
+/* A PERF_RECORD_AUX as read: aux_offset, aux_size, flags, then its sample id. */
+struct held_aux {
+	uint32_t cpu;
+	size_t size;
+	uint8_t raw[256];
+};
+
+static uint64_t held_aux_size(const struct held_aux *a)
+{
+	uint64_t size;
+
+	memcpy(&size, a->raw + 16, 8);
+	return size;
+}
+
+/* The held AUX record with the offset and size of its framed buffer. */
+static int write_held_aux(struct hwt_perf_writer *w, struct held_aux *a, uint64_t offset,
+			  uint64_t size)
+{
+	uint64_t flags;
+
+	memcpy(&flags, a->raw + 24, 8);
+	flags &= ~(uint64_t)HWT_PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW;
+	memcpy(a->raw + 8, &offset, 8);
+	memcpy(a->raw + 16, &size, 8);
+	memcpy(a->raw + 24, &flags, 8);
+	return hwt_perf_writer_write_raw(w, a->raw, a->size);
+}
+
 #define SNAPSHOT_PIECE 2048u
 #define SNAPSHOT_OVERLAP 512u
 
@@ -481,9 +521,12 @@ static int copy(const char *in, const char *out, unsigned flags)
 	uint64_t priv[64], *etm_priv = NULL;
 	struct hwt_perf_cs_etm_info etm_info = { 0 };
 	uint64_t etm_offset[256] = { 0 };
-	/* The sizes of the AUX records of each CPU not yet met by AUXTRACE data. */
-	static uint64_t aux_size[256][64];
-	size_t aux_head[256] = { 0 }, aux_tail[256] = { 0 };
+	/*
+	 * Formatted: the AUX records not yet met by their CPU's AUXTRACE
+	 * data, held to be written after it with the framed size.
+	 */
+	static struct held_aux held[64];
+	size_t nheld = 0, emit = SIZE_MAX;
 	uint8_t *framed = NULL;
 	struct hwt_perf_reader *r;
 	struct hwt_perf_writer *w = hwt_perf_writer_alloc();
@@ -553,27 +596,31 @@ static int copy(const char *in, const char *out, unsigned flags)
 		if (etm && rec.type == HWT_PERF_RECORD_AUXTRACE_INFO &&
 		    rec.u.auxtrace_info.type == HWT_PERF_AUXTRACE_CS_ETM)
 			change_cs_etm(&rec, etm, &etm_priv, &etm_info);
-		if (etm & ETM_MIGRATE)
+		if (etm & (ETM_MIGRATE | ETM_NULL_FRAME))
 			etm |= ETM_FORMATTED;
 		if ((etm & ETM_FORMATTED) && rec.type == PERF_RECORD_AUX) {
-			uint32_t c = rec.sample.cpu;
-
-			if (c < 256 && aux_tail[c] - aux_head[c] < 64)
-				aux_size[c][aux_tail[c]++ % 64] = rec.u.aux.size;
+			if (nheld < 64 && rec.size <= sizeof(held[0].raw)) {
+				held[nheld].cpu = rec.sample.cpu;
+				held[nheld].size = rec.size;
+				memcpy(held[nheld++].raw, rec.raw, rec.size);
+			}
 			continue;
 		}
 		if ((etm & ETM_FORMATTED) && rec.type == HWT_PERF_RECORD_AUXTRACE &&
 		    rec.u.auxtrace.data_size == rec.u.auxtrace.size) {
 			size_t size;
 
-			uint32_t c = rec.u.auxtrace.cpu;
-
+			emit = SIZE_MAX;
+			for (size_t i = 0; i < nheld && emit == SIZE_MAX; i++)
+				if (held[i].cpu == rec.u.auxtrace.cpu &&
+				    held_aux_size(&held[i]) <= rec.u.auxtrace.data_size)
+					emit = i;
 			/* The trace without perf's padding to 8 bytes. */
-			if (c < 256 && aux_head[c] < aux_tail[c] &&
-			    aux_size[c][aux_head[c] % 64] <= rec.u.auxtrace.data_size)
-				rec.u.auxtrace.data_size = aux_size[c][aux_head[c]++ % 64];
+			if (emit != SIZE_MAX)
+				rec.u.auxtrace.data_size = held_aux_size(&held[emit]);
 			free(framed);
-			framed = frame_aux(&etm_info, &rec, &size, !!(etm & ETM_MIGRATE));
+			framed = frame_aux(&etm_info, &rec, &size, !!(etm & ETM_MIGRATE),
+					   !!(etm & ETM_NULL_FRAME));
 			/* perf record --per-thread names no CPU. */
 			if (etm & ETM_MIGRATE)
 				rec.u.auxtrace.cpu = UINT32_MAX;
@@ -591,6 +638,13 @@ static int copy(const char *in, const char *out, unsigned flags)
 			err = write_snapshots(w, &rec, !!(snapshot & SNAPSHOT_GAPS));
 		else
 			err = n ? hwt_perf_writer_write_raw(w, sample, n) : hwt_perf_writer_write(w, &rec);
+		if (!err && emit != SIZE_MAX) {
+			/* Its AUX record: the framed buffer, not raw (no RAW flag). */
+			err = write_held_aux(w, &held[emit], rec.u.auxtrace.offset,
+					     rec.u.auxtrace.size);
+			memmove(&held[emit], &held[emit + 1], (--nheld - emit) * sizeof(held[0]));
+			emit = SIZE_MAX;
+		}
 		if (err) {
 			fprintf(stderr, "error: writing a %s record: %s\n",
 				hwt_perf_record_name(rec.type), hwt_perf_errstr(err));
@@ -653,6 +707,8 @@ int main(int argc, char **argv)
 				flags |= ETM_TS_SOURCE;
 			else if (!strcmp(argv[i], "etm-migrate"))
 				flags |= ETM_MIGRATE;
+			else if (!strcmp(argv[i], "etm-null-frame"))
+				flags |= ETM_NULL_FRAME;
 			else if (!strcmp(argv[i], "etm-cpus"))
 				flags |= ETM_CPUS;
 		}
