@@ -11,7 +11,8 @@
 # Targets (issue 15): edge >= 10x the bare loop, single thread; 2 threads
 # (-j2: a stream split at PSBs, converters/decode/edge) >= 1.8x one, a
 # gain in wall seconds: the least of -j1 and of -j2 over runs taken in
-# turns, which only means something on an idle machine.
+# turns, and the median of the ratios of each pair, which only mean
+# something on an idle machine.
 #
 # usage: edge_bench.sh BUILD_DIR [TRACE...]   (default: interp doc suite)
 # RUNS=N (default 3) runs per figure; KEEP=DIR keeps the bundles in DIR.
@@ -51,7 +52,7 @@ sys.exit(os.waitstatus_to_exitcode(status))' "$tmp/err" "$@"
 # would start with Python's own as its peak)
 measure() {
 	best=
-	for i in $(seq "$runs"); do
+	for _ in $(seq "$runs"); do
 		line=$(run_once "$@")
 		# exit status 1: written, the bundle had warnings (decode errors)
 		rc=$?
@@ -68,22 +69,30 @@ measure() {
 	echo "$best $(tail -n 1 "$tmp/rss")"
 }
 
-# "wall1 wall2": the least wall seconds of -j1 and of -j2 of the edge
-# decoder over $runs runs of each, taken in turns, so that a host busy for
-# a while slows both alike; the ratio of the two is the gain of 2 threads
+# "wall1 wall2 median": the least wall seconds of -j1 and of -j2 of the
+# edge decoder over $runs runs of each, taken in turns, so that a host busy
+# for a while slows both alike (their ratio is the gain of 2 threads), and
+# the median of the ratios of each pair of runs (less moved by one lucky
+# run on a noisy host)
 walls() { # bundle
-	w1= w2=
-	for i in $(seq "$runs"); do
+	w1='' w2='' last1='' last2=''
+	: > "$tmp/ratios"
+	for _ in $(seq "$runs"); do
 		for j in 1 2; do
 			line=$(run_once "$hwt" report profile -q -j$j --decoder edge "$1" -o "$tmp/walls") || true
 			w=${line#* }
+			if [ "$j" = 1 ]; then last1=$w; else last2=$w; fi
 			eval "best=\$w$j"
 			if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
 				eval "w$j=\$w"
 			fi
 		done
+		awk -v a="$last1" -v b="$last2" 'BEGIN { printf "%.4f\n", a / (b > 0 ? b : 0.001) }' \
+			>> "$tmp/ratios"
 	done
-	echo "$w1 $w2"
+	median=$(sort -n "$tmp/ratios" | awk '{ r[NR] = $1 } END {
+		print NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }')
+	echo "$w1 $w2 $median"
 }
 
 record() { # name
@@ -127,8 +136,8 @@ for t in $traces; do
 			a[1] / (e[1] > 0 ? e[1] : 0.01), l[1] / (e[1] > 0 ? e[1] : 0.01)
 		printf "        edge: %.1f MB/s of trace per CPU second; %s streams handed to libipt\n",
 			mb / (e[1] > 0 ? e[1] : 0.01), fb
-		printf "        edge -j2: %.3f s cpu, %.0fM; least wall, runs in turns: -j1 %.3f s, -j2 %.3f s: %.2fx\n",
-			e2[1], e2[3] / 1024, w[1], w[2], w[1] / (w[2] > 0 ? w[2] : 0.01)
+		printf "        edge -j2: %.3f s cpu, %.0fM; least wall, runs in turns: -j1 %.3f s, -j2 %.3f s: %.2fx; median of the pairs %.2fx\n",
+			e2[1], e2[3] / 1024, w[1], w[2], w[1] / (w[2] > 0 ? w[2] : 0.01), w[3]
 	}'
 done
 exit $status
