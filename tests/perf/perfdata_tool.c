@@ -400,35 +400,6 @@ static uint8_t *frame_aux(const struct hwt_perf_cs_etm_info *info, struct hwt_pe
 	*size = fmt.pos;
 	return out;
 }
-/* A PERF_RECORD_AUX as read: aux_offset, aux_size, flags, then its sample id. */
-struct held_aux {
-	uint32_t cpu;
-	size_t size;
-	uint8_t raw[256];
-};
-
-static uint64_t held_aux_size(const struct held_aux *a)
-{
-	uint64_t size;
-
-	memcpy(&size, a->raw + 16, 8);
-	return size;
-}
-
-/* The held AUX record with the offset and size of its framed buffer. */
-static int write_held_aux(struct hwt_perf_writer *w, struct held_aux *a, uint64_t offset,
-			  uint64_t size)
-{
-	uint64_t flags;
-
-	memcpy(&flags, a->raw + 24, 8);
-	flags &= ~(uint64_t)HWT_PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW;
-	memcpy(a->raw + 8, &offset, 8);
-	memcpy(a->raw + 16, &size, 8);
-	memcpy(a->raw + 24, &flags, 8);
-	return hwt_perf_writer_write_raw(w, a->raw, a->size);
-}
-
 #define SNAPSHOT_PIECE 2048u
 #define SNAPSHOT_OVERLAP 512u
 
@@ -525,7 +496,7 @@ static int copy(const char *in, const char *out, unsigned flags)
 	 * Formatted: the AUX records not yet met by their CPU's AUXTRACE
 	 * data, held to be written after it with the framed size.
 	 */
-	static struct held_aux held[64];
+	static struct hwt_perf_record held[64];
 	size_t nheld = 0, emit = SIZE_MAX;
 	uint8_t *framed = NULL;
 	struct hwt_perf_reader *r;
@@ -599,11 +570,8 @@ static int copy(const char *in, const char *out, unsigned flags)
 		if (etm & (ETM_MIGRATE | ETM_NULL_FRAME))
 			etm |= ETM_FORMATTED;
 		if ((etm & ETM_FORMATTED) && rec.type == PERF_RECORD_AUX) {
-			if (nheld < 64 && rec.size <= sizeof(held[0].raw)) {
-				held[nheld].cpu = rec.sample.cpu;
-				held[nheld].size = rec.size;
-				memcpy(held[nheld++].raw, rec.raw, rec.size);
-			}
+			if (nheld < 64)
+				held[nheld++] = rec; /* its fields, written again below */
 			continue;
 		}
 		if ((etm & ETM_FORMATTED) && rec.type == HWT_PERF_RECORD_AUXTRACE &&
@@ -612,12 +580,12 @@ static int copy(const char *in, const char *out, unsigned flags)
 
 			emit = SIZE_MAX;
 			for (size_t i = 0; i < nheld && emit == SIZE_MAX; i++)
-				if (held[i].cpu == rec.u.auxtrace.cpu &&
-				    held_aux_size(&held[i]) <= rec.u.auxtrace.data_size)
+				if (held[i].sample.cpu == rec.u.auxtrace.cpu &&
+				    held[i].u.aux.size <= rec.u.auxtrace.data_size)
 					emit = i;
 			/* The trace without perf's padding to 8 bytes. */
 			if (emit != SIZE_MAX)
-				rec.u.auxtrace.data_size = held_aux_size(&held[emit]);
+				rec.u.auxtrace.data_size = held[emit].u.aux.size;
 			free(framed);
 			framed = frame_aux(&etm_info, &rec, &size, !!(etm & ETM_MIGRATE),
 					   !!(etm & ETM_NULL_FRAME));
@@ -640,8 +608,13 @@ static int copy(const char *in, const char *out, unsigned flags)
 			err = n ? hwt_perf_writer_write_raw(w, sample, n) : hwt_perf_writer_write(w, &rec);
 		if (!err && emit != SIZE_MAX) {
 			/* Its AUX record: the framed buffer, not raw (no RAW flag). */
-			err = write_held_aux(w, &held[emit], rec.u.auxtrace.offset,
-					     rec.u.auxtrace.size);
+			struct hwt_perf_record *aux = &held[emit];
+
+			aux->raw = NULL; /* the reader's bytes of it are gone */
+			aux->u.aux.offset = rec.u.auxtrace.offset;
+			aux->u.aux.size = rec.u.auxtrace.size;
+			aux->u.aux.flags &= ~(uint64_t)HWT_PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW;
+			err = hwt_perf_writer_write(w, aux);
 			memmove(&held[emit], &held[emit + 1], (--nheld - emit) * sizeof(held[0]));
 			emit = SIZE_MAX;
 		}
