@@ -58,9 +58,13 @@ run(hwt, "report", "profile", "-o", prof, bundle)
 want = open(prof, "rb").read()
 
 
-def perf_metadata(path):
-    """The AUXTRACE_INFO fields perf report -D prints, as (name, value)."""
-    out = run("perf", "report", "-D", "-i", path).stdout
+def perf_dump(path):
+    """perf report -D's raw dump of a file."""
+    return run("perf", "report", "-D", "-i", path).stdout
+
+
+def perf_metadata(out):
+    """The AUXTRACE_INFO fields a perf report -D dump prints, as (name, value)."""
     fields, inside = [], False
     for line in out.splitlines():
         if "PERF_RECORD_AUXTRACE_INFO" in line:
@@ -80,11 +84,11 @@ def hwt_metadata(path):
     return [tuple(line.rsplit(" ", 1)) for line in out.splitlines()]
 
 
-def packets(path):
-    """The ETM packets perf report -D lists for each AUXTRACE buffer, by
-    thread, without their offsets and trace IDs (which framing changes)."""
+def packets(dump):
+    """The ETM packets a perf report -D dump lists for each AUXTRACE buffer,
+    by thread, without their offsets and trace IDs (which framing changes)."""
     out, tid = {}, None
-    for line in run("perf", "report", "-D", "-i", path).stdout.splitlines():
+    for line in dump.splitlines():
         m = re.search(r"PERF_RECORD_AUXTRACE .* tid: (\d+)", line)
         if m:
             tid = m.group(1)
@@ -100,7 +104,7 @@ def branches(path):
     return [line.split() for line in p.stdout.splitlines() if "=>" in line]
 
 
-plain_branches, plain_packets = branches(plain), packets(plain)
+plain_branches, plain_packets = branches(plain), packets(perf_dump(plain))
 check(len(plain_branches) > 1000, "perf decodes %d branches of the export" % len(plain_branches))
 for variant in ["plain", "etm-v0", "etm-ete", "etm-formatted", "etm-null-frame", "etm-ts-source",
                 "etm-ete etm-ts-source", "etm-migrate"]:
@@ -111,12 +115,12 @@ for variant in ["plain", "etm-v0", "etm-ete", "etm-formatted", "etm-null-frame",
         if r.returncode:
             check(False, "%s: perfdata_tool copy: %s" % (variant, r.stderr.strip()))
             continue
-    a, b = perf_metadata(data), hwt_metadata(data)
+    dump = perf_dump(data)
+    a, b = perf_metadata(dump), hwt_metadata(data)
     if "ts-source" in variant:
         # perf 6.1 knows no TS_SOURCE: it prints it under another name or none.
         a = [x for x in a if x[0] != "TRCDEVARCH" or "ete" in variant]
-        b = [x for x in b if x[0] != "TS_SOURCE"]
-        full = hwt_metadata(data)
+        full, b = b, [x for x in b if x[0] != "TS_SOURCE"]
         count = "9" if "ete" in variant else "8"
         ncpus = sum(1 for x in full if x[0] == "Magic number")
         check(full.count(("TS_SOURCE", "1")) == ncpus and
@@ -132,7 +136,7 @@ for variant in ["plain", "etm-v0", "etm-ete", "etm-formatted", "etm-null-frame",
         # last frame fills its packet queue: the branches of the last
         # packets are lost in some recordings (etm-null-frame, a frame
         # after them, shows it). Its packet dump has them all.
-        got_packets = packets(data)
+        got_packets = packets(dump)
         check(got_packets == plain_packets and len(got_packets) > 1,
               "%s: perf -D lists the same ETM packets in %d buffers" %
               (variant, len(got_packets)))
