@@ -12,7 +12,9 @@
 # (-j2: a stream split at PSBs, converters/decode/edge) >= 1.8x one, a
 # gain in wall seconds: the least of -j1 and of -j2 over runs taken in
 # turns, and the median of the ratios of each pair, which only mean
-# something on an idle machine.
+# something on an idle machine; of the whole command and of the decode
+# alone (--stats), since a short trace's command spends a fixed ~12 ms
+# starting, opening the bundle and writing the profile (docs/decode.md).
 #
 # usage: edge_bench.sh BUILD_DIR [TRACE...]   (default: interp doc suite)
 # RUNS=N (default 3) runs per figure; KEEP=DIR keeps the bundles in DIR.
@@ -69,30 +71,38 @@ measure() {
 	echo "$best $(tail -n 1 "$tmp/rss")"
 }
 
-# "wall1 wall2 median": the least wall seconds of -j1 and of -j2 of the
-# edge decoder over $runs runs of each, taken in turns, so that a host busy
-# for a while slows both alike (their ratio is the gain of 2 threads), and
-# the median of the ratios of each pair of runs (less moved by one lucky
-# run on a noisy host)
+# "wall1 wall2 median dec1 dec2 decmedian": the least wall seconds of -j1
+# and of -j2 of the edge decoder over $runs runs of each, taken in turns,
+# so that a host busy for a while slows both alike (their ratio is the gain
+# of 2 threads), and the median of the ratios of each pair of runs (less
+# moved by one lucky run on a noisy host); then the same of the decode
+# alone (--stats' "decoded in"), without the command's start, bundle open,
+# profile write and exit, which 2 threads do not share
 walls() { # bundle
-	w1='' w2='' last1='' last2=''
-	: > "$tmp/ratios"
+	: > "$tmp/pairs"
 	for _ in $(seq "$runs"); do
+		pair=
 		for j in 1 2; do
-			line=$(run_once "$hwt" report profile -q -j$j --decoder edge "$1" -o "$tmp/walls") || true
-			w=${line#* }
-			if [ "$j" = 1 ]; then last1=$w; else last2=$w; fi
-			eval "best=\$w$j"
-			if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-				eval "w$j=\$w"
-			fi
+			line=$(run_once "$hwt" report profile -q --stats -j$j --decoder edge "$1" \
+				-o "$tmp/walls") || true
+			dec=$(sed -n 's/.*; decoded in \([0-9.]*\) s$/\1/p' "$tmp/err")
+			pair="$pair ${line#* } ${dec:-0}"
 		done
-		awk -v a="$last1" -v b="$last2" 'BEGIN { printf "%.4f\n", a / (b > 0 ? b : 0.001) }' \
-			>> "$tmp/ratios"
+		echo "$pair" >> "$tmp/pairs"
 	done
-	median=$(sort -n "$tmp/ratios" | awk '{ r[NR] = $1 } END {
-		print NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }')
-	echo "$w1 $w2 $median"
+	# pairs: wall1 dec1 wall2 dec2
+	awk 'function median(v, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	function least(a, b) { return a == "" || b < a ? b : a }
+	{
+		w1 = least(w1, $1); d1 = least(d1, $2); w2 = least(w2, $3); d2 = least(d2, $4)
+		rw[NR] = $1 / ($3 > 0 ? $3 : 0.001); rd[NR] = $2 / ($4 > 0 ? $4 : 0.001)
+	}
+	END { printf "%s %s %.4f %s %s %.4f\n", w1, w2, median(rw, NR), d1, d2, median(rd, NR) }' \
+		"$tmp/pairs"
 }
 
 record() { # name
@@ -138,6 +148,8 @@ for t in $traces; do
 			mb / (e[1] > 0 ? e[1] : 0.01), fb
 		printf "        edge -j2: %.3f s cpu, %.0fM; least wall, runs in turns: -j1 %.3f s, -j2 %.3f s: %.2fx; median of the pairs %.2fx\n",
 			e2[1], e2[3] / 1024, w[1], w[2], w[1] / (w[2] > 0 ? w[2] : 0.01), w[3]
+		printf "        the decode alone: -j1 %.3f s, -j2 %.3f s: %.2fx; median of the pairs %.2fx\n",
+			w[4], w[5], w[4] / (w[5] > 0 ? w[5] : 0.01), w[6]
 	}'
 done
 exit $status

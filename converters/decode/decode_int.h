@@ -71,6 +71,7 @@ struct hwt_decoder {
 	struct hwt_profile *profile;
 	const struct hwt_decode_options *options;
 	struct hwt_decode_stats stats;
+	uint64_t run_began_ns;   /* CLOCK_MONOTONIC at hwt_decoder_run: stats.wall_ns */
 	struct pt_image_section_cache *iscache; /* of the process image being decoded */
 	struct hwt_file **files;
 	size_t file_count, file_capacity;

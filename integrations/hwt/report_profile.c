@@ -14,7 +14,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: hwt report profile [options] BUNDLE -o OUT\n"
 	      "\n"
-	      "Decodes every trace stream of BUNDLE (libipt) and writes the profile:\n"
+	      "Decodes every trace stream of BUNDLE (--decoder) and writes the profile:\n"
 	      "execution counts of every block and branch edge, keyed by image\n"
 	      "(build-id, else path) and file offset (docs/profile.md). Profiles merge\n"
 	      "with 'hwt merge'.\n"
@@ -22,7 +22,8 @@ static void usage(FILE *out)
 	      "options:\n"
 	      "  -o OUT        the profile to write ('-': standard output)\n"
 	      "  --progress    show progress on stderr even when it is not a terminal\n"
-	      "  --stats       print decode figures on stderr\n"
+	      "  --stats       print decode figures on stderr (streams, blocks, errors,\n"
+	      "                the edge decoder's, the decode's wall time)\n"
 	      "  -q, --quiet   do not print the bundle's warnings\n"
 	      "  -j, --jobs N  " HWT_JOBS_HELP "\n"
 	      HWT_DECODER_HELP
@@ -97,10 +98,10 @@ int hwt_report_profile_main(int argc, char **argv)
 			" blocks, %" PRIu64 " instructions, %" PRIu64 " decode errors (%" PRIu64
 			" bytes skipped), %" PRIu64 " overflows; edge decoder: %" PRIu64
 			" streams, %" PRIu64 " handed to libipt, %" PRIu64 " parts on threads of their own, %"
-			PRIu64 " decoded again\n",
+			PRIu64 " decoded again; decoded in %.3f s\n",
 			stats.streams, stats.trace_bytes, stats.blocks, stats.insns, stats.errors,
 			stats.error_bytes, stats.overflows, stats.edge_streams, stats.edge_fallbacks,
-			stats.edge_segments, stats.edge_redecoded);
+			stats.edge_segments, stats.edge_redecoded, (double)stats.wall_ns / 1e9);
 	status = strcmp(out, "-") ? hwt_profile_save(profile, out)
 				  : hwt_profile_write(profile, stdout);
 	if (status < 0) {
