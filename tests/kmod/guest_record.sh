@@ -114,6 +114,24 @@ spin_st=$?
 result attach $([ $st = 0 ] && [ $alive = 0 ] && [ $spin_st = 0 ] && echo 0 || echo 1) \
 	"record $st, alive after detach $alive, target $spin_st: $(cat attach.spin.out)"
 
+# Attach to a thread alone on its CPU, which nothing switches out: START
+# sends it into the kernel to enable its unit (hwt_context_kick_threads),
+# rather than at its next switch-in, seconds later or never. The recorder
+# on the other CPU; the host checks how soon each trace began.
+for i in 1 2 3; do
+	taskset -c 1 "$spin" 12 > "attach.pinned.$i.out" 2>&1 &
+	target=$!
+	sleep 1
+	taskset -c 0 "$hwt" record --unit kmod -q -p "$target" --duration 1 -o "attach.pinned.$i" \
+		>> "attach.pinned.$i.out" 2>&1
+	st=$?
+	kill -USR1 "$target" 2>/dev/null
+	wait "$target"
+	spin_st=$?
+	result "attach.pinned.$i" $([ $st = 0 ] && [ $spin_st = 0 ] && echo 0 || echo 1) \
+		"record $st, target $spin_st: $(tr '\n' ' ' < "attach.pinned.$i.out")"
+done
+
 # CPU mode (-a): everything that runs on every CPU, cut into threads. A
 # deterministic program, one of threads that move between the CPUs, two
 # programs at once (the host compares each with the Valgrind unit's counts),
