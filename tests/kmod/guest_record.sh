@@ -158,12 +158,13 @@ result cpu.duration $([ $st = 0 ] && [ $spin_st = 0 ] && echo 0 || echo 1) \
 
 # The collector killed while it traces: the target runs on, untraced (it
 # must be running when the collector dies, and end well: a busy host's
-# guest may take seconds to start the collector, hence 10 s). In CPU mode
-# every process on every CPU is stepped (this shell too) when it dies.
+# guest may take seconds to start the collector, and in CPU mode every
+# process on every CPU is stepped, this shell too, whose 1.5 s sleep once
+# ended after a 10 s target had: hence 30 s, let go by SIGUSR1 as above).
 collector_killed() { # name, bundle, what to trace (-p PID is filled in: "-p")
 	name=$1 bundle=$2
 	shift 2
-	"$spin" 10 > "$bundle.spin.out" 2>&1 &
+	"$spin" 30 > "$bundle.spin.out" 2>&1 &
 	target=$!
 	sleep 0.5
 	if [ "$1" = -p ]; then set -- -p "$target"; fi
