@@ -631,14 +631,6 @@ out:
 	return status;
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static unsigned decode_jobs(const struct hwt_decode_options *options)
 {
 	long n;
@@ -708,7 +700,7 @@ int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
 	size_t nimages = hwt_bundle_image_count(bundle), i = 0;
 	int status = 0;
 
-	d->run_began_ns = monotonic_ns();
+	d->run_began_ns = hwt_decode_now_ns();
 	hwt_decoder_set_bundle(d, bundle);
 	d->total_bytes = d->done_bytes = 0;
 	for (size_t k = 0; k < hwt_bundle_stream_count(bundle); k++) {
@@ -750,7 +742,7 @@ int hwt_decoder_finish(struct hwt_decoder *d, int status)
 		status = -hbe_nomem;
 	}
 	hwt_files_free(d);
-	d->stats.wall_ns = monotonic_ns() - d->run_began_ns;
+	d->stats.wall_ns = (uint64_t)(hwt_decode_now_ns() - d->run_began_ns);
 	if (d->options && d->options->stats)
 		*d->options->stats = d->stats;
 	return status < 0 ? status : 0;

@@ -3,6 +3,7 @@
 #define HWT_DECODE_INT_H
 
 #include <intel-pt.h>
+#include <time.h>
 
 #include "grow.h"
 
@@ -71,7 +72,7 @@ struct hwt_decoder {
 	struct hwt_profile *profile;
 	const struct hwt_decode_options *options;
 	struct hwt_decode_stats stats;
-	uint64_t run_began_ns;   /* CLOCK_MONOTONIC at hwt_decoder_run: stats.wall_ns */
+	int64_t run_began_ns;    /* hwt_decode_now_ns() at hwt_decoder_run: stats.wall_ns */
 	struct pt_image_section_cache *iscache; /* of the process image being decoded */
 	struct hwt_file **files;
 	size_t file_count, file_capacity;
@@ -145,6 +146,15 @@ void hwt_code_cache_free(struct hwt_decoder *d);
  * IPI each, slow in a VM, with the page table lock held meanwhile): 29% of
  * the samples of a -j2 decode of bench/decode's suite of short streams.
  */
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline int64_t hwt_decode_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
 static inline void *hwt_table_calloc(size_t n, size_t size)
 {
 	unsigned char *p = calloc(n, size);

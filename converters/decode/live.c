@@ -134,18 +134,10 @@ static int image_final(const struct hwt_bundle_image *img)
 	return img->streams && img->has_exit && !img->end && !img->native && !img->shared;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
-}
-
 /* One look at the bundle: decodes the images that ended since. Open time. */
 static int64_t live_pass(struct hwt_decode_live *live)
 {
-	int64_t t0 = now_ns(), opened;
+	int64_t t0 = hwt_decode_now_ns(), opened;
 	struct hwt_bundle *b = hwt_bundle_alloc();
 
 	if (!b)
@@ -153,9 +145,9 @@ static int64_t live_pass(struct hwt_decode_live *live)
 	if (hwt_bundle_open(b, live->dir) < 0) {
 		/* Not created yet. */
 		hwt_bundle_free(b);
-		return now_ns() - t0;
+		return hwt_decode_now_ns() - t0;
 	}
-	opened = now_ns() - t0;
+	opened = hwt_decode_now_ns() - t0;
 	hwt_decoder_set_bundle(&live->d, b);
 	for (size_t i = 0; i < hwt_bundle_image_count(b) && !atomic_load(&live->stop); i++) {
 		const struct hwt_bundle_image *img = hwt_bundle_image_at(b, i);
