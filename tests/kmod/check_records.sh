@@ -118,15 +118,16 @@ for b in attach.spin; do
 done
 
 # Attached to a thread alone on its CPU: its trace begins within 2% of the
-# attach (measured: 0.15-0.34% with the kick at START; without it 1% to
+# attach (measured: 0.14-0.35% with the kick at START; without it 1% to
 # never, most often 7-36%). From the snapshot's last sideband record to the
 # stream's first TSC packet, over the span to its last.
 delays=
 rc=0
 for i in 1 2 3; do
 	b=$out/attach.pinned.$i
-	snap=$("$hwt" dump "$b" 2>/dev/null | sed -n 's/^  @[0-9]* t=\([0-9]*\) .*/\1/p' | tail -n 1)
-	tscs=$("$hwt" dump --packets "$b" 2>/dev/null | awk '$2 == "tsc" { print $3 }' | sed -n '1p;$p')
+	dump=$("$hwt" dump --packets "$b" 2>/dev/null)
+	snap=$(echo "$dump" | sed -n 's/^  @[0-9]* t=\([0-9]*\) .*/\1/p' | tail -n 1)
+	tscs=$(echo "$dump" | awk '$2 == "tsc" { print $3 }' | sed -n '1p;$p')
 	first=$(echo "$tscs" | sed -n 1p) last=$(echo "$tscs" | sed -n 2p)
 	if [ -z "$snap" ] || [ -z "$first" ] || [ -z "$last" ] || [ $((last)) -le "$snap" ]; then
 		delays="$delays no trace,"
