@@ -106,7 +106,7 @@ static char *put_str(char *p, const char *s)
 
 int hwt_profile_write(const struct hwt_profile *profile, FILE *file)
 {
-	/* "edge" and 4 numbers of at most 20 characters, a kind, 6 separators */
+	/* "edge", 5 numbers of at most 20 characters, a kind of at most 14, 6 separators */
 	char line[160];
 	struct image_order *order = NULL;
 	size_t *local = NULL, nblocks = 0;
