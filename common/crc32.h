@@ -7,4 +7,7 @@
 /* Continues crc over len bytes; start with crc = 0. */
 uint32_t hwt_crc32(uint32_t crc, const void *data, size_t len);
 
+/* [k][n]: the CRC register after byte n and k zero bytes (for the tests). */
+extern const uint32_t hwt_crc32_table[8][256];
+
 #endif /* HWT_CRC32_H */

@@ -122,8 +122,19 @@ static void crc32(void)
 		x = x * 1103515245u + 12345u;
 		bytes[i] = (uint8_t)(x >> 16);
 	}
-	for (size_t len = 0; len <= sizeof(bytes); len += len < 64 ? 1 : 509)
-		CHECK(hwt_crc32(0, bytes, len) == crc32_bitwise(bytes, len));
+	/* Every start within eight bytes: the loop reads eight at a time. */
+	for (size_t at = 0; at < 8; at++)
+		for (size_t len = 0; at + len <= sizeof(bytes); len += len < 64 ? 1 : 509)
+			CHECK(hwt_crc32(0, bytes + at, len) == crc32_bitwise(bytes + at, len));
+	/* Each table entry: the CRC register after byte n and k zero bytes. */
+	for (unsigned k = 0; k < 8; k++)
+		for (unsigned n = 0; n < 256; n++) {
+			uint32_t c = n;
+
+			for (unsigned bit = 0; bit < 8 * (k + 1); bit++)
+				c = c >> 1 ^ (c & 1u ? 0xedb88320u : 0);
+			CHECK(hwt_crc32_table[k][n] == c);
+		}
 }
 
 int main(void)
