@@ -138,14 +138,6 @@ const void *hwt_code_find(const struct hwt_decoder *d, const struct hwt_code_key
 void *hwt_code_add(struct hwt_decoder *d, const struct hwt_code_key *key, size_t size);
 void hwt_code_cache_free(struct hwt_decoder *d);
 
-/*
- * A zeroed table, its pages faulted in by writing to them. A hash table is
- * read before it is written (probes of empty slots): a fresh page read first
- * maps the shared zero page, and the first write then copies it, which with
- * several decode threads in the process flushes the other CPUs' TLBs (an
- * IPI each, slow in a VM, with the page table lock held meanwhile): 29% of
- * the samples of a -j2 decode of bench/decode's suite of short streams.
- */
 /* CLOCK_MONOTONIC in nanoseconds. */
 static inline int64_t hwt_decode_now_ns(void)
 {
@@ -155,6 +147,14 @@ static inline int64_t hwt_decode_now_ns(void)
 	return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
 }
 
+/*
+ * A zeroed table, its pages faulted in by writing to them. A hash table is
+ * read before it is written (probes of empty slots): a fresh page read first
+ * maps the shared zero page, and the first write then copies it, which with
+ * several decode threads in the process flushes the other CPUs' TLBs (an
+ * IPI each, slow in a VM, with the page table lock held meanwhile): 29% of
+ * the samples of a -j2 decode of bench/decode's suite of short streams.
+ */
 static inline void *hwt_table_calloc(size_t n, size_t size)
 {
 	unsigned char *p = calloc(n, size);
