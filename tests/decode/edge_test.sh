@@ -8,7 +8,8 @@
 # that the comparison is not libipt against itself. With -j2 and -j4 and
 # parts of 2 KiB (HWT_DECODE_SEGMENT) a stream is split at PSBs and decoded
 # on 2 and 4 threads: the same profile and warnings as -j1; some parts
-# must have been decoded on their own threads. With one address space
+# must have been decoded on their own threads, and some split off a part
+# being decoded for a thread done with its own. With one address space
 # layout kept across streams (HWT_DECODE_LAYOUTS=1), the same again.
 #
 # usage: edge_test.sh BUILD_DIR WORK_DIR
@@ -35,6 +36,7 @@ edge_total=0
 fallback_total=0
 parts_total=0
 redecoded_total=0
+split_off_total=0
 # compare NAME: both decoders on NAME.hwt; $clean_edge/$clean_fb for clean ones
 compare() {
 	timeout 300 "$hwt" report profile -j1 --decoder libipt "$1.hwt" -o "$1.libipt" 2>"$1.libipt.err"
@@ -71,8 +73,11 @@ compare() {
 			"$1.edge$j.err")
 		r=$(sed -n 's/.* \([0-9]*\) parts on threads of their own, \([0-9]*\) decoded again.*/\2/p' \
 			"$1.edge$j.err")
+		o=$(sed -n 's/.* decoded again, \([0-9]*\) split off for idle threads.*/\1/p' \
+			"$1.edge$j.err")
 		parts_total=$((parts_total + ${p:-0}))
 		redecoded_total=$((redecoded_total + ${r:-0}))
+		split_off_total=$((split_off_total + ${o:-0}))
 	done
 	line=$(grep "edge decoder:" "$1.edge.err") || fail "$1: no stats line"
 	echo "$line" | grep -Eq '; decoded in [0-9]+\.[0-9]{3} s$' ||
@@ -117,6 +122,7 @@ clean_fallbacks=$fallback_total
 [ "$clean_edge" -gt 0 ] && [ "$clean_fallbacks" -le $((clean_edge / 10)) ] ||
 	fail "clean bundles: the edge decoder decoded $clean_edge streams, handed $clean_fallbacks to libipt"
 [ "$parts_total" -gt 0 ] || fail "no stream was split at PSBs with -j2 and -j4"
+[ "$split_off_total" -gt 0 ] || fail "no part was split off for an idle thread with -j2 and -j4"
 clean_parts=$parts_total
 
 # Damaged copies: flipped bytes anywhere, cut streams; the same profile or
@@ -141,4 +147,5 @@ done
 echo "PASS: $compared bundles, $clean_edge clean streams by the edge decoder" \
 	"($clean_fallbacks handed to libipt), all profiles and warnings equal;" \
 	"split at PSBs: $parts_total parts decoded on threads of their own ($clean_parts in clean" \
-	"bundles), $redecoded_total decoded again, -j2 and -j4 equal to -j1"
+	"bundles), $redecoded_total decoded again, $split_off_total split off for idle threads," \
+	"-j2 and -j4 equal to -j1"

@@ -207,9 +207,14 @@ struct edge_ctx {
 	int nomem;
 	/* A part of a stream split at PSBs (edge_split). */
 	struct edge_split *split;  /* NULL: the whole stream, on one thread */
-	const uint8_t *stop;       /* the walk stops at the packet here or after it */
+	/* The walk stops at the packet here or after it: moved back by other
+	   threads (split_steal) while the walk runs, so read atomically. */
+	_Atomic(const uint8_t *) stop;
+	_Atomic(const uint8_t *) reached; /* the last PSB walked, for split_steal */
 	struct node *cur;          /* where it stopped: the block running */
-	int stopped_clean;         /* stopped after the PSB+ at stop */
+	int stopped_clean;         /* stopped after the PSB+ at stopped_at */
+	const uint8_t *stopped_at;
+	int part_state;            /* part_pending, _walking or _done, under edge_split.lock */
 	int status;                /* a part's walk: 0, GIVE_UP or STOPPED */
 	struct edge_state start;   /* a part's state after its first PSB+ */
 };
@@ -1593,7 +1598,7 @@ static int walk_part(struct edge_ctx *c)
  */
 static struct node *walk_fast(struct edge_ctx *c, struct node *cur)
 {
-	const uint8_t *pos = c->pos, *limit;
+	const uint8_t *pos = c->pos, *limit, *stop;
 	const struct jump_table *jumps = &c->t.jumps;
 	uint64_t last_ip = c->last_ip;
 
@@ -1603,8 +1608,9 @@ static struct node *walk_fast(struct edge_ctx *c, struct node *cur)
 	limit = c->end - 8; /* room to read any packet here and the next byte */
 	if (limit > c->released && (size_t)(limit - c->released) > RELEASE_BYTES)
 		limit = c->released + RELEASE_BYTES;
-	if (c->stop && c->stop < limit)
-		limit = c->stop;
+	stop = atomic_load_explicit(&c->stop, memory_order_relaxed);
+	if (stop && stop < limit)
+		limit = stop;
 	while (pos < limit) {
 		uint8_t b = pos[0];
 
@@ -1656,7 +1662,8 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 	uint64_t ip = 0;
 
 	for (;;) {
-		int suppressed = 0, at_stop = 0, status;
+		int suppressed = 0, status;
+		const uint8_t *at_stop = NULL, *stop;
 		enum pkt p;
 
 		if (c->tracing) {
@@ -1716,14 +1723,15 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 			if (cur->kind == node_fixed)
 				continue;
 		}
-		if (__builtin_expect(c->stop != NULL, 0) && c->pos >= c->stop) {
+		stop = atomic_load_explicit(&c->stop, memory_order_relaxed);
+		if (__builtin_expect(stop != NULL, 0) && c->pos >= stop) {
 			/* the PSB there is the next part's start; else a packet
 			   ran over it, and the next part is decoded from here */
-			if (c->pos > c->stop) {
+			if (c->pos > stop) {
 				c->cur = cur;
 				return STOPPED;
 			}
-			at_stop = 1;
+			at_stop = stop;
 		}
 		p = next_packet(c, &ip, &suppressed);
 		switch (p) {
@@ -1848,8 +1856,10 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 			if (at_stop) {
 				c->cur = cur;
 				c->stopped_clean = 1;
+				c->stopped_at = at_stop;
 				return STOPPED;
 			}
+			atomic_store_explicit(&c->reached, c->pos, memory_order_relaxed);
 			continue;
 		default:
 			return GIVE_UP;
@@ -1949,15 +1959,26 @@ static int edge_run(struct edge_ctx *c)
  * in that state, else decodes the part again from where the part before
  * stopped. Counts add up, and the epochs' lists join where a part ends and
  * the next begins in one epoch, so the profile is the one thread's.
+ *
+ * Parts of equal bytes do not cost the same (code found, the kind of
+ * packets), and a CPU of a VM may be slowed by the host: a thread whose
+ * part is done takes the second half of what is left of the part with the
+ * most left (split_steal), so that the threads end together.
  */
 #define SEGMENT_BYTES (1u << 20)
 #define MAX_PARTS 64
 
+enum { part_pending, part_walking, part_done };
+
 struct edge_split {
-	struct edge_ctx *head;     /* the first part, on the calling thread */
-	struct edge_ctx *parts;    /* the others */
-	const uint8_t *starts[MAX_PARTS];
+	pthread_mutex_t lock;      /* the parts, their states and their stops */
+	struct edge_ctx *head;     /* parts[0], on the calling thread */
+	struct edge_ctx *parts[MAX_PARTS]; /* in trace order */
+	const uint8_t *starts[MAX_PARTS];  /* parts[k]'s PSB */
 	size_t count;
+	size_t steal_bytes;        /* half of at least this much is taken */
+	size_t split_off;          /* parts split_steal made */
+	int stopped;               /* the head gave up: nothing more to take */
 	uint64_t size;
 	atomic_uint_least64_t released; /* bytes the parts have read, for progress */
 };
@@ -1993,29 +2014,129 @@ static const uint8_t *psb_from(const uint8_t *p, const uint8_t *end)
 	return NULL;
 }
 
-static void *part_main(void *arg)
+/* A part of c's stream from the PSB at start to stop (NULL: its end), at index k of sp. */
+static struct edge_ctx *part_add(struct edge_split *sp, size_t k, const uint8_t *start,
+				 const uint8_t *stop)
 {
-	struct edge_ctx *c = arg;
+	const struct edge_ctx *c = sp->head;
+	struct edge_ctx *p = calloc(1, sizeof(*p));
 
-	if (ctx_tables(c) < 0) {
-		c->nomem = 1;
-		c->status = GIVE_UP;
-	} else {
-		c->status = walk_part(c);
+	if (!p)
+		return NULL;
+	p->d = c->d;
+	p->stream = c->stream;
+	p->space = c->space;
+	p->buf = c->buf;
+	p->end = c->end;
+	p->pos = start;
+	p->released = c->buf + ((size_t)(start - c->buf) & ~(size_t)4095);
+	p->split = sp;
+	atomic_init(&p->stop, stop);
+	atomic_init(&p->reached, start);
+	/* Not walked: decoded again in the join. */
+	p->status = GIVE_UP;
+	memmove(sp->parts + k + 1, sp->parts + k, (sp->count - k) * sizeof(*sp->parts));
+	memmove(sp->starts + k + 1, sp->starts + k, (sp->count - k) * sizeof(*sp->starts));
+	sp->parts[k] = p;
+	sp->starts[k] = start;
+	sp->count++;
+	return p;
+}
+
+/*
+ * Under sp->lock: a new part, walking, of the second half of what is left
+ * of the walking part with the most left, which now stops where it
+ * starts; NULL when no part has twice sp->steal_bytes left. A part that
+ * has walked past that PSB by then stops where it is, and the join decodes
+ * the new part again.
+ */
+static struct edge_ctx *split_steal(struct edge_split *sp)
+{
+	size_t best = SIZE_MAX, left = 0;
+	const uint8_t *at, *stop, *q;
+	struct edge_ctx *v, *p;
+
+	if (sp->count == MAX_PARTS)
+		return NULL;
+	for (size_t k = 0; k < sp->count; k++) {
+		v = sp->parts[k];
+		stop = atomic_load_explicit(&v->stop, memory_order_relaxed);
+		at = atomic_load_explicit(&v->reached, memory_order_relaxed);
+		if (!stop)
+			stop = v->end;
+		if (v->part_state == part_walking && stop > at && (size_t)(stop - at) > left) {
+			best = k;
+			left = (size_t)(stop - at);
+		}
 	}
+	if (best == SIZE_MAX || left / 2 < sp->steal_bytes)
+		return NULL;
+	v = sp->parts[best];
+	stop = atomic_load_explicit(&v->stop, memory_order_relaxed);
+	at = atomic_load_explicit(&v->reached, memory_order_relaxed);
+	q = psb_from(at + left / 2, stop ? stop : v->end);
+	if (!q || !(p = part_add(sp, best + 1, q, stop)))
+		return NULL;
+	p->part_state = part_walking;
+	sp->split_off++;
+	atomic_store_explicit(&v->stop, q, memory_order_relaxed);
+	return p;
+}
+
+/* Marks p (NULL: none) walked, and gives the next part to walk: one not
+   started, else one split_steal makes; NULL when there is none. */
+static struct edge_ctx *part_next(struct edge_split *sp, struct edge_ctx *p)
+{
+	struct edge_ctx *next = NULL;
+
+	pthread_mutex_lock(&sp->lock);
+	if (p)
+		p->part_state = part_done;
+	for (size_t k = 1; k < sp->count && !sp->stopped && !next; k++)
+		if (sp->parts[k]->part_state == part_pending)
+			next = sp->parts[k];
+	if (next)
+		next->part_state = part_walking;
+	else if (!sp->stopped)
+		next = split_steal(sp);
+	pthread_mutex_unlock(&sp->lock);
+	return next;
+}
+
+/* Walks part p in tables of its own, from its PSB+. */
+static void part_walk(struct edge_ctx *p)
+{
+	if (ctx_tables(p) < 0) {
+		p->nomem = 1;
+		p->status = GIVE_UP;
+	} else {
+		p->status = walk_part(p);
+	}
+}
+
+/* Parts walked while there are. */
+static void parts_walk(struct edge_split *sp, struct edge_ctx *done)
+{
+	for (struct edge_ctx *p = part_next(sp, done); p; p = part_next(sp, p))
+		part_walk(p);
+}
+
+static void *split_thread(void *arg)
+{
+	parts_walk(arg, NULL);
 	return NULL;
 }
 
 /* Whether c stopped at its PSB+ in the state next starts in. next's first
    block runs from the FUP's IP, which may be inside c's running block: it
    ends at the same branch, and what follows counts from that branch. */
-static int joins(const struct edge_ctx *c, const struct edge_ctx *next)
+static int joins(const struct edge_ctx *c, const struct edge_ctx *next, const uint8_t *start)
 {
 	const struct edge_state *s = &next->start;
 
-	return c->stopped_clean && next->status != GIVE_UP && !next->nomem &&
-	       c->time == s->time && c->last_ip == s->last_ip && c->epoch == s->epoch &&
-	       c->tracing == s->tracing && c->enabled == s->enabled &&
+	return c->stopped_clean && c->stopped_at == start && next->status != GIVE_UP &&
+	       !next->nomem && c->time == s->time && c->last_ip == s->last_ip &&
+	       c->epoch == s->epoch && c->tracing == s->tracing && c->enabled == s->enabled &&
 	       c->crossing_pending == s->crossing_pending && c->since_packet == s->since_packet &&
 	       (c->tracing ? runs_through(c, c->cur, s->ip) : !s->ip);
 }
@@ -2066,9 +2187,14 @@ static int split_join(struct edge_split *sp, int status)
 	struct hwt_decode_stats *stats = &sp->head->d->stats;
 
 	for (size_t k = 1; k < sp->count && status == STOPPED && !c->nomem; k++) {
-		struct edge_ctx *next = &sp->parts[k - 1];
+		struct edge_ctx *next = sp->parts[k];
 
-		if (joins(c, next)) {
+		if (c->stopped_clean && c->stopped_at > sp->starts[k]) {
+			/* c walked next's part before its stop was moved back
+			   (split_steal): next's walk is not needed */
+			continue;
+		}
+		if (joins(c, next, sp->starts[k])) {
 			stats->edge_segments++;
 			if (epoch_close(c) < 0 || (c != sp->head && absorb(sp->head, c) < 0))
 				return -hbe_nomem;
@@ -2090,59 +2216,62 @@ static int split_join(struct edge_split *sp, int status)
 	return 0;
 }
 
-/* edge_run on n threads. */
-static int edge_run_split(struct edge_ctx *c, unsigned n)
+/* edge_run on n threads, parts taken over at least steal_bytes long. */
+static int edge_run_split(struct edge_ctx *c, unsigned n, size_t steal_bytes)
 {
 	struct edge_split sp;
 	pthread_t threads[MAX_PARTS];
 	int started[MAX_PARTS] = { 0 };
-	size_t size = (size_t)(c->end - c->buf);
+	size_t size = (size_t)(c->end - c->buf), threads_count;
 	int status;
 
 	memset(&sp, 0, sizeof(sp));
 	sp.head = c;
 	sp.size = size;
+	sp.steal_bytes = steal_bytes;
 	atomic_init(&sp.released, 0);
+	sp.parts[0] = c;
 	sp.starts[sp.count++] = c->buf;
 	for (unsigned k = 1; k < n; k++) {
 		const uint8_t *q = psb_from(c->buf + size / n * k, c->end);
 
 		if (!q || q <= sp.starts[sp.count - 1])
 			break;
-		sp.starts[sp.count++] = q;
+		if (!part_add(&sp, sp.count, q, NULL))
+			break; /* fewer parts */
+		/* the part before stops where this one starts */
+		atomic_store_explicit(&sp.parts[sp.count - 2]->stop, q, memory_order_relaxed);
 	}
-	if (sp.count < 2)
+	if (sp.count < 2) {
+		c->stop = NULL;
 		return edge_run(c);
-	sp.parts = calloc(sp.count - 1, sizeof(*sp.parts));
-	if (!sp.parts)
-		return -hbe_nomem;
-	for (size_t k = 1; k < sp.count; k++) {
-		struct edge_ctx *p = &sp.parts[k - 1];
-
-		p->d = c->d;
-		p->stream = c->stream;
-		p->space = c->space;
-		p->buf = c->buf;
-		p->end = c->end;
-		p->pos = sp.starts[k];
-		p->released = c->buf + ((size_t)(sp.starts[k] - c->buf) & ~(size_t)4095);
-		p->split = &sp;
-		p->stop = k + 1 < sp.count ? sp.starts[k + 1] : NULL;
-		/* Not started: decoded again in the join. */
-		p->status = GIVE_UP;
-		started[k] = !pthread_create(&threads[k], NULL, part_main, p);
 	}
+	pthread_mutex_init(&sp.lock, NULL);
 	c->split = &sp;
-	c->stop = sp.starts[1];
+	c->part_state = part_walking;
+	atomic_init(&c->reached, c->buf);
+	threads_count = sp.count;
+	for (size_t k = 1; k < threads_count; k++)
+		started[k] = !pthread_create(&threads[k], NULL, split_thread, &sp);
 	status = edge_run(c);
-	for (size_t k = 1; k < sp.count; k++)
+	if (status != STOPPED) {
+		/* given up, or out of memory: what the others walk is not used */
+		pthread_mutex_lock(&sp.lock);
+		sp.stopped = 1;
+		pthread_mutex_unlock(&sp.lock);
+	}
+	parts_walk(&sp, c);
+	for (size_t k = 1; k < threads_count; k++)
 		if (started[k])
 			pthread_join(threads[k], NULL);
+	c->d->stats.edge_split_off += sp.split_off;
 	if (status == STOPPED)
 		status = split_join(&sp, STOPPED);
-	for (size_t k = 1; k < sp.count; k++)
-		ctx_free(&sp.parts[k - 1]);
-	free(sp.parts);
+	for (size_t k = 1; k < sp.count; k++) {
+		ctx_free(sp.parts[k]);
+		free(sp.parts[k]);
+	}
+	pthread_mutex_destroy(&sp.lock);
 	c->split = NULL;
 	return status;
 }
@@ -2226,7 +2355,7 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 	/* A file shorter than its mapping is found when an epoch is first
 	   used (hwt_epoch_check_files), which the parts cannot do in order. */
 	if (parts > 1 && !hwt_space_short_files(space))
-		status = edge_run_split(c, parts);
+		status = edge_run_split(c, parts, segment);
 	else
 		status = edge_run(c);
 	hwt_stream_bytes_done(d, buf, *size);
