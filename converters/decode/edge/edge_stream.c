@@ -2216,7 +2216,7 @@ static int split_join(struct edge_split *sp, int status)
 	return 0;
 }
 
-/* edge_run on n threads, parts taken over at least steal_bytes long. */
+/* edge_run on n threads; a part is split off where twice steal_bytes are left. */
 static int edge_run_split(struct edge_ctx *c, unsigned n, size_t steal_bytes)
 {
 	struct edge_split sp;
