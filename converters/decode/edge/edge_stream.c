@@ -212,8 +212,7 @@ struct edge_ctx {
 	_Atomic(const uint8_t *) stop;
 	_Atomic(const uint8_t *) reached; /* the last PSB walked, for split_steal */
 	struct node *cur;          /* where it stopped: the block running */
-	int stopped_clean;         /* stopped after the PSB+ at stopped_at */
-	const uint8_t *stopped_at;
+	const uint8_t *stopped_at; /* stopped after the PSB+ here; NULL: elsewhere */
 	int part_state;            /* part_pending, _walking or _done, under edge_split.lock */
 	int status;                /* a part's walk: 0, GIVE_UP or STOPPED */
 	struct edge_state start;   /* a part's state after its first PSB+ */
@@ -1855,7 +1854,6 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 				return GIVE_UP;
 			if (at_stop) {
 				c->cur = cur;
-				c->stopped_clean = 1;
 				c->stopped_at = at_stop;
 				return STOPPED;
 			}
@@ -2053,33 +2051,32 @@ static struct edge_ctx *part_add(struct edge_split *sp, size_t k, const uint8_t 
 static struct edge_ctx *split_steal(struct edge_split *sp)
 {
 	size_t best = SIZE_MAX, left = 0;
-	const uint8_t *at, *stop, *q;
-	struct edge_ctx *v, *p;
+	const uint8_t *best_at = NULL, *best_stop = NULL, *q;
+	struct edge_ctx *p;
 
 	if (sp->count == MAX_PARTS)
 		return NULL;
 	for (size_t k = 0; k < sp->count; k++) {
-		v = sp->parts[k];
-		stop = atomic_load_explicit(&v->stop, memory_order_relaxed);
-		at = atomic_load_explicit(&v->reached, memory_order_relaxed);
-		if (!stop)
-			stop = v->end;
-		if (v->part_state == part_walking && stop > at && (size_t)(stop - at) > left) {
+		struct edge_ctx *v = sp->parts[k];
+		const uint8_t *stop = atomic_load_explicit(&v->stop, memory_order_relaxed);
+		const uint8_t *at = atomic_load_explicit(&v->reached, memory_order_relaxed);
+		const uint8_t *end = stop ? stop : v->end;
+
+		if (v->part_state == part_walking && end > at && (size_t)(end - at) > left) {
 			best = k;
-			left = (size_t)(stop - at);
+			best_at = at;
+			best_stop = stop;
+			left = (size_t)(end - at);
 		}
 	}
 	if (best == SIZE_MAX || left / 2 < sp->steal_bytes)
 		return NULL;
-	v = sp->parts[best];
-	stop = atomic_load_explicit(&v->stop, memory_order_relaxed);
-	at = atomic_load_explicit(&v->reached, memory_order_relaxed);
-	q = psb_from(at + left / 2, stop ? stop : v->end);
-	if (!q || !(p = part_add(sp, best + 1, q, stop)))
+	q = psb_from(best_at + left / 2, best_at + left);
+	if (!q || !(p = part_add(sp, best + 1, q, best_stop)))
 		return NULL;
 	p->part_state = part_walking;
 	sp->split_off++;
-	atomic_store_explicit(&v->stop, q, memory_order_relaxed);
+	atomic_store_explicit(&sp->parts[best]->stop, q, memory_order_relaxed);
 	return p;
 }
 
@@ -2134,7 +2131,7 @@ static int joins(const struct edge_ctx *c, const struct edge_ctx *next, const ui
 {
 	const struct edge_state *s = &next->start;
 
-	return c->stopped_clean && c->stopped_at == start && next->status != GIVE_UP &&
+	return c->stopped_at == start && next->status != GIVE_UP &&
 	       !next->nomem && c->time == s->time && c->last_ip == s->last_ip &&
 	       c->epoch == s->epoch && c->tracing == s->tracing && c->enabled == s->enabled &&
 	       c->crossing_pending == s->crossing_pending && c->since_packet == s->since_packet &&
@@ -2189,7 +2186,7 @@ static int split_join(struct edge_split *sp, int status)
 	for (size_t k = 1; k < sp->count && status == STOPPED && !c->nomem; k++) {
 		struct edge_ctx *next = sp->parts[k];
 
-		if (c->stopped_clean && c->stopped_at > sp->starts[k]) {
+		if (c->stopped_at > sp->starts[k]) {
 			/* c walked next's part before its stop was moved back
 			   (split_steal): next's walk is not needed */
 			continue;
@@ -2202,7 +2199,7 @@ static int split_join(struct edge_split *sp, int status)
 			status = next->status;
 		} else {
 			stats->edge_redecoded++;
-			c->stopped_clean = 0;
+			c->stopped_at = NULL;
 			c->stop = k + 1 < sp->count ? sp->starts[k + 1] : NULL;
 			status = walk_on(c, c->cur);
 		}
