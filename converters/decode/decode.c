@@ -451,6 +451,7 @@ static void stats_add(struct hwt_decode_stats *to, const struct hwt_decode_stats
 	to->edge_segments += s->edge_segments;
 	to->edge_redecoded += s->edge_redecoded;
 	to->edge_split_off += s->edge_split_off;
+	to->edge_taken_back += s->edge_taken_back;
 }
 
 /* Seeds a worker profile with the images of d's profile, same indexes. */

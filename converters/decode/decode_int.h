@@ -349,11 +349,11 @@ int hwt_edge_pool_add(struct hwt_decoder *d, struct hwt_space *space,
 		      size_t ncrossings);
 int hwt_edge_pool_flush(struct hwt_decoder *d);
 void hwt_edge_pool_free(struct hwt_decoder *d);
-/* edge/edge_stream.c: the totals kept by layout into the edge pool, and
+/* edge/edge_stream.c: the counts kept by layout into the edge pool, and
    the pool into the profile (hwt_edge_pool_flush): before the profile is
    read or a file's state changes. 0 or -hbe_nomem (d->nomem set). */
 int hwt_edge_flush(struct hwt_decoder *d);
-/* Forgets the blocks kept by layout and their totals (flushed first, or dropped). */
+/* Forgets the blocks kept by layout and their counts (flushed first, or dropped). */
 void hwt_edge_layouts_free(struct hwt_decoder *d);
 
 /* The stream file mapped read-only (*size bytes; munmap it), or NULL when

@@ -12,7 +12,7 @@
  * (it found them there), so there are no per-stream diagnostics to lose. A
  * file found replaced later changes what its counts add: space.c flushes
  * the pool before it marks one. The pool is flushed into the profile it
- * was filled for (hwt_edge_flush, with the totals of the layouts the edge
+ * was filled for (hwt_edge_flush, with the counts of the layouts the edge
  * decoder keeps) before the profile is read: at the end of the decode, or
  * of a worker's once its thread has ended (decode.c).
  */

@@ -42,6 +42,9 @@
 #include "decode_int.h"
 #include "x86_insn.h"
 
+/* Why a stream goes to libipt. */
+#define GIVE_UP (-1)
+
 /* Longest block followed through direct jumps: longer ones go to libipt. */
 #define MAX_BLOCK_INSNS 65536u
 
@@ -80,15 +83,8 @@ struct jump {
 	uint64_t count;
 };
 
-/* The counts of a node's streams done, in a layout's tables: beside the
-   node's chunk, not in the node, which the walk keeps small. */
-struct node_totals {
-	uint64_t count[2], first;
-};
-
 struct jump_table {
 	struct jump *items;        /* open addressing */
-	uint64_t *totals;          /* of items[k]'s streams done, in a layout's tables */
 	size_t mask;
 	struct hwt_slot_list used; /* slots of items */
 };
@@ -162,7 +158,7 @@ struct edge_tables {
 	uint32_t generation;       /* of the valid runs: one more when nodes are forgotten */
 };
 
-/* A layout whose tables hold counts of the stream, in one of its epochs. */
+/* A layout the stream walked one of its epochs in. */
 struct touched {
 	struct edge_layout *layout;
 	size_t epoch;
@@ -184,8 +180,14 @@ struct edge_ctx {
 	uint64_t next_time;
 	struct edge_tables t;      /* of the current epoch */
 	struct edge_layout *layout;/* whose tables t are, NULL: the stream's own */
-	struct touched *touched;   /* layouts holding this stream's counts */
+	int own_tables;            /* a whole stream not walked in layouts */
+	struct touched *touched;   /* the layouts its counts are in */
 	size_t touched_count, touched_capacity;
+	/* A walk again of a stream, to take its counts back (take_counts_back). */
+	struct edge_ctx *again_of; /* the first walk */
+	size_t upto;               /* stops at the start of this epoch */
+	int at_upto;               /* stopped there */
+	int keep_taken;            /* the first walk's: keeps the counts taken back */
 	struct count_table table;
 	struct epoch_counts *done;
 	size_t done_count, done_capacity;
@@ -289,11 +291,6 @@ static size_t node_hash(uint64_t ip, size_t mask)
 	return (size_t)(h ^ h >> 31) & mask;
 }
 
-static struct node_totals *chunk_totals(struct node *chunk)
-{
-	return (struct node_totals *)(chunk + NODES_PER_CHUNK);
-}
-
 /* A fresh node; chunks are kept from epoch to epoch, their nodes cleared as
    they are handed out again. */
 static struct node *node_alloc(struct edge_ctx *c)
@@ -310,9 +307,7 @@ static struct node *node_alloc(struct edge_ctx *c)
 			if (!chunks)
 				return NULL;
 			c->t.chunks = chunks;
-			/* the nodes, then their totals */
-			if (!(c->t.chunks[c->t.chunk_count] = malloc(
-				      NODES_PER_CHUNK * (sizeof(*n) + sizeof(struct node_totals)))))
+			if (!(c->t.chunks[c->t.chunk_count] = malloc(NODES_PER_CHUNK * sizeof(*n))))
 				return NULL;
 			c->t.chunk_cur = c->t.chunk_count++;
 		}
@@ -320,8 +315,6 @@ static struct node *node_alloc(struct edge_ctx *c)
 	}
 	n = &c->t.chunks[c->t.chunk_cur][c->t.chunk_used++];
 	memset(n, 0, sizeof(*n));
-	memset(chunk_totals(c->t.chunks[c->t.chunk_cur]) + c->t.chunk_used - 1, 0,
-	       sizeof(struct node_totals));
 	return n;
 }
 
@@ -522,13 +515,9 @@ static int jumps_grow(struct jump_table *t)
 {
 	size_t size = t->mask ? (t->mask + 1) * 2 : 1024;
 	struct jump *items = hwt_table_calloc(size, sizeof(*items));
-	uint64_t *totals = hwt_table_calloc(size, sizeof(*totals));
 
-	if (!items || !totals) {
-		free(items);
-		free(totals);
+	if (!items)
 		return -1;
-	}
 	for (size_t k = 0; k < t->used.count; k++) {
 		size_t from = t->used.items[k], i;
 		const struct jump *j = &t->items[from];
@@ -536,13 +525,10 @@ static int jumps_grow(struct jump_table *t)
 		for (i = jump_hash(j->from, j->ip, size - 1); items[i].from; i = (i + 1) & (size - 1))
 			;
 		items[i] = *j;
-		totals[i] = t->totals[from];
 		t->used.items[k] = i;
 	}
 	free(t->items);
-	free(t->totals);
 	t->items = items;
-	t->totals = totals;
 	t->mask = size - 1;
 	return 0;
 }
@@ -572,7 +558,6 @@ static struct jump *jump_to(struct edge_ctx *c, struct node *from, uint64_t ip)
 		return NULL;
 	}
 	t->items[i] = (struct jump){ from, ip, to, 0 };
-	t->totals[i] = 0;
 	return &t->items[i];
 }
 
@@ -678,72 +663,54 @@ static int done_reserve(struct edge_ctx *c)
 struct take {
 	struct hwt_pt_block_count *items; /* NULL: nowhere */
 	size_t n;
-	int to_totals;                    /* also added to the totals they sit beside */
 	uint64_t blocks, insns;
 };
 
-static void take_count(struct take *w, uint64_t prev, const struct node *to, uint64_t *count,
-		       uint64_t *total)
+static void take_count(struct take *w, uint64_t prev, const struct node *to, uint64_t *count)
 {
 	if (w->items)
 		w->items[w->n++] = (struct hwt_pt_block_count){ prev, to->ip, to->end, to->ninsn, 0,
 							       *count };
-	if (w->to_totals)
-		*total += *count;
 	w->blocks += *count;
 	w->insns += *count * to->ninsn;
 	*count = 0;
 }
 
-/* The counts of t's nodes and jumps (totals: their totals): room for tables_take. */
-static size_t tables_counted(struct edge_tables *t, int totals)
+/* The counts of t's nodes and jumps: room for tables_take. */
+static size_t tables_counted(struct edge_tables *t)
 {
 	size_t n = t->jumps.used.count;
 
 	runs_flush(t);
-	for (size_t k = 0; k < t->chunk_count; k++) {
-		const struct node_totals *tot = chunk_totals(t->chunks[k]);
-
+	for (size_t k = 0; k < t->chunk_count; k++)
 		for (size_t j = 0; j < chunk_nodes(t, k); j++) {
 			const struct node *x = &t->chunks[k][j];
 
-			n += totals ? (tot[j].first != 0) + (tot[j].count[0] != 0) +
-					      (tot[j].count[1] != 0)
-				    : (x->first != 0) + (x->count[0] != 0) + (x->count[1] != 0);
+			n += (x->first != 0) + (x->count[0] != 0) + (x->count[1] != 0);
 		}
-	}
 	return n;
 }
 
-/* Takes out the counts of t's nodes and jumps into w (totals: their totals). */
-static void tables_take(struct edge_tables *t, struct take *w, int totals)
+/* Takes out the counts of t's nodes and jumps into w. */
+static void tables_take(struct edge_tables *t, struct take *w)
 {
 	runs_flush(t);
 	for (size_t k = 0; k < t->jumps.used.count; k++) {
-		size_t i = t->jumps.used.items[k];
-		struct jump *j = &t->jumps.items[i];
-		uint64_t *count = totals ? &t->jumps.totals[i] : &j->count;
+		struct jump *j = &t->jumps.items[t->jumps.used.items[k]];
 
-		if (*count)
-			take_count(w, j->from->end, j->to, count, &t->jumps.totals[i]);
+		if (j->count)
+			take_count(w, j->from->end, j->to, &j->count);
 	}
-	for (size_t k = 0; k < t->chunk_count; k++) {
-		struct node_totals *tot = chunk_totals(t->chunks[k]);
-
+	for (size_t k = 0; k < t->chunk_count; k++)
 		for (size_t j = 0; j < chunk_nodes(t, k); j++) {
 			struct node *x = &t->chunks[k][j];
-			uint64_t *first = totals ? &tot[j].first : &x->first;
 
-			if (*first)
-				take_count(w, 0, x, first, &tot[j].first);
-			for (int s = 0; s < 2; s++) {
-				uint64_t *count = totals ? &tot[j].count[s] : &x->count[s];
-
-				if (*count)
-					take_count(w, x->end, x->succ[s], count, &tot[j].count[s]);
-			}
+			if (x->first)
+				take_count(w, 0, x, &x->first);
+			for (int s = 0; s < 2; s++)
+				if (x->count[s])
+					take_count(w, x->end, x->succ[s], &x->count[s]);
 		}
-	}
 }
 
 /* Empties the stream's own tables (their counts taken out). */
@@ -782,51 +749,52 @@ static struct epoch_counts *done_add(struct edge_ctx *c, size_t epoch, size_t ca
 	return e;
 }
 
-static int touch(struct edge_ctx *c);
-
-/*
- * Moves the counts of the current epoch into c->done: those of blocks cut
- * short, and those of the stream's own tables, which then forget their
- * nodes. A layout's tables keep theirs, counted until the stream ends
- * (touched). Counts are zeroed also when out of memory (-1), so that none
- * stays for the next stream.
- */
-static int epoch_close(struct edge_ctx *c)
+/* Moves the counts of blocks cut short into w, in the order they were first counted. */
+static void cut_short_take(struct edge_ctx *c, struct take *w)
 {
-	size_t cap = c->table.used.count + (c->layout ? 0 : tables_counted(&c->t, 0));
-	struct epoch_counts *e = done_add(c, c->epoch, cap);
-	struct take w = { .items = e ? e->items : NULL };
-	int status = e ? 0 : -1;
-
-	/* Blocks cut short, in the order they were first counted. */
 	for (size_t k = 0; k < c->table.used.count; k++) {
 		struct hwt_pt_block_count *x = &c->table.items[c->table.used.items[k]];
 
 		if (x->count) {
-			if (w.items)
-				w.items[w.n++] = *x;
-			w.blocks += x->count;
-			w.insns += x->count * x->ninsn;
+			if (w->items)
+				w->items[w->n++] = *x;
+			w->blocks += x->count;
+			w->insns += x->count * x->ninsn;
 		}
 		x->ninsn = 0;
 	}
 	c->table.used.count = 0;
-	if (c->layout) {
-		if (touch(c) < 0) {
-			struct take none = { 0 };
+}
 
-			tables_take(&c->t, &none, 0);
-			status = -1;
-		}
-	} else {
-		tables_take(&c->t, &w, 0);
+static int epoch_counts_back(struct edge_ctx *c);
+
+/*
+ * Moves the counts of the current epoch into c->done: those of blocks cut
+ * short, and those of the stream's own tables, which then forget their
+ * nodes. A layout's tables keep theirs (layout_drain). Counts are zeroed
+ * also when out of memory (-1), so that none stays for the next stream.
+ */
+static int epoch_close(struct edge_ctx *c)
+{
+	size_t cap;
+	struct epoch_counts *e;
+	struct take w = { 0 };
+
+	if (c->again_of)
+		return epoch_counts_back(c);
+	cap = c->table.used.count + (c->layout ? 0 : tables_counted(&c->t));
+	e = done_add(c, c->epoch, cap);
+	w.items = e ? e->items : NULL;
+	cut_short_take(c, &w);
+	if (!c->layout) {
+		tables_take(&c->t, &w);
 		tables_forget(&c->t);
 	}
 	if (e)
 		e->count = w.n;
 	c->blocks += w.blocks;
 	c->insns += w.insns;
-	return status;
+	return e ? 0 : -1;
 }
 
 /* ----- Layouts kept across streams ----------------------------------------- */
@@ -835,13 +803,17 @@ static int epoch_close(struct edge_ctx *c)
  * The tables of an address space layout (the same files mapped at the
  * same places) outlive the stream that made them: the next process of a
  * suite finds its blocks, their successors, its jumps and its runs of TNT
- * bits where the last one left them, and adds its counts to theirs. A
- * stream's counts stay beside the totals until it ends: then they join
- * the totals (or the profile, in check mode), or are dropped when the
- * stream goes to libipt. Totals go to the edge pool (edge_pool.c) when
- * the layout is dropped or the decoder flushed. The decoder keeps the
- * MAX_LAYOUTS used last; only a whole stream on the decoder's thread uses
- * them (the parts of a split stream have tables of their own).
+ * bits where the last one left them, and adds its counts to theirs. The
+ * counts of every stream walked there sum in them, and go to the edge
+ * pool (edge_pool.c) when the layout is dropped or the decoder flushed:
+ * nothing is taken out stream by stream. A stream whose counts must leave
+ * them (it goes to libipt; a layout it walked in is about to be dropped)
+ * is walked again in tables of its own up to where it is, which counts
+ * the same again, and those counts are subtracted (take_counts_back):
+ * rare, and then the stream goes on in tables of its own. The decoder
+ * keeps the MAX_LAYOUTS used last; only a whole stream on the decoder's
+ * thread uses them (the parts of a split stream, and a stream in check
+ * mode, have tables of their own).
  */
 #define MAX_LAYOUTS 32
 
@@ -850,19 +822,19 @@ struct edge_layout {
 	uint64_t hash;
 	struct edge_tables t;      /* while not attached to a stream */
 	uint64_t used;             /* when last attached */
-	int totals;                /* its tables hold totals */
+	int counted;               /* its tables hold counts not drained */
 };
 
 struct hwt_edge_layouts {
 	struct edge_layout items[MAX_LAYOUTS];
 	uint64_t clock;
-	struct hwt_profile *profile; /* the totals' */
+	struct hwt_profile *profile; /* the counts' */
 };
 
 static int tables_alloc(struct edge_ctx *c);
 static void tables_free(struct edge_tables *t);
 
-/* Hands l's totals to the edge pool, for the profile they are of. */
+/* Hands l's counts to the edge pool, for the profile they are of. */
 static int layout_drain(struct hwt_decoder *d, struct edge_layout *l)
 {
 	struct hwt_profile *profile = d->profile;
@@ -871,11 +843,13 @@ static int layout_drain(struct hwt_decoder *d, struct edge_layout *l)
 	size_t zero = 0;
 	int status;
 
-	if (!l->totals)
+	if (!l->counted)
 		return 0;
-	l->totals = 0;
-	w.items = malloc((tables_counted(&l->t, 1) + 1) * sizeof(*w.items));
-	tables_take(&l->t, &w, 1);
+	l->counted = 0;
+	w.items = malloc((tables_counted(&l->t) + 1) * sizeof(*w.items));
+	tables_take(&l->t, &w);
+	d->stats.blocks += w.blocks;
+	d->stats.insns += w.insns;
 	if (!w.items)
 		return -hbe_nomem;
 	d->profile = d->edge_layouts->profile;
@@ -892,28 +866,6 @@ static void layout_free(struct edge_layout *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Moves what a layout about to be dropped holds of c's stream into c->done. */
-static int touched_evict(struct edge_ctx *c, struct edge_layout *l)
-{
-	for (size_t k = 0; k < c->touched_count; k++) {
-		struct epoch_counts *e;
-		struct take w = { 0 };
-
-		if (c->touched[k].layout != l)
-			continue;
-		e = done_add(c, c->touched[k].epoch, tables_counted(&l->t, 0));
-		w.items = e ? e->items : NULL;
-		tables_take(&l->t, &w, 0);
-		if (e)
-			e->count = w.n;
-		c->blocks += w.blocks;
-		c->insns += w.insns;
-		c->touched[k] = c->touched[--c->touched_count];
-		return e ? 0 : -1;
-	}
-	return 0;
-}
-
 /* How many layouts d keeps (its options'). */
 static size_t layouts_kept(const struct hwt_decoder *d)
 {
@@ -922,33 +874,46 @@ static size_t layouts_kept(const struct hwt_decoder *d)
 	return n && n < MAX_LAYOUTS ? n : MAX_LAYOUTS;
 }
 
-/* Moves what every layout holds of c's stream into c->done. */
-static int touched_spill(struct edge_ctx *c)
+/* The layout c's stream walked epoch in, or NULL. */
+static struct edge_layout *touched_layout(const struct edge_ctx *c, size_t epoch)
 {
-	int status = 0;
-
-	while (c->touched_count)
-		if (touched_evict(c, c->touched[0].layout) < 0)
-			status = -1;
-	return status;
+	for (size_t k = 0; k < c->touched_count; k++)
+		if (c->touched[k].epoch == epoch)
+			return c->touched[k].layout;
+	return NULL;
 }
 
-/* Gives c the tables of its epoch's layout, new or kept, its files checked
-   first as libipt's loop checks them (one found shorter than its mapping
-   drops the layouts kept). -1: out of memory. */
+static int layout_touched(const struct edge_ctx *c, const struct edge_layout *l)
+{
+	for (size_t k = 0; k < c->touched_count; k++)
+		if (c->touched[k].layout == l)
+			return 1;
+	return 0;
+}
+
+static int take_counts_back(struct edge_ctx *c, size_t upto, int keep);
+
+/*
+ * Gives c the tables of its epoch's layout, new or kept: 0; 1 when c is
+ * to walk in tables of its own, since the layout to drop holds counts of
+ * c's stream (taken back); -1 when out of memory.
+ */
 static int layout_attach(struct edge_ctx *c)
 {
 	const struct hwt_epoch *e = &c->space->epochs[c->epoch];
-	struct hwt_edge_layouts *ls;
+	struct hwt_edge_layouts *ls = c->d->edge_layouts;
 	uint64_t hash = hwt_epoch_layout_hash(e);
 	size_t kept = layouts_kept(c->d);
 	struct edge_layout *l = NULL;
-
-	hwt_epoch_check_files(c->d, e);
-	ls = c->d->edge_layouts;
+	void *p;
 
 	if (!ls && !(ls = c->d->edge_layouts = calloc(1, sizeof(*ls))))
 		return -1;
+	if (ls->profile != c->d->profile) {
+		if (hwt_edge_flush(c->d) < 0)
+			return -1;
+		ls->profile = c->d->profile;
+	}
 	for (size_t k = 0; k < kept && !l; k++)
 		if (ls->items[k].epoch.maps && ls->items[k].hash == hash &&
 		    hwt_epoch_layout_same(&ls->items[k].epoch, e))
@@ -958,7 +923,9 @@ static int layout_attach(struct edge_ctx *c)
 		for (size_t k = 1; k < kept && l->epoch.maps; k++)
 			if (!ls->items[k].epoch.maps || ls->items[k].used < l->used)
 				l = &ls->items[k];
-		if (l->epoch.maps && (touched_evict(c, l) < 0 || layout_drain(c->d, l) < 0))
+		if (l->epoch.maps && layout_touched(c, l))
+			return take_counts_back(c, c->epoch, 1) < 0 ? -1 : 1;
+		if (layout_drain(c->d, l) < 0)
 			return -1;
 		layout_free(l);
 		memset(&c->t, 0, sizeof(c->t));
@@ -973,8 +940,15 @@ static int layout_attach(struct edge_ctx *c)
 		l->hash = hash;
 		l->t = c->t;
 	}
+	p = hwt_grow_array(c->touched, &c->touched_capacity, c->touched_count + 1,
+			   sizeof(*c->touched));
+	if (!p)
+		return -1;
+	c->touched = p;
+	c->touched[c->touched_count++] = (struct touched){ l, c->epoch };
 	c->t = l->t;
 	c->layout = l;
+	l->counted = 1;
 	l->used = ++ls->clock;
 	return 0;
 }
@@ -989,74 +963,176 @@ static void layout_detach(struct edge_ctx *c)
 	memset(&c->t, 0, sizeof(c->t));
 }
 
-/* Notes that the attached layout holds counts of c's stream (in c->epoch). */
-static int touch(struct edge_ctx *c)
+/*
+ * Tables for c's epoch, its files checked first as libipt's loop checks
+ * them. Finding one shorter than its mapping drops the layouts kept:
+ * what the stream counted in them is taken back first, and it goes on in
+ * tables of its own. -1: out of memory.
+ */
+static int epoch_tables(struct edge_ctx *c)
 {
-	void *p;
+	const struct hwt_epoch *e = &c->space->epochs[c->epoch];
 
-	for (size_t k = 0; k < c->touched_count; k++)
-		if (c->touched[k].layout == c->layout)
-			return 0;
-	p = hwt_grow_array(c->touched, &c->touched_capacity, c->touched_count + 1,
-			   sizeof(*c->touched));
-	if (!p)
+	if (c->touched_count && hwt_epoch_short_files(e) && take_counts_back(c, c->epoch, 1) < 0)
 		return -1;
-	c->touched = p;
-	c->touched[c->touched_count++] = (struct touched){ c->layout, c->epoch };
+	hwt_epoch_check_files(c->d, e);
+	if (!c->own_tables) {
+		int status = layout_attach(c);
+
+		if (status <= 0)
+			return status;
+	}
+	return c->t.runs_mem ? 0 : tables_alloc(c);
+}
+
+/* The node of the block at ip in t, or NULL. */
+static struct node *node_find(const struct edge_tables *t, uint64_t ip)
+{
+	struct node *n = t->nodes[node_hash(ip, t->node_mask)];
+
+	while (n && n->ip != ip)
+		n = n->hash_next;
+	return n;
+}
+
+/* The jump from `from` to ip in t, or NULL. */
+static struct jump *jump_find(const struct edge_tables *t, const struct node *from, uint64_t ip)
+{
+	for (size_t i = jump_hash(from, ip, t->jumps.mask); t->jumps.items[i].from;
+	     i = (i + 1) & t->jumps.mask)
+		if (t->jumps.items[i].from == from && t->jumps.items[i].ip == ip)
+			return &t->jumps.items[i];
+	return NULL;
+}
+
+/*
+ * Subtracts the counts in own, a walk again's tables, from t's, where the
+ * first walk counted them: the same blocks (by their first instruction)
+ * and the same successors. -1 when one is not there.
+ */
+static int tables_subtract(struct edge_tables *t, struct edge_tables *own)
+{
+	runs_flush(own);
+	for (size_t k = 0; k < own->jumps.used.count; k++) {
+		const struct jump *j = &own->jumps.items[own->jumps.used.items[k]];
+		const struct node *from;
+		struct jump *to;
+
+		if (!j->count)
+			continue;
+		if (!(from = node_find(t, j->from->ip)) || !(to = jump_find(t, from, j->ip)))
+			return -1;
+		to->count -= j->count;
+	}
+	for (size_t k = 0; k < own->chunk_count; k++)
+		for (size_t j = 0; j < chunk_nodes(own, k); j++) {
+			const struct node *x = &own->chunks[k][j];
+			struct node *y;
+
+			if (!x->first && !x->count[0] && !x->count[1])
+				continue;
+			if (!(y = node_find(t, x->ip)))
+				return -1;
+			y->first -= x->first;
+			y->count[0] -= x->count[0];
+			y->count[1] -= x->count[1];
+		}
 	return 0;
 }
 
 /*
- * The stream's counts in its layouts' tables: into the totals (pooled),
- * else into c->done. -1 when out of memory (the counts are dropped).
+ * The close of an epoch in a walk again (take_counts_back): its counts out of
+ * the layout the first walk walked the epoch in, and into the first
+ * walk's c->done if it keeps them. Blocks cut short the first walk has.
  */
-static int touched_take(struct edge_ctx *c, int pooled)
+static int epoch_counts_back(struct edge_ctx *c)
 {
-	struct hwt_edge_layouts *ls = c->d->edge_layouts;
+	struct edge_ctx *first = c->again_of;
+	struct edge_layout *l = touched_layout(first, c->epoch);
+	struct take none = { 0 };
 	int status = 0;
 
-	if (pooled && c->touched_count && ls->profile && ls->profile != c->d->profile &&
-	    hwt_edge_flush(c->d) < 0)
+	cut_short_take(c, &none);
+	if (l && tables_subtract(&l->t, &c->t) < 0)
 		status = -1;
-	for (size_t k = 0; k < c->touched_count; k++) {
-		struct edge_layout *l = c->touched[k].layout;
-		struct epoch_counts *e = NULL;
-		struct take w = { .to_totals = pooled };
+	if (l && first->keep_taken) {
+		struct epoch_counts *e = done_add(first, c->epoch, tables_counted(&c->t));
+		struct take w = { .items = e ? e->items : NULL };
 
-		if (!pooled) {
-			e = done_add(c, c->touched[k].epoch, tables_counted(&l->t, 0));
-			w.items = e ? e->items : NULL;
-			if (!e)
-				status = -1;
-		}
-		tables_take(&l->t, &w, 0);
+		tables_take(&c->t, &w);
 		if (e)
 			e->count = w.n;
-		if (pooled) {
-			l->totals = 1;
-			ls->profile = c->d->profile;
-		}
-		c->blocks += w.blocks;
-		c->insns += w.insns;
+		else
+			status = -1;
+		first->blocks += w.blocks;
+		first->insns += w.insns;
 	}
-	c->touched_count = 0;
+	tables_forget(&c->t);
 	return status;
 }
 
-/* Zeroes what a stream given up counted in its layouts, and detaches. */
+static void ctx_free(struct edge_ctx *c);
+static int walk(struct edge_ctx *c);
+
+/*
+ * Takes what c's stream counted in the layouts kept back out of them:
+ * walks the stream again from its start in tables of its own, up to where
+ * c is (the start of epoch upto, or where c gave up: SIZE_MAX), which
+ * counts the same, and subtracts each epoch's counts from the layout c
+ * walked the epoch in; keep: they go into c->done, as if c had walked in
+ * tables of its own. Then c goes on in tables of its own. -1 when out of
+ * memory, or when the walk again does not end where c is (a bug: the
+ * decode is then marked incomplete).
+ */
+static int take_counts_back(struct edge_ctx *c, size_t upto, int keep)
+{
+	struct edge_ctx again;
+	int status, ended;
+
+	c->own_tables = 1;
+	if (!c->touched_count)
+		return 0;
+	memset(&again, 0, sizeof(again));
+	again.d = c->d;
+	again.stream = c->stream;
+	again.space = c->space;
+	again.buf = again.pos = again.released = c->buf;
+	again.end = c->end;
+	again.own_tables = 1;
+	again.again_of = c;
+	again.upto = upto;
+	c->keep_taken = keep;
+	c->d->stats.edge_taken_back++;
+	again.next_time = c->space->count > 1 ? c->space->epochs[1].time : UINT64_MAX;
+	if (table_grow(&again.table) < 0 || epoch_tables(&again) < 0) {
+		status = -1;
+	} else {
+		status = walk(&again);
+		ended = again.at_upto ? 1 : status == GIVE_UP;
+		if (again.nomem || !ended || again.pos != c->pos ||
+		    (!again.at_upto && epoch_close(&again) < 0))
+			status = -1;
+		else
+			status = 0;
+	}
+	if (status < 0)
+		c->nomem = c->d->nomem = 1; /* the layouts hold counts libipt counts again */
+	if (status < 0 && !again.nomem)
+		hwt_decode_diag(c->d, hwt_diag_stream, c->stream->path, -1,
+				"internal error: the edge decoder could not take back the counts "
+				"of this stream (walked again to offset 0x%zx, it gave up at 0x%zx)",
+				(size_t)(again.pos - again.buf), (size_t)(c->pos - c->buf));
+	c->touched_count = 0;
+	ctx_free(&again);
+	return status;
+}
+
+/* What a stream given up counted, out of its layouts; c detached. */
 static void layout_release(struct edge_ctx *c)
 {
-	if (c->layout && touch(c) < 0) {
-		struct take none = { 0 };
-
-		tables_take(&c->t, &none, 0);
-	}
 	layout_detach(c);
-	for (size_t k = 0; k < c->touched_count; k++) {
-		struct take none = { 0 };
-
-		tables_take(&c->touched[k].layout->t, &none, 0);
-	}
+	if (!c->nomem && !c->d->nomem) /* (else the profile is incomplete anyway) */
+		(void)take_counts_back(c, SIZE_MAX, 0); /* sets c->nomem when it fails */
 	c->touched_count = 0;
 }
 
@@ -1271,9 +1347,6 @@ static inline __attribute__((always_inline)) enum pkt next_packet(struct edge_ct
 
 /* ----- The walk ------------------------------------------------------------ */
 
-/* Why a stream goes to libipt. */
-#define GIVE_UP (-1)
-
 /* Applies the records up to the time the last packets said, at a block boundary. */
 static int boundary_time(struct edge_ctx *c, uint64_t *prev)
 {
@@ -1298,14 +1371,12 @@ static int boundary_time(struct edge_ctx *c, uint64_t *prev)
 	}
 	c->epoch = e;
 	c->next_time = e + 1 < c->space->count ? c->space->epochs[e + 1].time : UINT64_MAX;
-	/* As libipt's loop builds its image: files shorter than a mapping are
-	   found so (a split stream has none: edge_split). Finding one drops
-	   the layouts kept: the stream's counts in them go to c->done first. */
-	if (!c->split && hwt_epoch_short_files(&c->space->epochs[e]) && touched_spill(c) < 0) {
-		c->nomem = 1;
+	if (c->again_of && e >= c->upto) {
+		c->at_upto = 1;
 		return GIVE_UP;
 	}
-	if (!c->split && layout_attach(c) < 0) {
+	/* A split stream has no files shorter than a mapping (edge_split). */
+	if (!c->split && epoch_tables(c) < 0) {
 		c->nomem = 1;
 		return GIVE_UP;
 	}
@@ -1435,7 +1506,7 @@ static void __attribute__((noinline)) release(struct edge_ctx *c)
 	c->released = c->buf + done;
 	if (c->split)
 		split_progress(c, bytes);
-	else
+	else if (!c->again_of)
 		hwt_decode_progress(c->d, c->d->done_bytes + done);
 }
 
@@ -1874,7 +1945,6 @@ static void tables_free(struct edge_tables *t)
 	free(t->chunks);
 	free(t->nodes);
 	free(t->jumps.items);
-	free(t->jumps.totals);
 	free(t->jumps.used.items);
 	free(t->runs_mem);
 	memset(t, 0, sizeof(*t));
@@ -1927,12 +1997,8 @@ static int edge_run(struct edge_ctx *c)
 	if (table_grow(&c->table) < 0)
 		return -hbe_nomem;
 	c->next_time = c->space->count > 1 ? c->space->epochs[1].time : UINT64_MAX;
-	if (c->split) {
-		if (tables_alloc(c) < 0)
-			return -hbe_nomem;
-	} else if (layout_attach(c) < 0) {
+	if (c->split ? tables_alloc(c) < 0 : epoch_tables(c) < 0)
 		return -hbe_nomem;
-	}
 	status = walk(c);
 	if (c->nomem)
 		status = -hbe_nomem;
@@ -1941,9 +2007,14 @@ static int edge_run(struct edge_ctx *c)
 	else if (status < 0)
 		status = 1;
 	else if (epoch_close(c) < 0)
+		c->nomem = 1;
+	if (c->nomem)
 		status = -hbe_nomem;
-	if (status != 0)
+	if (status != 0) {
 		layout_release(c);
+		if (c->nomem)
+			status = -hbe_nomem;
+	}
 	layout_detach(c);
 	return status;
 }
@@ -2274,14 +2345,13 @@ static int edge_run_split(struct edge_ctx *c, unsigned n, size_t steal_bytes)
 }
 
 /*
- * Adds what edge_run found to d as pt_decode would have. pooled: the
- * counts go to the totals of their layouts and into d's edge pool, else
- * into d's profile now.
+ * Adds what edge_run found to d as pt_decode would have: the counts in
+ * the layouts stay there (layout_drain); those in c->done go into d's
+ * edge pool (pooled), else into d's profile now.
  */
 static int edge_commit(struct edge_ctx *c, size_t size, int pooled)
 {
 	struct hwt_decoder *d = c->d;
-	int taken = touched_take(c, pooled); /* first: it adds to c->done */
 	struct hwt_pt_block_count **counts = calloc(c->done_count + 1, sizeof(*counts));
 	size_t *sizes = calloc(c->done_count + 1, sizeof(*sizes));
 	size_t *epochs = calloc(c->done_count + 1, sizeof(*epochs));
@@ -2315,8 +2385,7 @@ static int edge_commit(struct edge_ctx *c, size_t size, int pooled)
 	free(counts);
 	free(sizes);
 	free(epochs);
-	if (taken < 0)
-		status = -hbe_nomem;
+	c->touched_count = 0; /* its counts are the layouts' now */
 	d->done_bytes += size;
 	hwt_decode_progress(d, d->done_bytes);
 	if (status < 0)
@@ -2342,6 +2411,8 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 		return 1; /* libipt reports it */
 	c->buf = c->pos = c->released = buf;
 	c->end = buf + *size;
+	/* Check mode compares one stream's counts: they stay out of layouts. */
+	c->own_tables = d->options && d->options->decoder == hwt_decoder_check;
 	parts = d->split > 1 ? d->split : 1;
 	segment = d->options && d->options->segment_bytes ? d->options->segment_bytes
 							   : SEGMENT_BYTES;
