@@ -135,19 +135,26 @@ clean_fallbacks=$fallback_total
 [ "$split_off_total" -gt 0 ] || fail "no part was split off for an idle thread with -j2 and -j4"
 clean_parts=$parts_total
 
+# flipped PREFIX BASE STREAM N STEP LEN: N copies of BASE.hwt, PREFIX0.hwt
+# on, each with 1 to LEN bytes of STREAM flipped at spread offsets, compared
+flipped() {
+	size=$(stat -c %s "$3")
+	i=0
+	while [ $i -lt "$4" ]; do
+		rm -rf "$1$i.hwt"
+		cp -r "$2.hwt" "$1$i.hwt"
+		flip "$1$i.hwt/streams/$(basename "$3")" $(((size * i / $4 + $5 * i) % size)) $((1 + i % $6))
+		compare "$1$i"
+		i=$((i + 1))
+	done
+}
+
 # Damaged copies: flipped bytes anywhere, cut streams; the same profile or
 # the same errors at the same offsets.
 base=vg_function_pointers
 stream=$(ls $base.hwt/streams/*.pt | head -1)
+flipped fuzz $base "$stream" 40 131 7
 size=$(stat -c %s "$stream")
-i=0
-while [ $i -lt 40 ]; do
-	rm -rf fuzz$i.hwt
-	cp -r $base.hwt fuzz$i.hwt
-	flip fuzz$i.hwt/streams/$(basename "$stream") $(((size * i / 40 + 131 * i) % size)) $((1 + i % 7))
-	compare fuzz$i
-	i=$((i + 1))
-done
 for cut in 3 17 1000 $((size / 3)) $((size / 2 + 1)) $((size - 2)); do
 	rm -rf cut$cut.hwt
 	cp -r $base.hwt cut$cut.hwt
@@ -157,17 +164,7 @@ done
 # The last stream of threads, whose layout holds the counts of the
 # threads before it: damaged there, it goes to libipt, and what it counted
 # in the layout before it gave up is taken back.
-base=vg_threads
-stream=$(ls $base.hwt/streams/*.pt | tail -1)
-size=$(stat -c %s "$stream")
-i=0
-while [ $i -lt 12 ]; do
-	rm -rf later$i.hwt
-	cp -r $base.hwt later$i.hwt
-	flip later$i.hwt/streams/$(basename "$stream") $(((size * i / 12 + 977 * i) % size)) $((1 + i % 5))
-	compare later$i
-	i=$((i + 1))
-done
+flipped later vg_threads "$(ls vg_threads.hwt/streams/*.pt | tail -1)" 12 977 5
 [ "$taken_back_total" -gt 0 ] || fail "no stream's counts were taken back out of a layout"
 echo "PASS: $compared bundles, $clean_edge clean streams by the edge decoder" \
 	"($clean_fallbacks handed to libipt), all profiles and warnings equal;" \
