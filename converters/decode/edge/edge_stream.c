@@ -812,8 +812,9 @@ static int epoch_close(struct edge_ctx *c)
  * the same again, and those counts are subtracted (take_counts_back):
  * rare, and then the stream goes on in tables of its own. The decoder
  * keeps the MAX_LAYOUTS used last; only a whole stream on the decoder's
- * thread uses them (the parts of a split stream, and a stream in check
- * mode, have tables of their own).
+ * thread uses them (the parts of a split stream have tables of their
+ * own). In check mode each stream's counts are taken out at its end, to
+ * be compared with libipt's (touched_take).
  */
 #define MAX_LAYOUTS 32
 
@@ -2345,13 +2346,39 @@ static int edge_run_split(struct edge_ctx *c, unsigned n, size_t steal_bytes)
 }
 
 /*
+ * Check mode's stream in layouts: their counts, the stream's alone (each
+ * stream's are taken out so), into c->done. -1 when out of memory.
+ */
+static int touched_take(struct edge_ctx *c)
+{
+	int status = 0;
+
+	for (size_t k = 0; k < c->touched_count; k++) {
+		struct edge_layout *l = c->touched[k].layout;
+		struct epoch_counts *e = done_add(c, c->touched[k].epoch, tables_counted(&l->t));
+		struct take w = { .items = e ? e->items : NULL };
+
+		tables_take(&l->t, &w);
+		if (e)
+			e->count = w.n;
+		else
+			status = -1;
+		c->blocks += w.blocks;
+		c->insns += w.insns;
+	}
+	c->touched_count = 0;
+	return status;
+}
+
+/*
  * Adds what edge_run found to d as pt_decode would have: the counts in
- * the layouts stay there (layout_drain); those in c->done go into d's
- * edge pool (pooled), else into d's profile now.
+ * the layouts stay there (layout_drain) and those in c->done go into d's
+ * edge pool (pooled); else all go into d's profile now.
  */
 static int edge_commit(struct edge_ctx *c, size_t size, int pooled)
 {
 	struct hwt_decoder *d = c->d;
+	int taken = pooled ? 0 : touched_take(c); /* first: it adds to c->done */
 	struct hwt_pt_block_count **counts = calloc(c->done_count + 1, sizeof(*counts));
 	size_t *sizes = calloc(c->done_count + 1, sizeof(*sizes));
 	size_t *epochs = calloc(c->done_count + 1, sizeof(*epochs));
@@ -2385,6 +2412,8 @@ static int edge_commit(struct edge_ctx *c, size_t size, int pooled)
 	free(counts);
 	free(sizes);
 	free(epochs);
+	if (taken < 0)
+		status = -hbe_nomem;
 	c->touched_count = 0; /* its counts are the layouts' now */
 	d->done_bytes += size;
 	hwt_decode_progress(d, d->done_bytes);
@@ -2411,8 +2440,6 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 		return 1; /* libipt reports it */
 	c->buf = c->pos = c->released = buf;
 	c->end = buf + *size;
-	/* Check mode compares one stream's counts: they stay out of layouts. */
-	c->own_tables = d->options && d->options->decoder == hwt_decoder_check;
 	parts = d->split > 1 ? d->split : 1;
 	segment = d->options && d->options->segment_bytes ? d->options->segment_bytes
 							   : SEGMENT_BYTES;
