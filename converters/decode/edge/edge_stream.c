@@ -187,7 +187,7 @@ struct edge_ctx {
 	struct edge_ctx *again_of; /* the first walk */
 	size_t upto;               /* stops at the start of this epoch */
 	int at_upto;               /* stopped there */
-	int keep_taken;            /* the first walk's: keeps the counts taken back */
+	int keep_taken;            /* the counts taken back go to the first walk's done */
 	struct count_table table;
 	struct epoch_counts *done;
 	size_t done_count, done_capacity;
@@ -749,6 +749,21 @@ static struct epoch_counts *done_add(struct edge_ctx *c, size_t epoch, size_t ca
 	return e;
 }
 
+/* Takes the counts of t into a new entry of c->done for epoch; -1 when
+   out of memory (they are zeroed all the same). */
+static int done_take(struct edge_ctx *c, size_t epoch, struct edge_tables *t)
+{
+	struct epoch_counts *e = done_add(c, epoch, tables_counted(t));
+	struct take w = { .items = e ? e->items : NULL };
+
+	tables_take(t, &w);
+	if (e)
+		e->count = w.n;
+	c->blocks += w.blocks;
+	c->insns += w.insns;
+	return e ? 0 : -1;
+}
+
 /* Moves the counts of blocks cut short into w, in the order they were first counted. */
 static void cut_short_take(struct edge_ctx *c, struct take *w)
 {
@@ -1056,18 +1071,8 @@ static int epoch_counts_back(struct edge_ctx *c)
 	cut_short_take(c, &none);
 	if (l && tables_subtract(&l->t, &c->t) < 0)
 		status = -1;
-	if (l && first->keep_taken) {
-		struct epoch_counts *e = done_add(first, c->epoch, tables_counted(&c->t));
-		struct take w = { .items = e ? e->items : NULL };
-
-		tables_take(&c->t, &w);
-		if (e)
-			e->count = w.n;
-		else
-			status = -1;
-		first->blocks += w.blocks;
-		first->insns += w.insns;
-	}
+	if (l && c->keep_taken && done_take(first, c->epoch, &c->t) < 0)
+		status = -1;
 	tables_forget(&c->t);
 	return status;
 }
@@ -1102,7 +1107,7 @@ static int take_counts_back(struct edge_ctx *c, size_t upto, int keep)
 	again.own_tables = 1;
 	again.again_of = c;
 	again.upto = upto;
-	c->keep_taken = keep;
+	again.keep_taken = keep;
 	c->d->stats.edge_taken_back++;
 	again.next_time = c->space->count > 1 ? c->space->epochs[1].time : UINT64_MAX;
 	if (table_grow(&again.table) < 0 || epoch_tables(&again) < 0) {
@@ -2353,19 +2358,9 @@ static int touched_take(struct edge_ctx *c)
 {
 	int status = 0;
 
-	for (size_t k = 0; k < c->touched_count; k++) {
-		struct edge_layout *l = c->touched[k].layout;
-		struct epoch_counts *e = done_add(c, c->touched[k].epoch, tables_counted(&l->t));
-		struct take w = { .items = e ? e->items : NULL };
-
-		tables_take(&l->t, &w);
-		if (e)
-			e->count = w.n;
-		else
+	for (size_t k = 0; k < c->touched_count; k++)
+		if (done_take(c, c->touched[k].epoch, &c->touched[k].layout->t) < 0)
 			status = -1;
-		c->blocks += w.blocks;
-		c->insns += w.insns;
-	}
 	c->touched_count = 0;
 	return status;
 }
