@@ -534,6 +534,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		w->code = NULL; /* each thread its own */
 		w->edge_pool = NULL;
 		w->edge_layouts = NULL;
+		w->edge_runs = NULL;
 		w->stream_buf = NULL;
 		memset(&w->stats, 0, sizeof(w->stats));
 		w->done_bytes = 0;

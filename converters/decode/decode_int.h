@@ -90,6 +90,7 @@ struct hwt_decoder {
 	struct hwt_code_cache *code; /* this thread's (code_cache.c); NULL: empty */
 	struct hwt_edge_pool *edge_pool; /* this thread's counts not yet in profile (edge/) */
 	struct hwt_edge_layouts *edge_layouts; /* this thread's tables by layout (edge/) */
+	struct hwt_edge_runs *edge_runs; /* this thread's memoised runs of TNT bits (edge/) */
 	uint8_t *stream_buf;     /* this thread's, for short streams (hwt_stream_bytes) */
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 };
@@ -355,6 +356,9 @@ void hwt_edge_pool_free(struct hwt_decoder *d);
 int hwt_edge_flush(struct hwt_decoder *d);
 /* Forgets the blocks kept by layout and their counts (flushed first, or dropped). */
 void hwt_edge_layouts_free(struct hwt_decoder *d);
+/* Frees the runs of TNT bits that the tables of d's thread share (after
+   the tables: hwt_decoder_caches_free). */
+void hwt_edge_runs_free(struct hwt_decoder *d);
 
 /* The stream file mapped read-only (*size bytes; munmap it), or NULL when
    it cannot be read or is empty. (decode.c) */

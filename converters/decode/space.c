@@ -17,6 +17,7 @@ void hwt_decoder_caches_free(struct hwt_decoder *d)
 {
 	hwt_edge_pool_free(d);
 	hwt_edge_layouts_free(d);
+	hwt_edge_runs_free(d);
 	hwt_code_cache_free(d);
 	free(d->stream_buf);
 	d->stream_buf = NULL;

@@ -93,14 +93,28 @@ struct jump_table {
  * A run of up to RUN_BITS TNT bits from a conditional block, memoised: the
  * counts it adds (the blocks its bits and the direct jumps after them
  * enter, in order) and the block it ends in. A direct-mapped cache, so its
- * size is fixed; entries of a closed epoch are told by their generation.
- * Taking a run counts it, in the entry the lookup has just read; its
- * blocks' counts, scattered in memory, get its hits when they are read
- * (runs_flush) or it is replaced.
+ * size is fixed; entries whose nodes were forgotten or freed are told by
+ * their generation. Taking a run counts it, in the entry the lookup has
+ * just read; its blocks' counts, scattered in memory, get its hits when
+ * they are read (runs_flush) or it is replaced.
+ *
+ * A decoder thread keeps one cache for all the tables it walks in (its
+ * layouts and a stream's own tables), since entries are keyed by node and
+ * nodes of different tables differ: a cache of each layout's own made
+ * 130 pages to fault in for every layout, 46% of the page faults of a -j1
+ * decode of bench/decode's suite (1430 of 3130, 11 layouts). The parts of
+ * a split stream on other threads each have one of their own. The
+ * decoder thread's is four times the size a layout's was: with 4,096
+ * slots shared by the suite's 11 layouts, -j1 took 3% longer than with
+ * 4,096 for each (conflicts); with 16,384, 3% less, and -j2 7% less
+ * (least wall times of 40 runs). Growing it from 1,024 slots as runs are
+ * made was slower than starting at its size (the pages of each size are
+ * faulted in again).
  */
 #define RUN_BITS 8u
 #define RUN_MAX_ENTERS 8u
-#define RUN_SLOTS (1u << 12)
+#define RUN_SLOTS (1u << 14)      /* a decoder thread's */
+#define PART_RUN_SLOTS (1u << 12) /* a part's on a thread of its own */
 
 /* What a look-up and a hit read, in one cache line: the table is read at
    random, and its misses were 29% of the walk's samples on bench/decode's
@@ -119,6 +133,22 @@ struct run {
 /* The counts a run adds to, beside it: read when its hits are added. */
 struct run_counts {
 	uint64_t *counts[RUN_MAX_ENTERS];
+};
+
+/*
+ * The runs of the tables that share it. An entry of the current generation
+ * and one with hits point into nodes that are alive: before nodes are
+ * forgotten or freed, the hits are added (runs_flush) and the generation
+ * moves on.
+ */
+struct hwt_edge_runs {
+	struct run *runs;          /* mask + 1 of them */
+	struct run_counts *counts; /* runs[k]'s in counts[k] */
+	uint16_t *hit;             /* slots of the runs with hits, mask + 1 at most */
+	uint32_t hit_count;
+	uint32_t generation;       /* of the valid runs */
+	uint32_t mask;             /* slots - 1 */
+	void *mem;                 /* runs, counts and hit: one allocation */
 };
 
 /* Counts of one finished epoch, handed over at the end. */
@@ -150,12 +180,8 @@ struct edge_tables {
 	size_t chunk_count;        /* allocated */
 	size_t chunk_cur, chunk_used; /* in use: chunks before chunk_cur, chunk_used of it */
 	struct jump_table jumps;
-	struct run *runs;          /* RUN_SLOTS of them, in runs_mem */
-	struct run_counts *run_counts; /* runs[k]'s in run_counts[k] */
-	uint16_t *hit;             /* slots of the runs with hits, RUN_SLOTS at most */
-	void *runs_mem;            /* runs, run_counts and hit: one allocation */
-	uint32_t hit_count;
-	uint32_t generation;       /* of the valid runs: one more when nodes are forgotten */
+	struct hwt_edge_runs *runs; /* the decoder thread's, or the tables' own */
+	int own_runs;              /* runs is freed with the tables */
 };
 
 /* A layout the stream walked one of its epochs in. */
@@ -574,31 +600,52 @@ static struct run *run_build(struct edge_ctx *c, struct run *r, struct node *fro
 static inline struct run *run_from(struct edge_ctx *c, struct node *from, unsigned bits,
 				   unsigned len)
 {
+	struct hwt_edge_runs *rc = c->t.runs;
 	uint32_t key = bits | len << RUN_BITS;
 	uint64_t h = ((uint64_t)(uintptr_t)from ^ key) * 0x9e3779b97f4a7c15ull;
-	struct run *r = &c->t.runs[(h ^ h >> 32) & (RUN_SLOTS - 1)];
+	struct run *r = &rc->runs[(h ^ h >> 32) & rc->mask];
 
-	if (r->from == from && r->key == key && r->generation == c->t.generation)
+	if (r->from == from && r->key == key && r->generation == rc->generation)
 		return r;
 	return run_build(c, r, from, key);
 }
 
-/* Adds the hits of t's run r to its counts. */
-static void run_add(struct edge_tables *t, struct run *r)
+/* Adds the hits of rc's run r to its counts. */
+static void run_add(struct hwt_edge_runs *rc, struct run *r)
 {
-	uint64_t *const *counts = t->run_counts[r - t->runs].counts;
+	uint64_t *const *counts = rc->counts[r - rc->runs].counts;
 
 	for (uint32_t k = 0; k < r->enters; k++)
 		*counts[k] += r->hits;
 	r->hits = 0;
 }
 
-/* Adds the hits of t's runs to their counts, before they are read. */
+/* Adds the hits of the runs of t's cache to their counts, before counts
+   are read (those of t, and of the other tables sharing the cache). */
 static void runs_flush(struct edge_tables *t)
 {
-	for (uint32_t k = 0; k < t->hit_count; k++)
-		run_add(t, &t->runs[t->hit[k]]);
-	t->hit_count = 0;
+	struct hwt_edge_runs *rc = t->runs;
+
+	if (!rc)
+		return;
+	for (uint32_t k = 0; k < rc->hit_count; k++)
+		run_add(rc, &rc->runs[rc->hit[k]]);
+	rc->hit_count = 0;
+}
+
+/* No run of t's cache is used again: t's nodes are about to be forgotten or freed. */
+static void runs_forget(struct edge_tables *t)
+{
+	struct hwt_edge_runs *rc = t->runs;
+
+	if (!rc)
+		return;
+	runs_flush(t);
+	if (++rc->generation == 0) { /* wrapped: old entries would match */
+		for (uint32_t k = 0; k <= rc->mask; k++)
+			rc->runs[k].from = NULL;
+		rc->generation = 1;
+	}
 }
 
 /* Makes the run of key from `from` in slot r. */
@@ -606,11 +653,12 @@ static struct run *__attribute__((noinline)) run_build(struct edge_ctx *c, struc
 						       struct node *from, uint32_t key)
 {
 	unsigned bits = key & ((1u << RUN_BITS) - 1), len = key >> RUN_BITS;
-	uint64_t **counts = c->t.run_counts[r - c->t.runs].counts;
+	struct hwt_edge_runs *rc = c->t.runs;
+	uint64_t **counts = rc->counts[r - rc->runs].counts;
 	struct node *n = from;
 
 	if (r->hits)
-		run_add(&c->t, r); /* (its slot stays listed: runs_flush adds none) */
+		run_add(rc, r); /* (its slot stays listed: runs_flush adds none) */
 	r->from = NULL; /* until it is whole */
 	r->enters = 0;
 	for (unsigned k = len; k-- > 0;) {
@@ -639,7 +687,7 @@ static struct run *__attribute__((noinline)) run_build(struct edge_ctx *c, struc
 	r->to = n;
 	r->from = from;
 	r->key = key;
-	r->generation = c->t.generation;
+	r->generation = rc->generation;
 	return r;
 }
 
@@ -716,7 +764,7 @@ static void tables_take(struct edge_tables *t, struct take *w)
 /* Empties the stream's own tables (their counts taken out). */
 static void tables_forget(struct edge_tables *t)
 {
-	runs_flush(t); /* (into nodes forgotten: no run may hold hits for them) */
+	runs_forget(t); /* (no run may hold hits for nodes forgotten, nor match them) */
 	for (size_t k = 0; k < t->chunk_count; k++)
 		for (size_t j = 0; j < chunk_nodes(t, k); j++)
 			t->nodes[node_hash(t->chunks[k][j].ip, t->node_mask)] = NULL;
@@ -725,11 +773,6 @@ static void tables_forget(struct edge_tables *t)
 	for (size_t k = 0; k < t->jumps.used.count; k++)
 		t->jumps.items[t->jumps.used.items[k]].from = NULL;
 	t->jumps.used.count = 0;
-	if (++t->generation == 0 && t->runs) { /* wrapped: old entries would match */
-		for (uint32_t k = 0; k < RUN_SLOTS; k++)
-			t->runs[k].from = NULL;
-		t->generation = 1;
-	}
 }
 
 /* A new entry of c->done for epoch with room for cap counts, or NULL. */
@@ -998,7 +1041,7 @@ static int epoch_tables(struct edge_ctx *c)
 		if (status <= 0)
 			return status;
 	}
-	return c->t.runs_mem ? 0 : tables_alloc(c);
+	return c->t.runs ? 0 : tables_alloc(c);
 }
 
 /* The node of the block at ip in t, or NULL. */
@@ -1541,9 +1584,11 @@ static inline void run_count(struct edge_ctx *c, struct run *r)
 {
 	if (!r->hits++) {
 		/* Listed once until flushed, or again after its replacement. */
-		if (c->t.hit_count == RUN_SLOTS)
+		struct hwt_edge_runs *rc = c->t.runs;
+
+		if (rc->hit_count == rc->mask + 1)
 			runs_flush(&c->t);
-		c->t.hit[c->t.hit_count++] = (uint16_t)(r - c->t.runs);
+		rc->hit[rc->hit_count++] = (uint16_t)(r - rc->runs);
 	}
 	c->undo = r->last_count;
 	c->undo_prev = r->last_prev;
@@ -1944,15 +1989,25 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 
 /* ----- The stream ----------------------------------------------------------- */
 
+static void run_cache_free(struct hwt_edge_runs *rc)
+{
+	if (rc)
+		free(rc->mem);
+	free(rc);
+}
+
 static void tables_free(struct edge_tables *t)
 {
+	if (t->own_runs)
+		run_cache_free(t->runs);
+	else
+		runs_forget(t);
 	for (size_t k = 0; k < t->chunk_count; k++)
 		free(t->chunks[k]);
 	free(t->chunks);
 	free(t->nodes);
 	free(t->jumps.items);
 	free(t->jumps.used.items);
-	free(t->runs_mem);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -1969,21 +2024,50 @@ static void ctx_free(struct edge_ctx *c)
 	free(c->touched);
 }
 
-/* Empty tables in c->t. */
+/* An empty run cache of slots runs (a power of 2), or NULL. */
+static struct hwt_edge_runs *run_cache_alloc(uint32_t slots)
+{
+	struct hwt_edge_runs *rc = calloc(1, sizeof(*rc));
+
+	if (!rc)
+		return NULL;
+	rc->mem = hwt_table_calloc(slots * (sizeof(*rc->runs) + sizeof(*rc->counts) +
+					    sizeof(*rc->hit)) +
+					   _Alignof(struct run),
+				   1);
+	if (!rc->mem) {
+		free(rc);
+		return NULL;
+	}
+	rc->runs = (struct run *)(((uintptr_t)rc->mem + _Alignof(struct run) - 1) &
+				  ~(uintptr_t)(_Alignof(struct run) - 1));
+	rc->counts = (struct run_counts *)(rc->runs + slots);
+	rc->hit = (uint16_t *)(rc->counts + slots);
+	rc->mask = slots - 1;
+	return rc;
+}
+
+/* Empty tables in c->t, with the run cache of c's thread: the decoder's
+   (made on first use) on its thread, else one of their own. */
 static int tables_alloc(struct edge_ctx *c)
 {
 	if (nodes_grow(c) < 0 || jumps_grow(&c->t.jumps) < 0)
 		return -1;
-	c->t.runs_mem = hwt_table_calloc(
-		RUN_SLOTS * (sizeof(*c->t.runs) + sizeof(*c->t.run_counts) + sizeof(*c->t.hit)) +
-			_Alignof(struct run), 1);
-	if (!c->t.runs_mem)
+	if (!on_decoder_thread(c)) {
+		c->t.runs = run_cache_alloc(PART_RUN_SLOTS);
+		c->t.own_runs = 1;
+		return c->t.runs ? 0 : -1;
+	}
+	if (!c->d->edge_runs && !(c->d->edge_runs = run_cache_alloc(RUN_SLOTS)))
 		return -1;
-	c->t.runs = (struct run *)(((uintptr_t)c->t.runs_mem + _Alignof(struct run) - 1) &
-				   ~(uintptr_t)(_Alignof(struct run) - 1));
-	c->t.run_counts = (struct run_counts *)(c->t.runs + RUN_SLOTS);
-	c->t.hit = (uint16_t *)(c->t.run_counts + RUN_SLOTS);
+	c->t.runs = c->d->edge_runs;
 	return 0;
+}
+
+void hwt_edge_runs_free(struct hwt_decoder *d)
+{
+	run_cache_free(d->edge_runs);
+	d->edge_runs = NULL;
 }
 
 /* The tables of a walk of a part, empty. */
