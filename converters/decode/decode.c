@@ -301,9 +301,21 @@ int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	return td->decode_stream(d, stream, space);
 }
 
+/* Whether group c is a better one to move to than group b. */
+static int group_better(const struct hwt_job_group *c, const struct hwt_job_group *b)
+{
+	/* One no other worker takes from first: a group taken by two
+	   workers at once has its code found and its counts flushed by
+	   both (the edge decoder's caches are a worker's). */
+	if (!c->workers != !b->workers)
+		return !c->workers;
+	return c->left * (b->workers + 1) > b->left * (c->workers + 1);
+}
+
 /* The next job of a worker that took from *group (SIZE_MAX: none yet), or
    NULL when all are taken. When its group is done it moves to the one with
-   the most bytes left per worker taking from it. */
+   the most bytes left that no other worker takes from, else to the one
+   with the most bytes left per worker taking from it. */
 static struct hwt_job *job_take(struct hwt_par *par, size_t *group)
 {
 	struct hwt_job *job = NULL;
@@ -319,9 +331,7 @@ static struct hwt_job *job_take(struct hwt_par *par, size_t *group)
 			const struct hwt_job_group *c = &par->groups[k];
 
 			if (c->next < c->end &&
-			    (best == SIZE_MAX ||
-			     c->left * (par->groups[best].workers + 1) >
-				     par->groups[best].left * (c->workers + 1)))
+			    (best == SIZE_MAX || group_better(c, &par->groups[best])))
 				best = k;
 		}
 		*group = best;
