@@ -26,6 +26,7 @@ void hwt_bundle_free(struct hwt_bundle *bundle)
 	for (i = 0; i < bundle->nimages; i++) {
 		free((char *)bundle->images[i].name);
 		free((char *)bundle->images[i].path);
+		free((void *)bundle->images[i].bytes);
 	}
 	free(bundle->images);
 	for (i = 0; i < bundle->nstreams; i++) {

@@ -108,6 +108,42 @@ fail_io:
 	return -hbe_io;
 }
 
+int hwt_file_read_listed(const char *path, size_t size, void **bytes)
+{
+	char *buf = malloc(size + 1);
+	size_t got = 0;
+	int fd;
+
+	*bytes = NULL;
+	if (!buf)
+		return -hbe_nomem;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return -hbe_io;
+	}
+	/* A regular file's read is short at its end: one read when the size
+	   is still the one listed. */
+	while (got <= size) {
+		ssize_t n = read(fd, buf + got, size + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (got == size)
+			break;
+	}
+	close(fd);
+	if (got != size) {
+		free(buf);
+		return -hbe_io;
+	}
+	*bytes = buf;
+	return 0;
+}
+
 static int write_all(int fd, const char *text, size_t len)
 {
 	while (len) {

@@ -107,6 +107,10 @@ struct hwt_bundle_image {
 	uint64_t untraced;     /* UNTRACED records */
 	int native;            /* first record is UNTRACED: a process that ran natively
 	                          (not selected); it has no start, exit or streams */
+	/* The file as hwt_bundle_open read it (bytes_size bytes), which
+	   hwt_bundle_image_open reads again; NULL: the file is read again. */
+	const void *bytes;
+	size_t bytes_size;
 
 	/* Its streams: hwt_bundle_stream_at(first_stream .. + streams - 1). */
 	size_t first_stream;
@@ -178,7 +182,8 @@ int hwt_bundle_summary_at(const struct hwt_bundle *bundle, size_t i,
 
 size_t hwt_bundle_image_count(const struct hwt_bundle *bundle);
 const struct hwt_bundle_image *hwt_bundle_image_at(const struct hwt_bundle *bundle, size_t i);
-/* Opens an image's records for hwt_sideband_next (its file, or its range of untraced.sb). */
+/* Opens an image's records for hwt_sideband_next (its file, or its range of
+   untraced.sb): the bytes hwt_bundle_open read, where it kept them. */
 struct hwt_sideband;
 int hwt_bundle_image_open(struct hwt_sideband *sideband, const struct hwt_bundle_image *image);
 /* The image pid.generation, or NULL. */
@@ -296,6 +301,10 @@ int hwt_sideband_open(struct hwt_sideband *sideband, const char *path);
 /* The same for length bytes of it from offset on: their end is the end. */
 int hwt_sideband_open_range(struct hwt_sideband *sideband, const char *path, uint64_t offset,
 			    uint64_t length);
+/* The same for the size bytes of a file read before (path names it in
+   messages); bytes must stay until the reader is closed or freed. */
+int hwt_sideband_open_bytes(struct hwt_sideband *sideband, const char *path, const void *bytes,
+			    size_t size);
 
 /*
  * Reads the next record into *record. Returns 0 for a record, -hbe_eos at

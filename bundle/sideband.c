@@ -13,6 +13,7 @@
 
 struct hwt_sideband {
 	FILE *file;
+	const uint8_t *bytes;  /* read from memory instead (hwt_sideband_open_bytes) */
 	char *path;
 	uint64_t offset;     /* of the next record, or of the bad one */
 	uint64_t pos;        /* of the file's read position */
@@ -42,6 +43,7 @@ static void sideband_close(struct hwt_sideband *sb)
 	if (sb->file)
 		fclose(sb->file);
 	sb->file = NULL;
+	sb->bytes = NULL;
 	free(sb->path);
 	sb->path = NULL;
 	sb->offset = 0;
@@ -90,6 +92,21 @@ int hwt_sideband_open(struct hwt_sideband *sb, const char *path)
 	return hwt_sideband_open_range(sb, path, 0, UINT64_MAX);
 }
 
+int hwt_sideband_open_bytes(struct hwt_sideband *sb, const char *path, const void *bytes,
+			    size_t size)
+{
+	if (!sb || !path || (!bytes && size))
+		return -hbe_invalid;
+	sideband_close(sb);
+	sb->path = strdup(path);
+	if (!sb->path)
+		return -hbe_nomem;
+	sb->bytes = bytes;
+	sb->end = size;
+	sb->status = 0;
+	return 0;
+}
+
 uint64_t hwt_sideband_offset(const struct hwt_sideband *sb)
 {
 	return sb ? sb->offset : 0;
@@ -133,9 +150,20 @@ static size_t read_bytes(struct hwt_sideband *sb, void *dst, size_t len)
 		return 0;
 	if (len > sb->end - sb->pos)
 		len = (size_t)(sb->end - sb->pos);
-	n = fread(dst, 1, len, sb->file);
+	if (sb->bytes) {
+		memcpy(dst, sb->bytes + sb->pos, len);
+		n = len;
+	} else {
+		n = fread(dst, 1, len, sb->file);
+	}
 	sb->pos += n;
 	return n;
+}
+
+/* Whether reading failed (a file's error; memory does not fail). */
+static int read_failed(const struct hwt_sideband *sb)
+{
+	return sb->file && ferror(sb->file);
 }
 
 /* Why a header that hwt_record_check refused is bad. */
@@ -301,7 +329,7 @@ int hwt_sideband_next(struct hwt_sideband *sb, struct hwt_sideband_record *rec)
 	memset(rec, 0, sizeof(*rec));
 	n = read_bytes(sb, &head, sizeof(head));
 	if (n < sizeof(head)) {
-		if (ferror(sb->file))
+		if (read_failed(sb))
 			return fail(sb, -hbe_io, "%s", strerror(errno));
 		if (n == 0) {
 			sb->status = -hbe_eos;
@@ -331,7 +359,7 @@ int hwt_sideband_next(struct hwt_sideband *sb, struct hwt_sideband_record *rec)
 	rest = head.size - sizeof(head);
 	n = read_bytes(sb, hdr + 1, rest);
 	if (n < rest) {
-		if (ferror(sb->file))
+		if (read_failed(sb))
 			return fail(sb, -hbe_io, "%s", strerror(errno));
 		return short_record(sb, sizeof(head) + n, head.size);
 	}

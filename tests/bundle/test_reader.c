@@ -32,8 +32,10 @@ static int count_kind(const struct hwt_bundle *b, enum hwt_diag_kind kind)
 	return n;
 }
 
-/* Every record of every image comes back exactly as written, in order. */
-static void check_records(const struct test_bundle *tb, const struct hwt_bundle *b)
+/* Every record of every image comes back exactly as written, in order:
+   read from its file, or (from_image) as hwt_bundle_image_open gives it. */
+static void check_records(const struct test_bundle *tb, const struct hwt_bundle *b,
+			  int from_image)
 {
 	struct hwt_sideband *sb = hwt_sideband_alloc();
 	size_t i, next = 0, seen = 0;
@@ -43,7 +45,9 @@ static void check_records(const struct test_bundle *tb, const struct hwt_bundle 
 		struct hwt_sideband_record rec;
 		int status;
 
-		CHECK_EQ(hwt_sideband_open(sb, image->path), 0);
+		CHECK_EQ(from_image ? hwt_bundle_image_open(sb, image)
+				    : hwt_sideband_open(sb, image->path),
+			 0);
 		while ((status = hwt_sideband_next(sb, &rec)) == 0) {
 			const struct test_written *w;
 
@@ -142,7 +146,21 @@ static void test_clean(void)
 	st = hwt_bundle_stream_at(b, 3);
 	CHECK(!strcmp(st->name, "102.0-102") && st->image == 2 && st->size == 28);
 
-	check_records(&tb, b);
+	check_records(&tb, b, 0);
+	check_records(&tb, b, 1);
+	/* The open kept the small files it read: the image replays those
+	   bytes, whatever became of its file since. */
+	img = hwt_bundle_image_at(b, 1);
+	CHECK(img->bytes != NULL);
+	CHECK_EQ(img->bytes_size, img->size);
+	{
+		char *moved = test_path(dir, "moved.sb");
+
+		CHECK_EQ(rename(img->path, moved), 0);
+		check_records(&tb, b, 1);
+		CHECK_EQ(rename(moved, img->path), 0);
+		free(moved);
+	}
 
 	CHECK_EQ(hwt_bundle_totals(b, &totals), 0);
 	CHECK_EQ(totals.processes, tb.totals.processes);
