@@ -249,32 +249,36 @@ void *hwt_stream_map(const char *path, size_t *size)
 /* Zeroes after a stream read, as a mapping has up to its page's end. */
 #define STREAM_READ_SLACK 64u
 
-uint8_t *hwt_stream_bytes(struct hwt_decoder *d, const char *path, size_t *size)
+uint8_t *hwt_stream_bytes(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+			  size_t *size)
 {
-	size_t n, got = 0;
-	int fd = stream_open(path, &n);
+	size_t got = 0;
+	int fd;
 
 	*size = 0;
+	if (stream->size > STREAM_READ_MAX)
+		return hwt_stream_map(stream->path, size);
+	if (!d->stream_buf && !(d->stream_buf = malloc(STREAM_READ_MAX + STREAM_READ_SLACK)))
+		return NULL;
+	fd = open(stream->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (n > STREAM_READ_MAX)
-		return stream_map_fd(fd, n, size);
-	if (!d->stream_buf) {
-		d->stream_buf = malloc(STREAM_READ_MAX + STREAM_READ_SLACK);
-		if (!d->stream_buf) {
-			close(fd);
-			return NULL;
-		}
-	}
-	while (got < n) {
-		ssize_t r = read(fd, d->stream_buf + got, n - got);
+	/* Read up to one byte past its size: a regular file's read is short
+	   at its end, so a stream that still has the size the bundle listed
+	   takes one read, not a size asked for first. */
+	while (got <= STREAM_READ_MAX) {
+		ssize_t r = read(fd, d->stream_buf + got, STREAM_READ_MAX + 1 - got);
 
 		if (r <= 0)
 			break;
 		got += (size_t)r;
+		if (got == stream->size)
+			break;
 	}
 	close(fd);
-	if (got != n)
+	if (got > STREAM_READ_MAX) /* it grew since it was listed */
+		return hwt_stream_map(stream->path, size);
+	if (!got)
 		return NULL;
 	memset(d->stream_buf + got, 0, STREAM_READ_SLACK);
 	*size = got;

@@ -365,9 +365,10 @@ void hwt_edge_runs_free(struct hwt_decoder *d);
 void *hwt_stream_map(const char *path, size_t *size);
 /* A stream's bytes: a short one (a suite's processes have tens of KB each)
    read into d->stream_buf, cheaper than a mapping, its faults and its
-   unmapping; a longer one mapped. NULL when it cannot be read. Given back
-   with hwt_stream_bytes_done. */
-uint8_t *hwt_stream_bytes(struct hwt_decoder *d, const char *path, size_t *size);
+   unmapping; a longer one mapped. NULL when it cannot be read or is empty.
+   Given back with hwt_stream_bytes_done. */
+uint8_t *hwt_stream_bytes(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
+			  size_t *size);
 void hwt_stream_bytes_done(struct hwt_decoder *d, uint8_t *bytes, size_t size);
 /* Trace stopped at code of file f; skipped bytes of stream until it resumed. (space.c) */
 void hwt_file_failed(struct hwt_decoder *d, struct hwt_file *f,

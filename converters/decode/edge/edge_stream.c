@@ -2514,7 +2514,7 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 	c->d = d;
 	c->stream = stream;
 	c->space = space;
-	buf = hwt_stream_bytes(d, stream->path, size);
+	buf = hwt_stream_bytes(d, stream, size);
 	if (!buf)
 		return 1; /* libipt reports it */
 	c->buf = c->pos = c->released = buf;
