@@ -291,6 +291,22 @@ void hwt_stream_bytes_done(struct hwt_decoder *d, uint8_t *bytes, size_t size)
 		munmap(bytes, size);
 }
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *hwt_table_calloc_huge(size_t size)
+{
+	size_t len = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	void *p = NULL;
+
+	if (size < HUGE_PAGE)
+		return hwt_table_calloc(size, 1);
+	if (posix_memalign(&p, HUGE_PAGE, len))
+		return NULL;
+	(void)madvise(p, len, MADV_HUGEPAGE); /* a hint: small pages else */
+	memset(p, 0, len); /* (the heap's memory need not be zero) */
+	return p;
+}
+
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		      struct hwt_space *space)
 {

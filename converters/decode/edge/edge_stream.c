@@ -148,7 +148,7 @@ struct hwt_edge_runs {
 	uint32_t hit_count;
 	uint32_t generation;       /* of the valid runs */
 	uint32_t mask;             /* slots - 1 */
-	void *mem;                 /* runs, counts and hit: one allocation */
+	void *mem;                 /* runs and counts: one allocation (huge pages) */
 };
 
 /* Counts of one finished epoch, handed over at the end. */
@@ -1991,8 +1991,10 @@ static int walk_on(struct edge_ctx *c, struct node *cur)
 
 static void run_cache_free(struct hwt_edge_runs *rc)
 {
-	if (rc)
+	if (rc) {
 		free(rc->mem);
+		free(rc->hit);
+	}
 	free(rc);
 }
 
@@ -2024,25 +2026,22 @@ static void ctx_free(struct edge_ctx *c)
 	free(c->touched);
 }
 
-/* An empty run cache of slots runs (a power of 2), or NULL. */
+/* An empty run cache of slots runs (a power of 2), or NULL. A decoder
+   thread's fills one huge page: 2 MiB of runs and their counts. */
 static struct hwt_edge_runs *run_cache_alloc(uint32_t slots)
 {
 	struct hwt_edge_runs *rc = calloc(1, sizeof(*rc));
 
 	if (!rc)
 		return NULL;
-	rc->mem = hwt_table_calloc(slots * (sizeof(*rc->runs) + sizeof(*rc->counts) +
-					    sizeof(*rc->hit)) +
-					   _Alignof(struct run),
-				   1);
-	if (!rc->mem) {
-		free(rc);
+	rc->mem = hwt_table_calloc_huge(slots * (sizeof(*rc->runs) + sizeof(*rc->counts)));
+	rc->hit = hwt_table_calloc(slots, sizeof(*rc->hit));
+	if (!rc->mem || !rc->hit) {
+		run_cache_free(rc);
 		return NULL;
 	}
-	rc->runs = (struct run *)(((uintptr_t)rc->mem + _Alignof(struct run) - 1) &
-				  ~(uintptr_t)(_Alignof(struct run) - 1));
+	rc->runs = rc->mem;
 	rc->counts = (struct run_counts *)(rc->runs + slots);
-	rc->hit = (uint16_t *)(rc->counts + slots);
 	rc->mask = slots - 1;
 	return rc;
 }
