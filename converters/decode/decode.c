@@ -87,9 +87,14 @@ struct hwt_par {
 	struct hwt_diag_list *end_diags; /* a worker's, from its end (worker_main) */
 	atomic_uint_least64_t done; /* trace bytes decoded */
 	atomic_int nomem;
-	pthread_mutex_t lock;    /* protects running and groups */
+	pthread_mutex_t lock;    /* protects running, groups and the meetings below */
 	pthread_cond_t finished;
 	int running;             /* workers not yet finished */
+	/* The workers' ends meet (workers_meet): started is final once
+	   starting is 0; drained and parted count the workers there. */
+	pthread_cond_t met;
+	int starting;
+	unsigned started, drained, parted;
 };
 
 void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char *path,
@@ -367,6 +372,45 @@ static struct hwt_job *job_take(struct hwt_par *par, size_t *group)
 	return job;
 }
 
+/* Waits, with *count one more, until every worker started has counted it. */
+static void workers_meet(struct hwt_par *par, unsigned *count)
+{
+	pthread_mutex_lock(&par->lock);
+	(*count)++;
+	pthread_cond_broadcast(&par->met);
+	while (par->starting || *count < par->started)
+		pthread_cond_wait(&par->met, &par->lock);
+	pthread_mutex_unlock(&par->lock);
+}
+
+/*
+ * The end of worker w: the counts its edge decoder holds into w's profile,
+ * and its caches freed: work of the worker's, not of the main thread after
+ * the join, which adds what it says to the bundle. Each worker's pool holds
+ * the blocks of ld.so's and libc's start-up (every process has them), so
+ * once all have drained their layouts into their pools, each takes one part
+ * of every pool (hwt_edge_pool_part) and turns that into profile counts.
+ */
+static void worker_end(struct hwt_decoder *w)
+{
+	struct hwt_par *par = w->par;
+	unsigned me = (unsigned)(w - par->workers);
+	struct hwt_edge_pool *part;
+
+	w->diags = &par->end_diags[me];
+	(void)hwt_edge_drain(w); /* sets w->nomem when it fails */
+	workers_meet(par, &par->drained);
+	part = hwt_edge_pool_part(w, par->workers, par->started, me);
+	workers_meet(par, &par->parted); /* no pool is read any more */
+	hwt_edge_pool_free(w);
+	w->edge_pool = part;
+	if (!part)
+		w->nomem = 1;
+	(void)hwt_edge_pool_flush(w); /* sets w->nomem when it fails */
+	w->diags = NULL;
+	hwt_decoder_caches_free(w);
+}
+
 static void *worker_main(void *arg)
 {
 	struct hwt_decoder *w = arg;
@@ -396,13 +440,7 @@ static void *worker_main(void *arg)
 			break;
 		}
 	}
-	/* The counts the edge decoder holds, into w's profile, and its caches
-	   freed: work of the worker's, not of the main thread after the join,
-	   which adds what it says to the bundle. */
-	w->diags = &par->end_diags[w - par->workers];
-	(void)hwt_edge_flush(w); /* sets w->nomem when it fails */
-	w->diags = NULL;
-	hwt_decoder_caches_free(w);
+	worker_end(w);
 	pthread_mutex_lock(&par->lock);
 	par->running--;
 	pthread_cond_signal(&par->finished);
@@ -514,6 +552,8 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 	memset(&par, 0, sizeof(par));
 	pthread_mutex_init(&par.lock, NULL);
 	pthread_cond_init(&par.finished, NULL);
+	pthread_cond_init(&par.met, NULL);
+	par.starting = 1;
 	atomic_init(&par.done, 0);
 	atomic_init(&par.nomem, 0);
 	par.jobs = calloc(nimages + 1, sizeof(*par.jobs));
@@ -593,6 +633,11 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 			break;
 		}
 	}
+	pthread_mutex_lock(&par.lock);
+	par.started = started;
+	par.starting = 0;
+	pthread_cond_broadcast(&par.met);
+	pthread_mutex_unlock(&par.lock);
 	if (!started) {
 		d->nomem = 1;
 		goto out;
@@ -660,6 +705,7 @@ out:
 	free(par.groups);
 	free(par.end_diags);
 	pthread_cond_destroy(&par.finished);
+	pthread_cond_destroy(&par.met);
 	pthread_mutex_destroy(&par.lock);
 	return status;
 }

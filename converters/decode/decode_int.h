@@ -360,10 +360,19 @@ int hwt_edge_pool_add(struct hwt_decoder *d, struct hwt_space *space,
 		      size_t ncrossings);
 int hwt_edge_pool_flush(struct hwt_decoder *d);
 void hwt_edge_pool_free(struct hwt_decoder *d);
+/* A new pool, for d's profile, of part `part` of n of the counts in the
+   pools of workers[0..n) (by block: every pool's counts of one block are
+   in one part), with the crossings of workers[part]'s; NULL when out of
+   memory. The workers' pools are only read. */
+struct hwt_edge_pool *hwt_edge_pool_part(struct hwt_decoder *d, const struct hwt_decoder *workers,
+					 unsigned n, unsigned part);
 /* edge/edge_stream.c: the counts kept by layout into the edge pool, and
    the pool into the profile (hwt_edge_pool_flush): before the profile is
    read or a file's state changes. 0 or -hbe_nomem (d->nomem set). */
 int hwt_edge_flush(struct hwt_decoder *d);
+/* The first half of hwt_edge_flush: the counts kept by layout into d's
+   edge pool. */
+int hwt_edge_drain(struct hwt_decoder *d);
 /* Forgets the blocks kept by layout and their counts (flushed first, or dropped). */
 void hwt_edge_layouts_free(struct hwt_decoder *d);
 /* Frees the runs of TNT bits that the tables of d's thread share (after

@@ -15,6 +15,13 @@
  * was filled for (hwt_edge_flush, with the counts of the layouts the edge
  * decoder keeps) before the profile is read: at the end of the decode, or
  * of a worker's once its thread has ended (decode.c).
+ *
+ * The workers of a parallel decode each keep a pool, and each has the
+ * layouts that all processes share (ld.so and libc before the program's
+ * own code is mapped), so their pools hold the same blocks: at their end
+ * each worker takes one part of every pool, by block address
+ * (hwt_edge_pool_part), and turns that into profile counts, so that a
+ * block is turned once, by one worker.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +191,61 @@ static void pool_empty(struct hwt_edge_pool *p)
 	p->mask = p->used = 0;
 }
 
+static void pool_free(struct hwt_edge_pool *p)
+{
+	if (!p)
+		return;
+	pool_empty(p);
+	free(p->layouts);
+	free(p->crossings);
+	free(p);
+}
+
+/* Which of parts parts the count c is in: by its block, so that the same
+   block of every pool is in the same part. */
+static unsigned count_part(const struct hwt_pt_block_count *c, unsigned parts)
+{
+	uint64_t h = c->ip * 0x9e3779b97f4a7c15ull;
+
+	return (unsigned)((h ^ h >> 32) % parts);
+}
+
+struct hwt_edge_pool *hwt_edge_pool_part(struct hwt_decoder *d, const struct hwt_decoder *workers,
+					 unsigned n, unsigned part)
+{
+	struct hwt_edge_pool *to = calloc(1, sizeof(*to));
+
+	if (!to)
+		return NULL;
+	to->profile = d->profile;
+	for (unsigned k = 0; k < n; k++) {
+		const struct hwt_edge_pool *from = workers[k].edge_pool;
+
+		for (size_t i = 0; from && from->slots && i <= from->mask; i++) {
+			const struct pooled *e = &from->slots[i];
+			long layout;
+
+			if (!e->c.ninsn || count_part(&e->c, n) != part)
+				continue;
+			layout = layout_of(to, &from->layouts[e->layout].epoch);
+			if (layout < 0 || pool_count(to, &e->c, (uint32_t)layout) < 0)
+				goto nomem;
+		}
+		for (size_t i = 0; from && k == part && i < from->crossing_count; i++) {
+			const struct hwt_pt_crossing *x = &from->crossings[i];
+			long a = layout_of(to, &from->layouts[x->from_epoch].epoch);
+			long b = layout_of(to, &from->layouts[x->to_epoch].epoch);
+
+			if (a < 0 || b < 0 || pool_crossing(to, x, a, b) < 0)
+				goto nomem;
+		}
+	}
+	return to;
+nomem:
+	pool_free(to);
+	return NULL;
+}
+
 int hwt_edge_pool_flush(struct hwt_decoder *d)
 {
 	struct hwt_edge_pool *p = d->edge_pool;
@@ -243,13 +305,6 @@ out:
 
 void hwt_edge_pool_free(struct hwt_decoder *d)
 {
-	struct hwt_edge_pool *p = d->edge_pool;
-
-	if (!p)
-		return;
-	pool_empty(p);
-	free(p->layouts);
-	free(p->crossings);
-	free(p);
+	pool_free(d->edge_pool);
 	d->edge_pool = NULL;
 }

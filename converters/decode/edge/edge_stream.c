@@ -1185,7 +1185,7 @@ static void layout_release(struct edge_ctx *c)
 	c->touched_count = 0;
 }
 
-int hwt_edge_flush(struct hwt_decoder *d)
+int hwt_edge_drain(struct hwt_decoder *d)
 {
 	struct hwt_edge_layouts *ls = d->edge_layouts;
 	int status = 0;
@@ -1193,10 +1193,17 @@ int hwt_edge_flush(struct hwt_decoder *d)
 	for (size_t k = 0; ls && k < MAX_LAYOUTS; k++)
 		if (ls->items[k].epoch.maps && layout_drain(d, &ls->items[k]) < 0)
 			status = -hbe_nomem;
-	if (hwt_edge_pool_flush(d) < 0)
-		status = -hbe_nomem;
 	if (status < 0)
 		d->nomem = 1;
+	return status;
+}
+
+int hwt_edge_flush(struct hwt_decoder *d)
+{
+	int status = hwt_edge_drain(d);
+
+	if (hwt_edge_pool_flush(d) < 0)
+		status = -hbe_nomem;
 	return status;
 }
 
