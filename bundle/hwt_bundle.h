@@ -302,9 +302,12 @@ int hwt_sideband_open(struct hwt_sideband *sideband, const char *path);
 int hwt_sideband_open_range(struct hwt_sideband *sideband, const char *path, uint64_t offset,
 			    uint64_t length);
 /* The same for the size bytes of a file read before (path names it in
-   messages); bytes must stay until the reader is closed or freed. */
+   messages); bytes must stay until the reader is closed or freed. The
+   records in their first `checked` bytes were read through before, and
+   their CRCs are not taken again (hwt_bundle_image_open: those
+   hwt_bundle_open checked). */
 int hwt_sideband_open_bytes(struct hwt_sideband *sideband, const char *path, const void *bytes,
-			    size_t size);
+			    size_t size, size_t checked);
 
 /*
  * Reads the next record into *record. Returns 0 for a record, -hbe_eos at

@@ -217,8 +217,10 @@ int hwt_bundle_images_list(struct hwt_bundle *bundle)
 
 int hwt_bundle_image_open(struct hwt_sideband *sb, const struct hwt_bundle_image *image)
 {
+	/* The records before end_offset checked (0 while the open checks them) */
 	if (image->bytes)
-		return hwt_sideband_open_bytes(sb, image->path, image->bytes, image->bytes_size);
+		return hwt_sideband_open_bytes(sb, image->path, image->bytes, image->bytes_size,
+					       (size_t)image->end_offset);
 	return image->shared ? hwt_sideband_open_range(sb, image->path, image->offset, image->size)
 			     : hwt_sideband_open(sb, image->path);
 }

@@ -184,6 +184,24 @@ static void test_flipped(void)
 		/* The other images are unaffected. */
 		CHECK_EQ(hwt_bundle_image_at(b, 1)->end, 0);
 		CHECK_EQ(hwt_bundle_image_at(b, 1)->records, 5);
+		/* The image's records read again (the bytes the open kept, whose
+		   CRCs it checked up to the damage) stop there the same way. */
+		{
+			struct hwt_sideband *sb = hwt_sideband_alloc();
+			struct hwt_sideband_record rec;
+			uint64_t n = 0;
+			int status;
+
+			CHECK(hwt_bundle_image_at(b, 0)->bytes != NULL);
+			CHECK_EQ(hwt_bundle_image_open(sb, hwt_bundle_image_at(b, 0)), 0);
+			while ((status = hwt_sideband_next(sb, &rec)) == 0)
+				n++;
+			CHECK_EQ(status, -hbe_corrupt);
+			CHECK_EQ(n, nrecs / 2);
+			CHECK_EQ(hwt_sideband_offset(sb), mid->offset);
+			CHECK_STR(hwt_sideband_error(sb), "bad CRC");
+			hwt_sideband_free(sb);
+		}
 		free(text);
 		hwt_bundle_free(b);
 	}
