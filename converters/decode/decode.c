@@ -26,14 +26,16 @@
  *    edge decoder's caches are a worker's, and a program's processes share
  *    their code), and decode their streams into a worker profile that starts with
  *    the caller's images in the caller's order (so hwt_file.image is valid in
- *    every profile). Everything a worker writes is its own: its profile,
- *    stats, per-file failure counts (hwt_decoder.fails) and the diagnostics
- *    of each process image (held in that image's job, hwt_decode_diag). The
- *    only shared writes are the next jobs (under par.lock) and atomics: bytes
- *    done, out of memory.
+ *    every profile); the first worker's is the caller's profile itself.
+ *    Everything a worker writes is its own: its profile, stats, per-file
+ *    failure counts (hwt_decoder.fails) and the diagnostics of each process
+ *    image (held in that image's job, hwt_decode_diag). The only shared
+ *    writes are the next jobs (under par.lock), atomics (bytes done, out of
+ *    memory) and the meetings of the workers' ends (worker_end), after
+ *    which each reads the others' edge pools.
  *    The main thread reports progress while it waits. After the join it adds,
- *    in fixed orders: the worker profiles (counts add up in hash sets that
- *    are sorted when read, so the order of merging does not matter once
+ *    in fixed orders: the other worker profiles (counts add up in hash sets
+ *    that are sorted when read, so the order of merging does not matter once
  *    image indexes agree), stats and failure counts, then the diagnostics
  *    image by image in bundle order, as the serial decode adds them.
  *  The output therefore does not depend on jobs or timing, with one
@@ -612,10 +614,13 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		w->par = &par;
 		/* The threads the images leave go to their streams. */
 		w->split = all / jobs;
-		w->profile = hwt_decoder_profile_like(d);
+		/* The first counts into the caller's profile, which nothing
+		   else reads or writes until the join: one merge less. */
+		w->profile = i ? hwt_decoder_profile_like(d) : d->profile;
 		w->fails = calloc(d->file_count + 1, sizeof(*w->fails));
 		if (!w->profile || !w->fails) {
-			hwt_profile_free(w->profile);
+			if (i)
+				hwt_profile_free(w->profile);
 			free(w->fails);
 			w->profile = NULL;
 			w->fails = NULL;
@@ -667,7 +672,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		struct hwt_decoder *w = &workers[i];
 
 		hwt_diag_list_flush(&par.end_diags[i], d->bundle);
-		if (hwt_profile_merge(d->profile, w->profile) < 0 || w->nomem)
+		if ((i && hwt_profile_merge(d->profile, w->profile) < 0) || w->nomem)
 			d->nomem = 1;
 		stats_add(&d->stats, &w->stats);
 		for (size_t k = 0; k < d->file_count; k++) {
@@ -694,7 +699,8 @@ out:
 		}
 	}
 	for (unsigned i = 0; workers && i < jobs; i++) {
-		hwt_profile_free(workers[i].profile);
+		if (i)
+			hwt_profile_free(workers[i].profile);
 		hwt_decoder_caches_free(&workers[i]);
 		free(workers[i].fails);
 	}
