@@ -73,10 +73,10 @@ char *hwt_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2
 int hwt_file_read(const char *path, size_t max, char **text, size_t *len);
 /*
  * Reads a file that a listing found size bytes long into a malloc'd buffer
- * (*bytes). 0, or -hbe_io when it cannot be read or is no longer that size
- * (-hbe_nomem).
+ * (*bytes); path is relative to dir_fd (openat). 0, or -hbe_io when it
+ * cannot be read or is no longer that size (-hbe_nomem).
  */
-int hwt_file_read_listed(const char *path, size_t size, void **bytes);
+int hwt_file_read_listed(int dir_fd, const char *path, size_t size, void **bytes);
 /* Writes dir/name atomically: temporary file, fsync, rename. 0 or -hbe_io. */
 int hwt_file_write_atomic(const char *dir, const char *name, const char *text, size_t len);
 /*

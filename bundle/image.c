@@ -6,10 +6,12 @@
 #include "bundle_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define UNTRACED_FILE "untraced.sb"
 
@@ -226,13 +228,16 @@ int hwt_bundle_image_open(struct hwt_sideband *sb, const struct hwt_bundle_image
 }
 
 /* The image's file read into memory, when it is small and *kept (bytes
-   kept so far) allows: kept by the image, whose records are read from it. */
-static void image_keep(struct hwt_bundle_image *image, size_t *kept)
+   kept so far) allows: kept by the image, whose records are read from it.
+   dir_fd: the sideband folder (its files are opened by name). */
+static void image_keep(struct hwt_bundle_image *image, int dir_fd, size_t *kept)
 {
+	const char *name = strrchr(image->path, '/');
 	void *bytes;
 
 	if (image->shared || image->size > KEEP_FILE_MAX || *kept + image->size > KEEP_TOTAL ||
-	    hwt_file_read_listed(image->path, (size_t)image->size, &bytes) < 0)
+	    hwt_file_read_listed(dir_fd, dir_fd >= 0 && name ? name + 1 : image->path,
+				 (size_t)image->size, &bytes) < 0)
 		return; /* read from the file, which says what is wrong */
 	image->bytes = bytes;
 	image->bytes_size = (size_t)image->size;
@@ -266,13 +271,13 @@ const struct hwt_bundle_image *hwt_bundle_image_at(const struct hwt_bundle *bund
 
 /* Reads one image's sideband through: fills the image, adds diagnostics. */
 static int image_check(struct hwt_bundle *bundle, struct hwt_sideband *sb,
-		       struct hwt_bundle_image *image, size_t *kept)
+		       struct hwt_bundle_image *image, int dir_fd, size_t *kept)
 {
 	struct hwt_sideband_record rec;
 	uint64_t first_type = 0;
 	int status, err;
 
-	image_keep(image, kept);
+	image_keep(image, dir_fd, kept);
 	status = hwt_bundle_image_open(sb, image);
 	if (status < 0) {
 		image->end = status;
@@ -374,15 +379,24 @@ int hwt_bundle_images_check(struct hwt_bundle *bundle)
 	struct hwt_sideband *sb;
 	uint64_t lost = 0, lost_images = 0, records = 0, bytes = 0;
 	size_t i, kept = 0;
-	int err = 0;
+	int err = 0, dir_fd = -1;
+	char *dir;
 
 	sb = hwt_sideband_alloc();
-	if (!sb)
+	dir = hwt_path_join(bundle->dir, "sideband");
+	if (!sb || !dir) {
+		hwt_sideband_free(sb);
+		free(dir);
 		return -hbe_nomem;
+	}
+	/* Its files opened by name, not their whole paths walked again
+	   (AT_FDCWD when it cannot be opened: each file then says why). */
+	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
 	for (i = 0; i < bundle->nimages && !err; i++) {
 		struct hwt_bundle_image *image = &bundle->images[i];
 
-		err = image_check(bundle, sb, image, &kept);
+		err = image_check(bundle, sb, image, dir_fd >= 0 ? dir_fd : AT_FDCWD, &kept);
 		if (image->lost) {
 			lost += image->lost;
 			lost_images++;
@@ -390,6 +404,8 @@ int hwt_bundle_images_check(struct hwt_bundle *bundle)
 			bytes += image->lost_bytes;
 		}
 	}
+	if (dir_fd >= 0)
+		close(dir_fd);
 	hwt_sideband_free(sb);
 	if (!err && lost_images > 1)
 		err = hwt_bundle_diag_add(bundle, hwt_diag_lost, NULL, -1,
