@@ -8,8 +8,9 @@
 
 #include <string.h>
 
-#include <opencsd/c_api/opencsd_c_api.h>
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
+
+#include "hwt_opencsd.h"
 
 struct walk {
 	hwt_perf_cs_etm_packet_fn *fn;
@@ -70,6 +71,7 @@ int hwt_perf_cs_etm_packets(const struct hwt_perf_cs_etm_cpu *c, const uint8_t *
 			    size_t size, hwt_perf_cs_etm_packet_fn *fn, void *context)
 {
 	struct walk w = { fn, context, 0, HWT_CS_ETM_PKT_OTHER, 0, 0, 0 };
+	const struct hwt_opencsd *ocsd = hwt_opencsd();
 	ocsd_etmv4_cfg v4;
 	unsigned char csid = 0;
 	dcd_tree_handle_t tree;
@@ -78,7 +80,9 @@ int hwt_perf_cs_etm_packets(const struct hwt_perf_cs_etm_cpu *c, const uint8_t *
 
 	if (!c || !fn || (!buf && size) || c->kind == HWT_CS_ETMV3)
 		return -hpf_invalid;
-	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	if (!ocsd)
+		return -hpf_opencsd;
+	tree = ocsd->create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
 	if (!tree)
 		return -hpf_nomem;
 	/*
@@ -95,25 +99,25 @@ int hwt_perf_cs_etm_packets(const struct hwt_perf_cs_etm_cpu *c, const uint8_t *
 	v4.reg_traceidr = (uint32_t)c->trctraceidr;
 	v4.arch_ver = ARCH_V8;
 	v4.core_prof = profile_CortexA;
-	err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC,
+	err = ocsd->dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC,
 				     &v4, &csid);
 	if (err == OCSD_OK)
-		err = ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
+		err = ocsd->dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
 						     (void *)packet, &w);
 	if (err != OCSD_OK) {
-		ocsd_destroy_dcd_tree(tree);
+		ocsd->destroy_dcd_tree(tree);
 		return err == OCSD_ERR_MEM ? -hpf_nomem : -hpf_invalid;
 	}
 	while (at < size && !w.stop) {
 		uint32_t used = 0;
 		size_t chunk = size - at > 0x10000 ? 0x10000 : size - at;
-		ocsd_datapath_resp_t resp = ocsd_dt_process_data(tree, OCSD_OP_DATA,
+		ocsd_datapath_resp_t resp = ocsd->dt_process_data(tree, OCSD_OP_DATA,
 								 (ocsd_trc_index_t)at,
 								 (uint32_t)chunk, buf + at, &used);
 
 		if (OCSD_DATA_RESP_IS_FATAL(resp) && !w.stop) {
 			/* Past the bytes it could not take, as the decoder does. */
-			ocsd_dt_process_data(tree, OCSD_OP_RESET, (ocsd_trc_index_t)(at + used), 0,
+			ocsd->dt_process_data(tree, OCSD_OP_RESET, (ocsd_trc_index_t)(at + used), 0,
 					     NULL, NULL);
 			if (!used)
 				used = 1;
@@ -121,8 +125,8 @@ int hwt_perf_cs_etm_packets(const struct hwt_perf_cs_etm_cpu *c, const uint8_t *
 		at += used ? used : chunk;
 	}
 	if (!w.stop)
-		ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+		ocsd->dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
 	hand_on(&w, size);
-	ocsd_destroy_dcd_tree(tree);
+	ocsd->destroy_dcd_tree(tree);
 	return w.stop;
 }

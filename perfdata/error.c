@@ -1,4 +1,5 @@
 /* Error codes of the perf.data library and the names of record types. */
+#include "hwt_opencsd.h"
 #include "hwt_perfdata.h"
 
 const char *hwt_perf_errstr(int code)
@@ -20,6 +21,7 @@ const char *hwt_perf_errstr(int code)
 	case hpf_compressed:  return "compressed records do not decompress";
 	case hpf_eos:         return "end of records";
 	case hpf_no_feature:  return "no such feature section";
+	case hpf_opencsd:     return "OpenCSD (" HWT_OPENCSD_LIBRARY ") cannot be loaded";
 	}
 	return "unknown error";
 }

@@ -108,8 +108,9 @@ const char *hwt_perf_cs_etm_kind_name(enum hwt_cs_etm_kind kind);
  * a Timestamp packet the timestamp it gives (the bits it carries over the
  * ones before). HWT_CS_ETM_PKT_BAD stands for bytes that are no packet
  * (before the first A-Sync, a bad or reserved header, cut by the end).
- * fn returns 0 to go on. Returns 0, fn's non-zero value, -hpf_nomem, or
- * -hpf_invalid when OpenCSD refuses the configuration.
+ * fn returns 0 to go on. Returns 0, fn's non-zero value, -hpf_nomem,
+ * -hpf_invalid when OpenCSD refuses the configuration, or -hpf_opencsd
+ * when it cannot be loaded (hwt_opencsd.h).
  */
 enum hwt_cs_etm_packet {
 	HWT_CS_ETM_PKT_OTHER,

@@ -41,6 +41,7 @@ enum hwt_perf_error {
 	hpf_compressed,   /* compressed records that do not decompress */
 	hpf_eos,          /* no more records */
 	hpf_no_feature,   /* the file has no such feature section */
+	hpf_opencsd,      /* OpenCSD cannot be loaded (hwt_opencsd_error says why) */
 };
 
 /* A human readable string for an error code (negative or not). */

@@ -314,7 +314,9 @@ int hwt_import_etm_split(struct import *im, struct iqueue *q)
 		}
 	}
 	if (err || im->nomem) {
-		err = im->nomem || err == -hpf_nomem ? -hie_nomem : -hie_internal;
+		err = im->nomem || err == -hpf_nomem ? -hie_nomem
+		      : err == -hpf_opencsd	       ? -hie_opencsd
+						       : -hie_internal;
 		goto out;
 	}
 	if (c.unsynced) {

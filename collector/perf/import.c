@@ -5,6 +5,7 @@
  * streams (split.c) and writes the bundle (bundle.c).
  */
 #include "import_int.h"
+#include "hwt_opencsd.h"
 #include "hwt_perf_intel_pt.h"
 
 #include <errno.h>
@@ -26,6 +27,8 @@ const char *hwt_perf_import_errstr(int code)
 	case hie_perf_data: return "the perf.data file cannot be read";
 	case hie_no_trace:  return "no Intel PT or CoreSight ETM trace in the perf.data file";
 	case hie_exists:    return "the bundle directory exists and is not empty";
+	case hie_opencsd:   return "CoreSight ETM trace needs OpenCSD (" HWT_OPENCSD_LIBRARY
+				   "), which cannot be loaded";
 	}
 	return "unknown error";
 }

@@ -10,8 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <opencsd/c_api/opencsd_c_api.h>
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
+
+#include "hwt_opencsd.h"
 
 /*
  * OpenCSD 1.3 has one error logger for all its decode trees, and making a
@@ -32,7 +33,8 @@ typedef void hwt_etm_packet_fn(void *context, uint64_t offset, const ocsd_etmv4_
 /*
  * Calls fn for each packet of map[0, size) under cfg. After a packet the
  * processor cannot pass it starts again one byte on, at the next A-Sync.
- * 0, or -1 when OpenCSD could not be set up.
+ * 0, or -1 when OpenCSD could not be set up (hwt_opencsd() is NULL when it
+ * cannot be loaded).
  */
 int hwt_etm_packets(const ocsd_etmv4_cfg *cfg, const uint8_t *map, size_t size,
 		    hwt_etm_packet_fn *fn, void *context);

@@ -31,7 +31,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <opencsd/c_api/opencsd_c_api.h>
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
 
 #include "decode_int.h"
@@ -234,9 +233,9 @@ static uint32_t read_code(const void *context, const ocsd_vaddr_t address,
 /* (Re)attaches the memory callback: OpenCSD drops what it read through the old one. */
 static int attach_memory(struct etm_ctx *s)
 {
-	ocsd_dt_remove_mem_acc(s->tree, 0, OCSD_MEM_SPACE_ANY);
+	hwt_opencsd()->dt_remove_mem_acc(s->tree, 0, OCSD_MEM_SPACE_ANY);
 	s->last_map = NULL;
-	return ocsd_dt_add_callback_mem_acc(s->tree, 0, ~(ocsd_vaddr_t)0, OCSD_MEM_SPACE_ANY,
+	return hwt_opencsd()->dt_add_callback_mem_acc(s->tree, 0, ~(ocsd_vaddr_t)0, OCSD_MEM_SPACE_ANY,
 					    read_code, s) == OCSD_OK ? 0 : -1;
 }
 
@@ -522,15 +521,15 @@ static struct etm_tree *tree_make(const ocsd_etmv4_cfg *cfg)
 		return NULL;
 	t->cfg = *cfg;
 	hwt_etm_ocsd_quiet();
-	t->tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	t->tree = hwt_opencsd()->create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
 	if (!t->tree ||
-	    ocsd_dt_create_decoder(t->tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER,
+	    hwt_opencsd()->dt_create_decoder(t->tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER,
 				   &t->cfg, &csid) != OCSD_OK ||
-	    ocsd_dt_set_gen_elem_outfn(t->tree, element, t) != OCSD_OK ||
-	    ocsd_dt_attach_packet_callback(t->tree, csid, OCSD_C_API_CB_PKT_MON, (void *)packet,
+	    hwt_opencsd()->dt_set_gen_elem_outfn(t->tree, element, t) != OCSD_OK ||
+	    hwt_opencsd()->dt_attach_packet_callback(t->tree, csid, OCSD_C_API_CB_PKT_MON, (void *)packet,
 					   t) != OCSD_OK) {
 		if (t->tree)
-			ocsd_destroy_dcd_tree(t->tree);
+			hwt_opencsd()->destroy_dcd_tree(t->tree);
 		free(t);
 		return NULL;
 	}
@@ -555,13 +554,13 @@ static struct etm_tree *tree_get(struct etm_ctx *s)
 		t->ctx = s;
 	pthread_mutex_unlock(&hwt_etm_ocsd_lock);
 	if (t)
-		ocsd_dt_process_data(t->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+		hwt_opencsd()->dt_process_data(t->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
 	return t;
 }
 
 static void tree_put(struct etm_tree *t)
 {
-	ocsd_dt_remove_mem_acc(t->tree, 0, OCSD_MEM_SPACE_ANY);
+	hwt_opencsd()->dt_remove_mem_acc(t->tree, 0, OCSD_MEM_SPACE_ANY);
 	pthread_mutex_lock(&hwt_etm_ocsd_lock);
 	t->ctx = NULL;
 	pthread_mutex_unlock(&hwt_etm_ocsd_lock);
@@ -578,7 +577,7 @@ static int feed(struct etm_ctx *s, const uint8_t *buf, size_t at, size_t n)
 	while (n) {
 		uint32_t used = 0;
 		ocsd_datapath_resp_t resp =
-			ocsd_dt_process_data(s->tree, OCSD_OP_DATA, (ocsd_trc_index_t)at,
+			hwt_opencsd()->dt_process_data(s->tree, OCSD_OP_DATA, (ocsd_trc_index_t)at,
 					     (uint32_t)n, buf + at, &used);
 
 		while (!s->nomem && OCSD_DATA_RESP_IS_WAIT(resp)) {
@@ -587,14 +586,14 @@ static int feed(struct etm_ctx *s, const uint8_t *buf, size_t at, size_t n)
 				if (attach_memory(s) < 0)
 					return -1;
 			}
-			resp = ocsd_dt_process_data(s->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
+			resp = hwt_opencsd()->dt_process_data(s->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
 		}
 		if (s->nomem)
 			return -1;
 		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
 			error_at(s, at + used, -OCSD_ERR_DATA_DECODE_FATAL, 0, NULL,
 				 "the decoder could not go on");
-			ocsd_dt_process_data(s->tree, OCSD_OP_RESET, (ocsd_trc_index_t)(at + used), 0,
+			hwt_opencsd()->dt_process_data(s->tree, OCSD_OP_RESET, (ocsd_trc_index_t)(at + used), 0,
 					     NULL, NULL);
 			if (!used)
 				used = 1; /* the byte it stopped at goes */
@@ -673,7 +672,7 @@ static void feed_stream(struct etm_ctx *s, const uint8_t *buf, size_t size)
 				 "a packet of speculative trace from a trace unit that does not "
 				 "trace speculatively (TRCIDR8.MAXSPEC 0)");
 			at++;
-			ocsd_dt_process_data(s->tree, OCSD_OP_RESET, (ocsd_trc_index_t)at, 0, NULL,
+			hwt_opencsd()->dt_process_data(s->tree, OCSD_OP_RESET, (ocsd_trc_index_t)at, 0, NULL,
 					     NULL);
 			next++;
 		}
@@ -690,6 +689,11 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	size_t size;
 	uint8_t *buf;
 
+	if (!hwt_opencsd()) {
+		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
+				"not decoded: ETMv4 trace needs OpenCSD (%s)", hwt_opencsd_error());
+		return 0;
+	}
 	s.d = d;
 	s.stream = stream;
 	s.space = space;
@@ -713,7 +717,7 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	}
 	feed_stream(&s, buf, size);
 	if (!s.nomem)
-		ocsd_dt_process_data(s.tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+		hwt_opencsd()->dt_process_data(s.tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
 	error_resolved(&s, size, 1);
 	/* A stream starts with an A-Sync: anything before the first one is lost. */
 	if (!s.synced || s.first_sync) {

@@ -25,7 +25,7 @@ static void packet(void *context, uint64_t offset, const ocsd_etmv4_i_pkt *p)
 	struct listing *l = context;
 	char text[512];
 
-	if (ocsd_pkt_str(OCSD_PROTOCOL_ETMV4I, p, text, (int)sizeof(text)) != OCSD_OK)
+	if (hwt_opencsd()->pkt_str(OCSD_PROTOCOL_ETMV4I, p, text, (int)sizeof(text)) != OCSD_OK)
 		snprintf(text, sizeof(text), "(packet type 0x%x)", (unsigned)p->type);
 	fprintf(l->out, "  0x%08" PRIx64 " %s\n", offset, text);
 	switch (p->type) {
@@ -51,6 +51,12 @@ int hwt_dump_etm_packets(FILE *out, struct hwt_bundle *bundle, const char *path,
 	ocsd_etmv4_cfg cfg;
 
 	hwt_etm_config(bundle, &cfg);
+	if (!hwt_opencsd()) {
+		hwt_bundle_diag_add(bundle, hwt_diag_stream, path, -1,
+				    "packets not listed: ETMv4 trace needs OpenCSD (%s)",
+				    hwt_opencsd_error());
+		return 1;
+	}
 	if (hwt_etm_packets(&cfg, map, size, packet, &l) < 0)
 		return -1;
 	return l.problems;

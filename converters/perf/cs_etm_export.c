@@ -100,7 +100,9 @@ int hwt_xport_etm_stream(const struct xport *x, const struct xport_image *im,
 	int err = hwt_perf_cs_etm_packets(&x->etm_unit, buf, size, on_packet, &w);
 
 	if (err)
-		return err == -hpf_nomem ? -hxe_nomem : -hxe_internal;
+		return err == -hpf_nomem     ? -hxe_nomem
+		       : err == -hpf_opencsd ? -hxe_opencsd
+					     : -hxe_internal;
 	if (out)
 		memcpy(out + w.at, buf + w.done, size - w.done);
 	w.at += size - w.done;

@@ -8,6 +8,7 @@
  * one-CPU form, all the AUX data first).
  */
 #include "export_int.h"
+#include "hwt_opencsd.h"
 #include "hwt_perf_intel_pt.h"
 
 #include <errno.h>
@@ -51,6 +52,8 @@ const char *hwt_perf_export_errstr(int code)
 	case hxe_mixed:    return "the bundle holds Intel PT and ETMv4 streams: a perf.data "
 				  "file holds one kind";
 	case hxe_one_cpu:  return "the one-CPU form is for Intel PT streams";
+	case hxe_opencsd:  return "ETMv4 streams need OpenCSD (" HWT_OPENCSD_LIBRARY
+				  "), which cannot be loaded";
 	}
 	return "unknown error";
 }

@@ -46,6 +46,7 @@ enum hwt_perf_export_error {
 	hxe_clock,       /* the bundle's times do not fit perf's 56-bit TSC */
 	hxe_mixed,       /* Intel PT and ETMv4 streams: a perf.data holds one kind */
 	hxe_one_cpu,     /* the one-CPU form of ETMv4 streams (it is Intel PT's) */
+	hxe_opencsd,     /* ETMv4 streams, and OpenCSD cannot be loaded */
 };
 
 const char *hwt_perf_export_errstr(int code);

@@ -104,6 +104,9 @@ def main():
     missing = sorted(w for w in wanted if w not in depends and not w.startswith('libasan') and
                      not w.startswith('libubsan'))
     check(not missing, 'Depends lacks %s (the libraries the commands link)' % missing)
+    # and those they load when first needed (perfdata/hwt_opencsd.h, converters/stacks/util.c)
+    for loaded in ('libopencsd1', 'libstdc++6'):
+        check(loaded in depends, 'Depends lacks %s (a library the commands load)' % loaded)
     vg = run(['dpkg-query', '-W', '-f=${Version}', 'valgrind']).stdout
     upstream = re.match(r'^(\d+:)?[\d.]+', vg).group(0)
     check('valgrind (>= %s)' % upstream in fields['Depends'],
