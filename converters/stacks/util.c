@@ -2,6 +2,8 @@
  * Small things the stacks library's files share: error strings, weight
  * names, number formatting and escaping for the writers.
  */
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,16 +89,35 @@ void hwt_stacks_put_escaped(FILE *out, const char *s, int json)
 	}
 }
 
-/* libstdc++'s demangler (the Itanium C++ ABI's), with C linkage. */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status);
+/*
+ * libstdc++'s demangler (the Itanium C++ ABI's, with C linkage), loaded the
+ * first time a name needs it: linked, libstdc++ was loaded and relocated
+ * at the start of every hwt command (0.5 ms), though only flame graphs
+ * of C++ programs demangle.
+ */
+typedef char *cxa_demangle_fn(const char *mangled, char *out, size_t *length, int *status);
+static cxa_demangle_fn *cxa_demangle;
+static pthread_once_t demangler_once = PTHREAD_ONCE_INIT;
+
+static void demangler_load(void)
+{
+	/* Never closed: its strings are freed with free(). */
+	void *library = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+	void *symbol = library ? dlsym(library, "__cxa_demangle") : NULL;
+
+	memcpy(&cxa_demangle, &symbol, sizeof(symbol)); /* (as POSIX gives dlsym's functions) */
+}
 
 char *hwt_stacks_demangle(const char *name)
 {
 	int status = -1;
 	char *d = NULL;
 
-	if (name[0] == '_' && name[1] == 'Z')
-		d = __cxa_demangle(name, NULL, NULL, &status);
+	if (name[0] == '_' && name[1] == 'Z') {
+		pthread_once(&demangler_once, demangler_load);
+		if (cxa_demangle) /* else the names stay mangled */
+			d = cxa_demangle(name, NULL, NULL, &status);
+	}
 	if (d && status == 0)
 		return d;
 	free(d);

@@ -128,6 +128,8 @@ longjmp)
 	grep -q "[1-9][0-9]* unwinds" x.err || fail "no unwinds seen: $(cat x.err)"
 	has x.folded ';main;'
 	hasnt x.folded '\[unknown\]'
+	# C++ names demangled (libstdc++'s demangler, loaded when first needed)
+	has x.folded ';\(anonymous namespace\)::level1\(int, std::vector<int, std::allocator<int> >&, int&\);'
 	echo "ok: longjmp (descend at most $n deep) and exceptions cut the stack back"
 	;;
 signal)
