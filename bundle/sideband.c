@@ -30,9 +30,12 @@ struct hwt_sideband {
 	size_t argv_cap;
 	char error[256];
 	/* The file's stdio buffer: given, stdio does not fstat the file to size
-	   one (a decode opens each process's sideband twice). */
-	char io[8192];
+	   one. Allocated when a file is first opened: a reader of bytes in
+	   memory (a decode's of each process image) needs none. */
+	char *io;
 };
+
+#define IO_SIZE 8192
 
 struct hwt_sideband *hwt_sideband_alloc(void)
 {
@@ -63,6 +66,7 @@ void hwt_sideband_free(struct hwt_sideband *sb)
 	sideband_close(sb);
 	free(sb->argv);
 	free(sb->buf);
+	free(sb->io);
 	free(sb);
 }
 
@@ -75,9 +79,11 @@ int hwt_sideband_open_range(struct hwt_sideband *sb, const char *path, uint64_t 
 	sb->path = strdup(path);
 	if (!sb->path)
 		return -hbe_nomem;
+	if (!sb->io && !(sb->io = malloc(IO_SIZE)))
+		return -hbe_nomem;
 	sb->file = fopen(path, "rb");
 	if (sb->file)
-		(void)setvbuf(sb->file, sb->io, _IOFBF, sizeof(sb->io));
+		(void)setvbuf(sb->file, sb->io, _IOFBF, IO_SIZE);
 	if (!sb->file || (offset && fseeko(sb->file, (off_t)offset, SEEK_SET) != 0)) {
 		snprintf(sb->error, sizeof(sb->error), "%s", strerror(errno));
 		sb->status = -hbe_io;
