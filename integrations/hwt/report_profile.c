@@ -99,7 +99,7 @@ int hwt_report_profile_main(int argc, char **argv)
 			" bytes skipped), %" PRIu64 " overflows; edge decoder: %" PRIu64
 			" streams, %" PRIu64 " handed to libipt, %" PRIu64 " parts on threads of their own, %"
 			PRIu64 " decoded again, %" PRIu64 " split off for idle threads, %" PRIu64
-			" walked again to take counts back; decoded in %.3f s\n",
+			" walked again to take counts back; decoded in %.4f s\n",
 			stats.streams, stats.trace_bytes, stats.blocks, stats.insns, stats.errors,
 			stats.error_bytes, stats.overflows, stats.edge_streams, stats.edge_fallbacks,
 			stats.edge_segments, stats.edge_redecoded, stats.edge_split_off,

@@ -90,7 +90,7 @@ compare() {
 		split_off_total=$((split_off_total + ${o:-0}))
 	done
 	line=$(grep "edge decoder:" "$1.edge.err") || fail "$1: no stats line"
-	echo "$line" | grep -Eq '; decoded in [0-9]+\.[0-9]{3} s$' ||
+	echo "$line" | grep -Eq '; decoded in [0-9]+\.[0-9]{4} s$' ||
 		fail "$1: no decode time in the stats line: $line"
 	e=$(echo "$line" | sed 's/.*edge decoder: \([0-9]*\) streams, \([0-9]*\) handed.*/\1/')
 	f=$(echo "$line" | sed 's/.*edge decoder: \([0-9]*\) streams, \([0-9]*\) handed.*/\2/')
