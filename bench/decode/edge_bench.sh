@@ -11,10 +11,11 @@
 # Targets (issue 15): edge >= 10x the bare loop, single thread; 2 threads
 # (-j2: a stream split at PSBs, converters/decode/edge) >= 1.8x one, a
 # gain in wall seconds: the least of -j1 and of -j2 over runs taken in
-# turns, and the median of the ratios of each pair, which only mean
-# something on an idle machine; of the whole command and of the decode
-# alone (--stats), since a short trace's command spends a fixed ~12 ms
-# starting, opening the bundle and writing the profile (docs/decode.md).
+# turns, and the median of the ratios of each pair (steadier on a shared
+# host, where the least favours -j1: it needs one quiet CPU, -j2 two); of
+# the whole command and of the decode alone (--stats), since a short
+# trace's command spends a fixed ~6 ms starting, opening the bundle,
+# writing the profile and exiting (docs/decode.md).
 #
 # usage: edge_bench.sh BUILD_DIR [TRACE...]   (default: interp doc suite)
 # RUNS=N (default 3) runs per figure; KEEP=DIR keeps the bundles in DIR.
