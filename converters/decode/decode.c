@@ -302,15 +302,15 @@ void hwt_stream_bytes_done(struct hwt_decoder *d, uint8_t *bytes, size_t size)
 
 void *hwt_table_calloc_huge(size_t size)
 {
-	size_t len = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	size_t align = size < HUGE_PAGE ? 64 : HUGE_PAGE;
+	size_t len = (size + align - 1) & ~(align - 1);
 	void *p = NULL;
 
-	if (size < HUGE_PAGE)
-		return hwt_table_calloc(size, 1);
-	if (posix_memalign(&p, HUGE_PAGE, len))
+	if (posix_memalign(&p, align, len))
 		return NULL;
-	(void)madvise(p, len, MADV_HUGEPAGE); /* a hint: small pages else */
-	memset(p, 0, len); /* (the heap's memory need not be zero) */
+	if (align == HUGE_PAGE)
+		(void)madvise(p, len, MADV_HUGEPAGE); /* a hint: small pages else */
+	memset(p, 0, len); /* zero (the heap's need not be), every page faulted in */
 	return p;
 }
 
