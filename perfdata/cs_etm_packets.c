@@ -100,10 +100,10 @@ int hwt_perf_cs_etm_packets(const struct hwt_perf_cs_etm_cpu *c, const uint8_t *
 	v4.arch_ver = ARCH_V8;
 	v4.core_prof = profile_CortexA;
 	err = ocsd->dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC,
-				     &v4, &csid);
+				      &v4, &csid);
 	if (err == OCSD_OK)
 		err = ocsd->dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
-						     (void *)packet, &w);
+						      (void *)packet, &w);
 	if (err != OCSD_OK) {
 		ocsd->destroy_dcd_tree(tree);
 		return err == OCSD_ERR_MEM ? -hpf_nomem : -hpf_invalid;
@@ -112,13 +112,13 @@ int hwt_perf_cs_etm_packets(const struct hwt_perf_cs_etm_cpu *c, const uint8_t *
 		uint32_t used = 0;
 		size_t chunk = size - at > 0x10000 ? 0x10000 : size - at;
 		ocsd_datapath_resp_t resp = ocsd->dt_process_data(tree, OCSD_OP_DATA,
-								 (ocsd_trc_index_t)at,
-								 (uint32_t)chunk, buf + at, &used);
+								  (ocsd_trc_index_t)at,
+								  (uint32_t)chunk, buf + at, &used);
 
 		if (OCSD_DATA_RESP_IS_FATAL(resp) && !w.stop) {
 			/* Past the bytes it could not take, as the decoder does. */
 			ocsd->dt_process_data(tree, OCSD_OP_RESET, (ocsd_trc_index_t)(at + used), 0,
-					     NULL, NULL);
+					      NULL, NULL);
 			if (!used)
 				used = 1;
 		}

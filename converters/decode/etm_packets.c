@@ -43,9 +43,9 @@ int hwt_etm_packets(const ocsd_etmv4_cfg *cfg, const uint8_t *map, size_t size,
 	tree = ocsd->create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
 	if (!tree ||
 	    ocsd->dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC,
-				   &config, &csid) != OCSD_OK ||
+				    &config, &csid) != OCSD_OK ||
 	    ocsd->dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK, (void *)packet,
-					   &w) != OCSD_OK) {
+					    &w) != OCSD_OK) {
 		if (tree)
 			ocsd->destroy_dcd_tree(tree);
 		pthread_mutex_unlock(&hwt_etm_ocsd_lock);
@@ -60,11 +60,11 @@ int hwt_etm_packets(const ocsd_etmv4_cfg *cfg, const uint8_t *map, size_t size,
 		if (n > UINT32_MAX)
 			n = UINT32_MAX;
 		resp = ocsd->dt_process_data(tree, OCSD_OP_DATA, (ocsd_trc_index_t)at, (uint32_t)n,
-					    map + at, &used);
+					     map + at, &used);
 		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
 			/* A bad packet it will not pass: start again after it. */
 			ocsd->dt_process_data(tree, OCSD_OP_RESET, (ocsd_trc_index_t)(at + used), 0,
-					     NULL, NULL);
+					      NULL, NULL);
 			if (!used)
 				used = 1;
 		}

@@ -55,6 +55,7 @@ struct etm_tree {
 };
 
 struct etm_ctx {
+	const struct hwt_opencsd *ocsd; /* loaded: etm_decode checks */
 	struct hwt_decoder *d;
 	const struct hwt_bundle_stream *stream;
 	struct hwt_space *space;
@@ -233,10 +234,10 @@ static uint32_t read_code(const void *context, const ocsd_vaddr_t address,
 /* (Re)attaches the memory callback: OpenCSD drops what it read through the old one. */
 static int attach_memory(struct etm_ctx *s)
 {
-	hwt_opencsd()->dt_remove_mem_acc(s->tree, 0, OCSD_MEM_SPACE_ANY);
+	s->ocsd->dt_remove_mem_acc(s->tree, 0, OCSD_MEM_SPACE_ANY);
 	s->last_map = NULL;
-	return hwt_opencsd()->dt_add_callback_mem_acc(s->tree, 0, ~(ocsd_vaddr_t)0, OCSD_MEM_SPACE_ANY,
-					    read_code, s) == OCSD_OK ? 0 : -1;
+	return s->ocsd->dt_add_callback_mem_acc(s->tree, 0, ~(ocsd_vaddr_t)0, OCSD_MEM_SPACE_ANY,
+						read_code, s) == OCSD_OK ? 0 : -1;
 }
 
 /* Applies the records up to time: the blocks of the old epoch are not found
@@ -512,7 +513,7 @@ static void packet(const void *context, const ocsd_datapath_op_t op, const ocsd_
  */
 static struct etm_tree *trees;
 
-static struct etm_tree *tree_make(const ocsd_etmv4_cfg *cfg)
+static struct etm_tree *tree_make(const struct hwt_opencsd *ocsd, const ocsd_etmv4_cfg *cfg)
 {
 	struct etm_tree *t = calloc(1, sizeof(*t));
 	unsigned char csid = 0;
@@ -521,15 +522,15 @@ static struct etm_tree *tree_make(const ocsd_etmv4_cfg *cfg)
 		return NULL;
 	t->cfg = *cfg;
 	hwt_etm_ocsd_quiet();
-	t->tree = hwt_opencsd()->create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	t->tree = ocsd->create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
 	if (!t->tree ||
-	    hwt_opencsd()->dt_create_decoder(t->tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER,
-				   &t->cfg, &csid) != OCSD_OK ||
-	    hwt_opencsd()->dt_set_gen_elem_outfn(t->tree, element, t) != OCSD_OK ||
-	    hwt_opencsd()->dt_attach_packet_callback(t->tree, csid, OCSD_C_API_CB_PKT_MON, (void *)packet,
-					   t) != OCSD_OK) {
+	    ocsd->dt_create_decoder(t->tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_FULL_DECODER,
+				    &t->cfg, &csid) != OCSD_OK ||
+	    ocsd->dt_set_gen_elem_outfn(t->tree, element, t) != OCSD_OK ||
+	    ocsd->dt_attach_packet_callback(t->tree, csid, OCSD_C_API_CB_PKT_MON, (void *)packet,
+					    t) != OCSD_OK) {
 		if (t->tree)
-			hwt_opencsd()->destroy_dcd_tree(t->tree);
+			ocsd->destroy_dcd_tree(t->tree);
 		free(t);
 		return NULL;
 	}
@@ -546,7 +547,7 @@ static struct etm_tree *tree_get(struct etm_ctx *s)
 	pthread_mutex_lock(&hwt_etm_ocsd_lock);
 	for (t = trees; t && (t->ctx || memcmp(&t->cfg, &cfg, sizeof(cfg))); t = t->next)
 		;
-	if (!t && (t = tree_make(&cfg)) != NULL) {
+	if (!t && (t = tree_make(s->ocsd, &cfg)) != NULL) {
 		t->next = trees;
 		trees = t;
 	}
@@ -554,13 +555,13 @@ static struct etm_tree *tree_get(struct etm_ctx *s)
 		t->ctx = s;
 	pthread_mutex_unlock(&hwt_etm_ocsd_lock);
 	if (t)
-		hwt_opencsd()->dt_process_data(t->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+		s->ocsd->dt_process_data(t->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
 	return t;
 }
 
-static void tree_put(struct etm_tree *t)
+static void tree_put(struct etm_ctx *s, struct etm_tree *t)
 {
-	hwt_opencsd()->dt_remove_mem_acc(t->tree, 0, OCSD_MEM_SPACE_ANY);
+	s->ocsd->dt_remove_mem_acc(t->tree, 0, OCSD_MEM_SPACE_ANY);
 	pthread_mutex_lock(&hwt_etm_ocsd_lock);
 	t->ctx = NULL;
 	pthread_mutex_unlock(&hwt_etm_ocsd_lock);
@@ -577,8 +578,8 @@ static int feed(struct etm_ctx *s, const uint8_t *buf, size_t at, size_t n)
 	while (n) {
 		uint32_t used = 0;
 		ocsd_datapath_resp_t resp =
-			hwt_opencsd()->dt_process_data(s->tree, OCSD_OP_DATA, (ocsd_trc_index_t)at,
-					     (uint32_t)n, buf + at, &used);
+			s->ocsd->dt_process_data(s->tree, OCSD_OP_DATA, (ocsd_trc_index_t)at,
+						 (uint32_t)n, buf + at, &used);
 
 		while (!s->nomem && OCSD_DATA_RESP_IS_WAIT(resp)) {
 			if (s->epoch_change) {
@@ -586,15 +587,15 @@ static int feed(struct etm_ctx *s, const uint8_t *buf, size_t at, size_t n)
 				if (attach_memory(s) < 0)
 					return -1;
 			}
-			resp = hwt_opencsd()->dt_process_data(s->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
+			resp = s->ocsd->dt_process_data(s->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
 		}
 		if (s->nomem)
 			return -1;
 		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
 			error_at(s, at + used, -OCSD_ERR_DATA_DECODE_FATAL, 0, NULL,
 				 "the decoder could not go on");
-			hwt_opencsd()->dt_process_data(s->tree, OCSD_OP_RESET, (ocsd_trc_index_t)(at + used), 0,
-					     NULL, NULL);
+			s->ocsd->dt_process_data(s->tree, OCSD_OP_RESET, (ocsd_trc_index_t)(at + used),
+						 0, NULL, NULL);
 			if (!used)
 				used = 1; /* the byte it stopped at goes */
 		}
@@ -672,8 +673,8 @@ static void feed_stream(struct etm_ctx *s, const uint8_t *buf, size_t size)
 				 "a packet of speculative trace from a trace unit that does not "
 				 "trace speculatively (TRCIDR8.MAXSPEC 0)");
 			at++;
-			hwt_opencsd()->dt_process_data(s->tree, OCSD_OP_RESET, (ocsd_trc_index_t)at, 0, NULL,
-					     NULL);
+			s->ocsd->dt_process_data(s->tree, OCSD_OP_RESET, (ocsd_trc_index_t)at, 0, NULL,
+						 NULL);
 			next++;
 		}
 		hwt_decode_progress(s->d, s->d->done_bytes + at);
@@ -689,7 +690,8 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	size_t size;
 	uint8_t *buf;
 
-	if (!hwt_opencsd()) {
+	s.ocsd = hwt_opencsd();
+	if (!s.ocsd) {
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
 				"not decoded: ETMv4 trace needs OpenCSD (%s)", hwt_opencsd_error());
 		return 0;
@@ -717,7 +719,7 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	}
 	feed_stream(&s, buf, size);
 	if (!s.nomem)
-		hwt_opencsd()->dt_process_data(s.tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+		s.ocsd->dt_process_data(s.tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
 	error_resolved(&s, size, 1);
 	/* A stream starts with an A-Sync: anything before the first one is lost. */
 	if (!s.synced || s.first_sync) {
@@ -753,7 +755,7 @@ out:
 				"%" PRIu64 " decoded ranges do not match the code in the image files "
 				"and were not counted, e.g. %s", s.bad_blocks, s.bad_example);
 	if (s.pool)
-		tree_put(s.pool);
+		tree_put(&s, s.pool);
 	free(s.known);
 	hwt_hash_index_free(&s.index);
 	hwt_flow_resume_fini(&s.resume);
