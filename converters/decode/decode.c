@@ -614,6 +614,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		w->par = &par;
 		/* The threads the images leave go to their streams. */
 		w->split = all / jobs;
+		w->pool_parts = jobs;
 		/* The first counts into the caller's profile, which nothing
 		   else reads or writes until the join: one merge less. */
 		w->profile = i ? hwt_decoder_profile_like(d) : d->profile;

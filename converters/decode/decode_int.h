@@ -87,6 +87,7 @@ struct hwt_decoder {
 	struct hwt_diag_list *diags; /* of the process image being decoded */
 	uint64_t reported;       /* bytes of done_bytes added to par's count */
 	unsigned split;          /* threads for one stream (edge decoder); 0 or 1: one */
+	unsigned pool_parts;     /* parts its edge pool keeps counts in (hwt_edge_pool_part) */
 	struct hwt_code_cache *code; /* this thread's (code_cache.c); NULL: empty */
 	struct hwt_edge_pool *edge_pool; /* this thread's counts not yet in profile (edge/) */
 	struct hwt_edge_layouts *edge_layouts; /* this thread's tables by layout (edge/) */

@@ -21,7 +21,10 @@
  * own code is mapped), so their pools hold the same blocks: at their end
  * each worker takes one part of every pool, by block address
  * (hwt_edge_pool_part), and turns that into profile counts, so that a
- * block is turned once, by one worker.
+ * block is turned once, by one worker. A worker's pool keeps its counts
+ * in those parts from the start (hwt_decoder.pool_parts): a worker keeps
+ * its own part's table and adds the other pools' tables of that part to
+ * it, instead of reading every pool whole into a new table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +45,48 @@ struct layout {
 	uint64_t hash;
 };
 
-struct hwt_edge_pool {
-	struct hwt_profile *profile; /* the one counted for */
+/* Counts of one part of a pool. */
+struct pool_table {
 	struct pooled *slots;        /* open addressing, at most half full */
 	size_t mask, used;
+};
+
+struct hwt_edge_pool {
+	struct hwt_profile *profile; /* the one counted for */
+	struct pool_table *tables;   /* by count_part, parts of them */
+	unsigned parts;
+	size_t used;                 /* counts in all tables */
 	struct layout *layouts;
 	size_t layout_count, layout_capacity;
 	struct hwt_pt_crossing *crossings; /* epochs are layouts */
 	size_t crossing_count, crossing_capacity;
 };
+
+/* Which of parts parts the count c is in: by its block, so that the same
+   block of every pool is in the same part. */
+static unsigned count_part(const struct hwt_pt_block_count *c, unsigned parts)
+{
+	uint64_t h = c->ip * 0x9e3779b97f4a7c15ull;
+
+	return (unsigned)((h ^ h >> 32) % parts);
+}
+
+/* An empty pool for profile, its counts in parts tables. */
+static struct hwt_edge_pool *pool_alloc(struct hwt_profile *profile, unsigned parts)
+{
+	struct hwt_edge_pool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->parts = parts ? parts : 1;
+	p->tables = calloc(p->parts, sizeof(*p->tables));
+	if (!p->tables) {
+		free(p);
+		return NULL;
+	}
+	p->profile = profile;
+	return p;
+}
 
 /* The index of e's layout, added when new; -1 when out of memory. A
    stream has a few epochs and a pool a few layouts, so a scan does. */
@@ -87,15 +123,22 @@ static size_t pooled_slot(const struct hwt_pt_block_count *c, uint32_t layout, s
 	return (size_t)(h ^ h >> 29) & mask;
 }
 
-static int slots_grow(struct hwt_edge_pool *p)
+/* A pool's tables start with this many slots in all. */
+#define POOL_SLOTS 16384u
+
+static int slots_grow(struct pool_table *t, unsigned parts)
 {
-	size_t size = p->slots ? 2 * (p->mask + 1) : 16384;
-	struct pooled *slots = hwt_table_calloc(size, sizeof(*slots));
+	size_t size = t->slots ? 2 * (t->mask + 1) : POOL_SLOTS;
+	struct pooled *slots;
+
+	while (!t->slots && size > 1024 && size * parts > POOL_SLOTS)
+		size /= 2; /* a power of two */
+	slots = hwt_table_calloc(size, sizeof(*slots));
 
 	if (!slots)
 		return -1;
-	for (size_t k = 0; p->slots && k <= p->mask; k++) {
-		const struct pooled *e = &p->slots[k];
+	for (size_t k = 0; t->slots && k <= t->mask; k++) {
+		const struct pooled *e = &t->slots[k];
 		size_t i;
 
 		if (!e->c.ninsn)
@@ -105,20 +148,22 @@ static int slots_grow(struct hwt_edge_pool *p)
 			;
 		slots[i] = *e;
 	}
-	free(p->slots);
-	p->slots = slots;
-	p->mask = size - 1;
+	free(t->slots);
+	t->slots = slots;
+	t->mask = size - 1;
 	return 0;
 }
 
-static int pool_count(struct hwt_edge_pool *p, const struct hwt_pt_block_count *c, uint32_t layout)
+/* Adds c (of layout) to table t of pool p. */
+static int table_count(struct hwt_edge_pool *p, struct pool_table *t,
+		       const struct hwt_pt_block_count *c, uint32_t layout)
 {
 	size_t i;
 
-	if ((p->used + 1) * 2 > p->mask && slots_grow(p) < 0)
+	if ((t->used + 1) * 2 > t->mask && slots_grow(t, p->parts) < 0)
 		return -1;
-	for (i = pooled_slot(c, layout, p->mask); p->slots[i].c.ninsn; i = (i + 1) & p->mask) {
-		struct pooled *e = &p->slots[i];
+	for (i = pooled_slot(c, layout, t->mask); t->slots[i].c.ninsn; i = (i + 1) & t->mask) {
+		struct pooled *e = &t->slots[i];
 
 		if (e->c.ip == c->ip && e->c.prev == c->prev && e->c.ninsn == c->ninsn &&
 		    e->layout == layout && e->c.end == c->end) {
@@ -126,9 +171,15 @@ static int pool_count(struct hwt_edge_pool *p, const struct hwt_pt_block_count *
 			return 0;
 		}
 	}
-	p->slots[i] = (struct pooled){ *c, layout };
+	t->slots[i] = (struct pooled){ *c, layout };
+	t->used++;
 	p->used++;
 	return 0;
+}
+
+static int pool_count(struct hwt_edge_pool *p, const struct hwt_pt_block_count *c, uint32_t layout)
+{
+	return table_count(p, &p->tables[p->parts > 1 ? count_part(c, p->parts) : 0], c, layout);
 }
 
 static int pool_crossing(struct hwt_edge_pool *p, const struct hwt_pt_crossing *x, long from,
@@ -158,7 +209,7 @@ int hwt_edge_pool_add(struct hwt_decoder *d, struct hwt_space *space,
 	if (p && (p->profile != d->profile || p->used + more > MAX_COUNTS) &&
 	    hwt_edge_pool_flush(d) < 0)
 		return -hbe_nomem;
-	if (!p && !(p = d->edge_pool = calloc(1, sizeof(*p))))
+	if (!p && !(p = d->edge_pool = pool_alloc(d->profile, d->pool_parts)))
 		return -hbe_nomem;
 	p->profile = d->profile;
 	for (size_t k = 0; k < n; k++) {
@@ -186,9 +237,11 @@ static void pool_empty(struct hwt_edge_pool *p)
 		free(p->layouts[k].epoch.maps);
 	p->layout_count = 0;
 	p->crossing_count = 0;
-	free(p->slots);
-	p->slots = NULL;
-	p->mask = p->used = 0;
+	for (unsigned k = 0; k < p->parts; k++) {
+		free(p->tables[k].slots);
+		p->tables[k] = (struct pool_table){ 0 };
+	}
+	p->used = 0;
 }
 
 static void pool_free(struct hwt_edge_pool *p)
@@ -198,50 +251,86 @@ static void pool_free(struct hwt_edge_pool *p)
 	pool_empty(p);
 	free(p->layouts);
 	free(p->crossings);
+	free(p->tables);
 	free(p);
 }
 
-/* Which of parts parts the count c is in: by its block, so that the same
-   block of every pool is in the same part. */
-static unsigned count_part(const struct hwt_pt_block_count *c, unsigned parts)
+/* The index in to of from's layout k, found once per layout (map[k], -1: not yet). */
+static long layout_mapped(struct hwt_edge_pool *to, const struct hwt_edge_pool *from, long *map,
+			  size_t k)
 {
-	uint64_t h = c->ip * 0x9e3779b97f4a7c15ull;
+	if (map[k] < 0)
+		map[k] = layout_of(to, &from->layouts[k].epoch);
+	return map[k];
+}
 
-	return (unsigned)((h ^ h >> 32) % parts);
+/* Adds the counts of table t of pool from that are in part of n to pool to. */
+static int part_add(struct hwt_edge_pool *to, const struct hwt_edge_pool *from,
+		    const struct pool_table *t, long *map, unsigned n, unsigned part)
+{
+	for (size_t i = 0; t->slots && i <= t->mask; i++) {
+		const struct pooled *e = &t->slots[i];
+		long layout;
+
+		if (!e->c.ninsn || (from->parts != n && count_part(&e->c, n) != part))
+			continue;
+		layout = layout_mapped(to, from, map, e->layout);
+		if (layout < 0 || pool_count(to, &e->c, (uint32_t)layout) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 struct hwt_edge_pool *hwt_edge_pool_part(struct hwt_decoder *d, const struct hwt_decoder *workers,
 					 unsigned n, unsigned part)
 {
-	struct hwt_edge_pool *to = calloc(1, sizeof(*to));
+	struct hwt_edge_pool *own = d->edge_pool, *to = pool_alloc(d->profile, 1);
+	long *map = NULL;
 
 	if (!to)
 		return NULL;
-	to->profile = d->profile;
+	/* Its own table of the part, with its layouts (their indexes kept):
+	   the other workers read only their parts' tables of this pool. */
+	if (own && own->parts == n) {
+		for (size_t k = 0; k < own->layout_count; k++)
+			if (layout_of(to, &own->layouts[k].epoch) != (long)k)
+				goto nomem;
+		to->tables[0] = own->tables[part];
+		to->used = own->tables[part].used;
+		own->tables[part] = (struct pool_table){ 0 };
+	}
 	for (unsigned k = 0; k < n; k++) {
 		const struct hwt_edge_pool *from = workers[k].edge_pool;
 
-		for (size_t i = 0; from && from->slots && i <= from->mask; i++) {
-			const struct pooled *e = &from->slots[i];
-			long layout;
-
-			if (!e->c.ninsn || count_part(&e->c, n) != part)
-				continue;
-			layout = layout_of(to, &from->layouts[e->layout].epoch);
-			if (layout < 0 || pool_count(to, &e->c, (uint32_t)layout) < 0)
+		if (!from)
+			continue;
+		free(map);
+		map = malloc((from->layout_count + 1) * sizeof(*map));
+		if (!map)
+			goto nomem;
+		for (size_t i = 0; i < from->layout_count; i++)
+			map[i] = from == own && own->parts == n ? (long)i : -1;
+		if (from->parts == n) {
+			if (from != own && part_add(to, from, &from->tables[part], map, n, part) < 0)
 				goto nomem;
+		} else {
+			for (unsigned t = 0; t < from->parts; t++)
+				if (part_add(to, from, &from->tables[t], map, n, part) < 0)
+					goto nomem;
 		}
-		for (size_t i = 0; from && k == part && i < from->crossing_count; i++) {
+		for (size_t i = 0; k == part && i < from->crossing_count; i++) {
 			const struct hwt_pt_crossing *x = &from->crossings[i];
-			long a = layout_of(to, &from->layouts[x->from_epoch].epoch);
-			long b = layout_of(to, &from->layouts[x->to_epoch].epoch);
+			long a = layout_mapped(to, from, map, x->from_epoch);
+			long b = layout_mapped(to, from, map, x->to_epoch);
 
 			if (a < 0 || b < 0 || pool_crossing(to, x, a, b) < 0)
 				goto nomem;
 		}
 	}
+	free(map);
 	return to;
 nomem:
+	free(map);
 	pool_free(to);
 	return NULL;
 }
@@ -269,21 +358,23 @@ int hwt_edge_pool_flush(struct hwt_decoder *d)
 	if (!counts || !sizes || !epochs || !epoch_items || !spaces || !items)
 		goto out;
 	/* The counts grouped by layout, each layout an epoch of one space. */
-	for (size_t k = 0; k <= p->mask && p->slots; k++)
-		if (p->slots[k].c.ninsn)
-			sizes[p->slots[k].layout]++;
+	for (unsigned t = 0; t < p->parts; t++)
+		for (size_t k = 0; p->tables[t].slots && k <= p->tables[t].mask; k++)
+			if (p->tables[t].slots[k].c.ninsn)
+				sizes[p->tables[t].slots[k].layout]++;
 	for (size_t k = 0; k < nl; k++) {
 		counts[k] = items + n;
 		epochs[k] = k;
 		n += sizes[k];
 		spaces[k] = p->layouts[k].epoch;
 	}
-	for (size_t k = 0; k <= p->mask && p->slots; k++) {
-		const struct pooled *e = &p->slots[k];
+	for (unsigned t = 0; t < p->parts; t++)
+		for (size_t k = 0; p->tables[t].slots && k <= p->tables[t].mask; k++) {
+			const struct pooled *e = &p->tables[t].slots[k];
 
-		if (e->c.ninsn)
-			counts[e->layout][epoch_items[e->layout]++] = e->c;
-	}
+			if (e->c.ninsn)
+				counts[e->layout][epoch_items[e->layout]++] = e->c;
+		}
 	space.epochs = spaces;
 	space.count = nl;
 	d->profile = p->profile;
