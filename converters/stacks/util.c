@@ -110,16 +110,33 @@ static void demangler_load(void)
 
 char *hwt_stacks_demangle(const char *name)
 {
+	/* A suffix after '@' (a PLT entry's "@plt", a version) is kept as it
+	   is: mangled names have no '@', and the demangler takes none. */
+	const char *at = strchr(name, '@');
+	size_t len = at ? (size_t)(at - name) : strlen(name);
+	char *mangled, *d = NULL, *out;
 	int status = -1;
-	char *d = NULL;
 
-	if (name[0] == '_' && name[1] == 'Z') {
-		pthread_once(&demangler_once, demangler_load);
-		if (cxa_demangle) /* else the names stay mangled */
-			d = cxa_demangle(name, NULL, NULL, &status);
+	if (name[0] != '_' || name[1] != 'Z')
+		return strdup(name);
+	mangled = strndup(name, len);
+	if (!mangled)
+		return NULL;
+	pthread_once(&demangler_once, demangler_load);
+	if (cxa_demangle) /* else the names stay mangled */
+		d = cxa_demangle(mangled, NULL, NULL, &status);
+	free(mangled);
+	if (!d || status != 0) {
+		free(d);
+		return strdup(name);
 	}
-	if (d && status == 0)
+	if (!at)
 		return d;
+	out = malloc(strlen(d) + strlen(at) + 1);
+	if (out) {
+		strcpy(out, d);
+		strcat(out, at);
+	}
 	free(d);
-	return strdup(name);
+	return out;
 }

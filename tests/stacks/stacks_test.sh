@@ -130,6 +130,9 @@ longjmp)
 	hasnt x.folded '\[unknown\]'
 	# C++ names demangled (libstdc++'s demangler, loaded when first needed)
 	has x.folded ';\(anonymous namespace\)::level1\(int, std::vector<int, std::allocator<int> >&, int&\);'
+	# PLT entries too, their "@plt" kept ("_ZNSt...@plt" was left mangled)
+	has x.folded '[;]std::[^;]*\)( const)?@plt[; ]'
+	hasnt x.folded '[;]_Z'
 	echo "ok: longjmp (descend at most $n deep) and exceptions cut the stack back"
 	;;
 signal)
