@@ -364,7 +364,9 @@ void hwt_edge_pool_free(struct hwt_decoder *d);
 /* A new pool, for d's profile, of part `part` of n of the counts in the
    pools of workers[0..n) (by block: every pool's counts of one block are
    in one part), with the crossings of workers[part]'s; NULL when out of
-   memory. The workers' pools are only read. */
+   memory. d (workers[part]) gives its own table of the part to it, when
+   its pool keeps n parts; the other pools are only read, each worker
+   reading their tables of its own part. */
 struct hwt_edge_pool *hwt_edge_pool_part(struct hwt_decoder *d, const struct hwt_decoder *workers,
 					 unsigned n, unsigned part);
 /* edge/edge_stream.c: the counts kept by layout into the edge pool, and
