@@ -36,11 +36,12 @@ static int env_size(const char *prefix, const char *name, size_t max, size_t *n)
 /*
  * glibc gives each thread that allocates a heap of its own and makes it
  * writable (mprotect) a few pages at a time as it grows. With another
- * thread of the process running, each such call costs an interrupt of the
- * other CPU to flush its TLB (28 us a call on a VM here, against 5 for
- * one thread): the decode's workers made about 40 each. A top pad of a
- * whole thread heap (64 MiB) makes it writable once, when it is made;
- * memory is still only taken where it is written.
+ * thread of the process running, each such call interrupts the other CPU
+ * to flush its TLB: the decode's workers made about 40 each, 28 us a
+ * call under strace on the VM of docs/decode.md, and big tables were
+ * mapped and unmapped (the same). A top pad of a whole thread heap
+ * (64 MiB) makes it writable once, when it is made, and the tables come
+ * from it; memory is still only taken where it is written.
  */
 static void decode_heap(void)
 {

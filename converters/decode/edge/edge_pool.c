@@ -285,13 +285,14 @@ struct hwt_edge_pool *hwt_edge_pool_part(struct hwt_decoder *d, const struct hwt
 					 unsigned n, unsigned part)
 {
 	struct hwt_edge_pool *own = d->edge_pool, *to = pool_alloc(d->profile, 1);
+	int moved = own && own->parts == n;
 	long *map = NULL;
 
 	if (!to)
 		return NULL;
 	/* Its own table of the part, with its layouts (their indexes kept):
 	   the other workers read only their parts' tables of this pool. */
-	if (own && own->parts == n) {
+	if (moved) {
 		for (size_t k = 0; k < own->layout_count; k++)
 			if (layout_of(to, &own->layouts[k].epoch) != (long)k)
 				goto nomem;
@@ -309,9 +310,11 @@ struct hwt_edge_pool *hwt_edge_pool_part(struct hwt_decoder *d, const struct hwt
 		if (!map)
 			goto nomem;
 		for (size_t i = 0; i < from->layout_count; i++)
-			map[i] = from == own && own->parts == n ? (long)i : -1;
-		if (from->parts == n) {
-			if (from != own && part_add(to, from, &from->tables[part], map, n, part) < 0)
+			map[i] = from == own && moved ? (long)i : -1;
+		if (from == own && moved) {
+			/* its table of the part is to's */
+		} else if (from->parts == n) {
+			if (part_add(to, from, &from->tables[part], map, n, part) < 0)
 				goto nomem;
 		} else {
 			for (unsigned t = 0; t < from->parts; t++)
