@@ -43,7 +43,7 @@ static int env_size(const char *prefix, const char *name, size_t max, size_t *n)
  * (64 MiB) makes it writable once, when it is made, and the tables come
  * from it; memory is still only taken where it is written.
  */
-static void decode_heap(void)
+void hwt_command_decode_heap(void)
 {
 	(void)mallopt(M_TOP_PAD, 64 << 20);
 }
@@ -81,7 +81,7 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 	bundle = hwt_command_open_bundle(dir, stderr, how->prefix);
 	if (!bundle)
 		return -1;
-	decode_heap();
+	hwt_command_decode_heap();
 	hwt_progress_init(&progress, how->progress);
 	options.progress = hwt_progress_print;
 	options.progress_context = &progress;
@@ -135,7 +135,7 @@ int hwt_record_run_live(const char *dir, const struct hwt_unit_options *unit, ch
 		start.options.flow = how->flow;
 		with_live.running = live_start;
 		with_live.running_context = &start;
-		decode_heap();
+		hwt_command_decode_heap();
 	}
 	return hwt_record_run(dir, &with_live, argv, status, prefix);
 }

@@ -80,6 +80,9 @@ struct hwt_command_decode_options {
  */
 int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 		       const struct hwt_command_decode_options *how);
+/* Readies the heap for a decode on several threads (glibc's top pad: see
+   decode.c); hwt_command_decode and hwt_record_run_live call it. */
+void hwt_command_decode_heap(void);
 
 /*
  * The decode while recording (hwt_decode_live, converters/decode/live.c)

@@ -367,6 +367,7 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 	dopt.flow = hwt_stacks_consumer(stacks);
 	/* A timeline is written in stream order: one stream at a time. */
 	dopt.jobs = timeline ? 1 : o->common.jobs;
+	hwt_command_decode_heap();
 	if (live && live->live)
 		s = hwt_decode_live_finish(live->live, bundle, profile, &dopt);
 	else
