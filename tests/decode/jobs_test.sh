@@ -4,7 +4,8 @@
 # profile, its warnings, the lcov file and AutoFDO's text input. The same
 # for a damaged bundle (corrupt and cut streams, a replaced image), whose
 # warnings must come in the same order too. -j8 runs several times, to give
-# timing a chance to matter.
+# timing a chance to matter. Then a suite of short processes, whose
+# workers' edge pools hold thousands of counts: -j1, -j2, -j3, -j5.
 #
 # usage: jobs_test.sh BUILD_DIR WORK_DIR
 set -u
@@ -82,4 +83,23 @@ same damaged.hwt damaged
 grep -q "decode error at offset" damaged.j1/prof.err || fail "damaged: no decode error reported"
 grep -q "replaced" damaged.j1/prof.err || fail "damaged: the replaced image is not reported"
 grep -q "^exit 1" damaged.j1/prof.err || fail "damaged: wanted exit status 1 (partial)"
-echo "jobs: ok ($images process images, $streams streams; -j1 = -j2 = -j3 = -j8 = -j0)"
+
+# A suite of short processes: every one runs ld.so's and libc's start-up,
+# so each worker's edge pool holds thousands of counts, kept in as many
+# parts as workers (3 parts of 16,384 slots are not a power of two each;
+# a table sized so spun at -j3). Profiles only, under a time limit.
+suite=$programs/mini_suite
+"$hwt" record -o suite.hwt -- sh -c "for i in 1 2 3 4; do sh $suite/run-tests.sh $suite; done" \
+	>/dev/null 2>suite_record.err
+[ -d suite.hwt/streams ] || fail "hwt record (suite): $(cat suite_record.err)"
+suite_images=$(ls suite.hwt/sideband | wc -l)
+[ "$suite_images" -ge 24 ] || fail "wanted the suite's processes: $suite_images images"
+timeout 120 "$hwt" report profile -q -j 1 suite.hwt -o suite.j1.prof ||
+	fail "suite -j1: exit $?"
+for j in 2 3 5; do
+	timeout 120 "$hwt" report profile -q -j "$j" suite.hwt -o "suite.j$j.prof" ||
+		fail "suite -j$j: exit $? (124: it did not end)"
+	cmp suite.j1.prof "suite.j$j.prof" || fail "suite: -j$j gives another profile than -j1"
+done
+echo "jobs: ok ($images process images, $streams streams; -j1 = -j2 = -j3 = -j8 = -j0;" \
+	"a suite of $suite_images images, -j1 = -j2 = -j3 = -j5)"
