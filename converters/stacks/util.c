@@ -113,18 +113,16 @@ char *hwt_stacks_demangle(const char *name)
 	/* A suffix after '@' (a PLT entry's "@plt", a version) is kept as it
 	   is: mangled names have no '@', and the demangler takes none. */
 	const char *at = strchr(name, '@');
-	size_t len = at ? (size_t)(at - name) : strlen(name);
-	char *mangled, *d = NULL, *out;
+	char *mangled = NULL, *d = NULL, *out;
 	int status = -1;
 
 	if (name[0] != '_' || name[1] != 'Z')
 		return strdup(name);
-	mangled = strndup(name, len);
-	if (!mangled)
+	if (at && !(mangled = strndup(name, (size_t)(at - name))))
 		return NULL;
 	pthread_once(&demangler_once, demangler_load);
 	if (cxa_demangle) /* else the names stay mangled */
-		d = cxa_demangle(mangled, NULL, NULL, &status);
+		d = cxa_demangle(mangled ? mangled : name, NULL, NULL, &status);
 	free(mangled);
 	if (!d || status != 0) {
 		free(d);
@@ -132,11 +130,8 @@ char *hwt_stacks_demangle(const char *name)
 	}
 	if (!at)
 		return d;
-	out = malloc(strlen(d) + strlen(at) + 1);
-	if (out) {
-		strcpy(out, d);
-		strcat(out, at);
-	}
+	if (asprintf(&out, "%s%s", d, at) < 0)
+		out = NULL;
 	free(d);
 	return out;
 }
