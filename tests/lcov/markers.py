@@ -6,7 +6,7 @@ lcov's markers (src/excl_lcov.c; lcov against lcov --no-markers) and what
 gcovr leaves out for gcovr's (src/excl_gcovr.c; gcovr --json against gcovr
 --json --no-markers): the lines (DA), the functions (FN) and the lines whose
 branches (BRDA) are gone. The markers that do not pair get a warning naming
-them, as lcov and gcovr warn.
+them where lcov and gcovr warn about them.
 
 Both sides run the same program with the same argument: hwt-cov a gcc -O0 -g
 build, lcov and gcovr a gcc -O0 --coverage build.
@@ -119,12 +119,16 @@ def main():
             return SKIPPED
     shutil.rmtree(work, ignore_errors=True)
     failures = []
-    for base, side, want in (
+    # hwt-cov's warnings, and the oracle's about the same markers.
+    for base, side, want, oracle_want in (
             ('excl_lcov.c', lcov_side,
-             [(62, 'LCOV_EXCL_START without a STOP: excluded to the end of the file')]),
+             [(62, 'LCOV_EXCL_START without a STOP: excluded to the end of the file')],
+             ['unterminated exclusion section in %s']),
             ('excl_gcovr.c', gcovr_side,
              [(46, 'GCOVR_EXCL_STOP without a START: ignored'),
-              (64, 'GCOVR_EXCL_START without a STOP: ignored')])):
+              (64, 'GCOVR_EXCL_START without a STOP: ignored')],
+             ['GCOVR_EXCL_STOP found on line 46 without corresponding GCOVR_EXCL_START',
+              'on line 64 did not have corresponding GCOVR_EXCL_STOP'])):
         d = os.path.join(work, base[:-2])
         os.makedirs(d)
         src = os.path.join(d, base)
@@ -135,6 +139,10 @@ def main():
         for line, text in want:
             if '%s:%d: %s' % (src, line, text) not in warned:
                 failures.append('%s: no warning "%s" for line %d:\n%s' % (base, text, line, warned))
+        for text in oracle_want:
+            if text.replace('%s', src) not in their_warnings:
+                failures.append('%s: the oracle did not warn "%s":\n%s' %
+                                (base, text, their_warnings))
         print('%s: warnings: hwt-cov:\n%s%s: warnings: oracle:\n%s' %
               (base, warned, base, their_warnings))
     for f in failures:
