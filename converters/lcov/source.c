@@ -6,27 +6,40 @@
  * out what lcov and gcovr take out.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "hwt_lcov.h"
 #include "lcov_int.h"
 
 int hwt_source_text_read(struct hwt_source_text *text, const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	/* Not blocking on a FIFO, nor reading a device or a directory forever. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err = 0;
 	size_t cap = 0, n = 0, i, k;
 	struct stat st;
-	int err;
+	FILE *f = NULL;
 
 	memset(text, 0, sizeof(*text));
-	if (!f)
+	if (fd < 0)
 		return -hle_io;
-	if (fstat(fileno(f), &st) == 0)
-		text->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	if (fstat(fd, &st) < 0)
+		err = errno;
+	else if (!S_ISREG(st.st_mode))
+		err = EINVAL;
+	else if (!(f = fdopen(fd, "rb")))
+		err = errno;
+	if (!f) {
+		close(fd);
+		errno = err;
+		return -hle_io;
+	}
+	text->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	for (;;) {
 		size_t got;
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hwt_lcov.h"
@@ -212,6 +213,23 @@ static void test_markers(void)
 	unlink(path);
 }
 
+/* Sources that are not regular files are not read (a FIFO would block). */
+static void test_source_kinds(void)
+{
+	char dir[] = "/tmp/lcov_unit_dir.XXXXXX", fifo[64];
+	struct hwt_source_text text;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.c", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(hwt_source_text_read(&text, fifo) == -hle_io);
+	CHECK(hwt_source_text_read(&text, dir) == -hle_io);
+	CHECK(hwt_source_text_read(&text, "/nonexistent/x.c") == -hle_io);
+	CHECK(hwt_source_text_read(&text, "/dev/null") == -hle_io);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 static void test_errstr(void)
 {
 	CHECK_ERRSTR(hwt_lcov_errstr, hle_ok, hle_mismatch);
@@ -225,5 +243,6 @@ int main(void)
 	test_empty_writer();
 	test_loader();
 	test_markers();
+	test_source_kinds();
 	return unit_exit("lcov_unit");
 }
