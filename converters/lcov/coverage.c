@@ -184,7 +184,16 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-static struct source *source_find(const struct hwt_coverage *cov, const char *path);
+static struct source *source_find(const struct hwt_coverage *cov, const char *path)
+{
+	struct hwt_hash_probe probe;
+
+	for (long k = hwt_hash_index_find(&cov->index, hash_str(path), &probe); k >= 0;
+	     k = hwt_hash_index_next(&cov->index, &probe))
+		if (!strcmp(cov->sources[k]->path, path))
+			return cov->sources[k];
+	return NULL;
+}
 
 static struct source *source_get(struct hwt_coverage *cov, const char *path)
 {
@@ -787,17 +796,6 @@ int hwt_coverage_source_add_branch(struct hwt_coverage *cov, size_t i, uint32_t 
 }
 
 /* ----- Checked against the source text (source.c) ------------------------ */
-
-static struct source *source_find(const struct hwt_coverage *cov, const char *path)
-{
-	struct hwt_hash_probe probe;
-
-	for (long k = hwt_hash_index_find(&cov->index, hash_str(path), &probe); k >= 0;
-	     k = hwt_hash_index_next(&cov->index, &probe))
-		if (!strcmp(cov->sources[k]->path, path))
-			return cov->sources[k];
-	return NULL;
-}
 
 int hwt_coverage_source_image(struct hwt_coverage *cov, const char *path, const char *image,
 			      int64_t mtime_ns)
