@@ -316,6 +316,23 @@ int hwt_coverage_add_profile(struct hwt_coverage *cov, const struct hwt_profile 
  */
 void hwt_coverage_drop_unreadable(struct hwt_coverage *cov, const struct hwt_lcov_filter *filter);
 
+/*
+ * Checks the source files that pass filter (NULL: all) and can be read
+ * against their text, as gcov and lcov do:
+ *  - a source file shorter than its line table says (a line past its last
+ *    one), or newer than the image its lines came from (hwt_coverage_add_
+ *    profile knows the images), was edited since the build: one warning
+ *    naming it and the image; lines, functions and branches past its end
+ *    are left out;
+ *  - when markers, its exclusion markers (LCOV_EXCL_LINE, LCOV_EXCL_START/
+ *    STOP, LCOV_EXCL_BR_*, GCOVR_EXCL_*: docs/hwt-cov.md) leave out lines,
+ *    branches and functions, as lcov and gcovr do; markers that do not pair
+ *    get a warning.
+ * Returns 0 or -hle_nomem.
+ */
+int hwt_coverage_check_sources(struct hwt_coverage *cov, const struct hwt_lcov_filter *filter,
+			       int markers);
+
 #ifdef __cplusplus
 }
 #endif

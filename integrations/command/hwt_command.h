@@ -338,6 +338,7 @@ struct hwt_lcov_report_options {
 	const char *html;            /* genhtml output directory, or NULL */
 	struct hwt_lcov_filter filter;
 	int system;                  /* report system images (libc, ...) with debug info too */
+	int no_markers;              /* --no-markers: LCOV_EXCL_* and GCOVR_EXCL_* ignored */
 	struct hwt_coverage_gates gates;
 	const char *diff_base;       /* --diff REF, or NULL */
 	const char *diff_output;     /* --diff-output FILE, or NULL */
@@ -351,7 +352,7 @@ int hwt_lcov_report_options_init(struct hwt_lcov_report_options *options, int ar
 void hwt_lcov_report_options_fini(struct hwt_lcov_report_options *options);
 /*
  * hwt_command_option, and -o (repeatable), --format, --root, --html,
- * --include, --exclude, --system, the gates, --diff, --diff-output.
+ * --include, --exclude, --system, --no-markers, the gates, --diff, --diff-output.
  */
 int hwt_lcov_report_option(struct hwt_lcov_report_options *options, int opt, const char *arg);
 enum {
@@ -363,6 +364,7 @@ enum {
 	HWT_LCOV_OPT_FAIL_DIFF,
 	HWT_LCOV_OPT_DIFF,
 	HWT_LCOV_OPT_DIFF_OUTPUT,
+	HWT_LCOV_OPT_NO_MARKERS,
 };
 /* getopt_long entries of the diff gate. */
 #define HWT_OPTION_FAIL_UNDER_DIFF { "fail-under-diff", required_argument, NULL, HWT_LCOV_OPT_FAIL_DIFF }
@@ -376,6 +378,7 @@ enum {
 	{ "exclude", required_argument, NULL, 'x' },                                      \
 	HWT_OPTION_VERBOSE,                                                               \
 	{ "system", no_argument, NULL, 'S' },                                             \
+	{ "no-markers", no_argument, NULL, HWT_LCOV_OPT_NO_MARKERS },                     \
 	{ "fail-under-lines", required_argument, NULL, HWT_LCOV_OPT_FAIL_LINES },         \
 	{ "fail-under-functions", required_argument, NULL, HWT_LCOV_OPT_FAIL_FUNCTIONS }, \
 	{ "fail-under-branches", required_argument, NULL, HWT_LCOV_OPT_FAIL_BRANCHES },   \
@@ -403,6 +406,8 @@ enum {
 	"      --exclude GLOB        leave out source files matching GLOB (repeatable)\n"     \
 	"      --system              also report system libraries (libc, ...) that have\n"    \
 	"                            debug info (left out by default)\n"                      \
+	"      --no-markers          ignore the exclusion markers in the sources\n"          \
+	"                            (LCOV_EXCL_LINE, LCOV_EXCL_START/STOP, GCOVR_EXCL_*...)\n" \
 	HWT_COVERAGE_GATES_USAGE                                                              \
 	"      --diff REF            also the coverage of the lines added or changed since\n" \
 	"                            the merge base of REF and HEAD (git diff to the\n"       \

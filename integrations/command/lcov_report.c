@@ -289,6 +289,12 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		goto done;
 	}
 	hwt_coverage_drop_unreadable(cov, &options->filter);
+	rc = hwt_coverage_check_sources(cov, &options->filter, !options->no_markers);
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", prefix, hwt_lcov_errstr(rc));
+		ret = 2;
+		goto done;
+	}
 	for (i = 0; i < hwt_coverage_warning_count(cov); i++)
 		fprintf(stderr, "%s: warning: %s\n", prefix, hwt_coverage_warning_at(cov, i));
 	rc = hwt_coverage_files(cov, &options->filter, &files);
@@ -378,6 +384,7 @@ int hwt_lcov_report_option(struct hwt_lcov_report_options *options, int opt, con
 	case 'i': include[options->filter.includes++] = arg; return 1;
 	case 'x': exclude[options->filter.excludes++] = arg; return 1;
 	case 'S': options->system = 1; return 1;
+	case HWT_LCOV_OPT_NO_MARKERS: options->no_markers = 1; return 1;
 	default: return hwt_command_option(&options->common, opt, arg, options->prefix);
 	}
 }
