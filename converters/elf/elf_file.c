@@ -54,8 +54,38 @@ static int read_segments(struct hwt_elf_file *file, Elf *elf, size_t n)
 	return 0;
 }
 
+/*
+ * .gnu_debuglink (data[offset .. offset + size)): a file name, its NUL,
+ * padding to 4 bytes, then the CRC32 of the debug file in the file's byte
+ * order. Left unset when malformed.
+ */
+static void read_debuglink(struct hwt_elf_file *file, Elf *elf, uint64_t offset, uint64_t size)
+{
+	const uint8_t *p;
+	const char *name;
+	size_t len, at;
+	GElf_Ehdr ehdr;
+
+	if (offset > file->size || size > file->size - offset || !gelf_getehdr(elf, &ehdr))
+		return;
+	name = (const char *)file->data + offset;
+	len = strnlen(name, size);
+	at = (len + 4) & ~(size_t)3;
+	if (!len || len == size || at + 4 > size)
+		return;
+	p = file->data + offset + at;
+	if (ehdr.e_ident[EI_DATA] == ELFDATA2MSB)
+		file->debuglink_crc = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+				      (uint32_t)p[2] << 8 | p[3];
+	else
+		file->debuglink_crc = (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+				      (uint32_t)p[1] << 8 | p[0];
+	file->debuglink = name;
+}
+
 /* Whether there is a symbol table and DWARF; the build-id of a note section
-   when no segment has one (a file that is not loaded as it is). */
+   when no segment has one (a file that is not loaded as it is); the debug
+   link. */
 static void read_sections(struct hwt_elf_file *file, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
@@ -74,6 +104,8 @@ static void read_sections(struct hwt_elf_file *file, Elf *elf)
 
 			if (name && !strcmp(name, ".debug_info"))
 				file->has_debug_info = 1;
+			if (name && !strcmp(name, ".gnu_debuglink") && shdr.sh_type == SHT_PROGBITS)
+				read_debuglink(file, elf, shdr.sh_offset, shdr.sh_size);
 		}
 		if (shdr.sh_type == SHT_NOTE && !file->build_id_size)
 			read_build_id(file, shdr.sh_offset, shdr.sh_size);

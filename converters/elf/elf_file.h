@@ -58,6 +58,10 @@ struct hwt_elf_file {
 	size_t load_count;
 	int has_symtab;       /* a .symtab section (the file is not stripped) */
 	int has_debug_info;   /* a .debug_info section with contents (DWARF) */
+	/* .gnu_debuglink: the name of the separate debug file (in data) and
+	   the CRC32 of its contents; NULL: none. */
+	const char *debuglink;
+	uint32_t debuglink_crc;
 	unsigned type;        /* e_type (ET_EXEC, ET_DYN...) */
 	uint64_t entry;       /* e_entry */
 

@@ -215,6 +215,16 @@ const struct hwt_profile *hwt_stacks_symbols_profile(const struct hwt_stacks_sym
 /* Images whose symbols could not be read (for a warning), and why. */
 size_t hwt_stacks_symbols_failures(const struct hwt_stacks_symbols *symbols);
 
+/*
+ * Where separate debug files are looked for (gdb's debug-file-directory: a
+ * NULL-terminated list, kept by reference; NULL, the default:
+ * /usr/lib/debug). Call before the first lookup.
+ */
+void hwt_stacks_symbols_set_debug_dirs(struct hwt_stacks_symbols *symbols,
+				       const char *const *dirs);
+/* Separate debug files passed over because their CRC32 is not the debug link's. */
+size_t hwt_stacks_symbols_crc_mismatches(const struct hwt_stacks_symbols *symbols);
+
 /* ----- Timelines ------------------------------------------------------------ */
 
 enum hwt_timeline_format {

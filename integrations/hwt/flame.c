@@ -63,6 +63,7 @@ enum {
 	{ "stats", no_argument, NULL, OPT_STATS },                       \
 	HWT_OPTION_QUIET,                                                \
 	HWT_OPTION_JOBS,                                                 \
+	HWT_OPTION_DEBUG_DIR,                                            \
 	{ "help", no_argument, NULL, 'h' }
 
 #define COMMON_USAGE                                                                              \
@@ -76,6 +77,10 @@ enum {
 	"                        [deeper] frame (default 2048; 0: never)\n"                         \
 	"      --callgrind       callgrind's convention: a tail call nests a frame instead of\n"   \
 	"                        replacing the caller's (to compare with callgrind)\n"              \
+	"      --debug-dir DIR   where separate debug files are, as gdb's debug-file-directory:\n" \
+	"                        DIR/.build-id/, and DIR/ + the image's directory for its\n"      \
+	"                        .gnu_debuglink (repeatable; replaces /usr/lib/debug: give it\n"  \
+	"                        too to keep it)\n"                                                \
 	"flame graph (SVG) options:\n"                                                             \
 	"      --title TEXT      the title [Flame Graph]\n"                                         \
 	"      --width PIXELS    the width [1200]\n"                                                \
@@ -304,6 +309,8 @@ static void flame_live_alloc(struct flame_live *l, const char *dir, const struct
 						      o->stacks.flags & HWT_STACKS_INLINE
 							      ? HWT_SYMBOLS_INLINE
 							      : 0);
+	if (l->symbols)
+		hwt_stacks_symbols_set_debug_dirs(l->symbols, o->common.debug_dirs);
 	l->tree = hwt_stack_tree_alloc();
 	if (l->symbols && l->tree)
 		l->stacks = hwt_stacks_alloc(l->symbols, l->tree, &o->stacks);
@@ -353,6 +360,8 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 		*command = strdup(hwt_bundle_key(bundle, "command"));
 	symbols = hwt_stacks_symbols_alloc(profile, dir,
 					   so.flags & HWT_STACKS_INLINE ? HWT_SYMBOLS_INLINE : 0);
+	if (symbols)
+		hwt_stacks_symbols_set_debug_dirs(symbols, o->common.debug_dirs);
 	so.timeline = timeline;
 	stacks = symbols ? hwt_stacks_alloc(symbols, tree, &so) : NULL;
 	if (!stacks) {
@@ -385,6 +394,11 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 				    "%zu images could not be read for function names: their frames "
 				    "are named module+0xoffset",
 				    hwt_stacks_symbols_failures(result_symbols));
+	if (hwt_stacks_symbols_crc_mismatches(result_symbols))
+		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
+				    "%zu separate debug files were not used: their CRC32 is not the "
+				    "one their image's debug link records (another build's)",
+				    hwt_stacks_symbols_crc_mismatches(result_symbols));
 	if (!o->common.quiet)
 		hwt_command_print_diags(bundle, stderr, prefix);
 	if (s < 0 || hwt_stacks_status(result) < 0) {
