@@ -261,6 +261,13 @@ struct hwt_stacks;
                                       that ran there, [@PATH+0xBEGIN-0xEND] (file offsets
                                       of its first and last instruction) */
 
+#define HWT_STACKS_THREAD_ORDER 0x40u /* roots named by command and thread order, not
+                                         pid (what --diff matches): COMMAND for the first
+                                         thread of a command (by pid, then tid),
+                                         COMMAND#2 for the second, ...; the threads
+                                         are added to the tree by hwt_stacks_finish
+                                         (HWT_STACKS_MERGE wins) */
+
 struct hwt_stacks_options {
 	uint32_t flags;           /* HWT_STACKS_* */
 	int64_t pid, tid;         /* only this process (pid) or thread (tid); -1: all */
@@ -292,6 +299,13 @@ void hwt_stacks_free(struct hwt_stacks *stacks);
 
 /* The consumer to hand to the decoder (hwt_decode_options.flow). */
 const struct hwt_flow_consumer *hwt_stacks_consumer(struct hwt_stacks *stacks);
+
+/*
+ * After the decode: adds the threads that HWT_STACKS_THREAD_ORDER kept
+ * aside to the tree, in their order. 0 (nothing to do without the flag),
+ * or -hse_nomem.
+ */
+int hwt_stacks_finish(struct hwt_stacks *stacks);
 
 /* 0, or -hse_nomem when something was lost for want of memory. */
 int hwt_stacks_status(const struct hwt_stacks *stacks);

@@ -4,7 +4,8 @@
  *
  * Per image, through the converters' ELF reader (converters/elf): the
  * function symbols of its ELF file (.symtab, else .dynsym), the PLT entries
- * named after their relocations ("puts@plt", as objdump names them), the
+ * named after their relocations ("puts@plt") and the lazy-binding header
+ * (".plt"), as Linux perf names them, the
  * ELF entry point, the symbols of its separate debug file (found as gdb
  * finds it: converters/elf/debug_file.h), and with HWT_SYMBOLS_INLINE (or where
  * the ELF file has no symbols) the DWARF of the file: function names and
@@ -174,15 +175,17 @@ static int read_file(const char *path, int main, struct image_symbols *im, size_
 		if (add_symbol(im, capacity, syms[i].addr, syms[i].size, syms[i].name,
 			       !!(syms[i].flags & HWT_ELF_SYMBOL_GLOBAL)) < 0)
 			goto out;
-	/* PLT entries named "SYMBOL@plt", as objdump names them. */
+	/* PLT entries named "SYMBOL@plt", PLT0 ".plt", as perf names them. */
 	for (size_t i = 0; i < nplt; i++) {
+		int header = !!(plt[i].flags & HWT_ELF_SYMBOL_PLT_HEADER);
 		char *name = malloc(strlen(plt[i].name) + 5);
 		int added;
 
 		if (!name)
 			goto out;
 		strcpy(name, plt[i].name);
-		strcat(name, "@plt");
+		if (!header)
+			strcat(name, "@plt");
 		added = add_symbol(im, capacity, plt[i].addr, plt[i].size, name, 1);
 		free(name);
 		if (added < 0)

@@ -386,9 +386,12 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 		/* The whole decode went to the thread's builder (ours got nothing). */
 		result_symbols = live->symbols;
 		result = live->stacks;
-		if (s >= 0 && hwt_stack_tree_merge(tree, live->tree) < 0)
-			s = -hbe_nomem;
 	}
+	/* Threads kept aside (--diff: roots by thread order) go in now. */
+	if (s >= 0 && hwt_stacks_finish(result) < 0)
+		s = -hbe_nomem;
+	if (result != stacks && s >= 0 && hwt_stack_tree_merge(tree, live->tree) < 0)
+		s = -hbe_nomem;
 	if (hwt_stacks_symbols_failures(result_symbols))
 		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
 				    "%zu images could not be read for function names: their frames "
@@ -536,7 +539,11 @@ static int report(const char *dir, const struct flame_options *o, struct flame_l
 	}
 	if (o->diff_before) {
 		struct flame_options ob = *o;
+		struct flame_options oa = *o;
 
+		/* Stacks line up by command and thread order: pids differ from run to run. */
+		ob.stacks.flags |= HWT_STACKS_THREAD_ORDER;
+		oa.stacks.flags |= HWT_STACKS_THREAD_ORDER;
 		before = hwt_stack_tree_alloc();
 		if (!before) {
 			fprintf(stderr, "%s: out of memory\n", prefix);
@@ -545,7 +552,7 @@ static int report(const char *dir, const struct flame_options *o, struct flame_l
 		s = load(o->diff_before, &ob, before, prefix);
 		if (s == 2)
 			goto out;
-		status = load(dir, o, tree, prefix);
+		status = load(dir, &oa, tree, prefix);
 		if (status == 2)
 			goto out;
 		status = status || s;
