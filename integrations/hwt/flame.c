@@ -106,6 +106,10 @@ static void report_usage(FILE *out)
 		"  chrome      Chrome trace events (chrome://tracing, Perfetto)\n"
 		"\n" COMMON_USAGE
 		"\n"
+		"--diff matches the stacks of the two runs by command and thread order (roots\n"
+		"COMMAND for a command's first thread, COMMAND#2 for its second, ...), not by\n"
+		"pid; with --merge, every process of a command is one root.\n"
+		"\n"
 		"Exit status: 0 clean, 1 written but the bundle had warnings (a partial\n"
 		"graph: gaps show as marked frames), 2 nothing was written.\n",
 		out);
