@@ -8,7 +8,8 @@
 #   debugroot  under --debug-dir DIR as DIR/ + the program's directory
 #   buildid    as DIR/.build-id/XX/REST.debug under --debug-dir DIR (no link)
 # and a debug file whose CRC32 is not the link's is not used, with a warning
-# naming it.
+# naming it. gdb, where installed, is the oracle of each layout: it finds
+# the same file (and refuses the one with another CRC).
 #   debug_file.sh HWT_COV HWT SRC_DIR WORK_DIR
 set -u
 hwt_cov=$1
@@ -52,12 +53,31 @@ split() {
 	fi
 }
 
+# gdb_finds VARIANT [--debug-dir DIR]: gdb, with DIR as its
+# debug-file-directory (else its default, /usr/lib/debug), finds the line of
+# main in VARIANT/bin/prog (0), or not (1); 2 without gdb.
+gdb_finds() {
+	command -v gdb >/dev/null || return 2
+	gv=$1
+	shift
+	gdir=/usr/lib/debug
+	[ $# -eq 2 ] && gdir=$2
+	gdb -nx --batch -iex "set debug-file-directory $gdir" -ex 'info line main' "$gv/bin/prog" \
+		>"$gv.gdb" 2>&1
+	grep -q '^Line [0-9]* of ".*cov_basic\.c"' "$gv.gdb"
+}
+
 # same VARIANT [--debug-dir DIR]: its lcov and sample profile are the
 # unstripped program's (the program's own: --debug-dir replaces
 # /usr/lib/debug, where libc6-dbg gives the loader and libc their DWARF).
 same() {
 	v=$1
 	shift
+	gdb_finds "$v" "$@"
+	case $? in
+	0) pass "$v: gdb finds the debug file there too" ;;
+	1) fail "$v: gdb does not find the debug file there: $(cat "$v.gdb")" ;;
+	esac
 	"$hwt_cov" --trace-all --keep "$v.hwt" "$@" -o "$v.info" "./$v/bin/prog" >/dev/null 2>"$v.err"
 	if cmp -s full.info "$v.info"; then
 		pass "$v: the same lcov as the unstripped program"
@@ -122,6 +142,12 @@ fi
 split crc link
 mv crc/prog.debug crc/bin/prog.debug
 printf 'x' >>crc/bin/prog.debug
+gdb_finds crc
+if [ $? -eq 1 ] && grep -q 'CRC mismatch' crc.gdb; then
+	pass "crc: gdb refuses it too (CRC mismatch)"
+elif command -v gdb >/dev/null; then
+	fail "crc: gdb does not refuse it: $(cat crc.gdb)"
+fi
 "$hwt_cov" --trace-all --keep crc.hwt -o crc.info ./crc/bin/prog >/dev/null 2>crc.err
 if grep -q '^SF:.*cov_basic\.c$' crc.info 2>/dev/null; then
 	fail "crc: a debug file with another CRC32 was used"
