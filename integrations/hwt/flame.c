@@ -42,7 +42,7 @@ struct flame_options {
 enum {
 	OPT_WEIGHT = 0x2000, OPT_TITLE, OPT_WIDTH, OPT_MIN_WIDTH, OPT_INVERTED, OPT_COLORS,
 	OPT_INLINE, OPT_MERGE, OPT_PID, OPT_TID, OPT_MAX_DEPTH, OPT_DIFF, OPT_PROGRESS,
-	OPT_STATS, OPT_FORMAT, OPT_KEEP, OPT_CALLGRIND,
+	OPT_STATS, OPT_FORMAT, OPT_KEEP, OPT_CALLGRIND, OPT_THREAD_ORDER,
 };
 
 #define COMMON_LONG_OPTIONS                                              \
@@ -55,6 +55,7 @@ enum {
 	{ "colors", required_argument, NULL, OPT_COLORS },               \
 	{ "inline", no_argument, NULL, OPT_INLINE },                     \
 	{ "merge", no_argument, NULL, OPT_MERGE },                       \
+	{ "thread-order", no_argument, NULL, OPT_THREAD_ORDER },         \
 	{ "pid", required_argument, NULL, OPT_PID },                     \
 	{ "tid", required_argument, NULL, OPT_TID },                     \
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },         \
@@ -72,6 +73,8 @@ enum {
 	"                        frame was called) or time (trace time; traces with timing)\n"     \
 	"      --inline          frames for inlined functions too (DWARF inline chains)\n"          \
 	"      --merge           processes of the same command as one (no pid in the root)\n"       \
+	"      --thread-order    roots by command and thread order (COMMAND, COMMAND#2, ...),\n"  \
+	"                        not pid, as --diff matches them: folded stacks to diff later\n"  \
 	"      --pid PID, --tid TID   only this process, or thread\n"                              \
 	"      --max-depth N     folded and flame: cut stacks deeper than N frames into a\n"        \
 	"                        [deeper] frame (default 2048; 0: never)\n"                         \
@@ -198,6 +201,9 @@ static int common_option(struct flame_options *o, int opt, const char *arg, cons
 		return 1;
 	case OPT_MERGE:
 		o->stacks.flags |= HWT_STACKS_MERGE;
+		return 1;
+	case OPT_THREAD_ORDER:
+		o->stacks.flags |= HWT_STACKS_THREAD_ORDER;
 		return 1;
 	case OPT_CALLGRIND:
 		o->stacks.flags |= HWT_STACKS_CALLGRIND;

@@ -229,6 +229,12 @@ diff)
 	has t.svg '<title>two_threads \([0-9,]+ instructions[^;]*; before [1-9][0-9]*, [+-][0-9]+\)</title>'
 	has t.svg '<title>two_threads#2 \([0-9,]+ instructions[^;]*; before [1-9][0-9]*, [+-][0-9]+\)</title>'
 	hasnt t.svg '<title>two_threads-[0-9]+ '
+	# Folded stacks written with --thread-order line up with a bundle too.
+	"$hwt" report folded --thread-order -o t1.folded t1.hwt || fail "report folded --thread-order"
+	has t1.folded '^two_threads#2;'
+	hasnt t1.folded '^two_threads-[0-9]+;'
+	"$hwt" report flame --diff t1.folded t2.hwt -o tf.svg || fail "report flame --diff t1.folded t2.hwt"
+	has tf.svg '<title>two_threads#2 \([0-9,]+ instructions[^;]*; before [1-9][0-9]*, [+-][0-9]+\)</title>'
 	# The thread's own function ran in the second thread in both runs.
 	has t.svg '<title>other \([0-9,]+ instructions[^;]*; before [1-9][0-9]*, [+-][0-9]+\)</title>'
 	echo "ok: --diff matches threads by command and order"
