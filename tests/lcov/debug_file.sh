@@ -10,12 +10,14 @@
 # and a debug file whose CRC32 is not the link's is not used, with a warning
 # naming it. gdb, where installed, is the oracle of each layout: it finds
 # the same file (and refuses the one with another CRC).
-#   debug_file.sh HWT_COV HWT SRC_DIR WORK_DIR
+# hwt-pgo takes --debug-dir and passes it on (its sample profile is written).
+#   debug_file.sh HWT_COV HWT SRC_DIR WORK_DIR [HWT_PGO]
 set -u
 hwt_cov=$1
 hwt=$2
 src=$3
 work=$4
+hwt_pgo=${5:-}
 . "$(dirname "$0")/../work_dir.sh"
 hwt_test_work_dir "$work"
 mkdir -p "$work"
@@ -164,6 +166,18 @@ if grep -qF "its debug link names $work/crc/bin/prog.debug, whose CRC32 is not t
 else
 	fail "crc: hwt report afdo does not say why"
 	cat crc.afdo.err
+fi
+
+if [ -n "$hwt_pgo" ] && command -v clang-19 >/dev/null; then
+	mkdir -p pgo
+	"$hwt_pgo" -q --debug-dir "$work/empty" --debug-dir /usr/lib/debug -o pgo/prog -- \
+		"$src/cov_basic.c" >pgo.out 2>pgo.err
+	if [ -s pgo/prog.afdo ] && grep -q main pgo/prog.afdo && [ -x pgo/prog ]; then
+		pass "hwt-pgo --debug-dir: built with its profile"
+	else
+		fail "hwt-pgo --debug-dir"
+		cat pgo.err
+	fi
 fi
 
 [ $fails -eq 0 ] || exit 1
