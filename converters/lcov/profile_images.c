@@ -109,7 +109,11 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 	info = hwt_debuginfo_alloc();
 	if (!info)
 		return -hle_nomem;
-	rc = hwt_debuginfo_load(info, image->path);
+	rc = hwt_debuginfo_load_dirs(info, image->path, options->debug_dirs);
+	if (hwt_debuginfo_crc_mismatch(info) && !quiet)
+		hwt_coverage_warn(cov, "%s: its debug link names %s, whose CRC32 is not the link's "
+				  "(another build's debug information): not used",
+				  image->path, hwt_debuginfo_crc_mismatch(info));
 	if (rc == -hle_io) {
 		if (!quiet)
 			hwt_coverage_warn(cov, "%s (build-id %s): %s since the run: not in the report",

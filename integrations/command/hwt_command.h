@@ -114,6 +114,8 @@ struct hwt_command_options {
 	int quiet;                     /* -q, --quiet */
 	int verbose;                   /* -v, --verbose */
 	struct hwt_unit_options unit;  /* --unit, --trace, --no-trace, --trace-all, --filter */
+	const char *const *debug_dirs; /* --debug-dir DIR (repeatable), NULL-terminated; NULL:
+	                                  none given (/usr/lib/debug) */
 };
 
 /*
@@ -168,6 +170,15 @@ enum {
 	HWT_UNIT_OPT_UNIT,
 	HWT_OPT_DECODER,
 };
+
+/* --debug-dir DIR: where separate debug files are (converters/elf/debug_file.h). */
+enum { HWT_OPT_DEBUG_DIR = 0x1080 };
+#define HWT_OPTION_DEBUG_DIR { "debug-dir", required_argument, NULL, HWT_OPT_DEBUG_DIR }
+#define HWT_DEBUG_DIR_USAGE                                                                 \
+	"      --debug-dir DIR       where separate debug files are, as gdb's\n"              \
+	"                            debug-file-directory: DIR/.build-id/, and DIR/ + the\n"  \
+	"                            image's directory for its .gnu_debuglink (repeatable;\n" \
+	"                            replaces /usr/lib/debug: give it too to keep it)\n"
 
 /* Usage text of -j. */
 #define HWT_JOBS_HELP "decode with N threads (default: one per CPU, at most 16)"
@@ -388,6 +399,7 @@ enum {
 	HWT_OPTION_QUIET,                                                                 \
 	HWT_OPTION_JOBS,                                                                  \
 	HWT_OPTION_DECODER,                                                               \
+	HWT_OPTION_DEBUG_DIR,                                                             \
 	{ "help", no_argument, NULL, 'h' }
 #define HWT_LCOV_REPORT_SHORT_OPTIONS "o:vqj:h"
 /* Usage text of the options above but -v, -q, -j, -h (hwt-cov and hwt report lcov). */
@@ -408,6 +420,7 @@ enum {
 	"                            debug info (left out by default)\n"                      \
 	"      --no-markers          ignore the exclusion markers in the sources\n"          \
 	"                            (LCOV_EXCL_LINE, LCOV_EXCL_START/STOP, GCOVR_EXCL_*...)\n" \
+	HWT_DEBUG_DIR_USAGE                                                                   \
 	HWT_COVERAGE_GATES_USAGE                                                              \
 	"      --diff REF            also the coverage of the lines added or changed since\n" \
 	"                            the merge base of REF and HEAD (git diff to the\n"       \

@@ -278,6 +278,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	}
 	images.system = options->system;
 	images.verbose = options->common.verbose;
+	images.debug_dirs = options->common.debug_dirs;
 	rc = hwt_coverage_add_profile(cov, profile, &images, &failed);
 	if (rc < 0) {
 		if (failed != SIZE_MAX)

@@ -59,6 +59,8 @@ static void usage(FILE *out)
 	      "  -j, --jobs N          decode the trace with N threads (default: one per\n"
 	      "                        CPU, at most 16)\n"
 	      HWT_UNIT_USAGE
+	      "      --debug-dir DIR   where separate debug files are (as for hwt report\n"
+	      "                        afdo; PROG.train has its DWARF in itself)\n"
 	      "  -v, --verbose         also say how many processes were decoded while the\n"
 	      "                        training ran, and the training step's time\n"
 	      "  -q, --quiet           print only errors and the result\n"
@@ -364,6 +366,7 @@ int main(int argc, char **argv)
 		HWT_OPTION_QUIET,
 		HWT_OPTION_VERBOSE,
 		HWT_OPTION_JOBS,
+		HWT_OPTION_DEBUG_DIR,
 		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
@@ -471,10 +474,26 @@ int main(int argc, char **argv)
 	if (!quiet)
 		fprintf(stderr, PREFIX ": 3/4 write the sample profile %s\n", profile);
 	{
-		char *av[] = { "afdo", counts, "--binary", train_bin, "-o", (char *)profile,
-			       quiet ? "-q" : "-v", NULL };
-		int rc = hwt_report_afdo_main(7, av);
+		char *fixed[] = { "afdo", counts, "--binary", train_bin, "-o", (char *)profile,
+				  quiet ? "-q" : "-v" };
+		size_t ndirs = 0, n = 0;
+		char **av;
+		int rc;
 
+		while (o.debug_dirs && o.debug_dirs[ndirs])
+			ndirs++;
+		av = calloc(7 + 2 * ndirs + 1, sizeof(*av));
+		if (!av)
+			goto nomem;
+		for (size_t k = 0; k < 7; k++)
+			av[n++] = fixed[k];
+		/* --debug-dir passed on: where the training binary's DWARF is, if not in it. */
+		for (size_t k = 0; k < ndirs; k++) {
+			av[n++] = "--debug-dir";
+			av[n++] = (char *)o.debug_dirs[k];
+		}
+		rc = hwt_report_afdo_main((int)n, av);
+		free(av);
 		(void)unlink(counts);
 		if (rc == 2)
 			goto out;
