@@ -64,6 +64,8 @@ int main(int argc, char **argv)
 		return 3;
 	if (!strcmp(what, "kill"))
 		raise(SIGTERM);
+	if (!strcmp(what, "unlink") && argc > 2 && unlink(argv[2]) != 0)
+		return 9; /* its own binary: the trace cannot all be decoded */
 	if (!strcmp(what, "rmdir") && argc > 2) {
 		/* The report's directory goes away while the command runs. */
 		char cmd[4096];
@@ -247,6 +249,16 @@ def main():
              '--fail-under-lines', '100'])
     expect('partial bundle under a line gate: 1 + 4', p, 5, ['exit status bit 4'])
 
+    # a run whose binary is gone before the decode: a partial report, 1 (0 + 1)
+    for name, cmd, out in (('hwt-cov', [hwt_cov, '-q'] + unit, 'selfdel.info'),
+                           ('hwt flame', [hwt, 'flame'] + unit, 'selfdel.svg')):
+        selfdel = os.path.join(work, 'selfdel')
+        shutil.copy(prog, selfdel)
+        p = run(cmd + ['-o', out, '--', selfdel, 'unlink', selfdel])
+        if expect('%s: the binary deleted during the run: partial, 1' % name, p, 1,
+                  ['warning']):
+            check('%s: the partial report is written' % name, os.path.isfile(out))
+
     # --- gates ---------------------------------------------------------------
     p = run([hwt_cov, '-q'] + unit + ['-o', 'gate.info', '--fail-under-lines', '100', '--', prog])
     expect('hwt-cov under its line gate', p, 4, ['exit status bit 4'])
@@ -284,6 +296,8 @@ def main():
                       ('hwt-cov --diff-output in a missing directory',
                        [hwt_cov] + unit + ['--diff', 'HEAD', '--diff-output', 'missing/d.md', '--',
                                            prog]),
+                      ('hwt-cov --html under a file',
+                       [hwt_cov] + unit + ['--html', os.path.join(src, 'html'), '--', prog]),
                       ('hwt flame -o in a missing directory',
                        [hwt, 'flame'] + unit + ['-o', 'missing/f.svg', '--', prog]),
                       ('hwt record -o in a missing directory',
