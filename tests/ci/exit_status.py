@@ -336,6 +336,13 @@ def main():
         check('the kept bundle covers the run',
               any(c > 0 for c in line_counts('again.info', 'prog.c').values()))
         shutil.rmtree(kept, ignore_errors=True)
+    # a full disk: /dev/full takes the open, fails the write
+    p = run([hwt_cov] + unit + ['-o', '/dev/full', '--', prog])
+    if expect('hwt-cov -o /dev/full (the disk fills)', p, 2,
+              [r'cannot write /dev/full: No space left', r'the trace is kept in \S+'],
+              [r'wrote /dev/full']):
+        shutil.rmtree(re.search(r'the trace is kept in (\S+?);', p.stderr).group(1),
+                      ignore_errors=True)
     os.makedirs('gone2', exist_ok=True)
     p = run([hwt, 'flame'] + unit + ['-o', 'gone2/f.svg', '--', prog, 'rmdir',
                                      os.path.join(work, 'gone2')])
@@ -376,6 +383,15 @@ def main():
                       counts.get(sleep_line, 0) > 0, str(counts))
                 check(what + ': the line after the sleep did not',
                       counts.get(after_line, -1) == 0, str(counts))
+
+    # hwt-pgo's training run: SIGINT to hwt-pgo alone ends it, the build goes on (1)
+    if shutil.which('clang-19') or shutil.which('clang'):
+        what = 'hwt-pgo (%s): SIGINT sent to it alone during the training run' % units[0]
+        p = signal_run([hwt_pgo, '-q'] + unit + ['-o', 'trained', '--train', 'sleep ' + ready,
+                                                 '--', src], ready, signal.SIGINT, False, env)
+        if expect(what, p, 1, ['training run exited with status 130']):
+            check(what + ': the program is built', os.access('trained', os.X_OK))
+            check(what + ': its profile is written', os.path.getsize('trained.afdo') > 0)
 
     print('exit_status: %d checks, %d failures' % (checked, len(failures)))
     for f in failures:
