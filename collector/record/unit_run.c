@@ -233,12 +233,11 @@ static volatile sig_atomic_t pending_signal;
 static void forward_signal(int sig, siginfo_t *info, void *ucontext)
 {
 	(void)ucontext;
-	if (info && info->si_code > 0)
-		return; /* from the kernel: the command's group had it too */
-	if (child_pid > 0)
+	if (child_pid <= 0)
+		pending_signal = sig; /* whoever sent it, the command is not there yet */
+	else if (!info || info->si_code <= 0)
 		kill(child_pid, sig);
-	else
-		pending_signal = sig;
+	/* else from the kernel (a terminal): the command's group had it too */
 }
 
 void hwt_unit_signals_forward(struct hwt_unit_signals *saved)

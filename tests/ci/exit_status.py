@@ -23,12 +23,15 @@ command, outputs checked before the run, and signals sent to hwt-cov and
 
 usage: exit_status.py HWT HWT_COV HWT_PGO WORK
 """
+import fcntl
 import os
+import pty
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import termios
 import time
 
 failures = []
@@ -143,11 +146,20 @@ def usable_units(hwt, work, prog):
 
 
 def signal_run(cmd, ready, sig, group, env):
-    """Starts cmd, waits for the file ready, sends sig to it (or its group)."""
+    """Starts cmd, waits for the file ready, sends sig to it (group False), its
+    process group (True), or types Ctrl-C on its terminal ('tty': the kernel
+    sends SIGINT to the foreground group)."""
     if os.path.exists(ready):
         os.unlink(ready)
+    master = slave = None
+    if group == 'tty':
+        master, slave = pty.openpty()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=env, start_new_session=True)
+                         env=env, start_new_session=True, stdin=slave,
+                         preexec_fn=(lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+                         if slave is not None else None)
+    if slave is not None:
+        os.close(slave)
     deadline = time.time() + 120
     while not os.path.exists(ready) and time.time() < deadline and p.poll() is None:
         time.sleep(0.05)
@@ -156,7 +168,9 @@ def signal_run(cmd, ready, sig, group, env):
         out, err = p.communicate()
         return subprocess.CompletedProcess(cmd, -1, out, 'never ready\n' + err)
     time.sleep(0.3)
-    if group:
+    if group == 'tty':
+        os.write(master, b'\x03')
+    elif group:
         os.killpg(p.pid, sig)
     else:
         os.kill(p.pid, sig)
@@ -166,6 +180,9 @@ def signal_run(cmd, ready, sig, group, env):
         os.killpg(p.pid, signal.SIGKILL)
         out, err = p.communicate()
         return subprocess.CompletedProcess(cmd, -2, out, 'hung after the signal\n' + err)
+    finally:
+        if master is not None:
+            os.close(master)
     return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
@@ -358,18 +375,21 @@ def main():
     runs = [('hwt-cov', s, False) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
                                              signal.SIGQUIT)]
     runs += [('hwt record', s, False) for s in (signal.SIGINT, signal.SIGTERM)]
-    runs += [('hwt-cov', signal.SIGINT, True), ('hwt record', signal.SIGINT, True)]
+    runs += [('hwt-cov', signal.SIGINT, True), ('hwt record', signal.SIGINT, True),
+             ('hwt-cov', signal.SIGINT, 'tty'), ('hwt record', signal.SIGINT, 'tty')]
     for u in units:
         uo = ['--unit', u]
         for name, sig, group in runs:
             if u != units[0] and (sig in (signal.SIGHUP, signal.SIGQUIT) or group):
                 continue  # the first unit has every signal; the others two each
-            tag = '%s-%s-%s%s' % (u, name.replace(' ', '-'), sig.name, '-group' if group else '')
+            tag = '%s-%s-%s%s' % (u, name.replace(' ', '-'), sig.name,
+                                  {False: '', True: '-group', 'tty': '-tty'}[group])
             out = tag + ('.info' if name == 'hwt-cov' else '.hwt')
             cmd = ([hwt_cov, '-q'] if name == 'hwt-cov' else [hwt, 'record', '-q'])
             cmd = cmd + uo + ['-o', out, '--', prog, 'sleep', ready]
             what = '%s (%s): %s sent to %s' % (name, u, sig.name,
-                                              'its process group' if group else 'it alone')
+                                              {False: 'it alone', True: 'its process group',
+                                               'tty': 'its terminal (Ctrl-C)'}[group])
             p = signal_run(cmd, ready, sig, group, env)
             if not expect(what, p, 128 + sig, stderr_lacks=['cannot write']):
                 continue
