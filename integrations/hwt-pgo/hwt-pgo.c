@@ -497,8 +497,13 @@ int main(int argc, char **argv)
 		int rc = hwt_report_afdo_main(7, av);
 
 		(void)unlink(counts);
-		if (rc == 2)
+		if (rc == HWT_EXIT_ERROR) {
+			/* The training run is not lost: its trace stays for another try. */
+			fprintf(stderr, PREFIX ": the trace is kept in %s; 'hwt report afdo %s "
+				"--binary %s -o FILE' writes the profile from it\n", bundle, bundle,
+				train_bin);
 			goto out;
+		}
 	}
 	if (!keep)
 		(void)hwt_bundle_remove(bundle);

@@ -412,6 +412,15 @@ def main():
         if expect(what, p, 1, ['training run exited with status 130']):
             check(what + ': the program is built', os.access('trained', os.X_OK))
             check(what + ': its profile is written', os.path.getsize('trained.afdo') > 0)
+        # its profile's directory removed by the training run: 2, the trace kept and named
+        os.makedirs('pdir', exist_ok=True)
+        p = run([hwt_pgo, '-q'] + unit + ['-o', 'pgo3', '--profile', 'pdir/p.afdo', '--train',
+                                          'rmdir ' + os.path.join(work, 'pdir'), '--', src])
+        if expect('hwt-pgo: the profile\'s directory removed by the training run', p, 2,
+                  [r'the trace is kept in \S+; .hwt report afdo']):
+            kept = re.search(r'the trace is kept in (\S+?);', p.stderr).group(1)
+            check('hwt-pgo: the kept bundle exists',
+                  os.path.isfile(os.path.join(kept, 'hwt-bundle')), kept)
 
     print('exit_status: %d checks, %d failures' % (checked, len(failures)))
     for f in failures:
