@@ -19,6 +19,28 @@ struct hwt_decode_live;
 struct hwt_decode_stats;
 struct hwt_profile;
 
+/* ----- exit statuses: one table for every command (docs/exit-status.md) --- */
+
+/* Done, whole. */
+#define HWT_EXIT_OK          0
+/*
+ * Written, but from a partial input: the bundle (or a profile) had
+ * warnings (a damaged or lost trace, an image missing), or hwt-pgo's
+ * training run failed. A bit: the coverage gates' bits add to it.
+ */
+#define HWT_EXIT_PARTIAL     1
+/* Nothing written, or not all of it (an input missing or unreadable, an
+   output that cannot be written, a tool that failed). */
+#define HWT_EXIT_ERROR       2
+/* A bad option or argument: nothing done. */
+#define HWT_EXIT_USAGE       2
+/* The command (or a tool hwt-pgo runs) was found but cannot be run, or
+   was not found: as a shell says it. */
+#define HWT_EXIT_CANNOT_RUN  126
+#define HWT_EXIT_NOT_FOUND   127
+/* The command was killed by signal N: HWT_EXIT_SIGNAL + N (hwt_exit_code). */
+#define HWT_EXIT_SIGNAL      128
+
 /* ----- bundle.c: opening a bundle, its diagnostics ------------------------ */
 
 /* Prints the bundle's diagnostics, one a line: "PREFIX: warning: ..." or "error". */
@@ -59,6 +81,18 @@ int hwt_command_run(char *const argv[], int stdout_to_null, int *status);
 
 /* The same with its standard output into out (a file opened for writing). */
 int hwt_command_run_output(char *const argv[], FILE *out, int *status);
+
+/* The exit status a shell gives when it cannot run a program: err (an errno
+   value) ENOENT HWT_EXIT_NOT_FOUND, any other HWT_EXIT_CANNOT_RUN. */
+int hwt_command_exec_status(int err);
+
+/*
+ * Whether the command file (looked up in PATH when it has no '/', as
+ * execvp does) can be run, before anything is recorded: 0, or
+ * HWT_EXIT_NOT_FOUND / HWT_EXIT_CANNOT_RUN with a message (prefix first)
+ * said, as a shell would.
+ */
+int hwt_command_check_runnable(const char *file, const char *prefix);
 
 /* ----- decode.c: a bundle's decode ---------------------------------------- */
 
@@ -302,6 +336,18 @@ int hwt_coverage_gate_check_diff(const struct hwt_coverage_gates *gates, double 
 int hwt_command_write_file(const char *path, int (*write)(FILE *file, void *context),
 			   void *context, const char *prefix);
 
+/*
+ * Whether hwt_command_write_file could write path, checked before a run so
+ * that a bad -o is said before anything runs: it is not a directory, its
+ * directory exists, and either can be written. 0, or -1 with a message
+ * naming path said (prefix first). "-" is always fine.
+ */
+int hwt_command_check_output(const char *path, const char *prefix);
+
+/* The same for an output directory (--html DIR): it or the nearest of its
+   parents that exists is a directory that can be written. */
+int hwt_command_check_output_dir(const char *path, const char *prefix);
+
 /* ----- diff_report.c: diff coverage from git -------------------------------- */
 
 struct hwt_cov_files;
@@ -429,15 +475,19 @@ enum {
 	"                            (*.json) or text [text on stderr]\n"                     \
 	HWT_DIFF_GATE_USAGE
 
+/* Checks every output of options (-o, --html, --diff-output) with
+   hwt_command_check_output before a run: 0, or -1 (said). */
+int hwt_lcov_report_check_outputs(const struct hwt_lcov_report_options *options);
+
 /*
  * Decodes the bundle in bundle_dir, writes every output, runs genhtml when
  * asked, prints the summary and every warning (images without debug info,
  * deleted or replaced since the run, damaged trace), reports the diff
  * coverage when asked and checks the gates. Returns 0 when the report was
- * written (possibly with warnings) and meets its gates, the HWT_EXIT_*
- * bits of the gates it does not meet, or 2 when it could not be written
- * (the bundle cannot be read, a file cannot be written, genhtml or git
- * failed).
+ * written and meets its gates; else the bits of HWT_EXIT_PARTIAL (the
+ * bundle had warnings) and of the gates it does not meet; or
+ * HWT_EXIT_ERROR alone when it could not be written (the bundle cannot be
+ * read, a file cannot be written, genhtml or git failed).
  */
 int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options);
 

@@ -174,16 +174,16 @@ int hwt_command_option_end(int opt, int taken, char *const argv[], void (*usage)
 			   const char *prefix)
 {
 	if (taken)
-		return taken > 0 ? -1 : 2;
+		return taken > 0 ? -1 : HWT_EXIT_USAGE;
 	if (opt == 'h') {
 		usage(stdout);
-		return 0;
+		return HWT_EXIT_OK;
 	}
 	fprintf(stderr, "%s: %s '%s'\n", prefix,
 		opt == ':' ? "a value is missing for" : "unknown option",
 		hwt_command_bad_option(argv));
 	usage(stderr);
-	return 2;
+	return HWT_EXIT_USAGE;
 }
 
 int hwt_command_other_option(struct hwt_command_options *o, int opt, const char *arg,

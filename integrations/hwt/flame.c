@@ -114,7 +114,8 @@ static void report_usage(FILE *out)
 		"pid; with --merge, every process of a command is one root.\n"
 		"\n"
 		"Exit status: 0 clean, 1 written but the bundle had warnings (a partial\n"
-		"graph: gaps show as marked frames), 2 nothing was written.\n",
+		"graph: gaps show as marked frames), 2 nothing was written or a bad option\n"
+		"(docs/exit-status.md).\n",
 		out);
 }
 
@@ -124,7 +125,9 @@ static void flame_usage(FILE *out)
 	      "\n"
 	      "Runs COMMAND (and everything it starts) under a branch trace, as hwt record\n"
 	      "does, and writes a flame graph of its exact call stacks. Exits with\n"
-	      "COMMAND's exit status (2 when nothing could be written).\n"
+	      "COMMAND's exit status when it fails (128+N when signal N killed it; 127 not\n"
+	      "found, 126 not runnable), else 2 when nothing could be written, 1 a partial\n"
+	      "graph, 0 (docs/exit-status.md).\n"
 	      "\n"
 	      "      --format F        flame (an SVG, the default), folded, speedscope, chrome\n"
 	      "  -o, --output FILE     [flame.svg, flame.folded, flame.speedscope.json,\n"
@@ -697,6 +700,12 @@ int hwt_flame_main(int argc, char **argv)
 	}
 	if (!o.common.output)
 		o.common.output = defaults[o.format];
+	/* Before anything runs: an output that could not be written, a command not found. */
+	if (hwt_command_check_output(o.common.output, prefix) < 0)
+		return HWT_EXIT_ERROR;
+	code = hwt_command_check_runnable(argv[optind], prefix);
+	if (code)
+		return code;
 	if (keep) {
 		dir = keep;
 	} else {
@@ -728,11 +737,15 @@ int hwt_flame_main(int argc, char **argv)
 	if (o.common.verbose && live.live)
 		hwt_command_live_say(live.live, prefix);
 	flame_live_free(&live);
-	if (!keep && hwt_bundle_remove(dir) < 0)
+	if (status == HWT_EXIT_ERROR)
+		/* The run is not lost: its trace stays for another try. */
+		fprintf(stderr, "%s: the trace is kept in %s; 'hwt report %s %s -o FILE' writes "
+			"the graph from it\n", prefix, dir, format_names[o.format], dir);
+	else if (!keep && hwt_bundle_remove(dir) < 0)
 		fprintf(stderr, "%s: warning: cannot remove the temporary bundle %s\n", prefix, dir);
-	if (status == 2)
-		return code ? code : 2;
-	if (!o.common.quiet && o.common.output && strcmp(o.common.output, "-"))
+	if (status != HWT_EXIT_ERROR && !o.common.quiet && o.common.output &&
+	    strcmp(o.common.output, "-"))
 		fprintf(stderr, "%s: wrote %s\n", prefix, o.common.output);
-	return code;
+	/* The command's failure first; then no graph (2) or a partial one (1), as hwt-cov. */
+	return code ? code : status;
 }

@@ -371,7 +371,7 @@ int hwt_report_afdo_main(int argc, char **argv)
 	struct hwt_profile *profile = NULL;
 	struct hwt_afdo_samples *samples = NULL;
 	size_t i, used = 0, nodebug = 0;
-	int status = 2, warned, rc;
+	int status = HWT_EXIT_ERROR, warned, rc;
 
 	warned = read_inputs(argc, argv, &o, 0, &profile);
 	if (warned < 0) {
@@ -447,7 +447,7 @@ int hwt_report_afdo_main(int argc, char **argv)
 		fprintf(stderr, "%s: %zu functions, %" PRIu64 " samples, written to %s (%s)\n",
 			o.prefix, hwt_afdo_samples_function_count(samples),
 			hwt_afdo_samples_total(samples), o.common.output, o.format);
-	status = warned ? 1 : 0;
+	status = warned ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
 out:
 	hwt_afdo_samples_free(samples);
 	hwt_profile_free(profile);
@@ -477,7 +477,7 @@ int hwt_report_afdo_text_main(int argc, char **argv)
 	const char *file = NULL;
 	size_t i, best = SIZE_MAX;
 	uint64_t best_weight = 0;
-	int status = 2, warned, rc, perr = 0;
+	int status = HWT_EXIT_ERROR, warned, rc, perr = 0;
 	FILE *f;
 
 	warned = read_inputs(argc, argv, &o, 1, &profile);
@@ -541,7 +541,7 @@ int hwt_report_afdo_text_main(int argc, char **argv)
 			unlink(o.common.output);
 		goto out;
 	}
-	status = warned ? 1 : 0;
+	status = warned ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
 out:
 	hwt_profile_free(profile);
 	free(o.binaries);
