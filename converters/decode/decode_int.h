@@ -431,6 +431,10 @@ struct hwt_profile *hwt_decoder_profile_like(struct hwt_decoder *d);
 /* hwt_bundle_diag_add, or held back in a worker (added after the join). */
 void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char *path,
 		     int64_t offset, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Names whose trace stream is lost, for the warnings that count lost
+   bytes: "process PID (COMMAND), thread TID" into out. (decode.c) */
+void hwt_stream_owner(const struct hwt_bundle_stream *stream, const struct hwt_space *space,
+		      char *out, size_t size);
 /* Where the failures of a file are counted. */
 static inline struct hwt_file_fail *hwt_file_fail(struct hwt_decoder *d, struct hwt_file *f)
 {

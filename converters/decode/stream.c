@@ -524,7 +524,7 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 			   int at_end)
 {
 	uint64_t skipped = resumed > err->offset ? resumed - err->offset : 0;
-	char where[256];
+	char where[256], owner[300];
 
 	struct hwt_flow_event ev = { .type = hwt_flow_ev_error };
 
@@ -547,21 +547,33 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 	}
 	if (s->error_messages++ >= MAX_ERROR_MESSAGES)
 		return;
+	hwt_stream_owner(s->stream, s->space, owner, sizeof(owner));
 	if (err->status == -pte_eos) {
 		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path,
 				    (int64_t)err->offset,
 				    "the stream ends inside a packet at offset 0x%" PRIx64
-				    " (%" PRIu64 " bytes not decoded): cut while recording?",
-				    err->offset, skipped);
+				    " (%" PRIu64 " bytes not decoded): cut while recording?"
+				    " %" PRIu64 " trace bytes of %s lost",
+				    err->offset, skipped, skipped, owner);
+		return;
+	}
+	if (err->status == -pte_nosync) {
+		/* Streams start with a PSB: what comes before the first is not trace. */
+		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, (int64_t)err->offset,
+				    "%s: %" PRIu64 " trace bytes of %s lost",
+				    at_end ? "no PSB in the whole stream (not Intel PT trace?)"
+					   : "the stream does not start with a PSB",
+				    skipped, owner);
 		return;
 	}
 	describe_ip(s, err->ip, where, sizeof(where));
 	hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, (int64_t)err->offset,
 			    "decode error at offset 0x%" PRIx64 " (%s): %s; %s %" PRIu64
-			    " trace bytes skipped",
+			    " trace bytes skipped: trace of %s lost",
 			    err->offset, where,
 			    pt_errstr(pt_errcode(err->status)),
-			    at_end ? "no PSB after it," : "resynced at the next PSB,", skipped);
+			    at_end ? "no PSB after it," : "resynced at the next PSB,", skipped,
+			    owner);
 }
 
 /* Hands the libipt events pending before the next block to the consumer. */
@@ -674,7 +686,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 	struct pt_config config;
 	uint64_t last_sync = UINT64_MAX, end_offset = 0;
 	uint64_t blocks = 0, insns = 0;
-	int want_time = 0;
+	int want_time = 0, synced = 0;
 	int nomem;
 	size_t size;
 	uint8_t *buf;
@@ -719,8 +731,17 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 		if (status < 0) {
 			uint64_t off = 0;
 
-			if (status == -pte_eos)
+			if (status == -pte_eos) {
+				/* No PSB at all: the whole stream is lost, said as such. */
+				if (!synced && !err.pending) {
+					err.pending = 1;
+					err.status = -pte_nosync;
+					err.offset = 0;
+					err.ip = 0;
+					err.file = NULL;
+				}
 				break;
+			}
 			/* A PSB whose PSB+ does not decode: look for the next one. */
 			pt_blk_get_sync_offset(dec, &off);
 			if (off == last_sync)
@@ -729,13 +750,23 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 			if (!err.pending) {
 				err.pending = 1;
 				err.status = status;
-				err.offset = off;
+				err.offset = synced ? off : 0;
 				err.ip = 0;
 				err.file = NULL;
 			}
+			synced = 1;
 			continue;
 		}
 		pt_blk_get_sync_offset(dec, &last_sync);
+		if (!synced && last_sync && !err.pending) {
+			/* Streams start with a PSB: bytes before the first are lost. */
+			err.pending = 1;
+			err.status = -pte_nosync;
+			err.offset = 0;
+			err.ip = 0;
+			err.file = NULL;
+		}
+		synced = 1;
 		error_resolved(s, &err, last_sync, 0);
 		s->enabled = !(status & pts_ip_suppressed);
 		s->last = NULL;
