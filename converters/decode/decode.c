@@ -528,6 +528,7 @@ static void stats_add(struct hwt_decode_stats *to, const struct hwt_decode_stats
 	to->errors += s->errors;
 	to->error_bytes += s->error_bytes;
 	to->overflows += s->overflows;
+	to->kernel_bytes += s->kernel_bytes;
 	to->missing_blocks += s->missing_blocks;
 	to->edge_streams += s->edge_streams;
 	to->edge_fallbacks += s->edge_fallbacks;

@@ -52,6 +52,10 @@ struct stream_ctx {
 	const struct hwt_flow_block *last;
 	uint64_t last_target;
 	uint32_t next_kind;
+	/* An interrupt seen as tracing off at async_at (FUP, TIP.PGD): the
+	   block before it, kept for when tracing comes back on there. */
+	const struct hwt_flow_block *async_last;
+	uint64_t async_target, async_at;
 	int started;                 /* a step was handed out */
 	int enabled;                 /* the trace is on */
 	struct hwt_flow_resume resume;
@@ -536,6 +540,7 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 	ev.bytes = skipped;
 	ev.status = err->status;
 	emit_break(s, &ev, hwt_flow_start);
+	s->async_last = NULL;
 	hwt_flow_resume_reset(&s->resume);
 	s->errors++;
 	s->error_bytes += skipped;
@@ -598,8 +603,16 @@ static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int s
 			fe.ip = ev.variant.enabled.ip;
 			s->enabled = 1;
 			emit_break(s, &fe, kind < 0 ? hwt_flow_enabled : (uint32_t)kind);
+			if (s->async_last && fe.ip == s->async_at) {
+				/* Back where an interrupt struck (its handler not traced:
+				   kernel code): the flow goes on as if it had not. */
+				s->last = s->async_last;
+				s->last_target = s->async_target;
+			}
+			s->async_last = NULL;
 			break;
 		case ptev_disabled:
+			s->async_last = NULL;
 			/* After a system call, the trace comes back after it. */
 			fe.type = hwt_flow_ev_disabled;
 			if (s->last && s->last->exit == hwt_flow_exit_far)
@@ -609,6 +622,9 @@ static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int s
 			emit_break(s, &fe, hwt_flow_enabled);
 			break;
 		case ptev_async_disabled:
+			s->async_last = s->last;
+			s->async_target = s->last_target;
+			s->async_at = ev.variant.async_disabled.at;
 			fe.type = hwt_flow_ev_disabled;
 			fe.flags = HWT_FLOW_EV_ASYNC;
 			fe.ip = ev.variant.async_disabled.at;
@@ -632,6 +648,7 @@ static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int s
 			emit_break(s, &fe, kind < 0 ? hwt_flow_enabled : (uint32_t)kind);
 			break;
 		case ptev_overflow:
+			s->async_last = NULL;
 			s->d->stats.overflows++;
 			hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, -1,
 					"trace overflow: the trace unit dropped trace, counts are low");
@@ -686,7 +703,8 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 	struct pt_config config;
 	uint64_t last_sync = UINT64_MAX, end_offset = 0;
 	uint64_t blocks = 0, insns = 0;
-	int want_time = 0, synced = 0;
+	int want_time = 0, synced = 0, cut = 0;
+	size_t stream_size;
 	int nomem;
 	size_t size;
 	uint8_t *buf;
@@ -699,10 +717,31 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 					    "cannot read the stream: %s", strerror(errno));
 		return 0;
 	}
+	stream_size = size;
+	if (d->pt_kernel) {
+		/* Kernel-mode trace too: decoded is its user-mode part. */
+		uint8_t *user;
+		size_t user_size;
+		uint64_t kernel_bytes;
+
+		if (hwt_kernel_cut(buf, size, &user, &user_size, &kernel_bytes) < 0) {
+			munmap(buf, size);
+			d->nomem = 1;
+			return -hbe_nomem;
+		}
+		munmap(buf, size);
+		d->stats.kernel_bytes += kernel_bytes;
+		buf = user;
+		size = user_size;
+		cut = 1;
+	}
 	/* Large (the batch): on the heap. */
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		munmap(buf, size);
+		if (cut)
+			free(buf);
+		else
+			munmap(buf, size);
 		d->nomem = 1;
 		return -hbe_nomem;
 	}
@@ -711,7 +750,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 	s->space = space;
 	s->last_time = UINT64_MAX;
 	d->stats.streams++;
-	d->stats.trace_bytes += size;
+	d->stats.trace_bytes += stream_size;
 	config = d->pt;
 	config.begin = buf;
 	config.end = buf + size;
@@ -770,6 +809,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 		error_resolved(s, &err, last_sync, 0);
 		s->enabled = !(status & pts_ip_suppressed);
 		s->last = NULL;
+		s->async_last = NULL;
 		s->next_kind = hwt_flow_start;
 		for (;;) {
 			struct pt_block block;
@@ -861,8 +901,11 @@ out:
 	pt_blk_free_decoder(dec);
 	stream_ctx_free(s);
 	free(s);
-	munmap(buf, size);
-	d->done_bytes += size;
+	if (cut)
+		free(buf);
+	else
+		munmap(buf, size);
+	d->done_bytes += stream_size;
 	hwt_decode_progress(d, d->done_bytes);
 	return nomem ? -hbe_nomem : 0;
 }

@@ -96,12 +96,13 @@ int hwt_report_profile_main(int argc, char **argv)
 		fprintf(stderr,
 			"hwt report profile: %" PRIu64 " streams, %" PRIu64 " trace bytes, %" PRIu64
 			" blocks, %" PRIu64 " instructions, %" PRIu64 " decode errors (%" PRIu64
-			" bytes skipped), %" PRIu64 " overflows; edge decoder: %" PRIu64
+			" bytes skipped), %" PRIu64 " overflows, %" PRIu64
+			" kernel-mode trace bytes left out; edge decoder: %" PRIu64
 			" streams, %" PRIu64 " handed to libipt, %" PRIu64 " parts on threads of their own, %"
 			PRIu64 " decoded again, %" PRIu64 " split off for idle threads, %" PRIu64
 			" walked again to take counts back; decoded in %.4f s\n",
 			stats.streams, stats.trace_bytes, stats.blocks, stats.insns, stats.errors,
-			stats.error_bytes, stats.overflows, stats.edge_streams, stats.edge_fallbacks,
+			stats.error_bytes, stats.overflows, stats.kernel_bytes, stats.edge_streams, stats.edge_fallbacks,
 			stats.edge_segments, stats.edge_redecoded, stats.edge_split_off,
 			stats.edge_taken_back, (double)stats.wall_ns / 1e9);
 	status = strcmp(out, "-") ? hwt_profile_save(profile, out)
