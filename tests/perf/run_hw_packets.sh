@@ -80,8 +80,10 @@ if [ "${HW_PACKETS_TIMING_CHECK:-0}" = 1 ]; then
 		echo "ok   without the PMU's MTC configuration the decode differs ($(wc -l <"$work.nocfg.err") warnings)"
 	fi
 fi
-# Linux perf would decode the kernel parts too, from a kernel it cannot read here.
-if command -v perf >/dev/null && [ -z "$kernel" ]; then
-	python3 "$(dirname "$0")/branches_vs_perf.py" "$check" "$work" "$work.data" || failed=1
+# Linux perf's decoder lists the original's branches; with kernel-mode trace
+# its user-mode ones (it cannot read the kernel's code here).
+if command -v perf >/dev/null; then
+	python3 "$(dirname "$0")/branches_vs_perf.py" "$check" "$work" "$work.data" \
+		${kernel:+user} || failed=1
 fi
 [ "$failed" = 0 ]
