@@ -94,7 +94,7 @@ struct hwt_decoder {
 	struct hwt_edge_runs *edge_runs; /* this thread's memoised runs of TNT bits (edge/) */
 	uint8_t *stream_buf;     /* this thread's, for short streams (hwt_stream_bytes) */
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
-	int pt_kernel;           /* Intel PT streams have kernel-mode trace too (kernel_cut.c) */
+	int pt_kernel;           /* header pt_streams_kernel=1: Intel PT streams hold kernel-mode trace (kernel_cut.c) */
 };
 
 /* A diagnostic held back until the workers are done. */
@@ -434,7 +434,7 @@ void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char 
 		     int64_t offset, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /*
  * kernel_cut.c: the user-mode trace of an Intel PT stream buf that has
- * kernel-mode trace too (header key pt_kernel=1), as a PMU tracing user
+ * kernel-mode trace too (header key pt_streams_kernel=1), as a PMU tracing user
  * mode only would have written it: *out (malloc'd; free it), *out_size
  * bytes; *kernel_bytes of kernel-mode trace left out. 0 or -hbe_nomem.
  */

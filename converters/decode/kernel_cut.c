@@ -1,6 +1,7 @@
 /*
  * The user-mode trace of an Intel PT stream that has kernel-mode trace too
- * (a PMU without exclude_kernel: the bundle's header says pt_kernel=1).
+ * (a PMU without exclude_kernel, not cut out by an import: the bundle's
+ * header says pt_streams_kernel=1).
  *
  * Such a stream changes rings with tracing on: a TIP into kernel code (a
  * system call, or after the FUP of an interrupt or exception), kernel TNT

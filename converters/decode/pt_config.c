@@ -20,7 +20,7 @@ void hwt_decoder_pt_config(struct hwt_decoder *d, const struct hwt_bundle *bundl
 	const char *mtc = hwt_bundle_key(bundle, "pt_mtc_freq");
 	const char *nom = hwt_bundle_key(bundle, "pt_nom_freq");
 	const char *ctc = hwt_bundle_key(bundle, "pt_tsc_ctc");
-	const char *kernel = hwt_bundle_key(bundle, "pt_kernel");
+	const char *kernel = hwt_bundle_key(bundle, "pt_streams_kernel");
 	unsigned family, model, stepping, v;
 	uint32_t n, dd;
 	char vendor[32];

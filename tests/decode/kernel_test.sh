@@ -4,7 +4,7 @@
 # tracing kernel mode too writes them (tests/perf/hw_packets.c kernel: a TIP
 # into the kernel at each system call and a TIP back, interrupts as FUP +
 # TIP with a TIP back to where they struck, PSB+ in the kernel, no TIP.PGD
-# or TIP.PGE at the ring changes; header pt_kernel=1). Every decoder must
+# or TIP.PGE at the ring changes; header pt_streams_kernel=1). Every decoder must
 # give the user-only recording's profile (every instruction and edge), with
 # no warning of lost trace, and count the kernel-mode trace in --stats.
 #

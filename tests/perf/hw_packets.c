@@ -14,7 +14,8 @@
  * INTERRUPT_PERIOD user instructions (FUP, TIP into the kernel, kernel
  * packets, TIP back), with a PSB+ whose FUP is in the kernel where one is
  * due, as a PMU without exclude_kernel writes it; the header says
- * pt_kernel=1.
+ * pt_kernel=1 and pt_streams_kernel=1 (the streams hold it: hwt decodes
+ * their user-mode part).
  * OUT_BUNDLE is a copy of IN_BUNDLE (the caller copies it); its streams are
  * replaced and its header gets the keys that describe such a PMU (pt_config
  * with MTC, CYC, return compression; pt_mtc_freq 0; pt_tsc_ctc 1/1): one
@@ -582,7 +583,7 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/hwt-bundle", argv[2]);
 	h = fopen(path, "a");
 	if (!h || fprintf(h, "pt_cpu=%s\npt_config=%#llx\npt_mtc_freq=0\npt_tsc_ctc=1/1\n%s", CPU,
-			  (unsigned long long)CONFIG, kernel ? "pt_kernel=1\n" : "") < 0 ||
+			  (unsigned long long)CONFIG, kernel ? "pt_kernel=1\npt_streams_kernel=1\n" : "") < 0 ||
 	    fclose(h))
 		failed = 1;
 	printf("hw_packets: %" PRIu64 " PSB+ (each with TSC, TMA, CBR, PIP, VMCS, MODE.TSX), %"
