@@ -21,7 +21,10 @@ kernel=
 [ "${HW_PACKETS_KERNEL:-0}" = 1 ] && kernel=kernel
 cp -r "$work" "$work.hw" && "$hw" "$work" "$work.hw" $kernel || { echo "FAIL: hw_packets"; exit 1; }
 # (The altered streams no longer have the size the summary says: exit status 1.)
-"$hwt" export -q -o "$work.data" "$work.hw" 2>/dev/null
+# HW_PACKETS_ONE_CPU=1: every thread on one CPU (per-CPU AUX data).
+one_cpu=
+[ "${HW_PACKETS_ONE_CPU:-0}" = 1 ] && one_cpu=--one-cpu
+"$hwt" export -q $one_cpu -o "$work.data" "$work.hw" 2>/dev/null
 [ $? -le 1 ] || { echo "FAIL: export"; exit 1; }
 "$hwt" import -o "$work.imp" "$work.data" 2>"$work.imp.log"
 [ $? -le 1 ] || { cat "$work.imp.log"; echo "FAIL: import"; exit 1; }
