@@ -266,8 +266,9 @@ static void kernel_body(struct out *o)
 	put(o, &p);
 	tnt_bit(o, 1);
 	pt_enc_get_offset(o->enc, &len);
-	if (len - o->last_psb > PSB_PERIOD) {
-		/* (The PSB+ empties the return stack: so does the model.) */
+	if (len - o->last_psb > PSB_PERIOD / 2) {
+		/* Sooner than in user code, so that kernel parts have some.
+		   (The PSB+ empties the return stack: so does the model.) */
 		psb_plus(o, 1, KERNEL_ENTRY + 0x5678);
 		o->n.kernel_psb++;
 	}
