@@ -22,8 +22,9 @@ static void usage(FILE *out)
 	      "options:\n"
 	      "  -o OUT        the profile to write ('-': standard output)\n"
 	      "  --progress    show progress on stderr even when it is not a terminal\n"
-	      "  --stats       print decode figures on stderr (streams, blocks, errors,\n"
-	      "                the edge decoder's, the decode's wall time)\n"
+	      "  --stats       print decode figures on stderr (streams, blocks, decode\n"
+	      "                errors and the trace bytes they lost, kernel-mode trace left\n"
+	      "                out, the edge decoder's, the decode's wall time)\n"
 	      "  -q, --quiet   do not print the bundle's warnings\n"
 	      "  -j, --jobs N  " HWT_JOBS_HELP "\n"
 	      HWT_DECODER_HELP
