@@ -67,4 +67,32 @@ for program in "$@"; do
 	done
 done
 [ $kernel_psb = 1 ] || fail "no stream has a PSB+ in the kernel"
+
+# Damaged: random bytes over a part of a kernel-and-user stream (and a few
+# bytes flipped elsewhere) are lost with a warning, never a crash or a hang.
+name=$(basename "$1")
+stream=$(ls -S "$name.k.hwt"/streams/*.pt | head -1)
+size=$(stat -c %s "$stream")
+i=0
+while [ $i -lt 6 ]; do
+	rm -rf bad.hwt
+	cp -r "$name.k.hwt" bad.hwt
+	python3 -c 'import random, sys
+p, seed = sys.argv[1], int(sys.argv[2])
+rng = random.Random(seed)
+b = bytearray(open(p, "rb").read())
+off = rng.randrange(len(b) // 4, len(b) // 2)
+n = 64 << seed
+b[off:off + n] = bytes(rng.getrandbits(8) for _ in range(min(n, len(b) - off)))
+for _ in range(8):
+    b[rng.randrange(len(b))] ^= 0xff
+open(p, "wb").write(b)' "bad.hwt/streams/$(basename "$stream")" $i
+	timeout 120 "$hwt" report profile --stats -o bad.prof bad.hwt 2>bad.err
+	rc=$?
+	[ $rc -eq 1 ] || { cat bad.err; fail "damaged $i: exit status $rc, wanted 1 (a partial profile)"; }
+	grep -q "trace bytes.* of process [0-9]* (.*), thread [0-9]* lost" bad.err ||
+		{ cat bad.err; fail "damaged $i: no warning of the trace lost"; }
+	i=$((i + 1))
+done
+echo "ok   6 damaged kernel-and-user streams: warnings, partial profiles"
 echo "kernel: ok"
