@@ -99,6 +99,19 @@ struct hwt_par {
 	unsigned started, drained, parted;
 };
 
+void hwt_stream_owner(const struct hwt_bundle_stream *stream, const struct hwt_space *space,
+		      char *out, size_t size)
+{
+	const char *command = space && space->command ? space->command : NULL;
+
+	if (command)
+		snprintf(out, size, "process %" PRIu32 " (%s), thread %" PRIu32, stream->pid,
+			 command, stream->tid);
+	else
+		snprintf(out, size, "process %" PRIu32 ", thread %" PRIu32, stream->pid,
+			 stream->tid);
+}
+
 void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char *path,
 		     int64_t offset, const char *fmt, ...)
 {
@@ -515,6 +528,7 @@ static void stats_add(struct hwt_decode_stats *to, const struct hwt_decode_stats
 	to->errors += s->errors;
 	to->error_bytes += s->error_bytes;
 	to->overflows += s->overflows;
+	to->kernel_bytes += s->kernel_bytes;
 	to->missing_blocks += s->missing_blocks;
 	to->edge_streams += s->edge_streams;
 	to->edge_fallbacks += s->edge_fallbacks;

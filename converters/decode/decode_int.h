@@ -94,6 +94,7 @@ struct hwt_decoder {
 	struct hwt_edge_runs *edge_runs; /* this thread's memoised runs of TNT bits (edge/) */
 	uint8_t *stream_buf;     /* this thread's, for short streams (hwt_stream_bytes) */
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
+	int pt_kernel;           /* header pt_streams_kernel=1: Intel PT streams hold kernel-mode trace (kernel_cut.c) */
 };
 
 /* A diagnostic held back until the workers are done. */
@@ -431,6 +432,18 @@ struct hwt_profile *hwt_decoder_profile_like(struct hwt_decoder *d);
 /* hwt_bundle_diag_add, or held back in a worker (added after the join). */
 void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char *path,
 		     int64_t offset, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/*
+ * kernel_cut.c: the user-mode trace of an Intel PT stream buf that has
+ * kernel-mode trace too (header key pt_streams_kernel=1), as a PMU tracing user
+ * mode only would have written it: *out (malloc'd; free it), *out_size
+ * bytes; *kernel_bytes of kernel-mode trace left out. 0 or -hbe_nomem.
+ */
+int hwt_kernel_cut(const uint8_t *buf, size_t size, uint8_t **out, size_t *out_size,
+		   uint64_t *kernel_bytes);
+/* Names whose trace stream is lost, for the warnings that count lost
+   bytes: "process PID (COMMAND), thread TID" into out. (decode.c) */
+void hwt_stream_owner(const struct hwt_bundle_stream *stream, const struct hwt_space *space,
+		      char *out, size_t size);
 /* Where the failures of a file are counted. */
 static inline struct hwt_file_fail *hwt_file_fail(struct hwt_decoder *d, struct hwt_file *f)
 {

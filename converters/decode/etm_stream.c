@@ -300,6 +300,7 @@ static void error_resolved(struct etm_ctx *s, uint64_t resumed, int at_end)
 {
 	uint64_t skipped = resumed > s->err_offset ? resumed - s->err_offset : 0;
 	struct hwt_flow_event ev = { .type = hwt_flow_ev_error };
+	char owner[300];
 
 	if (!s->err_pending)
 		return;
@@ -321,10 +322,13 @@ static void error_resolved(struct etm_ctx *s, uint64_t resumed, int at_end)
 	}
 	if (s->error_messages++ >= MAX_ERROR_MESSAGES)
 		return;
+	hwt_stream_owner(s->stream, s->space, owner, sizeof(owner));
 	hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, (int64_t)s->err_offset,
-			"decode error at offset 0x%" PRIx64 " (%s); %s %" PRIu64 " trace bytes skipped",
+			"decode error at offset 0x%" PRIx64 " (%s); %s %" PRIu64 " trace bytes skipped:"
+			" trace of %s lost",
 			s->err_offset, s->err_what,
-			at_end ? "no A-Sync after it," : "resynced at the next A-Sync,", skipped);
+			at_end ? "no A-Sync after it," : "resynced at the next A-Sync,", skipped,
+			owner);
 }
 
 /* ----- OpenCSD's outputs ------------------------------------------------ */
@@ -729,10 +733,13 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 		s.error_bytes += lost;
 		d->stats.errors++;
 		d->stats.error_bytes += lost;
+		char owner[300];
+
+		hwt_stream_owner(stream, space, owner, sizeof(owner));
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, 0,
-				"%s: %" PRIu64 " trace bytes not decoded", s.synced ?
+				"%s: %" PRIu64 " trace bytes not decoded: trace of %s lost", s.synced ?
 				"the stream does not start with an A-Sync" :
-				"no A-Sync in the whole stream (not ETMv4 trace?)", lost);
+				"no A-Sync in the whole stream (not ETMv4 trace?)", lost, owner);
 	}
 	if (s.enabled && !s.errors)
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, (int64_t)size,

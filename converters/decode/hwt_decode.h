@@ -47,6 +47,7 @@ struct hwt_decode_stats {
 	uint64_t edge_redecoded; /* and those decoded again from the state the part before ends in */
 	uint64_t edge_split_off; /* parts split off a part being decoded, for a thread done with its own */
 	uint64_t edge_taken_back; /* streams walked again to take their counts out of the layouts kept */
+	uint64_t kernel_bytes;   /* kernel-mode trace left out (header pt_streams_kernel=1), not lost */
 	uint64_t wall_ns;        /* the decode's wall time (after the command, for a live one) */
 };
 

@@ -20,11 +20,13 @@ void hwt_decoder_pt_config(struct hwt_decoder *d, const struct hwt_bundle *bundl
 	const char *mtc = hwt_bundle_key(bundle, "pt_mtc_freq");
 	const char *nom = hwt_bundle_key(bundle, "pt_nom_freq");
 	const char *ctc = hwt_bundle_key(bundle, "pt_tsc_ctc");
+	const char *kernel = hwt_bundle_key(bundle, "pt_streams_kernel");
 	unsigned family, model, stepping, v;
 	uint32_t n, dd;
 	char vendor[32];
 
 	pt_config_init(&d->pt);
+	d->pt_kernel = kernel && !strcmp(kernel, "1");
 	if (cpu && sscanf(cpu, "%31[^,],%u,%u,%u", vendor, &family, &model, &stepping) == 4 &&
 	    !strcmp(vendor, "GenuineIntel") && family <= 0xffff && model <= 0xff &&
 	    stepping <= 0xff) {

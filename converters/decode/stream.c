@@ -52,6 +52,10 @@ struct stream_ctx {
 	const struct hwt_flow_block *last;
 	uint64_t last_target;
 	uint32_t next_kind;
+	/* An interrupt seen as tracing off at async_at (FUP, TIP.PGD): the
+	   block before it, kept for when tracing comes back on there. */
+	const struct hwt_flow_block *async_last;
+	uint64_t async_target, async_at;
 	int started;                 /* a step was handed out */
 	int enabled;                 /* the trace is on */
 	struct hwt_flow_resume resume;
@@ -524,7 +528,7 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 			   int at_end)
 {
 	uint64_t skipped = resumed > err->offset ? resumed - err->offset : 0;
-	char where[256];
+	char where[256], owner[300];
 
 	struct hwt_flow_event ev = { .type = hwt_flow_ev_error };
 
@@ -536,6 +540,7 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 	ev.bytes = skipped;
 	ev.status = err->status;
 	emit_break(s, &ev, hwt_flow_start);
+	s->async_last = NULL;
 	hwt_flow_resume_reset(&s->resume);
 	s->errors++;
 	s->error_bytes += skipped;
@@ -547,21 +552,33 @@ static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64
 	}
 	if (s->error_messages++ >= MAX_ERROR_MESSAGES)
 		return;
+	hwt_stream_owner(s->stream, s->space, owner, sizeof(owner));
 	if (err->status == -pte_eos) {
 		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path,
 				    (int64_t)err->offset,
 				    "the stream ends inside a packet at offset 0x%" PRIx64
-				    " (%" PRIu64 " bytes not decoded): cut while recording?",
-				    err->offset, skipped);
+				    " (%" PRIu64 " bytes not decoded): cut while recording?"
+				    " %" PRIu64 " trace bytes of %s lost",
+				    err->offset, skipped, skipped, owner);
+		return;
+	}
+	if (err->status == -pte_nosync) {
+		/* Streams start with a PSB: what comes before the first is not trace. */
+		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, (int64_t)err->offset,
+				    "%s: %" PRIu64 " trace bytes of %s lost",
+				    at_end ? "no PSB in the whole stream (not Intel PT trace?)"
+					   : "the stream does not start with a PSB",
+				    skipped, owner);
 		return;
 	}
 	describe_ip(s, err->ip, where, sizeof(where));
 	hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, (int64_t)err->offset,
 			    "decode error at offset 0x%" PRIx64 " (%s): %s; %s %" PRIu64
-			    " trace bytes skipped",
+			    " trace bytes skipped: trace of %s lost",
 			    err->offset, where,
 			    pt_errstr(pt_errcode(err->status)),
-			    at_end ? "no PSB after it," : "resynced at the next PSB,", skipped);
+			    at_end ? "no PSB after it," : "resynced at the next PSB,", skipped,
+			    owner);
 }
 
 /* Hands the libipt events pending before the next block to the consumer. */
@@ -586,8 +603,16 @@ static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int s
 			fe.ip = ev.variant.enabled.ip;
 			s->enabled = 1;
 			emit_break(s, &fe, kind < 0 ? hwt_flow_enabled : (uint32_t)kind);
+			if (s->async_last && fe.ip == s->async_at) {
+				/* Back where an interrupt struck (its handler not traced:
+				   kernel code): the flow goes on as if it had not. */
+				s->last = s->async_last;
+				s->last_target = s->async_target;
+			}
+			s->async_last = NULL;
 			break;
 		case ptev_disabled:
+			s->async_last = NULL;
 			/* After a system call, the trace comes back after it. */
 			fe.type = hwt_flow_ev_disabled;
 			if (s->last && s->last->exit == hwt_flow_exit_far)
@@ -597,6 +622,9 @@ static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int s
 			emit_break(s, &fe, hwt_flow_enabled);
 			break;
 		case ptev_async_disabled:
+			s->async_last = s->last;
+			s->async_target = s->last_target;
+			s->async_at = ev.variant.async_disabled.at;
 			fe.type = hwt_flow_ev_disabled;
 			fe.flags = HWT_FLOW_EV_ASYNC;
 			fe.ip = ev.variant.async_disabled.at;
@@ -620,6 +648,7 @@ static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int s
 			emit_break(s, &fe, kind < 0 ? hwt_flow_enabled : (uint32_t)kind);
 			break;
 		case ptev_overflow:
+			s->async_last = NULL;
 			s->d->stats.overflows++;
 			hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, -1,
 					"trace overflow: the trace unit dropped trace, counts are low");
@@ -674,7 +703,8 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 	struct pt_config config;
 	uint64_t last_sync = UINT64_MAX, end_offset = 0;
 	uint64_t blocks = 0, insns = 0;
-	int want_time = 0;
+	int want_time = 0, synced = 0, cut = 0;
+	size_t stream_size;
 	int nomem;
 	size_t size;
 	uint8_t *buf;
@@ -687,10 +717,31 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 					    "cannot read the stream: %s", strerror(errno));
 		return 0;
 	}
+	stream_size = size;
+	if (d->pt_kernel) {
+		/* Kernel-mode trace too: decoded is its user-mode part. */
+		uint8_t *user;
+		size_t user_size;
+		uint64_t kernel_bytes;
+
+		if (hwt_kernel_cut(buf, size, &user, &user_size, &kernel_bytes) < 0) {
+			munmap(buf, size);
+			d->nomem = 1;
+			return -hbe_nomem;
+		}
+		munmap(buf, size);
+		d->stats.kernel_bytes += kernel_bytes;
+		buf = user;
+		size = user_size;
+		cut = 1;
+	}
 	/* Large (the batch): on the heap. */
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		munmap(buf, size);
+		if (cut)
+			free(buf);
+		else
+			munmap(buf, size);
 		d->nomem = 1;
 		return -hbe_nomem;
 	}
@@ -699,7 +750,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 	s->space = space;
 	s->last_time = UINT64_MAX;
 	d->stats.streams++;
-	d->stats.trace_bytes += size;
+	d->stats.trace_bytes += stream_size;
 	config = d->pt;
 	config.begin = buf;
 	config.end = buf + size;
@@ -719,8 +770,17 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 		if (status < 0) {
 			uint64_t off = 0;
 
-			if (status == -pte_eos)
+			if (status == -pte_eos) {
+				/* No PSB at all: the whole stream is lost, said as such. */
+				if (!synced && !err.pending) {
+					err.pending = 1;
+					err.status = -pte_nosync;
+					err.offset = 0;
+					err.ip = 0;
+					err.file = NULL;
+				}
 				break;
+			}
 			/* A PSB whose PSB+ does not decode: look for the next one. */
 			pt_blk_get_sync_offset(dec, &off);
 			if (off == last_sync)
@@ -729,16 +789,27 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 			if (!err.pending) {
 				err.pending = 1;
 				err.status = status;
-				err.offset = off;
+				err.offset = synced ? off : 0;
 				err.ip = 0;
 				err.file = NULL;
 			}
+			synced = 1;
 			continue;
 		}
 		pt_blk_get_sync_offset(dec, &last_sync);
+		if (!synced && last_sync && !err.pending) {
+			/* Streams start with a PSB: bytes before the first are lost. */
+			err.pending = 1;
+			err.status = -pte_nosync;
+			err.offset = 0;
+			err.ip = 0;
+			err.file = NULL;
+		}
+		synced = 1;
 		error_resolved(s, &err, last_sync, 0);
 		s->enabled = !(status & pts_ip_suppressed);
 		s->last = NULL;
+		s->async_last = NULL;
 		s->next_kind = hwt_flow_start;
 		for (;;) {
 			struct pt_block block;
@@ -830,8 +901,11 @@ out:
 	pt_blk_free_decoder(dec);
 	stream_ctx_free(s);
 	free(s);
-	munmap(buf, size);
-	d->done_bytes += size;
+	if (cut)
+		free(buf);
+	else
+		munmap(buf, size);
+	d->done_bytes += stream_size;
 	hwt_decode_progress(d, d->done_bytes);
 	return nomem ? -hbe_nomem : 0;
 }

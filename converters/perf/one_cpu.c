@@ -23,6 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Kernel addresses of x86-64 Linux (kernel-mode trace: pt_kernel=1). */
+#define KERNEL_START 0xffff800000000000ull
+
 /* AUX data in records of at least this, cut where a piece ends (perf 6.1's
    decoder reports packets that span two records as bad). */
 #define AUX_RECORD (4u << 10)
@@ -146,7 +149,7 @@ static int cut(struct xport *x, struct xport_cpu *c, size_t si, size_t *cap, siz
 	struct pt_config config;
 	uint64_t off = 0, from = 0, cur = 0, last_ip = 0, piece_ip = 0;
 	size_t ntsc = 0;
-	int have = 0, piece_has = 0;
+	int have = 0, piece_has = 0, in_kernel = 0, into_kernel;
 	uint64_t piece_orig = 0;
 
 	pt_config_init(&config);
@@ -169,13 +172,22 @@ static int cut(struct xport *x, struct xport_cpu *c, size_t si, size_t *cap, siz
 					break;
 				continue;
 			}
+			into_kernel = 0;
 			if (p.type == ppt_psb || p.type == ppt_ovf) {
 				last_ip = 0;
 			} else if (p.type == ppt_tip || p.type == ppt_tip_pge ||
 				   p.type == ppt_tip_pgd || p.type == ppt_fup) {
 				uint64_t ip;
 
-				hwt_pt_ip_decompress(&last_ip, p.payload.ip.ipc, p.payload.ip.ip, &ip);
+				int known = hwt_pt_ip_decompress(&last_ip, p.payload.ip.ipc,
+								 p.payload.ip.ip, &ip) == 0;
+
+				if (p.type == ppt_tip_pgd) {
+					in_kernel = 0;
+				} else if (known && p.type != ppt_fup) {
+					into_kernel = p.type == ppt_tip && ip >= KERNEL_START && !in_kernel;
+					in_kernel = ip >= KERNEL_START;
+				}
 			}
 			if (p.type == ppt_tsc) {
 				cur = hwt_xport_tsc(x, cs->im, p.payload.tsc.tsc);
@@ -186,9 +198,10 @@ static int cut(struct xport *x, struct xport_cpu *c, size_t si, size_t *cap, siz
 					piece_has = 1;
 				}
 			}
-			if (p.type != ppt_tip_pgd)
+			if (p.type != ppt_tip_pgd && !into_kernel)
 				continue;
-			/* Tracing stopped: a piece ends after this packet. */
+			/* Tracing stopped, or went on into the kernel (a PMU tracing
+			   kernel mode too): a piece ends after this packet. */
 			if (grow((void **)&c->pieces, cap, c->npieces + 1, sizeof(*c->pieces))) {
 				pt_pkt_free_decoder(dec);
 				return -hxe_nomem;

@@ -22,8 +22,9 @@ static void usage(FILE *out)
 	      "options:\n"
 	      "  -o OUT        the profile to write ('-': standard output)\n"
 	      "  --progress    show progress on stderr even when it is not a terminal\n"
-	      "  --stats       print decode figures on stderr (streams, blocks, errors,\n"
-	      "                the edge decoder's, the decode's wall time)\n"
+	      "  --stats       print decode figures on stderr (streams, blocks, decode\n"
+	      "                errors and the trace bytes they lost, kernel-mode trace left\n"
+	      "                out, the edge decoder's, the decode's wall time)\n"
 	      "  -q, --quiet   do not print the bundle's warnings\n"
 	      "  -j, --jobs N  " HWT_JOBS_HELP "\n"
 	      HWT_DECODER_HELP
@@ -97,12 +98,13 @@ int hwt_report_profile_main(int argc, char **argv)
 		fprintf(stderr,
 			"hwt report profile: %" PRIu64 " streams, %" PRIu64 " trace bytes, %" PRIu64
 			" blocks, %" PRIu64 " instructions, %" PRIu64 " decode errors (%" PRIu64
-			" bytes skipped), %" PRIu64 " overflows; edge decoder: %" PRIu64
+			" bytes skipped), %" PRIu64 " overflows, %" PRIu64
+			" kernel-mode trace bytes left out; edge decoder: %" PRIu64
 			" streams, %" PRIu64 " handed to libipt, %" PRIu64 " parts on threads of their own, %"
 			PRIu64 " decoded again, %" PRIu64 " split off for idle threads, %" PRIu64
 			" walked again to take counts back; decoded in %.4f s\n",
 			stats.streams, stats.trace_bytes, stats.blocks, stats.insns, stats.errors,
-			stats.error_bytes, stats.overflows, stats.edge_streams, stats.edge_fallbacks,
+			stats.error_bytes, stats.overflows, stats.kernel_bytes, stats.edge_streams, stats.edge_fallbacks,
 			stats.edge_segments, stats.edge_redecoded, stats.edge_split_off,
 			stats.edge_taken_back, (double)stats.wall_ns / 1e9);
 	status = strcmp(out, "-") ? hwt_profile_save(profile, out)

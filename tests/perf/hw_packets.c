@@ -10,8 +10,12 @@
  * usage: hw_packets IN_BUNDLE OUT_BUNDLE [kernel]
  * With kernel, the trace goes on into the kernel where the original's
  * stops (a TIP to a kernel address, kernel TNT bits and TIPs, a TIP back
- * instead of TIP.PGD ... TIP.PGE), as a PMU without exclude_kernel writes
- * it; the header says pt_kernel=1.
+ * instead of TIP.PGD ... TIP.PGE), and interrupts come about every
+ * INTERRUPT_PERIOD user instructions (FUP, TIP into the kernel, kernel
+ * packets, TIP back), with a PSB+ whose FUP is in the kernel where one is
+ * due, as a PMU without exclude_kernel writes it; the header says
+ * pt_kernel=1 and pt_streams_kernel=1 (the streams hold it: hwt decodes
+ * their user-mode part).
  * OUT_BUNDLE is a copy of IN_BUNDLE (the caller copies it); its streams are
  * replaced and its header gets the keys that describe such a PMU (pt_config
  * with MTC, CYC, return compression; pt_mtc_freq 0; pt_tsc_ctc 1/1): one
@@ -49,13 +53,16 @@
 /* Where the kernel code of the kernel variant is (never read: cut out). */
 #define KERNEL_ENTRY 0xffffffff81a00000ull
 
+/* The kernel variant: an interrupt before about every this many user instructions. */
+#define INTERRUPT_PERIOD 1009
+
 /* Cycles before each MTC: not a power of two, so that libipt's CYC
    calibration never makes a period's time reach the next tick. */
 #define CYC_PER_MTC 7
 
 struct counts {
 	uint64_t psb, tnt_bits, compressed_rets, tip, pge, pgd, fup, ovf, mtc, cyc, tsc, tma,
-		cbr, pip, vmcs, tsx, ptw, pwr, kernel;
+		cbr, pip, vmcs, tsx, ptw, pwr, kernel, interrupts, kernel_psb;
 };
 
 struct out {
@@ -73,6 +80,7 @@ struct out {
 	int kernel;                 /* the kernel variant */
 	int in_kernel;              /* tracing went on into the kernel */
 	uint64_t since_ptw;
+	uint64_t since_interrupt;   /* user instructions since the last interrupt */
 	struct counts n;
 };
 
@@ -241,6 +249,33 @@ static void off_packets(struct out *o)
 	o->n.pwr += 3;
 }
 
+/* Kernel code with tracing on: TNT bits, TIPs (one compressed against
+   the kernel IP before it), now and then a PSB+ whose FUP is in the kernel. */
+static void kernel_body(struct out *o)
+{
+	struct pt_packet p = { 0 };
+	uint64_t len = 0;
+
+	for (int i = 0; i < 9; i++)
+		tnt_bit(o, i & 1);
+	put_ip(o, ppt_tip, KERNEL_ENTRY + 0x1234, 0);
+	flush_tnt(o);
+	p.type = ppt_tip;
+	p.payload.ip.ipc = pt_ipc_update_16;
+	p.payload.ip.ip = 0x5678;
+	put(o, &p);
+	tnt_bit(o, 1);
+	pt_enc_get_offset(o->enc, &len);
+	if (len - o->last_psb > PSB_PERIOD / 2) {
+		/* Sooner than in user code, so that kernel parts have some.
+		   (The PSB+ empties the return stack: so does the model.) */
+		psb_plus(o, 1, KERNEL_ENTRY + 0x5678);
+		o->n.kernel_psb++;
+	}
+	tnt_bit(o, 0);
+	flush_tnt(o);
+}
+
 /* Tracing leaves user mode: TIP.PGD, or on into the kernel (the variant). */
 static void leave_user(struct out *o, uint64_t ip, int suppressed)
 {
@@ -250,11 +285,26 @@ static void leave_user(struct out *o, uint64_t ip, int suppressed)
 		return;
 	}
 	put_ip(o, ppt_tip, KERNEL_ENTRY, 0);
-	for (int i = 0; i < 9; i++)
-		tnt_bit(o, i & 1);
-	put_ip(o, ppt_tip, KERNEL_ENTRY + 0x1234, 0);
+	kernel_body(o);
 	o->in_kernel = 1;
 	o->n.kernel++;
+}
+
+/*
+ * An interrupt in user code before the instruction at ip (the kernel
+ * variant): FUP ip, TIP into the kernel, the handler, TIP back to ip
+ * (iret), all with tracing on, as hardware writes it.
+ */
+static void interrupt(struct out *o, uint64_t ip)
+{
+	put_ip(o, ppt_fup, ip, 0);
+	put_ip(o, ppt_tip, KERNEL_ENTRY + 0x800, 0);
+	kernel_body(o);
+	put_ip(o, ppt_tip, ip, 0);
+	o->n.fup++;
+	o->n.interrupts++;
+	/* (The decoder of the cut stream starts its return stack afresh.) */
+	reset_stack(o);
 }
 
 /* The outcome of the instruction before the one at next (or of an event at next). */
@@ -436,6 +486,10 @@ static int reencode(const char *in_dir, const char *out_dir, const char *name, s
 		set_time(&o, t);
 		if (have_prev)
 			finish(&o, &prev, insn.ip);
+		if (o.kernel && ++o.since_interrupt >= INTERRUPT_PERIOD) {
+			interrupt(&o, insn.ip);
+			o.since_interrupt = 0;
+		}
 		pt_enc_get_offset(o.enc, &len);
 		if (len - o.last_psb > PSB_PERIOD)
 			psb_plus(&o, 1, insn.ip);
@@ -479,6 +533,8 @@ static int reencode(const char *in_dir, const char *out_dir, const char *name, s
 	total->ptw += o.n.ptw;
 	total->pwr += o.n.pwr;
 	total->kernel += o.n.kernel;
+	total->interrupts += o.n.interrupts;
+	total->kernel_psb += o.n.kernel_psb;
 	pt_insn_free_decoder(dec);
 	pt_free_encoder(o.enc);
 	free(o.buf);
@@ -528,15 +584,15 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/hwt-bundle", argv[2]);
 	h = fopen(path, "a");
 	if (!h || fprintf(h, "pt_cpu=%s\npt_config=%#llx\npt_mtc_freq=0\npt_tsc_ctc=1/1\n%s", CPU,
-			  (unsigned long long)CONFIG, kernel ? "pt_kernel=1\n" : "") < 0 ||
+			  (unsigned long long)CONFIG, kernel ? "pt_kernel=1\npt_streams_kernel=1\n" : "") < 0 ||
 	    fclose(h))
 		failed = 1;
 	printf("hw_packets: %" PRIu64 " PSB+ (each with TSC, TMA, CBR, PIP, VMCS, MODE.TSX), %"
 	       PRIu64 " TNT bits of which %" PRIu64 " compressed returns, %" PRIu64 " TIP, %" PRIu64
 	       " TIP.PGE, %" PRIu64 " TIP.PGD, %" PRIu64 " FUP, %" PRIu64 " MTC, %" PRIu64 " CYC, %"
 	       PRIu64 " PIP, %" PRIu64 " PTW, %" PRIu64 " power events, %" PRIu64 " OVF, %" PRIu64
-	       " stays in the kernel\n",
+	       " stays in the kernel, %" PRIu64 " interrupts, %" PRIu64 " PSB+ in the kernel\n",
 	       n.psb, n.tnt_bits, n.compressed_rets, n.tip, n.pge, n.pgd, n.fup, n.mtc, n.cyc, n.pip,
-	       n.ptw, n.pwr, n.ovf, n.kernel);
+	       n.ptw, n.pwr, n.ovf, n.kernel, n.interrupts, n.kernel_psb);
 	return failed;
 }

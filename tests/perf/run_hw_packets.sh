@@ -21,7 +21,10 @@ kernel=
 [ "${HW_PACKETS_KERNEL:-0}" = 1 ] && kernel=kernel
 cp -r "$work" "$work.hw" && "$hw" "$work" "$work.hw" $kernel || { echo "FAIL: hw_packets"; exit 1; }
 # (The altered streams no longer have the size the summary says: exit status 1.)
-"$hwt" export -q -o "$work.data" "$work.hw" 2>/dev/null
+# HW_PACKETS_ONE_CPU=1: every thread on one CPU (per-CPU AUX data).
+one_cpu=
+[ "${HW_PACKETS_ONE_CPU:-0}" = 1 ] && one_cpu=--one-cpu
+"$hwt" export -q $one_cpu -o "$work.data" "$work.hw" 2>/dev/null
 [ $? -le 1 ] || { echo "FAIL: export"; exit 1; }
 "$hwt" import -o "$work.imp" "$work.data" 2>"$work.imp.log"
 [ $? -le 1 ] || { cat "$work.imp.log"; echo "FAIL: import"; exit 1; }
@@ -80,8 +83,10 @@ if [ "${HW_PACKETS_TIMING_CHECK:-0}" = 1 ]; then
 		echo "ok   without the PMU's MTC configuration the decode differs ($(wc -l <"$work.nocfg.err") warnings)"
 	fi
 fi
-# Linux perf would decode the kernel parts too, from a kernel it cannot read here.
-if command -v perf >/dev/null && [ -z "$kernel" ]; then
-	python3 "$(dirname "$0")/branches_vs_perf.py" "$check" "$work" "$work.data" || failed=1
+# Linux perf's decoder lists the original's branches; with kernel-mode trace
+# its user-mode ones (it cannot read the kernel's code here).
+if command -v perf >/dev/null; then
+	python3 "$(dirname "$0")/branches_vs_perf.py" "$check" "$work" "$work.data" \
+		${kernel:+user} || failed=1
 fi
 [ "$failed" = 0 ]
