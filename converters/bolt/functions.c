@@ -267,3 +267,24 @@ const struct hwt_bolt_function *hwt_bolt_function_at(const struct hwt_bolt_funct
 		return NULL;
 	return &fns->items[lo - 1];
 }
+
+int hwt_bolt_is_program(const char *path)
+{
+	struct hwt_elf_file file;
+	int program = 0;
+	size_t n = 0, i;
+
+	if (hwt_elf_file_open(&file, path) < 0)
+		return 0;
+	if (file.elf && file.type == ET_EXEC)
+		program = 1;
+	else if (file.elf && file.type == ET_DYN && elf_getphdrnum(file.elf, &n) == 0)
+		for (i = 0; i < n && !program; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(file.elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+				program = 1;
+		}
+	hwt_elf_file_close(&file);
+	return program;
+}

@@ -66,6 +66,13 @@ struct hwt_bolt_stats {
 int hwt_bolt_write_fdata(const struct hwt_profile *profile, size_t image, const char *file,
 			 FILE *out, struct hwt_bolt_stats *stats, int *profile_error);
 
+/*
+ * 1 when the ELF file at path is a program (ET_EXEC, or a position
+ * independent executable: ET_DYN with a PT_INTERP), 0 when it is not (a
+ * shared library, the dynamic loader, not ELF, unreadable).
+ */
+int hwt_bolt_is_program(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -42,7 +42,7 @@ static void usage(FILE *out)
 	      "options:\n"
 	      "  -o OUT          the file to write ('-': standard output)\n"
 	      "  --binary FILE   the image to write (matched by path, else by name; its\n"
-	      "                  build-id is checked) [the image with symbols that ran most]\n"
+	      "                  build-id is checked) [the program that ran most]\n"
 	      "  -v, --verbose   figures of what was written\n"
 	      "  -q, --quiet     do not print the bundle's warnings\n"
 	      "  -j, --jobs N    " HWT_JOBS_HELP "\n"
@@ -176,7 +176,7 @@ static uint64_t image_weight(const struct hwt_profile *profile, size_t image)
 
 /*
  * The image to write: the one --binary names (by real path, else by file
- * name), else the one that ran most; SIZE_MAX when none.
+ * name), else the program (not a library) that ran most; SIZE_MAX when none.
  */
 static size_t pick_image(const struct options *o, const struct hwt_profile *profile)
 {
@@ -199,7 +199,7 @@ static size_t pick_image(const struct options *o, const struct hwt_profile *prof
 			continue;
 		}
 		w = image_weight(profile, i);
-		if (w > best_weight) {
+		if (w > best_weight && hwt_bolt_is_program(img->path)) {
 			best = i;
 			best_weight = w;
 		}
@@ -235,7 +235,8 @@ int hwt_report_bolt_main(int argc, char **argv)
 		if (o.binary)
 			fprintf(stderr, PREFIX ": error: %s did not run in the trace\n", o.binary);
 		else
-			fprintf(stderr, PREFIX ": error: no executable code ran in the trace\n");
+			fprintf(stderr, PREFIX ": error: no program ran in the trace (a library: "
+				"--binary)\n");
 		goto out;
 	}
 	img = hwt_profile_image_at(profile, image);

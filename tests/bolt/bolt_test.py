@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""BOLT profiles of hwt, checked by BOLT itself.
+
+usage: bolt_test.py CHECK --hwt HWT [--hwt-pgo PGO] --src DIR --work DIR
+
+CHECK is one of:
+  oracle     the program is built for BOLT (-no-pie -Wl,--emit-relocs),
+             instrumented by llvm-bolt -instrument and run on the training
+             input: its fdata is the oracle. The same binary is traced by
+             hwt on the same input and `hwt report bolt` written: at least
+             95% of the oracle's edges have hwt's count, and 95% of its total
+             count; every other difference is of a class docs/pgo.md
+             explains. llvm-bolt reads hwt's profile with no stale or invalid
+             profile, optimises with the usual layout options, and the result
+             prints what the original prints. The profile from an hwt
+             profile equals the one from the bundle.
+  robustness bad inputs give a clear error, exit status 2 and no file.
+  pgo        hwt-pgo --bolt (alone, and after sample PGO) builds, trains,
+             runs llvm-bolt; the result prints what the plain build prints.
+
+Exit status 77 (skipped) when clang-19 or llvm-bolt-19 is missing.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+CC = "clang-19"
+BOLT = os.environ.get("HWT_LLVM_BOLT", "llvm-bolt-19")
+SKIPPED = 77
+TRAIN = ["30000", "777"]
+OTHER = ["5000", "31337"]
+LAYOUT = ["-reorder-blocks=ext-tsp", "-reorder-functions=hfsort", "-split-functions",
+          "-split-all-cold", "-report-stale"]
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, errors="replace", **kw)
+
+
+def must(cmd, **kw):
+    r = run(cmd, **kw)
+    if r.returncode != 0:
+        sys.exit(f"command failed ({r.returncode}): {' '.join(cmd)}\n{r.stdout}{r.stderr}")
+    return r
+
+
+def runtime_lib():
+    """BOLT's instrumentation runtime, as the path llvm-bolt wants: relative
+    to the lib folder beside its bin folder (Debian: /usr/lib)."""
+    exe = shutil.which(BOLT)
+    base = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(exe)), "..", "lib"))
+    for cand in (os.path.join(base, "libbolt_rt_instr.a"),
+                 os.path.join(base, "llvm-19", "lib", "libbolt_rt_instr.a"),
+                 "/usr/lib/llvm-19/lib/libbolt_rt_instr.a"):
+        if os.path.exists(cand):
+            return os.path.relpath(cand, base)
+    return None
+
+
+def build(args, name, extra=()):
+    out = os.path.join(args.work, name)
+    must([CC, "-O2", "-g", "-no-pie", "-fno-pie", "-Wl,--emit-relocs", *extra,
+          os.path.join(args.src, "bolt_prog.c"), "-o", out])
+    return out
+
+
+def parse_fdata(path):
+    """{(from, from_off, to, to_off): count} of an fdata file (branch lines)."""
+    edges = {}
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) != 8:
+                continue
+            key = (p[1] if p[0] != "0" else "[unknown]", int(p[2], 16),
+                   p[4] if p[3] != "0" else "[unknown]", int(p[5], 16))
+            edges[key] = edges.get(key, 0) + int(p[7])
+    return edges
+
+
+def bolt_optimise(prog, fdata, out):
+    r = run([BOLT, prog, "-data=" + fdata, "-o", out] + LAYOUT)
+    text = r.stdout + r.stderr
+    bad = [l for l in text.splitlines()
+           if any(w in l.lower() for w in ("stale", "invalid", "mismatch", "could not be matched"))
+           and " 0 stale functions" not in l and "stale blocks" not in l]
+    return r.returncode, bad, text
+
+
+def check_oracle(args):
+    prog = build(args, "prog")
+    rt = runtime_lib()
+    if not rt:
+        print("skipped: llvm-bolt's instrumentation runtime libbolt_rt_instr.a is missing")
+        sys.exit(SKIPPED)
+    inst_fdata = os.path.join(args.work, "instr.fdata")
+    if os.path.exists(inst_fdata):
+        os.unlink(inst_fdata)
+    must([BOLT, prog, "-instrument", "-o", prog + ".instr", "--instrumentation-file=" + inst_fdata,
+          "--runtime-instrumentation-lib=" + rt])
+    expected = must([prog] + TRAIN).stdout
+    check(must([prog + ".instr"] + TRAIN).stdout == expected, "the instrumented binary's output")
+    bundle = os.path.join(args.work, "train.hwt")
+    shutil.rmtree(bundle, ignore_errors=True)
+    must([args.hwt, "record", "-o", bundle, "--", prog] + TRAIN)
+    hwt_fdata = os.path.join(args.work, "hwt.fdata")
+    r = run([args.hwt, "report", "bolt", bundle, "--binary", prog, "-o", hwt_fdata, "-v"])
+    check(r.returncode == 0, f"hwt report bolt (exit {r.returncode}: {r.stderr.strip()})")
+
+    oracle, ours = parse_fdata(inst_fdata), parse_fdata(hwt_fdata)
+    equal = [k for k, c in oracle.items() if ours.get(k) == c]
+    total = sum(oracle.values())
+    equal_count = sum(oracle[k] for k in equal)
+    print(f"     oracle: {len(oracle)} edges, total {total}; hwt: {len(ours)} edges; "
+          f"equal: {len(equal)} edges, count {equal_count}")
+    check(len(oracle) >= 20, f"the oracle has edges to compare ({len(oracle)})")
+    check(100 * len(equal) >= 95 * len(oracle),
+          f"{len(equal)} of {len(oracle)} instrumented edges have hwt's count (>= 95%)")
+    check(100 * equal_count >= 95 * total,
+          f"{equal_count} of {total} of the instrumented count is hwt's (>= 95%)")
+    # Differences, each of a class docs/pgo.md explains.
+    unexplained = []
+    for k, c in sorted(oracle.items()):
+        if ours.get(k) != c:
+            unexplained.append(("oracle only" if k not in ours else f"hwt {ours[k]}", k, c))
+    for k, c in sorted(ours.items()):
+        if k in oracle:
+            continue
+        frm, _, to, to_off = k
+        if frm.endswith("@PLT"):
+            continue  # lazy binding inside the PLT: BOLT does not instrument the PLT
+        if frm == to and not any(o[0] == frm for o in oracle):
+            continue  # a function BOLT did not instrument (crtstuff's tm_clones)
+        if frm == to and any(o[0] == frm and o[1] == k[1] and o[2] != frm for o in oracle):
+            continue  # the fall-through of a conditional tail call
+        unexplained.append(("hwt only", k, c))
+    for u in unexplained:
+        print("     difference:", u)
+    check(not unexplained, f"every difference is of an explained class ({len(unexplained)} not)")
+
+    code, bad, text = bolt_optimise(prog, hwt_fdata, prog + ".bolt")
+    check(code == 0 and not bad, "llvm-bolt reads hwt's profile with no stale or invalid profile"
+          + (f": {bad}" if bad else "") + ("" if code == 0 else f" (exit {code}: {text[-2000:]})"))
+    check("have non-empty execution profile" in text, "llvm-bolt found the profile's functions")
+    if code == 0:
+        check(must([prog + ".bolt"] + TRAIN).stdout == expected and
+              must([prog + ".bolt"] + OTHER).stdout == must([prog] + OTHER).stdout,
+              "the optimised binary prints what the original prints")
+    # An hwt profile as input gives the same profile.
+    counts = os.path.join(args.work, "train.prof")
+    must([args.hwt, "report", "profile", "-o", counts, bundle])
+    again = os.path.join(args.work, "again.fdata")
+    must([args.hwt, "report", "bolt", counts, "--binary", prog, "-o", again])
+    check(open(again).read() == open(hwt_fdata).read(), "a profile input writes the same fdata")
+
+
+def check_robustness(args):
+    prog = build(args, "prog")
+    # Another build and a stripped copy, both called prog (--binary matches by name).
+    os.makedirs(os.path.join(args.work, "other"))
+    os.makedirs(os.path.join(args.work, "stripped"))
+    other = build(args, "other/prog", ["-O1"])
+    bundle = os.path.join(args.work, "small.hwt")
+    shutil.rmtree(bundle, ignore_errors=True)
+    must([args.hwt, "record", "-o", bundle, "--", prog, "100"])
+    out = os.path.join(args.work, "bad.fdata")
+
+    def bad(what, argv, needle):
+        if os.path.exists(out):
+            os.unlink(out)
+        r = run([args.hwt, "report", "bolt"] + argv)
+        check(r.returncode == 2 and needle in r.stderr and not os.path.exists(out),
+              f"{what}: exit 2, '{needle}', no file (exit {r.returncode}: {r.stderr.strip()})")
+
+    bad("another build of the binary", [bundle, "--binary", other, "-o", out], "not the binary")
+    stripped = os.path.join(args.work, "stripped", "prog")
+    must(["strip", "-o", stripped, prog])
+    bad("a stripped copy", [bundle, "--binary", stripped, "-o", out], "no function symbols")
+    bad("a binary that did not run", [bundle, "--binary", "/bin/true", "-o", out],
+        "did not run in the trace")
+    bad("no such input", [os.path.join(args.work, "none.hwt"), "-o", out], "No such file")
+    notprof = os.path.join(args.work, "not_a_profile")
+    with open(notprof, "w") as f:
+        f.write("hello\n")
+    bad("a file that is no profile", [notprof, "-o", out], "not an hwt profile")
+    bad("no output", [bundle], "no output file")
+    r = run([args.hwt, "report", "bolt", bundle, "--binary", prog, "-o",
+             os.path.join(args.work, "no_dir", "x.fdata")])
+    check(r.returncode == 2 and "No such file" in r.stderr,
+          f"an output that cannot be written: exit 2 ({r.stderr.strip()})")
+    r = run([args.hwt, "report", "bolt", bundle, "-o", "-"])
+    check(r.returncode == 0 and " main " in r.stdout and "prog" in r.stderr,
+          "without --binary: the image that ran most, to standard output")
+
+
+def check_pgo(args):
+    src = os.path.join(args.src, "bolt_prog.c")
+    expected = must([build(args, "plain")] + OTHER).stdout
+    for name, extra in (("bolt_only", ["--bolt"]), ("pgo_bolt", ["--bolt", "--sample"])):
+        out = os.path.join(args.work, name)
+        r = run([args.hwt_pgo, "--train", " ".join(TRAIN), *extra, "-o", out, "--", src])
+        check(r.returncode == 0, f"hwt-pgo {' '.join(extra)} (exit {r.returncode}: "
+              f"{r.stderr.strip()[-3000:]})")
+        if r.returncode:
+            continue
+        check("BOLT" in r.stderr and "s)" in r.stderr, "hwt-pgo says and times the BOLT step")
+        bad = [l for l in r.stderr.splitlines() if "stale" in l.lower() and " 0 stale" not in l]
+        check(not bad, f"no stale profile in llvm-bolt's output {bad}")
+        check(must([out] + OTHER).stdout == expected, f"{name} prints what the plain build prints")
+        check(os.path.exists(out + ".fdata"), f"{name}: the BOLT profile is kept")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("check", choices=["oracle", "robustness", "pgo"])
+    ap.add_argument("--hwt", required=True)
+    ap.add_argument("--hwt-pgo")
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--work", required=True)
+    args = ap.parse_args()
+    for tool in (CC, BOLT):
+        if not shutil.which(tool):
+            print(f"skipped: {tool} is not installed")
+            return SKIPPED
+    os.makedirs(args.work, exist_ok=True)
+    args.work = os.path.join(args.work, args.check)
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    {"oracle": check_oracle, "robustness": check_robustness, "pgo": check_pgo}[args.check](args)
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
