@@ -21,7 +21,7 @@ _hwt_value()
 {
 	local cmd=$1 prev=$2 cur=$3
 	case $prev in
-	-o|--output|--html|--keep|--root|--diff-output|--work|--profile|--binary|--llvm-profdata)
+	-o|--output|--html|--keep|--root|--diff-output|--work|--profile|--binary|--llvm-profdata|--llvm-bolt)
 		COMPREPLY=($(compgen -f -- "$cur")) ;;
 	--unit)
 		COMPREPLY=($(compgen -W "valgrind qemu auto" -- "$cur")) ;;
@@ -63,7 +63,7 @@ _hwt_first_operand()
 		w=${COMP_WORDS[i]}
 		case $w in
 		--) echo $((i + 1)); return ;;
-		--*=*|--help|--quiet|--verbose|--system|--trace-all|--force|--progress|--stats|--sideband-only|--packets|--debug-blocks|-q|-v|-f|-h) ;;
+		--*=*|--help|--quiet|--verbose|--system|--trace-all|--force|--progress|--stats|--sideband-only|--packets|--debug-blocks|--bolt|--sample|-q|-v|-f|-h) ;;
 		-*) i=$((i + 1)) ;; # an option with a value
 		*) echo "$i"; return ;;
 		esac
