@@ -15,6 +15,11 @@ CHECK is one of:
              prints what the original prints. The profile from an hwt
              profile equals the one from the bundle.
   robustness bad inputs give a clear error, exit status 2 and no file.
+  aarch64    the program built for aarch64 (clang-19 --target), recorded under
+             qemu-aarch64 (ETM): llvm-bolt reads hwt's profile with no stale or
+             invalid profile and the rewritten binary prints the same under
+             qemu-aarch64 (BOLT's instrumentation runtime is x86-64 only here:
+             no oracle run). Skipped without qemu-aarch64 and the sysroot.
   pgo        hwt-pgo --bolt (alone, and after sample PGO) builds, trains,
              runs llvm-bolt; the result prints what the plain build prints.
 
@@ -206,6 +211,31 @@ def check_robustness(args):
           "without --binary: the image that ran most, to standard output")
 
 
+def check_aarch64(args):
+    sysroot = os.environ.get("QEMU_LD_PREFIX") or "/usr/aarch64-linux-gnu"
+    if not shutil.which("qemu-aarch64") or not os.path.isdir(sysroot):
+        print("skipped: qemu-aarch64 or the aarch64 sysroot is not installed")
+        sys.exit(SKIPPED)
+    prog = build(args, "prog", ["--target=aarch64-linux-gnu"])
+    qemu = ["qemu-aarch64", "-L", sysroot]
+    bundle = os.path.join(args.work, "train.hwt")
+    must([args.hwt, "record", "-o", bundle, "--", prog] + TRAIN)
+    fdata = os.path.join(args.work, "hwt.fdata")
+    r = run([args.hwt, "report", "bolt", bundle, "--binary", prog, "-o", fdata, "-v"])
+    check(r.returncode == 0, f"hwt report bolt (exit {r.returncode}: {r.stderr.strip()})")
+    edges = parse_fdata(fdata)
+    check(any(k[0] == "main" and k[2] == "main" for k in edges) and
+          any(k[2] == "step/1" and k[3] == 0 for k in edges),
+          f"branches of main and calls of the static step/1 ({len(edges)} edges)")
+    code, bad, text = bolt_optimise(prog, fdata, prog + ".bolt")
+    check(code == 0 and not bad, "llvm-bolt reads hwt's aarch64 profile with no stale or "
+          "invalid profile" + (f": {bad}" if bad else "") +
+          ("" if code == 0 else f" (exit {code}: {text[-2000:]})"))
+    if code == 0:
+        check(must(qemu + [prog + ".bolt"] + OTHER).stdout == must(qemu + [prog] + OTHER).stdout,
+              "the optimised aarch64 binary prints what the original prints")
+
+
 def check_pgo(args):
     src = os.path.join(args.src, "bolt_prog.c")
     expected = must([build(args, "plain")] + OTHER).stdout
@@ -225,7 +255,7 @@ def check_pgo(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("check", choices=["oracle", "robustness", "pgo"])
+    ap.add_argument("check", choices=["oracle", "robustness", "aarch64", "pgo"])
     ap.add_argument("--hwt", required=True)
     ap.add_argument("--hwt-pgo")
     ap.add_argument("--src", required=True)
@@ -243,7 +273,8 @@ def main():
     args.work = os.path.join(args.work, args.check + ("." + args.unit if args.unit else ""))
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
-    {"oracle": check_oracle, "robustness": check_robustness, "pgo": check_pgo}[args.check](args)
+    {"oracle": check_oracle, "robustness": check_robustness, "aarch64": check_aarch64,
+     "pgo": check_pgo}[args.check](args)
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1
