@@ -13,7 +13,8 @@ CHECK is one of:
              explains. llvm-bolt reads hwt's profile with no stale or invalid
              profile, optimises with the usual layout options, and the result
              prints what the original prints. The profile from an hwt
-             profile equals the one from the bundle.
+             profile, and from the bundle exported as perf.data and imported
+             back, equals the one from the bundle.
   robustness bad inputs give a clear error, exit status 2 and no file.
   aarch64    the program built for aarch64 (clang-19 --target), recorded under
              qemu-aarch64 (ETM): llvm-bolt reads hwt's profile with no stale or
@@ -103,6 +104,20 @@ def bolt_optimise(prog, fdata, out):
     return r.returncode, bad, text
 
 
+def check_perf_import(args, bundle, prog, fdata, what):
+    """The bundle as perf.data (hwt export), imported back (hwt import, as a
+    perf user's recording is): the same profile."""
+    perf_data = os.path.join(args.work, "train.perf.data")
+    imported = os.path.join(args.work, "imported.hwt")
+    shutil.rmtree(imported, ignore_errors=True)
+    must([args.hwt, "export", "-o", perf_data, bundle])
+    must([args.hwt, "import", "-o", imported, perf_data])
+    again = os.path.join(args.work, "imported.fdata")
+    must([args.hwt, "report", "bolt", imported, "--binary", prog, "-o", again])
+    check(open(again).read() == open(fdata).read(),
+          f"a bundle imported from perf.data ({what}) writes the same fdata")
+
+
 def check_oracle(args):
     prog = build(args, "prog")
     rt = runtime_lib()
@@ -180,6 +195,7 @@ def check_oracle(args):
     again = os.path.join(args.work, "again.fdata")
     must([args.hwt, "report", "bolt", counts, "--binary", prog, "-o", again])
     check(open(again).read() == open(hwt_fdata).read(), "a profile input writes the same fdata")
+    check_perf_import(args, bundle, prog, hwt_fdata, "Intel PT")
 
 
 def check_robustness(args):
@@ -237,6 +253,7 @@ def check_aarch64(args):
     check(any(k[0] == "main" and k[2] == "main" for k in edges) and
           any(k[2] == "step/1" and k[3] == 0 for k in edges),
           f"branches of main and calls of the static step/1 ({len(edges)} edges)")
+    check_perf_import(args, bundle, prog, fdata, "cs_etm")
     code, bad, text = bolt_optimise(prog, fdata, prog + ".bolt")
     check(code == 0 and not bad, "llvm-bolt reads hwt's aarch64 profile with no stale or "
           "invalid profile" + (f": {bad}" if bad else "") +
