@@ -4,8 +4,8 @@
  * function symbols called NAME in symbol table order, as BOLT makes local
  * names unique. Aliases (several symbols at one address) keep the first
  * global name, else the first; a symbol of size 0 spans up to the next one
- * (at most to its section's end). PLT entries are functions too, NAME@PLT
- * as BOLT names them.
+ * (at most to its section's end). PLT entries (.plt, .plt.sec and
+ * .plt.got) are functions too, NAME@PLT as BOLT names them.
  */
 #include <gelf.h>
 #include <stdint.h>
@@ -169,6 +169,97 @@ static int add_plt(const struct hwt_elf_file *file, struct candidate **cands, si
 	return 0;
 }
 
+/* The section called name, or NULL. */
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *n;
+
+		if (gelf_getshdr(scn, shdr) && (n = elf_strptr(elf, shstrndx, shdr->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* The dynamic symbol a .rela.dyn relocation at GOT slot got names, or NULL. */
+static const char *got_symbol(Elf *elf, uint64_t got)
+{
+	GElf_Shdr rela_sh, sym_sh;
+	Elf_Scn *rela = section_named(elf, ".rela.dyn", &rela_sh), *syms;
+	Elf_Data *rd, *sd;
+	size_t i, n;
+
+	if (!rela || rela_sh.sh_type != SHT_RELA || !rela_sh.sh_entsize ||
+	    !(syms = elf_getscn(elf, rela_sh.sh_link)) || !gelf_getshdr(syms, &sym_sh) ||
+	    !(rd = elf_getdata(rela, NULL)) || !(sd = elf_getdata(syms, NULL)))
+		return NULL;
+	n = rela_sh.sh_size / rela_sh.sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+
+		if (gelf_getrela(rd, (int)i, &r) && r.r_offset == got && GELF_R_SYM(r.r_info) &&
+		    gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+			return elf_strptr(elf, sym_sh.sh_link, sym.st_name);
+	}
+	return NULL;
+}
+
+/*
+ * Appends the entries of x86-64's .plt.got (functions bound at load time
+ * whose address is taken too, __cxa_finalize in a PIE): each a `jmp
+ * *GOT(%rip)` (after an endbr64 with IBT), named by the GOT slot's
+ * relocation, NAME@PLT as BOLT names them.
+ */
+static int add_plt_got(const struct hwt_elf_file *file, struct candidate **cands, size_t *ncands)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_named(file->elf, ".plt.got", &sh);
+	Elf_Data *data;
+	uint64_t size, at;
+
+	if (!scn || file->machine != EM_X86_64 || sh.sh_type != SHT_PROGBITS ||
+	    !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+		return 0;
+	size = sh.sh_entsize == 8 || sh.sh_entsize == 16 ? sh.sh_entsize : 8;
+	for (at = 0; at + size <= data->d_size && at + size <= sh.sh_size; at += size) {
+		const uint8_t *e = (const uint8_t *)data->d_buf + at;
+		const char *name = NULL;
+		struct candidate *grown;
+		uint64_t k;
+
+		/* jmp *disp32(%rip): ff 25 disp32, after an endbr64 and a bnd prefix. */
+		for (k = 0; k + 6 <= size && !name; k++)
+			if (e[k] == 0xff && e[k + 1] == 0x25) {
+				int32_t disp = (int32_t)((uint32_t)e[k + 2] | (uint32_t)e[k + 3] << 8 |
+							 (uint32_t)e[k + 4] << 16 |
+							 (uint32_t)e[k + 5] << 24);
+
+				name = got_symbol(file->elf, sh.sh_addr + at + k + 6 + (uint64_t)(int64_t)disp);
+			}
+		if (!name || !*name)
+			continue;
+		grown = realloc(*cands, (*ncands + 1) * sizeof(*grown));
+		if (!grown)
+			return -hboe_nomem;
+		*cands = grown;
+		grown[*ncands] = (struct candidate){ { sh.sh_addr + at, sh.sh_addr + at + size, NULL },
+						     0, SIZE_MAX, 0 };
+		grown[*ncands].fn.name = malloc(strlen(name) + 5);
+		if (!grown[*ncands].fn.name)
+			return -hboe_nomem;
+		sprintf(grown[*ncands].fn.name, "%s@PLT", name);
+		(*ncands)++;
+	}
+	return 0;
+}
+
 void hwt_bolt_functions_clear(struct hwt_bolt_functions *fns)
 {
 	size_t i;
@@ -209,6 +300,8 @@ int hwt_bolt_functions_read(const struct hwt_elf_file *file, struct hwt_bolt_fun
 		rc = -hboe_no_symbols;
 	if (rc == 0)
 		rc = add_plt(file, &cands, &ncands);
+	if (rc == 0)
+		rc = add_plt_got(file, &cands, &ncands);
 	if (rc == 0) {
 		fns->items = calloc(ncands, sizeof(*fns->items));
 		if (!fns->items)
