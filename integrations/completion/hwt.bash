@@ -62,8 +62,9 @@ _hwt_first_operand()
 	while [ "$i" -lt "$COMP_CWORD" ]; do
 		w=${COMP_WORDS[i]}
 		case $w in
+		--bolt|--sample) ;; # hwt-pgo's options without a value
 		--) echo $((i + 1)); return ;;
-		--*=*|--help|--quiet|--verbose|--system|--trace-all|--force|--progress|--stats|--sideband-only|--packets|--debug-blocks|--bolt|--sample|-q|-v|-f|-h) ;;
+		--*=*|--help|--quiet|--verbose|--system|--trace-all|--force|--progress|--stats|--sideband-only|--packets|--debug-blocks|-q|-v|-f|-h) ;;
 		-*) i=$((i + 1)) ;; # an option with a value
 		*) echo "$i"; return ;;
 		esac
