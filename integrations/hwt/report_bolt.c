@@ -214,14 +214,17 @@ int hwt_report_bolt_main(int argc, char **argv)
 	struct hwt_bolt_stats st;
 	const struct hwt_profile_image *img;
 	size_t image;
-	int status = 2, warned, rc, perr = 0, to_stdout;
+	int status = HWT_EXIT_ERROR, warned, rc, perr = 0, to_stdout;
 	FILE *f;
 
 	rc = parse(argc, argv, &o);
 	if (rc != 0) {
-		status = rc > 0 ? 0 : 2;
+		status = rc > 0 ? HWT_EXIT_OK : HWT_EXIT_USAGE;
 		goto out;
 	}
+	/* Before a decode that may be long: the output can be written. */
+	if (hwt_command_check_output(o.common.output, PREFIX) < 0)
+		goto out;
 	profile = hwt_profile_alloc();
 	if (!profile) {
 		fprintf(stderr, PREFIX ": out of memory\n");
@@ -274,7 +277,7 @@ int hwt_report_bolt_main(int argc, char **argv)
 	if (!st.functions)
 		fprintf(stderr, PREFIX ": warning: %s: no branch of its functions ran: the "
 			"profile is empty\n", img->path);
-	status = warned ? 1 : 0;
+	status = warned ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
 out:
 	hwt_profile_free(profile);
 	free(o.inputs);
