@@ -19,6 +19,9 @@ packages=(
   libc6-dev-arm64-cross
   # instrumented PGO (-fprofile-instr-generate) for the PGO benchmark
   libclang-rt-19-dev
+  # BOLT (llvm-bolt-19, perf2bolt-19): hwt report bolt's oracle (llvm-bolt -instrument),
+  # hwt-pgo --bolt and the PGO benchmark
+  bolt-19
   # kernel framework tests: Debian's 6.1, and the 6.12 of bookworm-backports (below);
   # dkms builds the modules as users would
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod dkms xz-utils

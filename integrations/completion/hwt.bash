@@ -21,7 +21,7 @@ _hwt_value()
 {
 	local cmd=$1 prev=$2 cur=$3
 	case $prev in
-	-o|--output|--html|--keep|--root|--diff-output|--work|--profile|--binary|--llvm-profdata)
+	-o|--output|--html|--keep|--root|--diff-output|--work|--profile|--binary|--llvm-profdata|--llvm-bolt)
 		COMPREPLY=($(compgen -f -- "$cur")) ;;
 	--unit)
 		COMPREPLY=($(compgen -W "valgrind qemu auto" -- "$cur")) ;;
@@ -62,6 +62,7 @@ _hwt_first_operand()
 	while [ "$i" -lt "$COMP_CWORD" ]; do
 		w=${COMP_WORDS[i]}
 		case $w in
+		--bolt|--sample) ;; # hwt-pgo's options without a value
 		--) echo $((i + 1)); return ;;
 		--*=*|--help|--quiet|--verbose|--system|--no-markers|--trace-all|--force|--progress|--stats|--sideband-only|--packets|--debug-blocks|-q|-v|-f|-h) ;;
 		-*) i=$((i + 1)) ;; # an option with a value

@@ -10,6 +10,13 @@
  *   4. rebuild PROG with -fprofile-sample-use=PROFILE;
  *   5. with --measure, also build a plain -O2 PROG and time both, runs
  *      interleaved, and report the speedup.
+ *
+ * With --bolt, BOLT instead (docs/pgo.md, "BOLT"): build with
+ * -Wl,--emit-relocs, train under the trace, write the BOLT profile (hwt
+ * report bolt), run llvm-bolt with it and the usual layout options. With
+ * --bolt --sample, the sample PGO build (steps 1 to 4, linked with
+ * --emit-relocs) is what BOLT trains and optimises. Every step is said and
+ * timed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,6 +60,13 @@ static void usage(FILE *out)
 	      "      --work DIR        where PROG.train and the trace go [PROG.hwt-pgo]\n"
 	      "      --keep BUNDLE     keep the trace bundle in BUNDLE (must not exist), as\n"
 	      "                        hwt-cov and hwt flame do\n"
+	      "      --bolt            optimise with BOLT instead: build with -Wl,--emit-relocs,\n"
+	      "                        train under the trace, write the BOLT profile PROG.fdata\n"
+	      "                        ('hwt report bolt') and run llvm-bolt with it\n"
+	      "      --sample          with --bolt: sample PGO first (the steps above), then\n"
+	      "                        BOLT on the PGO build (a second training run)\n"
+	      "      --llvm-bolt P     the llvm-bolt to run [$HWT_LLVM_BOLT, else\n"
+	      "                        llvm-bolt-19, else llvm-bolt]\n"
 	      "      --measure ARGS    also build PROG.O2 (the same flags, no profile) and time\n"
 	      "                        PROG.O2 and PROG on ARGS, interleaved; print the medians\n"
 	      "      --runs N          timed runs of each program with --measure [11]\n"
@@ -65,6 +79,8 @@ static void usage(FILE *out)
 	      "                        training ran, and the training step's time\n"
 	      "  -q, --quiet           print only errors and the result\n"
 	      "  -h, --help            this text\n"
+	      "\n"
+	      "Each step is said with the time it took.\n"
 	      "\n"
 	      "Exit status (docs/exit-status.md): 0 PROG built, 1 the training run failed\n"
 	      "(non-zero exit or killed; the profile is still used), 2 an error (a bad\n"
@@ -213,7 +229,8 @@ static int file_exists(const char *path)
 }
 
 /* Times base and opt on args, interleaved; prints medians and the speedup. */
-static int measure(const char *base, const char *opt, const char *args, int runs)
+static int measure(const char *base, const char *opt, const char *args, int runs,
+		   const char *what)
 {
 	struct argv_list a = { 0 }, b = { 0 };
 	double *tb = calloc((size_t)runs, sizeof(double));
@@ -248,7 +265,7 @@ static int measure(const char *base, const char *opt, const char *args, int runs
 	       tb[runs - 1]);
 	printf("%s: %-24s median %.4f s (min %.4f, max %.4f)\n", PREFIX, opt, to[runs / 2], to[0],
 	       to[runs - 1]);
-	printf("%s: speedup of sample PGO over plain: %.3fx (%d interleaved runs each)\n", PREFIX,
+	printf("%s: speedup of %s over plain: %.3fx (%d interleaved runs each)\n", PREFIX, what,
 	       tb[runs / 2] / to[runs / 2], runs);
 	rc = 0;
 out:
@@ -290,8 +307,8 @@ static void clocks(double *wall, double *cpu)
  * exited: the counts saved in the hwt profile counts. *train_status is the
  * run's exit status. 0, or -1 (said why).
  */
-static int train_step(const struct hwt_command_options *o, const char *bundle, const char *keep,
-		      char *const *argv, const char *counts, int *train_status)
+static int train_step(const struct hwt_command_options *o, const char *step, const char *bundle,
+		      const char *keep, char *const *argv, const char *counts, int *train_status)
 {
 	struct hwt_record_live live = { hwt_decode_live_alloc(bundle), NULL, NULL };
 	struct hwt_command_decode_options how = {
@@ -305,8 +322,12 @@ static int train_step(const struct hwt_command_options *o, const char *bundle, c
 	int wait_status = 0, rc = -1, err;
 
 	clocks(&wall0, &cpu0);
-	if (!o->quiet)
-		print_command_line(PREFIX ": 2/4 train (traced): ", argv);
+	if (!o->quiet) {
+		char head[64];
+
+		snprintf(head, sizeof(head), PREFIX ": %s train (traced): ", step);
+		print_command_line(head, argv);
+	}
 	/* Our own bundle of an earlier run is replaced. */
 	if (!keep)
 		(void)hwt_bundle_remove(bundle);
@@ -364,6 +385,77 @@ out:
 	return rc;
 }
 
+/* Says how long a step took (it began at t0). */
+static void step_done(int quiet, double t0)
+{
+	if (!quiet)
+		fprintf(stderr, PREFIX ":      (%.2f s)\n", now() - t0);
+}
+
+/* BOLT's layout options: ext-tsp block order, function order, hot/cold splitting. */
+static const char *const bolt_layout[] = {
+	"-reorder-blocks=ext-tsp", "-reorder-functions=hfsort", "-split-functions",
+	"-split-all-cold", "-split-eh",
+};
+
+/*
+ * Runs llvm-bolt on in with the profile fdata, writing out. The BOLT
+ * named by --llvm-bolt or $HWT_LLVM_BOLT, else llvm-bolt-19, else
+ * llvm-bolt. 0, or -1 (said why).
+ */
+static int run_bolt(const char *bolt, const char *in, const char *fdata, const char *out,
+		    int quiet)
+{
+	const char *env = getenv("HWT_LLVM_BOLT");
+	const char *candidates[2];
+	size_t n = 0, i, k;
+
+	if (bolt)
+		candidates[n++] = bolt;
+	else if (env && *env)
+		candidates[n++] = env;
+	else {
+		candidates[n++] = "llvm-bolt-19";
+		candidates[n++] = "llvm-bolt";
+	}
+	for (i = 0; i < n; i++) {
+		struct argv_list a = { 0 };
+		char *data = concat("-data=", fdata);
+		int rc = 0, status = 0, err;
+
+		rc |= !data || push(&a, candidates[i]) || push(&a, in) || push(&a, data) ||
+		      push(&a, "-o") || push(&a, out);
+		for (k = 0; k < sizeof(bolt_layout) / sizeof(bolt_layout[0]); k++)
+			rc |= push(&a, bolt_layout[k]);
+		free(data);
+		if (rc) {
+			clear(&a);
+			fprintf(stderr, PREFIX ": out of memory\n");
+			return -1;
+		}
+		if (!quiet)
+			print_command_line(PREFIX ": ", a.v);
+		err = hwt_command_run(a.v, quiet, &status);
+		clear(&a);
+		if (err == ENOENT)
+			continue;
+		if (err) {
+			fprintf(stderr, PREFIX ": error: cannot run %s: %s\n", candidates[i],
+				strerror(err));
+			return -1;
+		}
+		if (hwt_exit_code(status) != 0) {
+			fprintf(stderr, PREFIX ": error: %s failed (exit status %d) on %s\n",
+				candidates[i], hwt_exit_code(status), in);
+			return -1;
+		}
+		return 0;
+	}
+	fprintf(stderr, PREFIX ": error: no llvm-bolt found (install bolt-19, or give "
+		"--llvm-bolt or $HWT_LLVM_BOLT)\n");
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -376,6 +468,9 @@ int main(int argc, char **argv)
 		{ "keep", required_argument, NULL, 'k' },
 		{ "measure", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, 'r' },
+		{ "bolt", no_argument, NULL, 'b' },
+		{ "sample", no_argument, NULL, 's' },
+		{ "llvm-bolt", required_argument, NULL, 'L' },
 		HWT_OPTION_QUIET,
 		HWT_OPTION_VERBOSE,
 		HWT_OPTION_JOBS,
@@ -386,11 +481,15 @@ int main(int argc, char **argv)
 	};
 	struct hwt_command_options o = { 0 };
 	const char *output, *train = "", *cc = NULL, *cflags_s = "-O2", *profile = NULL;
-	const char *work = NULL, *measure_args = NULL, *keep = NULL;
+	const char *work = NULL, *measure_args = NULL, *keep = NULL, *bolt_tool = NULL;
+	char *fdata = NULL, *pre_bin = NULL, *bolt_bundle = NULL, *bolt_counts = NULL;
+	int bolt = 0, sample = 0;
+	double t0;
 	char *own_output = NULL, *own_profile = NULL, *own_work = NULL, *train_bin = NULL, *bundle = NULL,
 	     *base_bin = NULL, *use_flag = NULL, *counts = NULL;
 	struct argv_list inputs = { 0 }, cflags = { 0 }, rec = { 0 };
-	int opt, runs = 11, quiet, status = 2, exit_status, train_status, i;
+	int opt, runs = 11, quiet, status = 2, exit_status, train_status = 0, i, total_steps;
+	char label[16];
 	char *end;
 
 	opterr = 0; /* the messages are ours */
@@ -403,6 +502,9 @@ int main(int argc, char **argv)
 		case 'w': work = optarg; break;
 		case 'k': keep = optarg; break;
 		case 'm': measure_args = optarg; break;
+		case 'b': bolt = 1; break;
+		case 's': sample = 1; break;
+		case 'L': bolt_tool = optarg; break;
 		case 'r':
 			errno = 0;
 			runs = (int)strtol(optarg, &end, 10);
@@ -420,6 +522,11 @@ int main(int argc, char **argv)
 	}
 	output = o.output;
 	quiet = o.quiet;
+	if (sample && !bolt) {
+		fprintf(stderr, PREFIX ": --sample goes with --bolt (sample PGO alone is the "
+			"default)\n");
+		return 2;
+	}
 	if (!output) {
 		fprintf(stderr, PREFIX ": no program to build (-o PROG)\n");
 		usage(stderr);
@@ -477,64 +584,154 @@ int main(int argc, char **argv)
 	    hwt_command_check_output(profile, PREFIX) < 0)
 		goto out;
 
-	/* 1. The training build. */
-	if (!quiet)
-		fprintf(stderr, PREFIX ": 1/4 build the training binary\n");
-	exit_status = compile(cc, &cflags, "-g -fdebug-info-for-profiling", NULL, &inputs,
-			      train_bin, quiet);
-	if (exit_status) {
-		status = exit_status;
-		goto out;
-	}
-
-	/* 2 and 3: the training step. */
-	if (push(&rec, train_bin) || push_words(&rec, train))
-		goto nomem;
-	if (train_step(&o, bundle, keep, rec.v, counts, &train_status) < 0)
-		goto out;
-	if (!quiet)
-		fprintf(stderr, PREFIX ": 3/4 write the sample profile %s\n", profile);
-	{
-		char *fixed[] = { "afdo", counts, "--binary", train_bin, "-o", (char *)profile,
-				  quiet ? "-q" : "-v" };
-		size_t ndirs = 0, n = 0;
-		char **av;
-		int rc;
-
-		while (o.debug_dirs && o.debug_dirs[ndirs])
-			ndirs++;
-		av = calloc(7 + 2 * ndirs + 1, sizeof(*av));
-		if (!av)
+	/* With --bolt, the binary BOLT trains and rewrites; the BOLT profile. */
+	if (bolt) {
+		pre_bin = concat(work, sample ? "/pgo" : "/pre-bolt");
+		fdata = concat(output, ".fdata");
+		bolt_bundle = concat(work, "/bolt.hwt");
+		bolt_counts = concat(work, "/bolt.prof");
+		if (!pre_bin || !fdata || !bolt_bundle || !bolt_counts)
 			goto nomem;
-		for (size_t k = 0; k < 7; k++)
-			av[n++] = fixed[k];
-		/* --debug-dir passed on: where the training binary's DWARF is, if not in it. */
-		for (size_t k = 0; k < ndirs; k++) {
-			av[n++] = "--debug-dir";
-			av[n++] = (char *)o.debug_dirs[k];
-		}
-		rc = hwt_report_afdo_main((int)n, av);
-		free(av);
-		(void)unlink(counts);
-		if (rc == HWT_EXIT_ERROR) {
-			/* The training run is not lost: its trace stays for another try. */
-			fprintf(stderr, PREFIX ": the trace is kept in %s; 'hwt report afdo %s "
-				"--binary %s -o FILE' writes the profile from it\n", bundle, bundle,
-				train_bin);
+		if (hwt_command_check_output(fdata, PREFIX) < 0)
+			goto out;
+	}
+	total_steps = bolt ? (sample ? 7 : 4) : 4;
+
+	if (!bolt || sample) {
+		/* 1. The training build. */
+		t0 = now();
+		if (!quiet)
+			fprintf(stderr, PREFIX ": 1/%d build the training binary\n", total_steps);
+		exit_status = compile(cc, &cflags, "-g -fdebug-info-for-profiling", NULL, &inputs,
+				      train_bin, quiet);
+		if (exit_status) {
+			status = exit_status;
 			goto out;
 		}
-	}
-	if (!keep)
-		(void)hwt_bundle_remove(bundle);
+		step_done(quiet, t0);
 
-	/* 4. The optimised build. */
-	if (!quiet)
-		fprintf(stderr, PREFIX ": 4/4 build %s with the profile\n", output);
-	exit_status = compile(cc, &cflags, "-g -fdebug-info-for-profiling", use_flag, &inputs,
-			      output, quiet);
-	if (exit_status) {
-		status = exit_status;
-		goto out;
+		/* 2 and 3: the training step. */
+		t0 = now();
+		if (push(&rec, train_bin) || push_words(&rec, train))
+			goto nomem;
+		snprintf(label, sizeof(label), "2/%d", total_steps);
+		if (train_step(&o, label, bundle, keep, rec.v, counts, &train_status) < 0)
+			goto out;
+		step_done(quiet, t0);
+		t0 = now();
+		if (!quiet)
+			fprintf(stderr, PREFIX ": 3/%d write the sample profile %s\n", total_steps,
+				profile);
+		{
+			char *fixed[] = { "afdo", counts, "--binary", train_bin, "-o", (char *)profile,
+					  quiet ? "-q" : "-v" };
+			size_t ndirs = 0, n = 0;
+			char **av;
+			int rc;
+
+			while (o.debug_dirs && o.debug_dirs[ndirs])
+				ndirs++;
+			av = calloc(7 + 2 * ndirs + 1, sizeof(*av));
+			if (!av)
+				goto nomem;
+			for (size_t k = 0; k < 7; k++)
+				av[n++] = fixed[k];
+			/* --debug-dir passed on: where the training binary's DWARF is, if not in it. */
+			for (size_t k = 0; k < ndirs; k++) {
+				av[n++] = "--debug-dir";
+				av[n++] = (char *)o.debug_dirs[k];
+			}
+			rc = hwt_report_afdo_main((int)n, av);
+			free(av);
+			(void)unlink(counts);
+			if (rc == HWT_EXIT_ERROR) {
+				/* The training run is not lost: its trace stays for another try. */
+				fprintf(stderr, PREFIX ": the trace is kept in %s; 'hwt report afdo %s "
+					"--binary %s -o FILE' writes the profile from it\n", bundle, bundle,
+					train_bin);
+				goto out;
+			}
+		}
+		if (!keep)
+			(void)hwt_bundle_remove(bundle);
+		step_done(quiet, t0);
+
+		/* 4. The optimised build (for BOLT: linked with its relocations). */
+		t0 = now();
+		if (!quiet)
+			fprintf(stderr, PREFIX ": 4/%d build %s with the profile\n", total_steps,
+				bolt ? pre_bin : output);
+		exit_status = compile(cc, &cflags,
+				      bolt ? "-g -fdebug-info-for-profiling -Wl,--emit-relocs"
+					   : "-g -fdebug-info-for-profiling",
+				      use_flag, &inputs, bolt ? pre_bin : output, quiet);
+		if (exit_status) {
+			status = exit_status;
+			goto out;
+		}
+		step_done(quiet, t0);
+	} else {
+		/* 1. The build BOLT will rewrite: relocations kept in it. */
+		t0 = now();
+		if (!quiet)
+			fprintf(stderr, PREFIX ": 1/%d build %s for BOLT\n", total_steps, pre_bin);
+		exit_status = compile(cc, &cflags, "-g -Wl,--emit-relocs", NULL, &inputs, pre_bin,
+				      quiet);
+		if (exit_status) {
+			status = exit_status;
+			goto out;
+		}
+		step_done(quiet, t0);
+	}
+	if (bolt) {
+		int first = sample ? 5 : 2;
+		int bolt_train_status = 0;
+		const char *bolt_trace = sample ? bolt_bundle : bundle;
+
+		/* Train the binary BOLT rewrites, under the trace. */
+		t0 = now();
+		clear(&rec);
+		if (push(&rec, pre_bin) || push_words(&rec, train))
+			goto nomem;
+		snprintf(label, sizeof(label), "%d/%d", first, total_steps);
+		if (train_step(&o, label, bolt_trace, sample ? NULL : keep, rec.v, bolt_counts,
+			       &bolt_train_status) < 0)
+			goto out;
+		if (bolt_train_status != 0)
+			train_status = bolt_train_status;
+		step_done(quiet, t0);
+
+		/* Its BOLT profile. */
+		t0 = now();
+		if (!quiet)
+			fprintf(stderr, PREFIX ": %d/%d write the BOLT profile %s\n", first + 1,
+				total_steps, fdata);
+		{
+			char *av[] = { "bolt", bolt_counts, "--binary", pre_bin, "-o", fdata,
+				       quiet ? "-q" : "-v", NULL };
+			int rc = hwt_report_bolt_main(7, av);
+
+			(void)unlink(bolt_counts);
+			if (rc == HWT_EXIT_ERROR) {
+				/* The training run is not lost: its trace stays for another try. */
+				fprintf(stderr, PREFIX ": the trace is kept in %s; 'hwt report bolt %s "
+					"--binary %s -o FILE' writes the profile from it\n", bolt_trace,
+					bolt_trace, pre_bin);
+				goto out;
+			}
+		}
+		if (sample || !keep)
+			(void)hwt_bundle_remove(bolt_trace);
+		step_done(quiet, t0);
+
+		/* llvm-bolt: the optimised layout. */
+		t0 = now();
+		if (!quiet)
+			fprintf(stderr, PREFIX ": %d/%d optimise with BOLT into %s\n", first + 2,
+				total_steps, output);
+		if (run_bolt(bolt_tool, pre_bin, fdata, output, quiet) < 0)
+			goto out;
+		step_done(quiet, t0);
 	}
 	/* Built from a training run that failed: a partial result. */
 	status = train_status != 0 ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
@@ -546,9 +743,10 @@ int main(int argc, char **argv)
 		/* The same flags, debug info included (clang does not always
 		   generate the same code with and without -g): only the profile
 		   differs. */
-		if (compile(cc, &cflags, "-g -fdebug-info-for-profiling", NULL, &inputs, base_bin,
-			    quiet) ||
-		    measure(base_bin, output, measure_args, runs) < 0)
+		if (compile(cc, &cflags, bolt && !sample ? "-g" : "-g -fdebug-info-for-profiling",
+			    NULL, &inputs, base_bin, quiet) ||
+		    measure(base_bin, output, measure_args, runs,
+			    bolt ? (sample ? "sample PGO then BOLT" : "BOLT") : "sample PGO") < 0)
 			status = 2;
 	}
 	goto out;
@@ -567,5 +765,9 @@ out:
 	free(base_bin);
 	free(use_flag);
 	free(counts);
+	free(fdata);
+	free(pre_bin);
+	free(bolt_bundle);
+	free(bolt_counts);
 	return status;
 }

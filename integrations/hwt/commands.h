@@ -21,6 +21,8 @@ int hwt_report_lcov_main(int argc, char **argv);
    `hwt report afdo-text BUNDLE|PROFILE... --binary PROG -o prog.txt`. */
 int hwt_report_afdo_main(int argc, char **argv);
 int hwt_report_afdo_text_main(int argc, char **argv);
+/* report_bolt.c: `hwt report bolt BUNDLE|PROFILE... -o prog.fdata [--binary PROG]`. */
+int hwt_report_bolt_main(int argc, char **argv);
 /* flame.c: `hwt report flame|folded|speedscope|chrome [options] BUNDLE`
    (argv[0] is the format's name) and `hwt flame [options] -- CMD ARGS...`. */
 int hwt_report_flame_main(int argc, char **argv);

@@ -20,6 +20,8 @@ static const struct hwt_report_format formats[] = {
 	  "LLVM sample profile for clang -fprofile-sample-use (text, extbinary, binary)" },
 	{ "afdo-text", hwt_report_afdo_text_main,
 	  "AutoFDO create_llvm_prof --profiler=text input of one binary" },
+	{ "bolt", hwt_report_bolt_main,
+	  "llvm-bolt's profile (fdata) of one binary: exact branch and call counts" },
 	{ "chrome", hwt_report_flame_main,
 	  "Chrome trace events of every call per thread (chrome://tracing, Perfetto)" },
 	{ "diff", hwt_report_diff_main,

@@ -7,7 +7,7 @@ order of the data flow (../shared/DESIGN.md):
 
   common < bundle, perfdata < collector/* < converters/elf
     < converters/hash < converters/profile < converters/decode
-    < converters/{dwarf,lcov,diffcov,afdo,dump,stacks} < integrations/*
+    < converters/{dwarf,lcov,diffcov,afdo,bolt,dump,stacks} < integrations/*
 
 Two rules:
 
@@ -49,6 +49,7 @@ LAYERS = {
     "converters/dwarf": 7,
     "converters/lcov": 7,
     "converters/afdo": 7,
+    "converters/bolt": 7,
     "converters/dump": 7,
     "converters/stacks": 7,
     "converters/diffcov": 7,
