@@ -172,6 +172,8 @@ void hwt_dwarf_function_read(Dwarf_Debug dbg, Dwarf_Die die, struct hwt_dwarf_fu
 			hwt_dwarf_attr_udata(dbg, cur, DW_AT_decl_line, &line);
 		if (hwt_dwarf_has_attr(dbg, cur, DW_AT_type))
 			fn->has_type = 1;
+		if (hwt_dwarf_has_attr(dbg, cur, DW_AT_artificial))
+			fn->artificial = 1;
 		next = hwt_dwarf_attr_die(dbg, cur, DW_AT_abstract_origin);
 		if (!next)
 			next = hwt_dwarf_attr_die(dbg, cur, DW_AT_specification);

@@ -95,6 +95,8 @@ struct hwt_dwarf_function {
 	char *name;          /* DW_AT_linkage_name, else DW_AT_name (malloc); NULL: none */
 	uint32_t decl_line;  /* DW_AT_decl_line; 0: none */
 	int has_type;        /* DW_AT_type: the function returns a value */
+	int artificial;      /* DW_AT_artificial: the compiler wrote it (an implicit
+				constructor, a static initialiser) */
 };
 
 void hwt_dwarf_function_read(Dwarf_Debug dbg, Dwarf_Die die, struct hwt_dwarf_function *fn);

@@ -230,6 +230,64 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 }
 
 /*
+ * The name gcov gives a C++ function whose DWARF does not carry its
+ * linkage name (gcc writes none for lambdas, instances of function
+ * templates and functions of internal linkage): the mangled ELF symbol at
+ * its entry, without a clone's suffix (".isra.0", ".constprop.0",
+ * ".part.0": gcov counts a clone as the function it was made from). Of
+ * aliases (C1 and C2 constructors, D1 and D2 destructors) the greatest
+ * name, the C2 or D2 that gcov names. A malloc'd copy, or NULL: no
+ * mangled symbol there (C, or a stripped file).
+ */
+static char *mangled_name_at(struct hwt_debuginfo *info, uint64_t entry)
+{
+	const struct hwt_elf_symbol *syms;
+	const char *best = NULL;
+	size_t n, lo = 0, hi, len;
+	char *copy;
+
+	if (hwt_elf_file_symbols(&info->elf, &syms, &n) < 0)
+		return NULL;
+	hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].addr < entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && syms[lo].addr == entry; lo++)
+		if (!strncmp(syms[lo].name, "_Z", 2) && (!best || strcmp(syms[lo].name, best) > 0))
+			best = syms[lo].name;
+	if (!best)
+		return NULL;
+	len = strcspn(best, ".");
+	copy = malloc(len + 1);
+	if (copy) {
+		memcpy(copy, best, len);
+		copy[len] = 0;
+	}
+	return copy;
+}
+
+/* The function is an operator() (its DW_AT_name, maybe on its declaration). */
+static int is_call_operator(Dwarf_Debug dbg, Dwarf_Die die)
+{
+	Dwarf_Die decl = hwt_dwarf_attr_die(dbg, die, DW_AT_specification);
+	char *name = hwt_dwarf_attr_strdup(dbg, die, DW_AT_name);
+	int yes;
+
+	if (!name && decl)
+		name = hwt_dwarf_attr_strdup(dbg, decl, DW_AT_name);
+	if (decl)
+		dwarf_dealloc_die(decl);
+	yes = name && !strcmp(name, "operator()");
+	free(name);
+	return yes;
+}
+
+/*
  * A DW_TAG_subprogram with code: DW_AT_low_pc/DW_AT_high_pc, or DW_AT_ranges
  * (a function in several parts: gcc's hot/cold splitting, clang's basic
  * block sections). Its entry is DW_AT_entry_pc when present; else low_pc;
@@ -240,7 +298,7 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
  * functions that have no out-of-line copy) have no code: no FN, as gcov.
  */
 static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die,
-			Dwarf_Addr cu_base)
+			Dwarf_Addr cu_base, int leave_out_artificial)
 {
 	Dwarf_Addr entry = 0, lowest;
 	struct hwt_function *f, *funcs;
@@ -283,6 +341,14 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 		i = 0; /* DW_AT_entry_pc outside the function's code: ignored */
 	if (entry < r[i].begin || entry >= r[i].end)
 		entry = r[i].begin;
+	if (strncmp(name, "_Z", 2)) {
+		char *mangled = mangled_name_at(info, entry);
+
+		if (mangled) {
+			free(name);
+			name = mangled;
+		}
+	}
 	funcs = hwt_grow_array(info->funcs, &info->funcs_cap, info->nfuncs + 1, sizeof(*funcs));
 	fr = hwt_grow_array(info->ranges, &info->ranges_cap, info->nranges + nr, sizeof(*fr));
 	if (funcs)
@@ -300,6 +366,9 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	f->end = r[i].end;
 	f->decl_line = fn.decl_line;
 	f->returns_value = fn.has_type;
+	/* gcc marks a lambda's operator() artificial too, but gcov counts it
+	   (a compiler defines no operator() of its own). */
+	f->artificial = fn.artificial && leave_out_artificial && !is_call_operator(dbg, die);
 	for (i = 0; i < nr; i++) {
 		fr[info->nranges].begin = r[i].begin;
 		fr[info->nranges].end = r[i].end;
@@ -316,12 +385,17 @@ struct walk {
 	struct hwt_debuginfo *info;
 	Dwarf_Debug dbg;
 	Dwarf_Addr cu_base;
+	int clang;   /* the CU's DW_AT_producer is clang */
 };
 
 /*
  * Subprograms with code are functions. Inlined copies
  * (DW_TAG_inlined_subroutine) are not functions of their own; nested
  * subprograms (C++ lambdas, local classes) are: every DIE is walked.
+ *
+ * gcc's gcov leaves out the functions gcc wrote itself (implicit
+ * constructors and destructors, static initialisers), clang's gcov counts
+ * every function clang instrumented, artificial or not (add_function).
  */
 static int visit_die(void *arg, Dwarf_Die die, Dwarf_Half tag, int level)
 {
@@ -330,7 +404,7 @@ static int visit_die(void *arg, Dwarf_Die die, Dwarf_Half tag, int level)
 
 	(void)level;
 	if (tag == DW_TAG_subprogram) {
-		rc = add_function(w->info, w->dbg, die, w->cu_base);
+		rc = add_function(w->info, w->dbg, die, w->cu_base, !w->clang);
 		if (rc < 0)
 			return rc;
 	}
@@ -453,7 +527,7 @@ static int read_dwarf(struct hwt_debuginfo *info, const char *path)
 {
 	struct hwt_dwarf *dw;
 	struct hwt_dwarf_cu cu;
-	struct walk w = { info, NULL, 0 };
+	struct walk w = { info, NULL, 0, 0 };
 	int res, rc = hwt_dwarf_open(path, &dw);
 
 	if (rc < 0)
@@ -464,7 +538,11 @@ static int read_dwarf(struct hwt_debuginfo *info, const char *path)
 		if (rc == 0) {
 			/* cu.base is 0 when the CU has DW_AT_ranges of its
 			   own, as gcc and clang write it then. */
+			char *producer = hwt_dwarf_attr_strdup(w.dbg, cu.die, DW_AT_producer);
+
 			w.cu_base = cu.base;
+			w.clang = producer && strstr(producer, "clang");
+			free(producer);
 			rc = hwt_dwarf_walk(w.dbg, cu.die, 64, visit_die, &w);
 		}
 		if (rc < 0)

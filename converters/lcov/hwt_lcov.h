@@ -69,6 +69,7 @@ struct hwt_function {
 				  function may have others: DW_AT_ranges) */
 	uint32_t decl_line;    /* DW_AT_decl_line, 0 when unknown */
 	int returns_value;     /* DW_AT_type present: not a void function */
+	int artificial;        /* DW_AT_artificial: no FN and no lines, as gcov */
 };
 
 struct hwt_debuginfo;
