@@ -12,6 +12,7 @@
 #ifndef HWT_DWARF_H
 #define HWT_DWARF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <libdwarf/libdwarf.h>
@@ -36,6 +37,11 @@ struct hwt_dwarf;
 int hwt_dwarf_open(const char *path, struct hwt_dwarf **dwarf);
 void hwt_dwarf_close(struct hwt_dwarf *dwarf);
 Dwarf_Debug hwt_dwarf_debug(const struct hwt_dwarf *dwarf);
+/*
+ * The bytes of the file's .debug_line section (read with libelf at the
+ * first call), or NULL: none, or compressed (then *size is 0).
+ */
+const uint8_t *hwt_dwarf_line_section(struct hwt_dwarf *dwarf, size_t *size);
 
 struct hwt_dwarf_cu {
 	Dwarf_Die die;    /* valid until the next hwt_dwarf_next_cu or the close */

@@ -148,7 +148,7 @@ struct row {
 };
 
 /* Reads the line table of one CU into spans. */
-static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die cu)
+static int read_cu_lines(struct hwt_debuginfo *info, struct hwt_dwarf *dw, Dwarf_Die cu)
 {
 	int have_prev = 0, rc = 0;
 	struct hwt_dwarf_lines *table;
@@ -156,7 +156,7 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 	size_t fmap_size = 0, i, nlines;
 	struct row prev = { 0 };
 
-	if (hwt_dwarf_lines_open(dbg, cu, &table) < 0)
+	if (hwt_dwarf_lines_open_in(dw, cu, &table) < 0)
 		return -hle_nomem;
 	if (!table)
 		return 0; /* a CU without a readable table: skipped */
@@ -534,7 +534,7 @@ static int read_dwarf(struct hwt_debuginfo *info, const char *path)
 		return from_dwarf_error(rc);
 	w.dbg = hwt_dwarf_debug(dw);
 	while ((res = hwt_dwarf_next_cu(dw, &cu)) > 0) {
-		rc = read_cu_lines(info, w.dbg, cu.die);
+		rc = read_cu_lines(info, dw, cu.die);
 		if (rc == 0) {
 			/* cu.base is 0 when the CU has DW_AT_ranges of its
 			   own, as gcc and clang write it then. */

@@ -70,6 +70,8 @@ def source_line(path, n):
 
 
 CLASS_HEAD = re.compile(r'^\s*(struct|class)\s+\w+')
+CLOSING_BRACE = re.compile(r'^\s*}\s*$')
+CATCH = re.compile(r'}\s*catch\s*\(')
 STATIC_OBJECT = re.compile(r'^\s*static\s+[A-Za-z_]\w*\s+[A-Za-z_]\w*\s*;')
 
 
@@ -82,8 +84,18 @@ def exception_for(cc, opt, kind, src, name, line, g, h):
         # clang's gcov lists the initialiser of a static object at line 0;
         # its code has no line row at its entry: hwt-cov has no FN for it.
         return 'clang: static initialiser without a line (__cxx_global_var_init, FN:0)'
-    if clang and kind == 'da-gcov' and STATIC_OBJECT.match(source_line(src, line)):
+    text = source_line(src, line)
+    if clang and kind == 'da-gcov' and STATIC_OBJECT.match(text):
         return "clang: the static object's initialiser line (__cxx_global_var_init)"
+    # hwt-cov has one set of line rules for both compilers, gcc's gcov's
+    # (lcov.gcov.clang checks clang's code against gcc's gcov); llvm-cov
+    # gcov counts these lines of clang's code otherwise.
+    if clang and kind in ('da', 'da-gcov') and CLOSING_BRACE.match(text):
+        return 'clang: a closing brace (llvm-cov gcov counts the epilogue or the loop jump)'
+    if clang and kind == 'da' and CATCH.search(text):
+        return 'clang: a catch line (llvm-cov gcov adds the landing pad)'
+    if clang and kind == 'da-hwt' and CLASS_HEAD.match(text):
+        return "clang: implicit members' code on the class head (no line in llvm-cov gcov)"
     return None
 
 
