@@ -198,12 +198,23 @@ def run_case(args, name, work, totals):
     r = run([cxx, opt, '-g', '-o', exe] + sources, cwd=hdir)
     check(r.returncode == 0, 'building %s: %s' % (exe, r.stderr))
     info = os.path.join(work, 'hwt.info')
-    r = run([args.hwt_cov, '-q', '-o', info, '--include', SRC + '/*', '--', exe] + prog_args,
-            cwd=hdir)
+    html = os.path.join(work, 'html')
+    r = run([args.hwt_cov, '-q', '-o', info, '--html', html, '--include', SRC + '/*', '--', exe] +
+            prog_args, cwd=hdir)
     check(r.returncode == native.returncode,
           'hwt-cov exit status %d, the program alone %d: %s' %
           (r.returncode, native.returncode, r.stderr))
     check(r.stdout == native.stdout, 'the program printed something else under hwt-cov')
+    # FN records carry mangled names; the HTML report shows them demangled
+    # (genhtml --demangle-cpp, with c++filt).
+    if shutil.which('c++filt'):
+        pages = ''
+        for dirpath, _, files in os.walk(html):
+            for f in files:
+                if f.endswith('.func.html') or f.endswith('.func-sort-c.html'):
+                    pages += open(os.path.join(dirpath, f), errors='replace').read()
+        check('Accumulator&lt;int&gt;::add(int)' in pages and '_ZN11Accumulator' not in pages,
+              'the HTML report does not show demangled function names')
     print('%s (%s %s):' % (name, args.cc, opt))
     mismatches, stats = compare(gcov_info, info, args.cc, args.opt, sys.stdout)
     nexc = sum(len(v) for v in stats['exceptions'].values())
