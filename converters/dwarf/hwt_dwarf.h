@@ -100,6 +100,9 @@ int hwt_dwarf_entry_pc(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr base, Dwarf_Ad
 struct hwt_dwarf_function {
 	char *name;          /* DW_AT_linkage_name, else DW_AT_name (malloc); NULL: none */
 	uint32_t decl_line;  /* DW_AT_decl_line; 0: none */
+	uint32_t decl_file;  /* DW_AT_decl_file of the DIE giving decl_line (a
+				file number of the unit's line table) */
+	int has_decl_file;   /* decl_file was read */
 	int has_type;        /* DW_AT_type: the function returns a value */
 	int artificial;      /* DW_AT_artificial: the compiler wrote it (an implicit
 				constructor, a static initialiser) */

@@ -750,7 +750,10 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 			j++;
 		if (j >= nspans || spans[j].begin > f->entry || f->artificial)
 			continue; /* no line information for it, or gcov leaves it out */
-		src = source_get(cov, hwt_debuginfo_file(info, spans[j].file));
+		/* In the file of its declaration line (at -O2 the entry's row may
+		   be code inlined from elsewhere). */
+		src = source_get(cov, hwt_debuginfo_file(info, f->decl_line && f->decl_file >= 0 ?
+							 (size_t)f->decl_file : spans[j].file));
 		ran = insn_at(insns, n, f->entry);
 		if (!src || source_function(src, f->name, f->decl_line ? f->decl_line : spans[j].line,
 					    ran ? ran->count : 0) < 0) {

@@ -297,8 +297,29 @@ static int is_call_operator(Dwarf_Debug dbg, Dwarf_Die die)
  * Subprograms without either (declarations, abstract instances of inline
  * functions that have no out-of-line copy) have no code: no FN, as gcov.
  */
-static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die,
-			Dwarf_Addr cu_base, int leave_out_artificial)
+struct walk {
+	struct hwt_debuginfo *info;
+	Dwarf_Debug dbg;
+	Dwarf_Addr cu_base;
+	int clang;          /* the CU's DW_AT_producer is clang */
+	char **srcfiles;    /* the CU's file names (dwarf_srcfiles), for DW_AT_decl_file */
+	Dwarf_Signed nsrcfiles;
+	int first_file;     /* the file number of srcfiles[0]: 1 before DWARF 5 */
+};
+
+/* The file index (hwt_debuginfo_file) of the function's DW_AT_decl_file
+   in the walk's unit; -1 when unknown, -2 when out of memory. */
+static long decl_file_index(struct walk *w, const struct hwt_dwarf_function *fn)
+{
+	long k = (long)fn->decl_file - w->first_file;
+
+	if (!fn->has_decl_file || k < 0 || k >= (long)w->nsrcfiles || !w->srcfiles[k])
+		return -1;
+	k = file_index(w->info, w->srcfiles[k]);
+	return k < 0 ? -2 : k;
+}
+
+static int add_function(struct walk *w, Dwarf_Die die, int leave_out_artificial)
 {
 	Dwarf_Addr entry = 0, lowest;
 	struct hwt_function *f, *funcs;
@@ -306,8 +327,12 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	struct hwt_addr_ranges list = { 0 };
 	struct hwt_addr_range *r;
 	struct hwt_dwarf_function fn = { 0 };
+	struct hwt_debuginfo *info = w->info;
+	Dwarf_Debug dbg = w->dbg;
+	Dwarf_Addr cu_base = w->cu_base;
 	size_t nr, i;
 	char *name = NULL;
+	long decl_file;
 	int rc = 0, from_low_pc;
 
 	if (hwt_dwarf_die_ranges(dbg, die, cu_base, &list, &from_low_pc) < 0) {
@@ -341,6 +366,11 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 		i = 0; /* DW_AT_entry_pc outside the function's code: ignored */
 	if (entry < r[i].begin || entry >= r[i].end)
 		entry = r[i].begin;
+	decl_file = decl_file_index(w, &fn);
+	if (decl_file == -2) {
+		rc = -hle_nomem;
+		goto out;
+	}
 	if (strncmp(name, "_Z", 2)) {
 		char *mangled = mangled_name_at(info, entry);
 
@@ -365,6 +395,7 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	f->entry = entry;
 	f->end = r[i].end;
 	f->decl_line = fn.decl_line;
+	f->decl_file = (int32_t)decl_file;
 	f->returns_value = fn.has_type;
 	/* gcc marks a lambda's operator() artificial too, but gcov counts it
 	   (a compiler defines no operator() of its own). */
@@ -380,13 +411,6 @@ out:
 	free(list.r);
 	return rc;
 }
-
-struct walk {
-	struct hwt_debuginfo *info;
-	Dwarf_Debug dbg;
-	Dwarf_Addr cu_base;
-	int clang;   /* the CU's DW_AT_producer is clang */
-};
 
 /*
  * Subprograms with code are functions. Inlined copies
@@ -404,7 +428,7 @@ static int visit_die(void *arg, Dwarf_Die die, Dwarf_Half tag, int level)
 
 	(void)level;
 	if (tag == DW_TAG_subprogram) {
-		rc = add_function(w->info, w->dbg, die, w->cu_base, !w->clang);
+		rc = add_function(w, die, !w->clang);
 		if (rc < 0)
 			return rc;
 	}
@@ -527,7 +551,7 @@ static int read_dwarf(struct hwt_debuginfo *info, const char *path)
 {
 	struct hwt_dwarf *dw;
 	struct hwt_dwarf_cu cu;
-	struct walk w = { info, NULL, 0, 0 };
+	struct walk w = { info, NULL, 0, 0, NULL, 0, 0 };
 	int res, rc = hwt_dwarf_open(path, &dw);
 
 	if (rc < 0)
@@ -539,11 +563,30 @@ static int read_dwarf(struct hwt_debuginfo *info, const char *path)
 			/* cu.base is 0 when the CU has DW_AT_ranges of its
 			   own, as gcc and clang write it then. */
 			char *producer = hwt_dwarf_attr_strdup(w.dbg, cu.die, DW_AT_producer);
+			Dwarf_Half version = 0, offset_size = 0;
+			Dwarf_Error err = NULL;
+			Dwarf_Signed k;
 
 			w.cu_base = cu.base;
 			w.clang = producer && strstr(producer, "clang");
 			free(producer);
+			/* DWARF 5 numbers the files from 0, earlier versions from 1. */
+			if (dwarf_get_version_of_die(cu.die, &version, &offset_size) != DW_DLV_OK)
+				version = 4;
+			w.first_file = version >= 5 ? 0 : 1;
+			if (dwarf_srcfiles(cu.die, &w.srcfiles, &w.nsrcfiles, &err) != DW_DLV_OK) {
+				if (err)
+					dwarf_dealloc(w.dbg, err, DW_DLA_ERROR);
+				w.srcfiles = NULL;
+				w.nsrcfiles = 0;
+			}
 			rc = hwt_dwarf_walk(w.dbg, cu.die, 64, visit_die, &w);
+			for (k = 0; k < w.nsrcfiles; k++)
+				dwarf_dealloc(w.dbg, w.srcfiles[k], DW_DLA_STRING);
+			if (w.srcfiles)
+				dwarf_dealloc(w.dbg, w.srcfiles, DW_DLA_LIST);
+			w.srcfiles = NULL;
+			w.nsrcfiles = 0;
 		}
 		if (rc < 0)
 			break;
