@@ -7,6 +7,15 @@
 
 int Triangle::live = 0;
 
+// gcc -O2 clones it for its constant argument (scaled(int, int)
+// .constprop.0, or .isra.0): gcov counts the clone as the function.
+__attribute__((noinline)) static int scaled(int v, int factor)
+{
+	if (v > 100)
+		return v;
+	return v * factor + factor;
+}
+
 int count_shapes(int n)
 {
 	std::vector<std::unique_ptr<Shape>> shapes;
@@ -21,6 +30,6 @@ int count_shapes(int n)
 		}
 	}
 	for (const auto &s : shapes)
-		total += clamp_to(s->area(), 50) + s->sides();
+		total += clamp_to(s->area(), 50) + s->sides() + scaled(total, 3);
 	return total;
 }
