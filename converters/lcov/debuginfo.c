@@ -287,16 +287,6 @@ static int is_call_operator(Dwarf_Debug dbg, Dwarf_Die die)
 	return yes;
 }
 
-/*
- * A DW_TAG_subprogram with code: DW_AT_low_pc/DW_AT_high_pc, or DW_AT_ranges
- * (a function in several parts: gcc's hot/cold splitting, clang's basic
- * block sections). Its entry is DW_AT_entry_pc when present; else low_pc;
- * else, for ranges, the address of the ELF function symbol of its own name
- * inside one of the ranges (clang lists the entry's range last); else the
- * beginning of the first range listed (gcc lists the entry's range first).
- * Subprograms without either (declarations, abstract instances of inline
- * functions that have no out-of-line copy) have no code: no FN, as gcov.
- */
 struct walk {
 	struct hwt_debuginfo *info;
 	Dwarf_Debug dbg;
@@ -319,6 +309,16 @@ static long decl_file_index(struct walk *w, const struct hwt_dwarf_function *fn)
 	return k < 0 ? -2 : k;
 }
 
+/*
+ * A DW_TAG_subprogram with code: DW_AT_low_pc/DW_AT_high_pc, or DW_AT_ranges
+ * (a function in several parts: gcc's hot/cold splitting, clang's basic
+ * block sections). Its entry is DW_AT_entry_pc when present; else low_pc;
+ * else, for ranges, the address of the ELF function symbol of its own name
+ * inside one of the ranges (clang lists the entry's range last); else the
+ * beginning of the first range listed (gcc lists the entry's range first).
+ * Subprograms without either (declarations, abstract instances of inline
+ * functions that have no out-of-line copy) have no code: no FN, as gcov.
+ */
 static int add_function(struct walk *w, Dwarf_Die die, int leave_out_artificial)
 {
 	Dwarf_Addr entry = 0, lowest;
