@@ -31,14 +31,7 @@
 /* How often the recording looks at the buffers when no record wakes it. */
 #define KMOD_POLL_MS 20
 
-static volatile pid_t kmod_child;
 static volatile sig_atomic_t kmod_stop;
-
-static void kmod_forward(int sig)
-{
-	if (kmod_child > 0)
-		kill(kmod_child, sig);
-}
 
 static void kmod_interrupt(int sig)
 {
@@ -133,6 +126,7 @@ static pid_t kmod_fork(char *const argv[], int *go, int *failed)
 		char c;
 		int err;
 
+		hwt_unit_signals_default();
 		close(gop[1]);
 		close(failp[0]);
 		if (read(gop[0], &c, 1) == 1)
@@ -194,6 +188,7 @@ static int kmod_record(const char *bundle, const struct hwt_unit_options *opts,
 {
 	struct hwt_kmod_options o = { 0 };
 	struct sigaction sa, old_int, old_term, old_hup, old_quit;
+	struct hwt_unit_signals signals;
 	struct hwt_kmod *k = NULL;
 	uint8_t cpus[128];
 	int go = -1, failed = -1, err, ret;
@@ -222,11 +217,15 @@ static int kmod_record(const char *bundle, const struct hwt_unit_options *opts,
 		o.cpusetsize = sizeof(cpus);
 		o.select = 0;
 		if (argv && argv[0]) {
+			/* A signal is the command's from its fork on (trace_unit.h). */
+			hwt_unit_signals_forward(&signals);
 			child = kmod_fork(argv, &go, &failed);
 			if (child < 0) {
 				fprintf(stderr, "%s: fork: %s\n", prefix, strerror(errno));
+				hwt_unit_signals_restore(&signals);
 				return -1;
 			}
+			hwt_unit_signals_child(child);
 			o.pid = child;
 			o.until_exec = 1;
 		}
@@ -236,11 +235,14 @@ static int kmod_record(const char *bundle, const struct hwt_unit_options *opts,
 		/* What it runs is already judged: trace it all. */
 		o.select = 0;
 	} else {
+		hwt_unit_signals_forward(&signals);
 		child = kmod_fork(argv, &go, &failed);
 		if (child < 0) {
 			fprintf(stderr, "%s: fork: %s\n", prefix, strerror(errno));
+			hwt_unit_signals_restore(&signals);
 			return -1;
 		}
+		hwt_unit_signals_child(child);
 		o.mode = HWT_KMOD_THREAD;
 		o.pid = child;
 		o.until_exec = 1;
@@ -255,6 +257,7 @@ static int kmod_record(const char *bundle, const struct hwt_unit_options *opts,
 			waitpid(child, NULL, 0);
 			close(go);
 			close(failed);
+			hwt_unit_signals_restore(&signals);
 		}
 		hwt_kmod_free(k);
 		return -1;
@@ -266,33 +269,39 @@ static int kmod_record(const char *bundle, const struct hwt_unit_options *opts,
 		close(go);
 	}
 
-	kmod_child = child;
 	kmod_stop = 0;
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = child > 0 ? kmod_forward : kmod_interrupt;
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	/* With a command, the terminal's signals reach it; else they end the recording. */
-	sa.sa_handler = child > 0 ? SIG_IGN : kmod_interrupt;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGQUIT, &sa, &old_quit);
+	/* With a command, its signals are forwarded (above); else they end the recording. */
+	if (child <= 0) {
+		memset(&sa, 0, sizeof(sa));
+		sigemptyset(&sa.sa_mask);
+		sa.sa_handler = kmod_interrupt;
+		sigaction(SIGTERM, &sa, &old_term);
+		sigaction(SIGHUP, &sa, &old_hup);
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGQUIT, &sa, &old_quit);
+	}
 	ret = kmod_loop(k, opts, child, status);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	kmod_child = 0;
+	if (child <= 0) {
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+	} else {
+		hwt_unit_signals_restore(&signals);
+	}
 	if (ret)
 		kmod_error(prefix, "recording", ret);
 	/* Closing the context detaches: what it traced runs on untraced. */
 	hwt_kmod_free(k);
 	if (child > 0) {
 		if (read(failed, &err, sizeof(err)) == sizeof(err)) {
-			fprintf(stderr, "%s: cannot run %s: %s\n", prefix, argv[0], strerror(err));
+			fprintf(stderr, "%s: %s: %s\n", prefix, argv[0],
+				err == ENOENT ? "command not found" : strerror(err));
 			close(failed);
 			waitpid(child, NULL, 0);
-			return -1;
+			/* As a shell says it: 127 not found, 126 found but not run. */
+			*status = (err == ENOENT ? 127 : 126) << 8;
+			return 0;
 		}
 		close(failed);
 		if (ret)

@@ -12,7 +12,9 @@
 #define HWT_TRACE_UNIT_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* The unit when neither --unit nor $HWT_UNIT names one (valgrind, qemu or auto). */
 #define HWT_UNIT_DEFAULT "auto"
@@ -153,6 +155,23 @@ int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *op
 int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 		 const struct hwt_unit_options *opts, char *const argv[], int *status,
 		 const char *prefix);
+
+/*
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT while a command is recorded (the
+ * units that run it: unit_run.c, kmod_unit.c): hwt_unit_signals_forward
+ * before the fork passes those a process sends us on to the command
+ * (those of a terminal reached it already) and keeps one that comes before
+ * it exists; hwt_unit_signals_child names the command (pid), passing on a
+ * kept one; the child calls hwt_unit_signals_default before its exec;
+ * hwt_unit_signals_restore puts the old handlers back.
+ */
+struct hwt_unit_signals {
+	struct sigaction old[4];
+};
+void hwt_unit_signals_forward(struct hwt_unit_signals *saved);
+void hwt_unit_signals_child(pid_t pid);
+void hwt_unit_signals_default(void);
+void hwt_unit_signals_restore(const struct hwt_unit_signals *saved);
 
 /*
  * The directory (canonical) of the unit a bundle names in its header (unit=;

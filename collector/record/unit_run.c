@@ -216,13 +216,68 @@ int hwt_unit_aarch64_runner(struct hwt_unit_argv *out)
 
 /* ---- running the command ---- */
 
-/* Signals that should stop the traced command rather than us. */
-static volatile pid_t child_pid;
+/*
+ * The signals that end a command (SIGINT, SIGTERM, SIGHUP, SIGQUIT) stop the
+ * traced command, not us: we live on to write what was recorded. One sent
+ * by a process (kill -INT of our pid: si_code <= 0) is passed on to the
+ * command; one the kernel sent (a terminal's Ctrl-C or hangup reaches the
+ * whole foreground group) has reached the command already. One that comes
+ * before the command exists waits for it (pending_signal).
+ */
+static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define NFORWARDED (sizeof(forwarded_signals) / sizeof(forwarded_signals[0]))
 
-static void forward_signal(int sig)
+static volatile pid_t child_pid;
+static volatile sig_atomic_t pending_signal;
+
+static void forward_signal(int sig, siginfo_t *info, void *ucontext)
 {
-	if (child_pid > 0)
+	(void)ucontext;
+	if (child_pid <= 0)
+		pending_signal = sig; /* whoever sent it, the command is not there yet */
+	else if (!info || info->si_code <= 0)
 		kill(child_pid, sig);
+	/* else from the kernel (a terminal): the command's group had it too */
+}
+
+void hwt_unit_signals_forward(struct hwt_unit_signals *saved)
+{
+	struct sigaction sa;
+
+	child_pid = 0;
+	pending_signal = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaddset(&sa.sa_mask, forwarded_signals[i]);
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded_signals[i], &sa, &saved->old[i]);
+}
+
+void hwt_unit_signals_child(pid_t pid)
+{
+	int sig;
+
+	child_pid = pid;
+	sig = pending_signal;
+	pending_signal = 0;
+	if (sig && pid > 0)
+		kill(pid, sig);
+}
+
+void hwt_unit_signals_default(void)
+{
+	for (size_t i = 0; i < NFORWARDED; i++)
+		signal(forwarded_signals[i], SIG_DFL);
+}
+
+void hwt_unit_signals_restore(const struct hwt_unit_signals *saved)
+{
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded_signals[i], &saved->old[i], NULL);
+	child_pid = 0;
 }
 
 /*
@@ -348,7 +403,7 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 	const char **cmd;
 	int direct = run->unit->finish || (opts.trace_all && run->unit->follows_children);
 	int pipefd[2];
-	struct sigaction sa, old_int, old_term, old_hup, old_quit;
+	struct hwt_unit_signals signals;
 	pid_t pid;
 
 	if (run->unit->record)
@@ -384,16 +439,20 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 		pid = -1;
 		goto out;
 	}
+	/* From here on a signal is the command's: forwarded, or kept until it exists. */
+	hwt_unit_signals_forward(&signals);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "%s: fork: %s\n", prefix, strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
+		hwt_unit_signals_restore(&signals);
 		goto out;
 	}
 	if (pid == 0) {
 		int err;
 
+		hwt_unit_signals_default();
 		close(pipefd[0]);
 		if (run->unit->child_env)
 			run->unit->child_env(&run->files);
@@ -415,15 +474,22 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 		_exit(127);
 	}
 	close(pipefd[1]);
+	hwt_unit_signals_child(pid);
 	{
 		int err;
+		ssize_t n;
 
-		if (read(pipefd[0], &err, sizeof(err)) == sizeof(err)) {
+		while ((n = read(pipefd[0], &err, sizeof(err))) < 0 && errno == EINTR)
+			;
+		if (n == sizeof(err)) {
 			close(pipefd[0]);
-			waitpid(pid, NULL, 0);
-			fprintf(stderr, "%s: cannot run %s: %s\n", prefix,
-				direct ? run->files.exe : argv[0], strerror(err));
-			pid = -1;
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			hwt_unit_signals_restore(&signals);
+			fprintf(stderr, "%s: %s: %s\n", prefix, direct ? run->files.exe : argv[0],
+				err == ENOENT ? "command not found" : strerror(err));
+			/* As a shell says it: 127 not found, 126 found but not run. */
+			*status = (err == ENOENT ? 127 : 126) << 8;
 			goto out;
 		}
 		close(pipefd[0]);
@@ -432,16 +498,6 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 	if (opts.running)
 		opts.running(opts.running_context);
 
-	/* Terminal signals reach the command directly; others are passed on. */
-	child_pid = pid;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGQUIT, &sa, &old_quit);
 	while (waitpid(pid, status, 0) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "%s: waitpid: %s\n", prefix, strerror(errno));
@@ -449,11 +505,7 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 			break;
 		}
 	}
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	child_pid = 0;
+	hwt_unit_signals_restore(&signals);
 out:
 	free(unit_lines);
 	free(a64_lines);

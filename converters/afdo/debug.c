@@ -17,6 +17,7 @@
 
 #include <libdwarf/dwarf.h>
 
+#include "debug_file.h"
 #include "elf_file.h"
 #include "grow.h"
 #include "hwt_dwarf.h"
@@ -59,6 +60,8 @@ struct hwt_afdo_debug {
 	struct range *entries;   /* function entries (lo) sorted, node */
 	size_t nentries;
 	size_t nfunctions, ninlines;
+	char *dwarf_file;        /* the file its DWARF was read from (malloc'd) */
+	char *crc_mismatch;      /* a debug file passed over: its CRC is not the link's */
 };
 
 struct hwt_afdo_debug *hwt_afdo_debug_alloc(void)
@@ -79,6 +82,8 @@ void hwt_afdo_debug_free(struct hwt_afdo_debug *debug)
 	free(debug->iranges);
 	free(debug->spans);
 	free(debug->entries);
+	free(debug->dwarf_file);
+	free(debug->crc_mismatch);
 	free(debug);
 }
 
@@ -433,19 +438,50 @@ static int read_dwarf(struct hwt_afdo_debug *d, const char *path)
 	return finish(d);
 }
 
-int hwt_afdo_debug_load(struct hwt_afdo_debug *debug, const char *path)
+int hwt_afdo_debug_load_dirs(struct hwt_afdo_debug *debug, const char *path,
+			     const char *const *debug_dirs)
 {
 	struct hwt_elf_file elf;
-	int rc, is_elf;
+	struct hwt_debug_file found;
+	char *dwarf_path = NULL;
+	int rc;
 
-	if (!debug || !path || debug->nnodes)
+	if (!debug || !path || debug->nnodes || debug->dwarf_file)
 		return -hae_invalid;
 	rc = hwt_elf_file_open(&elf, path);
 	if (rc < 0)
 		return rc == -hee_nomem ? -hae_nomem : -hae_io;
-	is_elf = elf.is_elf;
+	if (!elf.is_elf) {
+		hwt_elf_file_close(&elf);
+		return -hae_not_elf;
+	}
+	/* The file itself, else its separate debug file where gdb finds it. */
+	rc = hwt_debug_file_dwarf(&elf, path, debug_dirs, &found, &dwarf_path);
 	hwt_elf_file_close(&elf);
-	return is_elf ? read_dwarf(debug, path) : -hae_not_elf;
+	debug->crc_mismatch = found.crc_mismatch;
+	found.crc_mismatch = NULL;
+	hwt_debug_file_fini(&found);
+	if (rc < 0)
+		return rc == -hee_nomem ? -hae_nomem : -hae_invalid;
+	if (rc == 0)
+		return -hae_no_debug;
+	debug->dwarf_file = dwarf_path;
+	return read_dwarf(debug, dwarf_path);
+}
+
+int hwt_afdo_debug_load(struct hwt_afdo_debug *debug, const char *path)
+{
+	return hwt_afdo_debug_load_dirs(debug, path, NULL);
+}
+
+const char *hwt_afdo_debug_file(const struct hwt_afdo_debug *debug)
+{
+	return debug->dwarf_file;
+}
+
+const char *hwt_afdo_debug_crc_mismatch(const struct hwt_afdo_debug *debug)
+{
+	return debug->crc_mismatch;
 }
 
 /* ----- Lookups ------------------------------------------------------------- */

@@ -77,10 +77,20 @@ struct hwt_afdo_debug *hwt_afdo_debug_alloc(void);
 void hwt_afdo_debug_free(struct hwt_afdo_debug *debug);
 
 /*
- * Reads the DWARF of the ELF file at path. Returns 0, or -hae_io,
+ * Reads the DWARF of the ELF file at path, or when it has none that of its
+ * separate debug file, found as gdb finds it in debug_dirs (a NULL-terminated
+ * list of debug directories, gdb's debug-file-directory; NULL:
+ * /usr/lib/debug; converters/elf/debug_file.h). Returns 0, or -hae_io,
  * -hae_not_elf, -hae_no_debug, -hae_dwarf, -hae_nomem.
  */
+int hwt_afdo_debug_load_dirs(struct hwt_afdo_debug *debug, const char *path,
+			     const char *const *debug_dirs);
+/* The same in /usr/lib/debug. */
 int hwt_afdo_debug_load(struct hwt_afdo_debug *debug, const char *path);
+/* The file the DWARF was read from (path, or its separate debug file), or NULL. */
+const char *hwt_afdo_debug_file(const struct hwt_afdo_debug *debug);
+/* A file the debug link named that was not used (its CRC32 is not the link's), or NULL. */
+const char *hwt_afdo_debug_crc_mismatch(const struct hwt_afdo_debug *debug);
 
 /*
  * The source position of the instruction at vaddr. Returns 1 when found,

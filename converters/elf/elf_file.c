@@ -54,8 +54,38 @@ static int read_segments(struct hwt_elf_file *file, Elf *elf, size_t n)
 	return 0;
 }
 
+/*
+ * .gnu_debuglink (data[offset .. offset + size)): a file name, its NUL,
+ * padding to 4 bytes, then the CRC32 of the debug file in the file's byte
+ * order. Left unset when malformed.
+ */
+static void read_debuglink(struct hwt_elf_file *file, Elf *elf, uint64_t offset, uint64_t size)
+{
+	const uint8_t *p;
+	const char *name;
+	size_t len, at;
+	GElf_Ehdr ehdr;
+
+	if (offset > file->size || size > file->size - offset || !gelf_getehdr(elf, &ehdr))
+		return;
+	name = (const char *)file->data + offset;
+	len = strnlen(name, size);
+	at = (len + 4) & ~(size_t)3;
+	if (!len || len == size || at + 4 > size)
+		return;
+	p = file->data + offset + at;
+	if (ehdr.e_ident[EI_DATA] == ELFDATA2MSB)
+		file->debuglink_crc = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+				      (uint32_t)p[2] << 8 | p[3];
+	else
+		file->debuglink_crc = (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+				      (uint32_t)p[1] << 8 | p[0];
+	file->debuglink = name;
+}
+
 /* Whether there is a symbol table and DWARF; the build-id of a note section
-   when no segment has one (a file that is not loaded as it is). */
+   when no segment has one (a file that is not loaded as it is); the debug
+   link. */
 static void read_sections(struct hwt_elf_file *file, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
@@ -74,6 +104,8 @@ static void read_sections(struct hwt_elf_file *file, Elf *elf)
 
 			if (name && !strcmp(name, ".debug_info"))
 				file->has_debug_info = 1;
+			if (name && !strcmp(name, ".gnu_debuglink") && shdr.sh_type == SHT_PROGBITS)
+				read_debuglink(file, elf, shdr.sh_offset, shdr.sh_size);
 		}
 		if (shdr.sh_type == SHT_NOTE && !file->build_id_size)
 			read_build_id(file, shdr.sh_offset, shdr.sh_size);
@@ -327,14 +359,62 @@ uint64_t hwt_elf_file_offset(const struct hwt_elf_file *file, uint64_t vaddr)
 
 /* ----- PLT entries --------------------------------------------------------- */
 
+/*
+ * The GOT slot an x86-64 .plt.got entry jumps through: its
+ * "jmp *disp32(%rip)" (after an endbr64 and a bnd prefix, when there are
+ * some); 0 when the entry is not one.
+ */
+static uint64_t plt_got_slot(const struct hwt_elf_file *file, uint64_t entry)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	size_t avail, n = 0;
+	const uint8_t *p = hwt_elf_file_code(file, entry, &avail);
+	int32_t disp;
+
+	if (!p)
+		return 0;
+	if (avail >= sizeof(endbr64) && !memcmp(p, endbr64, sizeof(endbr64)))
+		n += sizeof(endbr64);
+	if (n < avail && p[n] == 0xf2)
+		n++;
+	if (n + 6 > avail || p[n] != 0xff || p[n + 1] != 0x25)
+		return 0;
+	memcpy(&disp, p + n + 2, sizeof(disp));
+	return entry + n + 6 + (uint64_t)(int64_t)disp;
+}
+
+/* The name of the dynamic symbol that relocation section rela (.rela.dyn) binds at slot. */
+static const char *slot_symbol(const struct hwt_elf_file *file, Elf_Scn *rela,
+			       const GElf_Shdr *rsh, uint64_t slot)
+{
+	Elf_Scn *dynsym = elf_getscn(file->elf, rsh->sh_link);
+	Elf_Data *rdata = elf_getdata(rela, NULL), *sdata;
+	GElf_Shdr dsh;
+
+	if (!dynsym || !gelf_getshdr(dynsym, &dsh) || !rdata || !rsh->sh_entsize ||
+	    !(sdata = elf_getdata(dynsym, NULL)))
+		return NULL;
+	for (size_t i = 0; i < rsh->sh_size / rsh->sh_entsize; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+
+		if (gelf_getrela(rdata, (int)i, &r) && r.r_offset == slot && GELF_R_SYM(r.r_info) &&
+		    gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym) &&
+		    (name = elf_strptr(file->elf, dsh.sh_link, sym.st_name)) && *name)
+			return name;
+	}
+	return NULL;
+}
+
 int hwt_elf_file_plt(const struct hwt_elf_file *file, struct hwt_elf_symbol **entries,
 		     size_t *count)
 {
-	Elf_Scn *scn = NULL, *rela = NULL, *dynsym;
-	GElf_Shdr plt = { 0 }, plt_sec = { 0 }, rsh = { 0 }, dsh;
+	Elf_Scn *scn = NULL, *rela = NULL, *rela_dyn = NULL, *dynsym;
+	GElf_Shdr plt = { 0 }, plt_sec = { 0 }, plt_got = { 0 }, rsh = { 0 }, dynsh = { 0 }, dsh;
 	Elf_Data *rdata, *sdata;
-	int have_plt = 0, have_sec = 0;
-	size_t shstrndx, n, header;
+	int have_plt = 0, have_sec = 0, have_got = 0;
+	size_t shstrndx, n = 0, header, ngot = 0;
 
 	*entries = NULL;
 	*count = 0;
@@ -353,12 +433,49 @@ int hwt_elf_file_plt(const struct hwt_elf_file *file, struct hwt_elf_symbol **en
 		} else if (!strcmp(name, ".plt.sec")) {
 			plt_sec = sh;
 			have_sec = 1;
+		} else if (!strcmp(name, ".plt.got")) {
+			plt_got = sh;
+			have_got = file->machine == EM_X86_64 && sh.sh_entsize;
 		} else if (!strcmp(name, ".rela.plt")) {
 			rela = scn;
 			rsh = sh;
+		} else if (!strcmp(name, ".rela.dyn")) {
+			rela_dyn = scn;
+			dynsh = sh;
 		}
 	}
-	if (!rela || (!have_plt && !have_sec) || !rsh.sh_entsize)
+	if (rela && rsh.sh_entsize)
+		n = rsh.sh_size / rsh.sh_entsize;
+	if (have_got)
+		ngot = plt_got.sh_size / plt_got.sh_entsize;
+	/* The entries follow the first one, the resolver's call: 16 bytes on
+	   x86-64, 32 on aarch64 (then 16 each on both). */
+	header = file->machine == EM_AARCH64 ? 32 : 16;
+	*entries = calloc(n + ngot + 1, sizeof(**entries));
+	if (!*entries)
+		return -hee_nomem;
+	/* The lazy-binding header (PLT0), named ".plt" as Linux perf (6.3 and
+	   later) names it; with .plt.sec (IBT), the whole .plt: its entries
+	   are the lazy stubs that jump to PLT0. A .plt of exactly one entry
+	   per relocation has no header (perf's rule too). */
+	if (have_plt && (have_sec || n * 16 != plt.sh_size))
+		(*entries)[(*count)++] = (struct hwt_elf_symbol){
+			plt.sh_addr, have_sec ? plt.sh_size : header, ".plt",
+			HWT_ELF_SYMBOL_GLOBAL | HWT_ELF_SYMBOL_PLT_HEADER
+		};
+	/* .plt.got (x86-64): the stubs of functions whose address is also
+	   taken (__cxa_finalize in a PIE), named by the GOT slot they jump through. */
+	for (size_t i = 0; i < ngot && rela_dyn; i++) {
+		uint64_t at = plt_got.sh_addr + i * plt_got.sh_entsize;
+		uint64_t slot = plt_got_slot(file, at);
+		const char *name = slot ? slot_symbol(file, rela_dyn, &dynsh, slot) : NULL;
+
+		if (name)
+			(*entries)[(*count)++] = (struct hwt_elf_symbol){
+				at, plt_got.sh_entsize, name, HWT_ELF_SYMBOL_GLOBAL
+			};
+	}
+	if (!n || (!have_plt && !have_sec))
 		return 0;
 	dynsym = elf_getscn(file->elf, rsh.sh_link);
 	if (!dynsym || !gelf_getshdr(dynsym, &dsh))
@@ -367,13 +484,6 @@ int hwt_elf_file_plt(const struct hwt_elf_file *file, struct hwt_elf_symbol **en
 	sdata = elf_getdata(dynsym, NULL);
 	if (!rdata || !sdata)
 		return 0;
-	/* The entries follow the first one, the resolver's call: 16 bytes on
-	   x86-64, 32 on aarch64 (then 16 each on both). */
-	header = file->machine == EM_AARCH64 ? 32 : 16;
-	n = rsh.sh_size / rsh.sh_entsize;
-	*entries = calloc(n ? n : 1, sizeof(**entries));
-	if (!*entries)
-		return -hee_nomem;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Rela r;
 		GElf_Sym sym;

@@ -43,6 +43,7 @@ struct hwt_elf_symbol {
 
 #define HWT_ELF_SYMBOL_GLOBAL 0x1u /* STB_GLOBAL */
 #define HWT_ELF_SYMBOL_IFUNC  0x2u /* STT_GNU_IFUNC: the resolver of an indirect function */
+#define HWT_ELF_SYMBOL_PLT_HEADER 0x4u /* hwt_elf_file_plt: the lazy-binding header (PLT0) */
 
 struct hwt_elf_file {
 	const uint8_t *data;  /* the whole file, mapped; NULL when empty */
@@ -58,6 +59,10 @@ struct hwt_elf_file {
 	size_t load_count;
 	int has_symtab;       /* a .symtab section (the file is not stripped) */
 	int has_debug_info;   /* a .debug_info section with contents (DWARF) */
+	/* .gnu_debuglink: the name of the separate debug file (in data) and
+	   the CRC32 of its contents; NULL: none. */
+	const char *debuglink;
+	uint32_t debuglink_crc;
 	unsigned type;        /* e_type (ET_EXEC, ET_DYN...) */
 	uint64_t entry;       /* e_entry */
 
@@ -103,9 +108,12 @@ int hwt_elf_file_symbols(struct hwt_elf_file *file, const struct hwt_elf_symbol 
 /*
  * The PLT entries: per .rela.plt relocation, the 16-byte entry that jumps
  * through it (in .plt.sec when there is one (IBT), else in .plt after the
- * resolver's entry), named by the relocation's symbol (without "@plt").
- * 0 and *entries (malloc'd, the caller frees it), *count (0: no PLT), or
- * -hee_nomem.
+ * resolver's entry), named by the relocation's symbol (without "@plt");
+ * on x86-64 the .plt.got entries, named by the .rela.dyn symbol of the GOT
+ * slot they jump through; and the lazy-binding header (PLT0; with .plt.sec
+ * the whole .plt) named ".plt" with HWT_ELF_SYMBOL_PLT_HEADER, as Linux
+ * perf names them. 0 and *entries (malloc'd, the caller frees it), *count
+ * (0: no PLT), or -hee_nomem.
  */
 int hwt_elf_file_plt(const struct hwt_elf_file *file, struct hwt_elf_symbol **entries,
 		     size_t *count);

@@ -69,11 +69,10 @@ struct source {
 	size_t nbrs, brs_cap;
 	/* The source text, read when a rule needs it. */
 	int text_read;
-	char *text;
-	size_t text_size;
-	const char **line_start;
-	size_t text_lines;
+	struct hwt_source_text text;
 	int dropped;                /* hwt_coverage_source_drop */
+	char *image;                /* the oldest image naming it (source.c's check) */
+	int64_t image_mtime_ns;
 };
 
 struct hwt_coverage {
@@ -98,8 +97,8 @@ static void source_free(struct source *src)
 	free(src->fns);
 	free(src->brs);
 	free(src->lines);
-	free(src->text);
-	free(src->line_start);
+	hwt_source_text_fini(&src->text);
+	free(src->image);
 	free(src->path);
 	free(src);
 }
@@ -190,16 +189,24 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-static struct source *source_get(struct hwt_coverage *cov, const char *path)
+static struct source *source_find(const struct hwt_coverage *cov, const char *path)
 {
-	struct source *src, **sources;
 	struct hwt_hash_probe probe;
-	uint64_t hash = hash_str(path);
 
-	for (long k = hwt_hash_index_find(&cov->index, hash, &probe); k >= 0;
+	for (long k = hwt_hash_index_find(&cov->index, hash_str(path), &probe); k >= 0;
 	     k = hwt_hash_index_next(&cov->index, &probe))
 		if (!strcmp(cov->sources[k]->path, path))
 			return cov->sources[k];
+	return NULL;
+}
+
+static struct source *source_get(struct hwt_coverage *cov, const char *path)
+{
+	struct source *src = source_find(cov, path), **sources;
+	uint64_t hash = hash_str(path);
+
+	if (src)
+		return src;
 	sources = hwt_grow_array(cov->sources, &cov->sources_cap, cov->nsources + 1, sizeof(*sources));
 	if (!sources)
 		return NULL;
@@ -286,48 +293,10 @@ static int source_branch(struct source *src, uint32_t line, uint32_t block, uint
 static const char *source_text(struct source *src, uint32_t line, size_t *len)
 {
 	if (!src->text_read) {
-		FILE *f = fopen(src->path, "rb");
-		size_t cap = 0, n = 0, i, k;
-
 		src->text_read = 1;
-		if (!f)
-			return NULL;
-		for (;;) {
-			char *p;
-			size_t got;
-
-			if (n + 4096 > cap) {
-				cap = cap ? cap * 2 : 65536;
-				p = realloc(src->text, cap);
-				if (!p)
-					break;
-				src->text = p;
-			}
-			got = fread(src->text + n, 1, cap - n, f);
-			n += got;
-			if (got == 0)
-				break;
-		}
-		fclose(f);
-		if (!src->text)
-			return NULL;
-		src->text_size = n;
-		for (i = 0, k = 1; i < n; i++)
-			k += src->text[i] == '\n';
-		src->line_start = calloc(k + 1, sizeof(*src->line_start));
-		if (!src->line_start)
-			return NULL;
-		src->line_start[0] = src->text;
-		for (i = 0, k = 1; i < n; i++)
-			if (src->text[i] == '\n')
-				src->line_start[k++] = src->text + i + 1;
-		src->line_start[k] = src->text + n;
-		src->text_lines = k;
+		hwt_source_text_read(&src->text, src->path);
 	}
-	if (!src->line_start || line == 0 || line > src->text_lines)
-		return NULL;
-	*len = (size_t)(src->line_start[line] - src->line_start[line - 1]);
-	return src->line_start[line - 1];
+	return hwt_source_text_line(&src->text, line, len);
 }
 
 /* A line that holds a closing brace and nothing else (comments aside). */
@@ -846,6 +815,100 @@ int hwt_coverage_source_add_branch(struct hwt_coverage *cov, size_t i, uint32_t 
 	if (i >= cov->nsources)
 		return -hle_invalid;
 	return source_branch(cov->sources[i], line, block, branch, executed, taken);
+}
+
+/* ----- Checked against the source text (source.c) ------------------------ */
+
+int hwt_coverage_source_image(struct hwt_coverage *cov, const char *path, const char *image,
+			      int64_t mtime_ns)
+{
+	struct source *src = source_find(cov, path);
+	char *copy;
+
+	if (!src || (src->image && src->image_mtime_ns <= mtime_ns))
+		return 0;
+	copy = strdup(image);
+	if (!copy)
+		return -hle_nomem;
+	free(src->image);
+	src->image = copy;
+	src->image_mtime_ns = mtime_ns;
+	return 0;
+}
+
+const char *hwt_coverage_source_image_at(const struct hwt_coverage *cov, size_t i,
+					 int64_t *mtime_ns)
+{
+	if (i >= cov->nsources)
+		return NULL;
+	*mtime_ns = cov->sources[i]->image_mtime_ns;
+	return cov->sources[i]->image;
+}
+
+int hwt_coverage_source_dropped(const struct hwt_coverage *cov, size_t i)
+{
+	return i < cov->nsources && cov->sources[i]->dropped;
+}
+
+uint32_t hwt_coverage_source_last_line(const struct hwt_coverage *cov, size_t i)
+{
+	const struct source *src;
+	uint32_t last = 0;
+	size_t k;
+
+	if (i >= cov->nsources)
+		return 0;
+	src = cov->sources[i];
+	for (k = src->nlines; k > 0 && !last; k--)
+		if (src->lines[k - 1].exists)
+			last = (uint32_t)(k - 1);
+	for (k = 0; k < src->nfns; k++)
+		if (src->fns[k].line > last)
+			last = src->fns[k].line;
+	for (k = 0; k < src->nbrs; k++)
+		if (src->brs[k].line > last)
+			last = src->brs[k].line;
+	return last;
+}
+
+int hwt_coverage_source_exclude(struct hwt_coverage *cov, size_t i, const uint8_t *flags,
+				uint32_t nlines, struct hwt_cov_excluded *excluded)
+{
+	struct source *src;
+	size_t k, n;
+
+	if (i >= cov->nsources)
+		return -hle_invalid;
+	src = cov->sources[i];
+#define FLAGS(line) ((line) > nlines ? 0xff : flags ? flags[line] : 0)
+	for (k = 1; k < src->nlines; k++) {
+		if (!src->lines[k].exists || !(FLAGS(k) & HWT_EXCLUDE_LINE))
+			continue;
+		src->lines[k].exists = 0;
+		src->lines[k].count = 0;
+		if (k > nlines)
+			excluded->past_end++;
+		else
+			excluded->lines++;
+	}
+	for (k = 0, n = 0; k < src->nfns; k++) {
+		if (src->fns[k].line && (FLAGS(src->fns[k].line) & HWT_EXCLUDE_FUNCTION)) {
+			free(src->fns[k].name);
+			excluded->functions++;
+		} else {
+			src->fns[n++] = src->fns[k];
+		}
+	}
+	src->nfns = n;
+	for (k = 0, n = 0; k < src->nbrs; k++) {
+		if (FLAGS(src->brs[k].line) & (HWT_EXCLUDE_LINE | HWT_EXCLUDE_BRANCH))
+			excluded->branches++;
+		else
+			src->brs[n++] = src->brs[k];
+	}
+	src->nbrs = n;
+#undef FLAGS
+	return 0;
 }
 
 /* ----- The coverage, file by file ----------------------------------------- */

@@ -10,6 +10,7 @@
 
 #include <libdwarf/dwarf.h>
 
+#include "debug_file.h"
 #include "elf_file.h"
 #include "grow.h"
 #include "hwt_dwarf.h"
@@ -28,6 +29,7 @@ struct hwt_debuginfo {
 	struct hwt_elf_file elf;
 	int loaded;                /* elf is open */
 	char *debug_file;
+	char *crc_mismatch;        /* a debug file passed over: its CRC is not the link's */
 
 	struct hwt_line_span *spans;
 	size_t nspans, spans_cap;
@@ -60,6 +62,7 @@ void hwt_debuginfo_free(struct hwt_debuginfo *info)
 	free(info->ranges);
 	free(info->spans);
 	free(info->debug_file);
+	free(info->crc_mismatch);
 	free(info);
 }
 
@@ -77,6 +80,11 @@ int hwt_debuginfo_has_symtab(const struct hwt_debuginfo *info)
 const char *hwt_debuginfo_debug_file(const struct hwt_debuginfo *info)
 {
 	return info->debug_file;
+}
+
+const char *hwt_debuginfo_crc_mismatch(const struct hwt_debuginfo *info)
+{
+	return info->crc_mismatch;
 }
 
 const struct hwt_line_span *hwt_debuginfo_spans(const struct hwt_debuginfo *info, size_t *count)
@@ -601,25 +609,10 @@ static int read_dwarf(struct hwt_debuginfo *info, const char *path)
 	return rc;
 }
 
-/* /usr/lib/debug/.build-id/xx/yyyy.debug, when it exists. */
-static char *debug_file_for(const struct hwt_debuginfo *info)
+int hwt_debuginfo_load_dirs(struct hwt_debuginfo *info, const char *path,
+			    const char *const *debug_dirs)
 {
-	const struct hwt_elf_file *elf = &info->elf;
-	char path[128];
-	size_t i, n;
-
-	if (elf->build_id_size < 2)
-		return NULL;
-	n = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
-			     elf->build_id[0]);
-	for (i = 1; i < elf->build_id_size && n + 3 < sizeof(path); i++)
-		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", elf->build_id[i]);
-	snprintf(path + n, sizeof(path) - n, ".debug");
-	return access(path, R_OK) == 0 ? strdup(path) : NULL;
-}
-
-int hwt_debuginfo_load(struct hwt_debuginfo *info, const char *path)
-{
+	struct hwt_debug_file found;
 	int rc;
 
 	if (!info || !path || info->loaded)
@@ -630,20 +623,30 @@ int hwt_debuginfo_load(struct hwt_debuginfo *info, const char *path)
 	info->loaded = 1;
 	if (!info->elf.is_elf)
 		return -hle_not_elf;
-	rc = read_dwarf(info, path);
-	if (rc == -hle_no_debug) {
-		char *dbgpath = debug_file_for(info);
-		int dbgrc;
-
-		if (!dbgpath)
-			return rc;
-		dbgrc = read_dwarf(info, dbgpath);
-		if (dbgrc == -hle_io) {
-			free(dbgpath);
-			return rc;
-		}
-		info->debug_file = dbgpath;
-		rc = dbgrc;
+	if (info->elf.has_debug_info)
+		return read_dwarf(info, path);
+	/* Stripped of its DWARF: a separate debug file, where gdb finds it. */
+	rc = hwt_debug_file_find(&info->elf, path, debug_dirs, &found);
+	info->crc_mismatch = found.crc_mismatch;
+	found.crc_mismatch = NULL;
+	if (rc < 0) {
+		hwt_debug_file_fini(&found);
+		return rc == -hee_nomem ? -hle_nomem : -hle_invalid;
 	}
+	if (rc == 0)
+		return -hle_no_debug;
+	rc = read_dwarf(info, found.path);
+	if (rc == -hle_io) {
+		hwt_debug_file_fini(&found);
+		return -hle_no_debug;
+	}
+	info->debug_file = found.path;
+	found.path = NULL;
+	hwt_debug_file_fini(&found);
 	return rc;
+}
+
+int hwt_debuginfo_load(struct hwt_debuginfo *info, const char *path)
+{
+	return hwt_debuginfo_load_dirs(info, path, NULL);
 }

@@ -81,11 +81,16 @@ void hwt_debuginfo_free(struct hwt_debuginfo *info);
 
 /*
  * Reads the ELF file path: build-id, segments, and DWARF when it has some;
- * when it has none, looks for a separate debug file by build-id under
- * /usr/lib/debug/.build-id/. Returns 0 (DWARF found), -hle_no_debug (the
- * ELF part was read: build-id and segments are valid, no lines), or
- * -hle_io, -hle_not_elf, -hle_dwarf, -hle_nomem.
+ * when it has none, that of its separate debug file, found as gdb finds it
+ * (by build-id, then by .gnu_debuglink with its CRC checked) in debug_dirs
+ * (a NULL-terminated list of debug directories, gdb's debug-file-directory;
+ * NULL: /usr/lib/debug; converters/elf/debug_file.h). Returns 0 (DWARF
+ * found), -hle_no_debug (the ELF part was read: build-id and segments are
+ * valid, no lines), or -hle_io, -hle_not_elf, -hle_dwarf, -hle_nomem.
  */
+int hwt_debuginfo_load_dirs(struct hwt_debuginfo *info, const char *path,
+			    const char *const *debug_dirs);
+/* The same in /usr/lib/debug. */
 int hwt_debuginfo_load(struct hwt_debuginfo *info, const char *path);
 
 /* The build-id (size 0 when the file has none). */
@@ -94,6 +99,8 @@ const uint8_t *hwt_debuginfo_build_id(const struct hwt_debuginfo *info, size_t *
 int hwt_debuginfo_has_symtab(const struct hwt_debuginfo *info);
 /* The separate debug file used, or NULL. */
 const char *hwt_debuginfo_debug_file(const struct hwt_debuginfo *info);
+/* A file the debug link named that was not used (its CRC32 is not the link's), or NULL. */
+const char *hwt_debuginfo_crc_mismatch(const struct hwt_debuginfo *info);
 
 /* Line spans sorted by begin, end, row order; non-empty ones do not overlap. */
 const struct hwt_line_span *hwt_debuginfo_spans(const struct hwt_debuginfo *info, size_t *count);
@@ -297,6 +304,8 @@ struct hwt_profile;
 struct hwt_lcov_profile_options {
 	int system;                  /* report system images (libc, ...) with debug info too */
 	int verbose;                 /* also warn about system images left out */
+	const char *const *debug_dirs; /* where separate debug files are (NULL-terminated;
+	                                  NULL: /usr/lib/debug): hwt_debuginfo_load_dirs */
 };
 
 /*
@@ -318,6 +327,23 @@ int hwt_coverage_add_profile(struct hwt_coverage *cov, const struct hwt_profile 
  * the rest).
  */
 void hwt_coverage_drop_unreadable(struct hwt_coverage *cov, const struct hwt_lcov_filter *filter);
+
+/*
+ * Checks the source files that pass filter (NULL: all) and can be read
+ * against their text, as gcov and lcov do:
+ *  - a source file shorter than its line table says (a line past its last
+ *    one), or newer than the image its lines came from (hwt_coverage_add_
+ *    profile knows the images), was edited since the build: one warning
+ *    naming it and the image; lines, functions and branches past its end
+ *    are left out;
+ *  - when markers, its exclusion markers (LCOV_EXCL_LINE, LCOV_EXCL_START/
+ *    STOP, LCOV_EXCL_BR_*, GCOVR_EXCL_*: docs/hwt-cov.md) leave out lines,
+ *    branches and functions, as lcov and gcovr do; markers that do not pair
+ *    get a warning.
+ * Returns 0 or -hle_nomem.
+ */
+int hwt_coverage_check_sources(struct hwt_coverage *cov, const struct hwt_lcov_filter *filter,
+			       int markers);
 
 #ifdef __cplusplus
 }

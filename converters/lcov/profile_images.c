@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hwt_lcov.h"
+#include "lcov_int.h"
 #include "profile.h"
 
 /* Code that ships with the system: libc, the loader, ... (also of the
@@ -47,6 +49,24 @@ static int cmp_cov_insn(const void *a, const void *b)
 	const struct hwt_cov_insn *x = a, *y = b;
 
 	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/* The image's sources learn it (and its file's mtime): a source edited
+   since the build is newer (hwt_coverage_check_sources). */
+static int note_image(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
+		      const char *path)
+{
+	struct stat st;
+	int64_t mtime;
+	size_t i;
+
+	if (stat(path, &st) < 0)
+		return 0;
+	mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	for (i = 0; i < hwt_debuginfo_file_count(info); i++)
+		if (hwt_coverage_source_image(cov, hwt_debuginfo_file(info, i), path, mtime) < 0)
+			return -hle_nomem;
+	return 0;
 }
 
 /* Adds one profile image to the coverage, or warns why it cannot. */
@@ -89,7 +109,11 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 	info = hwt_debuginfo_alloc();
 	if (!info)
 		return -hle_nomem;
-	rc = hwt_debuginfo_load(info, image->path);
+	rc = hwt_debuginfo_load_dirs(info, image->path, options->debug_dirs);
+	if (hwt_debuginfo_crc_mismatch(info) && !quiet)
+		hwt_coverage_warn(cov, "%s: its debug link names %s, whose CRC32 is not the link's "
+				  "(another build's debug information): not used",
+				  image->path, hwt_debuginfo_crc_mismatch(info));
 	if (rc == -hle_io) {
 		if (!quiet)
 			hwt_coverage_warn(cov, "%s (build-id %s): %s since the run: not in the report",
@@ -156,6 +180,8 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 	if (n)
 		qsort(insns, n, sizeof(*insns), cmp_cov_insn);
 	rc = hwt_coverage_add(cov, info, insns, n);
+	if (rc == 0)
+		rc = note_image(cov, info, image->path);
 	if (rc == 0 && image->undecoded)
 		hwt_coverage_warn(cov, "%s: %llu piece%s of trace could not be decoded: counts may be low",
 				  image->path, (unsigned long long)image->undecoded,

@@ -86,6 +86,16 @@ struct hwt_stacks {
 	struct hwt_hash_index func_index; /* functions by (image, kind, key) */
 	struct hwt_stacks_stats stats;
 	int nomem;
+	/* HWT_STACKS_THREAD_ORDER: the threads' trees, named at the finish. */
+	struct kept_thread *kept;
+	size_t kept_count, kept_capacity;
+};
+
+/* A thread's tree kept for hwt_stacks_finish. */
+struct kept_thread {
+	char *command;            /* the root name's command (base name) */
+	uint64_t pid, tid;
+	struct hwt_stack_tree *tree;
 };
 
 /* What a block is, for the stack (cached per block). */
@@ -302,6 +312,11 @@ void hwt_stacks_free(struct hwt_stacks *st)
 	for (size_t c = 0; c < FUNC_CHUNKS && st->chunks[c]; c++)
 		free(st->chunks[c]);
 	hwt_hash_index_free(&st->func_index);
+	for (size_t i = 0; i < st->kept_count; i++) {
+		free(st->kept[i].command);
+		hwt_stack_tree_free(st->kept[i].tree);
+	}
+	free(st->kept);
 	pthread_mutex_destroy(&st->lock);
 	free(st);
 }
@@ -843,14 +858,21 @@ static void spend_time(struct thread *t, uint64_t ticks)
 /* A stream left out by pid/tid: everything it hands in is dropped. */
 static int skipped_stream;
 
-static char *root_name(const struct hwt_stacks *st, const struct hwt_flow_stream *info)
+/* The base name of the stream's command: the root's name. */
+static const char *command_name(const struct hwt_flow_stream *info)
 {
 	const char *cmd = info->command && *info->command ? info->command : NULL;
 	const char *base = cmd ? strrchr(cmd, '/') : NULL;
+
+	return base ? base + 1 : cmd ? cmd : "[process]";
+}
+
+static char *root_name(const struct hwt_stacks *st, const struct hwt_flow_stream *info)
+{
+	const char *base = command_name(info);
 	char buf[32];
 	char *name;
 
-	base = base ? base + 1 : cmd ? cmd : "[process]";
 	if (st->options.flags & HWT_STACKS_MERGE)
 		return strdup(base);
 	snprintf(buf, sizeof(buf), "-%" PRIu32, info->stream->pid);
@@ -946,17 +968,17 @@ static void stacks_event(void *context, const struct hwt_flow_event *ev)
 	}
 }
 
-/* Adds the thread's tree to the caller's under its process frame; lock held. */
-static int merge_thread(struct hwt_stacks *st, struct thread *t)
+/* Adds a thread's tree to the caller's under a root frame of that name; lock held. */
+static int merge_tree(struct hwt_stacks *st, const struct hwt_stack_tree *tree, const char *root_text)
 {
-	size_t n = hwt_stack_tree_count(t->tree);
+	size_t n = hwt_stack_tree_count(tree);
 	uint32_t *map = malloc((n + 1) * sizeof(*map));
 	int64_t root_name;
 	uint32_t root;
 
 	if (!map)
 		return -1;
-	root_name = hwt_stack_tree_intern(st->tree, t->root, hwt_frame_root);
+	root_name = hwt_stack_tree_intern(st->tree, root_text, hwt_frame_root);
 	root = root_name < 0 ? HWT_STACK_NONE
 			     : hwt_stack_tree_child(st->tree, HWT_STACK_ROOT, (uint32_t)root_name);
 	if (root == HWT_STACK_NONE) {
@@ -965,7 +987,7 @@ static int merge_thread(struct hwt_stacks *st, struct thread *t)
 	}
 	map[0] = root;
 	for (size_t i = 1; i < n; i++) {
-		const struct hwt_stack_node *x = hwt_stack_tree_node(t->tree, (uint32_t)i);
+		const struct hwt_stack_node *x = hwt_stack_tree_node(tree, (uint32_t)i);
 		struct func *f = func_at(st, x->name);
 
 		if (f->tree_name == HWT_STACK_NONE) {
@@ -988,6 +1010,80 @@ static int merge_thread(struct hwt_stacks *st, struct thread *t)
 	}
 	free(map);
 	return 0;
+}
+
+/*
+ * The thread's tree into the caller's under its process frame, or with
+ * HWT_STACKS_THREAD_ORDER kept aside for hwt_stacks_finish; lock held.
+ */
+static int merge_thread(struct hwt_stacks *st, struct thread *t)
+{
+	struct kept_thread *k;
+
+	if (!(st->options.flags & HWT_STACKS_THREAD_ORDER) || (st->options.flags & HWT_STACKS_MERGE))
+		return merge_tree(st, t->tree, t->root);
+	k = hwt_grow_array(st->kept, &st->kept_capacity, st->kept_count + 1, sizeof(*k));
+	if (!k)
+		return -1;
+	st->kept = k;
+	k = &st->kept[st->kept_count];
+	k->command = strdup(command_name(t->info));
+	if (!k->command)
+		return -1;
+	k->pid = t->info->stream->pid;
+	k->tid = t->info->stream->tid;
+	k->tree = t->tree;
+	t->tree = NULL; /* the builder's now */
+	st->kept_count++;
+	return 0;
+}
+
+static int kept_cmp(const void *pa, const void *pb)
+{
+	const struct kept_thread *a = pa, *b = pb;
+	int c = strcmp(a->command, b->command);
+
+	if (c)
+		return c;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+int hwt_stacks_finish(struct hwt_stacks *st)
+{
+	size_t rank = 0;
+	int status = 0;
+
+	if (!st->kept_count)
+		return st->nomem ? -hse_nomem : 0;
+	pthread_mutex_lock(&st->lock);
+	qsort(st->kept, st->kept_count, sizeof(*st->kept), kept_cmp);
+	for (size_t i = 0; i < st->kept_count; i++) {
+		const struct kept_thread *k = &st->kept[i];
+		char *name;
+
+		/* Streams of one thread (an exec keeps the tid) count once. */
+		if (i && !strcmp(k[-1].command, k->command))
+			rank += k[-1].pid != k->pid || k[-1].tid != k->tid;
+		else
+			rank = 1;
+		if (rank == 1)
+			name = strdup(k->command);
+		else if (asprintf(&name, "%s#%zu", k->command, rank) < 0)
+			name = NULL;
+		if (!name || merge_tree(st, k->tree, name) < 0)
+			st->nomem = 1;
+		free(name);
+	}
+	for (size_t i = 0; i < st->kept_count; i++) {
+		free(st->kept[i].command);
+		hwt_stack_tree_free(st->kept[i].tree);
+	}
+	st->kept_count = 0;
+	status = st->nomem ? -hse_nomem : 0;
+	pthread_mutex_unlock(&st->lock);
+	return status;
 }
 
 static void stats_add(struct hwt_stacks_stats *to, const struct hwt_stacks_stats *s)

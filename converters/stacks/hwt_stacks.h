@@ -215,6 +215,16 @@ const struct hwt_profile *hwt_stacks_symbols_profile(const struct hwt_stacks_sym
 /* Images whose symbols could not be read (for a warning), and why. */
 size_t hwt_stacks_symbols_failures(const struct hwt_stacks_symbols *symbols);
 
+/*
+ * Where separate debug files are looked for (gdb's debug-file-directory: a
+ * NULL-terminated list, kept by reference; NULL, the default:
+ * /usr/lib/debug). Call before the first lookup.
+ */
+void hwt_stacks_symbols_set_debug_dirs(struct hwt_stacks_symbols *symbols,
+				       const char *const *dirs);
+/* Separate debug files passed over because their CRC32 is not the debug link's. */
+size_t hwt_stacks_symbols_crc_mismatches(const struct hwt_stacks_symbols *symbols);
+
 /* ----- Timelines ------------------------------------------------------------ */
 
 enum hwt_timeline_format {
@@ -251,6 +261,13 @@ struct hwt_stacks;
                                       that ran there, [@PATH+0xBEGIN-0xEND] (file offsets
                                       of its first and last instruction) */
 
+#define HWT_STACKS_THREAD_ORDER 0x40u /* roots named by command and thread order, not
+                                         pid (what --diff matches): COMMAND for the first
+                                         thread of a command (by pid, then tid),
+                                         COMMAND#2 for the second, ...; the threads
+                                         are added to the tree by hwt_stacks_finish
+                                         (HWT_STACKS_MERGE wins) */
+
 struct hwt_stacks_options {
 	uint32_t flags;           /* HWT_STACKS_* */
 	int64_t pid, tid;         /* only this process (pid) or thread (tid); -1: all */
@@ -282,6 +299,13 @@ void hwt_stacks_free(struct hwt_stacks *stacks);
 
 /* The consumer to hand to the decoder (hwt_decode_options.flow). */
 const struct hwt_flow_consumer *hwt_stacks_consumer(struct hwt_stacks *stacks);
+
+/*
+ * After the decode: adds the threads that HWT_STACKS_THREAD_ORDER kept
+ * aside to the tree, in their order. 0 (nothing to do without the flag),
+ * or -hse_nomem.
+ */
+int hwt_stacks_finish(struct hwt_stacks *stacks);
 
 /* 0, or -hse_nomem when something was lost for want of memory. */
 int hwt_stacks_status(const struct hwt_stacks *stacks);

@@ -4,8 +4,10 @@
  *
  * Per image, through the converters' ELF reader (converters/elf): the
  * function symbols of its ELF file (.symtab, else .dynsym), the PLT entries
- * named after their relocations ("puts@plt", as objdump names them), the
- * ELF entry point, and with HWT_SYMBOLS_INLINE (or where
+ * named after their relocations ("puts@plt") and the lazy-binding header
+ * (".plt"), as Linux perf names them, the
+ * ELF entry point, the symbols of its separate debug file (found as gdb
+ * finds it: converters/elf/debug_file.h), and with HWT_SYMBOLS_INLINE (or where
  * the ELF file has no symbols) the DWARF of the file: function names and
  * inline chains. Lookups take file offsets (the profile's keys): the
  * PT_LOAD program headers turn them into the virtual addresses symbols use.
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "debug_file.h"
 #include "elf_file.h"
 #include "grow.h"
 #include "hwt_afdo.h"
@@ -48,6 +51,8 @@ struct hwt_stacks_symbols {
 	struct image_symbols *images;
 	size_t count;
 	size_t failures;
+	const char *const *debug_dirs; /* the caller's; NULL: /usr/lib/debug */
+	size_t crc_mismatches;  /* debug files passed over: CRC not the link's */
 };
 
 struct hwt_stacks_symbols *hwt_stacks_symbols_alloc(const struct hwt_profile *profile,
@@ -138,23 +143,6 @@ static const char *image_path(struct hwt_stacks_symbols *s, int32_t image, char 
 	return *owned;
 }
 
-/* /usr/lib/debug/.build-id/xx/yyyy.debug of a build-id, when it exists; malloc'd. */
-static char *debug_file(const struct hwt_profile_image *img)
-{
-	char path[128];
-	size_t n;
-
-	if (!img->build_id_size)
-		return NULL;
-	n = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", img->build_id[0]);
-	for (uint32_t i = 1; i < img->build_id_size && n + 3 < sizeof(path); i++)
-		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", img->build_id[i]);
-	if (n + 7 > sizeof(path))
-		return NULL;
-	strcat(path, ".debug");
-	return access(path, R_OK) == 0 ? strdup(path) : NULL;
-}
-
 /*
  * The symbols of one ELF file: function symbols (.symtab, else .dynsym), and
  * for the image's own file (main: kept open in im->elf) its entry point and
@@ -187,15 +175,17 @@ static int read_file(const char *path, int main, struct image_symbols *im, size_
 		if (add_symbol(im, capacity, syms[i].addr, syms[i].size, syms[i].name,
 			       !!(syms[i].flags & HWT_ELF_SYMBOL_GLOBAL)) < 0)
 			goto out;
-	/* PLT entries named "SYMBOL@plt", as objdump names them. */
+	/* PLT entries named "SYMBOL@plt", PLT0 ".plt", as perf names them. */
 	for (size_t i = 0; i < nplt; i++) {
+		int header = !!(plt[i].flags & HWT_ELF_SYMBOL_PLT_HEADER);
 		char *name = malloc(strlen(plt[i].name) + 5);
 		int added;
 
 		if (!name)
 			goto out;
 		strcpy(name, plt[i].name);
-		strcat(name, "@plt");
+		if (!header)
+			strcat(name, "@plt");
 		added = add_symbol(im, capacity, plt[i].addr, plt[i].size, name, 1);
 		free(name);
 		if (added < 0)
@@ -225,7 +215,19 @@ static void load_image(struct hwt_stacks_symbols *s, int32_t image, struct image
 	    read_file(path, 1, im, &capacity, &has_dwarf, &has_symtab) < 0)
 		goto fail;
 	/* A detached debug file (Debian's -dbg packages) adds local symbols and DWARF. */
-	dbg = debug_file(img);
+	/* A separate debug file (Debian's -dbgsym packages, objcopy
+	   --only-keep-debug) adds local symbols and DWARF, where gdb finds it. */
+	if (!has_dwarf) {
+		struct hwt_debug_file found;
+
+		if (hwt_debug_file_find(&im->elf, path, s->debug_dirs, &found) == 1) {
+			dbg = found.path;
+			found.path = NULL;
+		}
+		if (found.crc_mismatch)
+			s->crc_mismatches++;
+		hwt_debug_file_fini(&found);
+	}
 	if (dbg && read_file(dbg, 0, im, &capacity, &dbg_dwarf, &dbg_symtab) < 0) {
 		free(dbg);
 		dbg = NULL;
@@ -389,6 +391,16 @@ const char *hwt_stacks_symbols_module(const struct hwt_stacks_symbols *s, int32_
 size_t hwt_stacks_symbols_failures(const struct hwt_stacks_symbols *s)
 {
 	return s->failures;
+}
+
+void hwt_stacks_symbols_set_debug_dirs(struct hwt_stacks_symbols *s, const char *const *dirs)
+{
+	s->debug_dirs = dirs;
+}
+
+size_t hwt_stacks_symbols_crc_mismatches(const struct hwt_stacks_symbols *s)
+{
+	return s->crc_mismatches;
 }
 
 const struct hwt_profile *hwt_stacks_symbols_profile(const struct hwt_stacks_symbols *s)

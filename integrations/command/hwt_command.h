@@ -19,6 +19,28 @@ struct hwt_decode_live;
 struct hwt_decode_stats;
 struct hwt_profile;
 
+/* ----- exit statuses: one table for every command (docs/exit-status.md) --- */
+
+/* Done, whole. */
+#define HWT_EXIT_OK          0
+/*
+ * Written, but from a partial input: the bundle (or a profile) had
+ * warnings (a damaged or lost trace, an image missing), or hwt-pgo's
+ * training run failed. A bit: the coverage gates' bits add to it.
+ */
+#define HWT_EXIT_PARTIAL     1
+/* Nothing written, or not all of it (an input missing or unreadable, an
+   output that cannot be written, a tool that failed). */
+#define HWT_EXIT_ERROR       2
+/* A bad option or argument: nothing done. */
+#define HWT_EXIT_USAGE       2
+/* The command (or a tool hwt-pgo runs) was found but cannot be run, or
+   was not found: as a shell says it. */
+#define HWT_EXIT_CANNOT_RUN  126
+#define HWT_EXIT_NOT_FOUND   127
+/* The command was killed by signal N: HWT_EXIT_SIGNAL + N (hwt_exit_code). */
+#define HWT_EXIT_SIGNAL      128
+
 /* ----- bundle.c: opening a bundle, its diagnostics ------------------------ */
 
 /* Prints the bundle's diagnostics, one a line: "PREFIX: warning: ..." or "error". */
@@ -59,6 +81,18 @@ int hwt_command_run(char *const argv[], int stdout_to_null, int *status);
 
 /* The same with its standard output into out (a file opened for writing). */
 int hwt_command_run_output(char *const argv[], FILE *out, int *status);
+
+/* The exit status a shell gives when it cannot run a program: err (an errno
+   value) ENOENT HWT_EXIT_NOT_FOUND, any other HWT_EXIT_CANNOT_RUN. */
+int hwt_command_exec_status(int err);
+
+/*
+ * Whether the command file (looked up in PATH when it has no '/', as
+ * execvp does) can be run, before anything is recorded: 0, or
+ * HWT_EXIT_NOT_FOUND / HWT_EXIT_CANNOT_RUN with a message (prefix first)
+ * said, as a shell would.
+ */
+int hwt_command_check_runnable(const char *file, const char *prefix);
 
 /* ----- decode.c: a bundle's decode ---------------------------------------- */
 
@@ -114,6 +148,8 @@ struct hwt_command_options {
 	int quiet;                     /* -q, --quiet */
 	int verbose;                   /* -v, --verbose */
 	struct hwt_unit_options unit;  /* --unit, --trace, --no-trace, --trace-all, --filter */
+	const char *const *debug_dirs; /* --debug-dir DIR (repeatable), NULL-terminated; NULL:
+	                                  none given (/usr/lib/debug) */
 };
 
 /*
@@ -168,6 +204,15 @@ enum {
 	HWT_UNIT_OPT_UNIT,
 	HWT_OPT_DECODER,
 };
+
+/* --debug-dir DIR: where separate debug files are (converters/elf/debug_file.h). */
+enum { HWT_OPT_DEBUG_DIR = 0x1080 };
+#define HWT_OPTION_DEBUG_DIR { "debug-dir", required_argument, NULL, HWT_OPT_DEBUG_DIR }
+#define HWT_DEBUG_DIR_USAGE                                                                 \
+	"      --debug-dir DIR       where separate debug files are, as gdb's\n"              \
+	"                            debug-file-directory: DIR/.build-id/, and DIR/ + the\n"  \
+	"                            image's directory for its .gnu_debuglink (repeatable;\n" \
+	"                            replaces /usr/lib/debug: give it too to keep it)\n"
 
 /* Usage text of -j. */
 #define HWT_JOBS_HELP "decode with N threads (default: one per CPU, at most 16)"
@@ -291,6 +336,18 @@ int hwt_coverage_gate_check_diff(const struct hwt_coverage_gates *gates, double 
 int hwt_command_write_file(const char *path, int (*write)(FILE *file, void *context),
 			   void *context, const char *prefix);
 
+/*
+ * Whether hwt_command_write_file could write path, checked before a run so
+ * that a bad -o is said before anything runs: it is not a directory, its
+ * directory exists, and either can be written. 0, or -1 with a message
+ * naming path said (prefix first). "-" is always fine.
+ */
+int hwt_command_check_output(const char *path, const char *prefix);
+
+/* The same for an output directory (--html DIR): it or the nearest of its
+   parents that exists is a directory that can be written. */
+int hwt_command_check_output_dir(const char *path, const char *prefix);
+
 /* ----- diff_report.c: diff coverage from git -------------------------------- */
 
 struct hwt_cov_files;
@@ -338,6 +395,7 @@ struct hwt_lcov_report_options {
 	const char *html;            /* genhtml output directory, or NULL */
 	struct hwt_lcov_filter filter;
 	int system;                  /* report system images (libc, ...) with debug info too */
+	int no_markers;              /* --no-markers: LCOV_EXCL_* and GCOVR_EXCL_* ignored */
 	struct hwt_coverage_gates gates;
 	const char *diff_base;       /* --diff REF, or NULL */
 	const char *diff_output;     /* --diff-output FILE, or NULL */
@@ -351,7 +409,7 @@ int hwt_lcov_report_options_init(struct hwt_lcov_report_options *options, int ar
 void hwt_lcov_report_options_fini(struct hwt_lcov_report_options *options);
 /*
  * hwt_command_option, and -o (repeatable), --format, --root, --html,
- * --include, --exclude, --system, the gates, --diff, --diff-output.
+ * --include, --exclude, --system, --no-markers, the gates, --diff, --diff-output.
  */
 int hwt_lcov_report_option(struct hwt_lcov_report_options *options, int opt, const char *arg);
 enum {
@@ -363,6 +421,7 @@ enum {
 	HWT_LCOV_OPT_FAIL_DIFF,
 	HWT_LCOV_OPT_DIFF,
 	HWT_LCOV_OPT_DIFF_OUTPUT,
+	HWT_LCOV_OPT_NO_MARKERS,
 };
 /* getopt_long entries of the diff gate. */
 #define HWT_OPTION_FAIL_UNDER_DIFF { "fail-under-diff", required_argument, NULL, HWT_LCOV_OPT_FAIL_DIFF }
@@ -376,6 +435,7 @@ enum {
 	{ "exclude", required_argument, NULL, 'x' },                                      \
 	HWT_OPTION_VERBOSE,                                                               \
 	{ "system", no_argument, NULL, 'S' },                                             \
+	{ "no-markers", no_argument, NULL, HWT_LCOV_OPT_NO_MARKERS },                     \
 	{ "fail-under-lines", required_argument, NULL, HWT_LCOV_OPT_FAIL_LINES },         \
 	{ "fail-under-functions", required_argument, NULL, HWT_LCOV_OPT_FAIL_FUNCTIONS }, \
 	{ "fail-under-branches", required_argument, NULL, HWT_LCOV_OPT_FAIL_BRANCHES },   \
@@ -385,6 +445,7 @@ enum {
 	HWT_OPTION_QUIET,                                                                 \
 	HWT_OPTION_JOBS,                                                                  \
 	HWT_OPTION_DECODER,                                                               \
+	HWT_OPTION_DEBUG_DIR,                                                             \
 	{ "help", no_argument, NULL, 'h' }
 #define HWT_LCOV_REPORT_SHORT_OPTIONS "o:vqj:h"
 /* Usage text of the options above but -v, -q, -j, -h (hwt-cov and hwt report lcov). */
@@ -404,6 +465,9 @@ enum {
 	"      --exclude GLOB        leave out source files matching GLOB (repeatable)\n"     \
 	"      --system              also report system libraries (libc, ...) that have\n"    \
 	"                            debug info (left out by default)\n"                      \
+	"      --no-markers          ignore the exclusion markers in the sources\n"          \
+	"                            (LCOV_EXCL_LINE, LCOV_EXCL_START/STOP, GCOVR_EXCL_*...)\n" \
+	HWT_DEBUG_DIR_USAGE                                                                   \
 	HWT_COVERAGE_GATES_USAGE                                                              \
 	"      --diff REF            also the coverage of the lines added or changed since\n" \
 	"                            the merge base of REF and HEAD (git diff to the\n"       \
@@ -412,15 +476,19 @@ enum {
 	"                            (*.json) or text [text on stderr]\n"                     \
 	HWT_DIFF_GATE_USAGE
 
+/* Checks every output of options (-o, --html, --diff-output) with
+   hwt_command_check_output before a run: 0, or -1 (said). */
+int hwt_lcov_report_check_outputs(const struct hwt_lcov_report_options *options);
+
 /*
  * Decodes the bundle in bundle_dir, writes every output, runs genhtml when
  * asked, prints the summary and every warning (images without debug info,
  * deleted or replaced since the run, damaged trace), reports the diff
  * coverage when asked and checks the gates. Returns 0 when the report was
- * written (possibly with warnings) and meets its gates, the HWT_EXIT_*
- * bits of the gates it does not meet, or 2 when it could not be written
- * (the bundle cannot be read, a file cannot be written, genhtml or git
- * failed).
+ * written and meets its gates; else the bits of HWT_EXIT_PARTIAL (the
+ * bundle had warnings) and of the gates it does not meet; or
+ * HWT_EXIT_ERROR alone when it could not be written (the bundle cannot be
+ * read, a file cannot be written, genhtml or git failed).
  */
 int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options);
 

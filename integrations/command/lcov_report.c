@@ -195,11 +195,36 @@ static void print_summary(const struct hwt_lcov_totals *totals, const char *pref
 		(unsigned long long)totals->branches_found);
 }
 
-/* Writes every output, the HTML and the diff report of files; 0, gate bits, or 2. */
+int hwt_lcov_report_check_outputs(const struct hwt_lcov_report_options *options)
+{
+	struct hwt_cov_output *outputs = malloc((options->noutputs + 1) * sizeof(*outputs));
+	const char *prefix = options->prefix ? options->prefix : "hwt report lcov";
+	size_t n, i;
+	int rc = 0;
+
+	if (!outputs)
+		return 0; /* out of memory: the report will tell */
+	n = resolve_outputs(options, outputs);
+	for (i = 0; i < n; i++)
+		if (hwt_command_check_output(outputs[i].path, prefix) < 0)
+			rc = -1;
+	if (options->html && hwt_command_check_output_dir(options->html, prefix) < 0)
+		rc = -1;
+	if (options->diff_output && hwt_command_check_output(options->diff_output, prefix) < 0)
+		rc = -1;
+	free(outputs);
+	return rc;
+}
+
+/*
+ * Writes every output, the HTML and the diff report of files; 0, gate bits,
+ * or HWT_EXIT_ERROR. Only an output that was written is said to be.
+ */
 static int write_reports(const struct hwt_cov_files *files,
 			 const struct hwt_lcov_report_options *options, const char *prefix)
 {
 	struct hwt_cov_output *outputs = malloc((options->noutputs + 1) * sizeof(*outputs));
+	unsigned char *written = calloc(options->noutputs + 1, 1);
 	struct hwt_cov_write_options how = { NULL, NULL, timestamp(), "hwt " HWT_VERSION };
 	struct hwt_diff_report_command diff = { 0 };
 	struct output_write w = { files, hwt_cov_lcov, &how };
@@ -208,10 +233,10 @@ static int write_reports(const struct hwt_cov_files *files,
 	size_t n = 0, i;
 	int ret = 0, rc;
 
-	if (!outputs || !root) {
+	if (!outputs || !written || !root) {
 		fprintf(stderr, "%s: %s\n", prefix,
-			outputs ? "cannot find the --root directory" : "out of memory");
-		ret = 2;
+			outputs && written ? "cannot find the --root directory" : "out of memory");
+		ret = HWT_EXIT_ERROR;
 		goto out;
 	}
 	how.root = root;
@@ -219,7 +244,9 @@ static int write_reports(const struct hwt_cov_files *files,
 	for (i = 0; i < n; i++) {
 		w.format = (enum hwt_cov_format)outputs[i].format;
 		if (hwt_command_write_file(outputs[i].path, write_output, &w, prefix) < 0)
-			ret = 2;
+			ret = HWT_EXIT_ERROR;
+		else
+			written[i] = 1;
 	}
 	if (files->totals.files == 0)
 		fprintf(stderr, "%s: warning: no source file with debug info%s ran: %s%s empty\n",
@@ -229,7 +256,7 @@ static int write_reports(const struct hwt_cov_files *files,
 	if (!options->common.quiet) {
 		print_summary(&files->totals, prefix);
 		for (i = 0; i < n; i++)
-			if (strcmp(outputs[i].path, "-"))
+			if (written[i] && strcmp(outputs[i].path, "-"))
 				fprintf(stderr, "%s: wrote %s (%s%s%llu source file%s)\n", prefix,
 					outputs[i].path,
 					outputs[i].format == hwt_cov_lcov ? "" :
@@ -246,7 +273,7 @@ static int write_reports(const struct hwt_cov_files *files,
 		if (rc != 0) {
 			fprintf(stderr, "%s: genhtml failed (status %d): no HTML report in %s\n", prefix,
 				rc, options->html);
-			ret = 2;
+			ret = HWT_EXIT_ERROR;
 		} else if (!options->common.quiet) {
 			fprintf(stderr, "%s: HTML report in %s/index.html\n", prefix, options->html);
 		}
@@ -260,7 +287,7 @@ static int write_reports(const struct hwt_cov_files *files,
 		diff.prefix = prefix;
 		rc = hwt_diff_report_run(files, &diff);
 		if (rc < 0)
-			ret = 2;
+			ret = HWT_EXIT_ERROR;
 		else
 			ret |= rc;
 		/* Truncated to a tenth, as the diff report says it. */
@@ -272,9 +299,10 @@ static int write_reports(const struct hwt_cov_files *files,
 out:
 	free(tmp);
 	free(root);
+	free(written);
 	free(outputs);
-	/* No report: 2 alone, whatever the gates say. */
-	return ret & 2 ? 2 : ret;
+	/* No report: HWT_EXIT_ERROR alone, whatever the gates say. */
+	return ret & HWT_EXIT_ERROR ? HWT_EXIT_ERROR : ret;
 }
 
 int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options)
@@ -286,13 +314,13 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	struct hwt_profile *profile;
 	struct hwt_coverage *cov;
 	size_t i, failed;
-	int rc, ret = 0;
+	int rc, ret = 0, warnings;
 
 	profile = hwt_profile_alloc();
 	cov = hwt_coverage_alloc();
 	if (!profile || !cov) {
 		fprintf(stderr, "%s: out of memory\n", prefix);
-		ret = 2;
+		ret = HWT_EXIT_ERROR;
 		goto done;
 	}
 	how.prefix = prefix;
@@ -300,12 +328,14 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	how.jobs = options->common.jobs;
 	how.decoder = options->common.decoder;
 	how.live = options->live;
-	if (hwt_command_decode(bundle_dir, profile, &how) < 0) {
-		ret = 2;
+	warnings = hwt_command_decode(bundle_dir, profile, &how);
+	if (warnings < 0) {
+		ret = HWT_EXIT_ERROR;
 		goto done;
 	}
 	images.system = options->system;
 	images.verbose = options->common.verbose;
+	images.debug_dirs = options->common.debug_dirs;
 	rc = hwt_coverage_add_profile(cov, profile, &images, &failed);
 	if (rc < 0) {
 		if (failed != SIZE_MAX)
@@ -313,19 +343,28 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 				hwt_profile_image_at(profile, failed)->path, hwt_lcov_errstr(rc));
 		else
 			fprintf(stderr, "%s: %s\n", prefix, hwt_lcov_errstr(rc));
-		ret = 2;
+		ret = HWT_EXIT_ERROR;
 		goto done;
 	}
 	hwt_coverage_drop_unreadable(cov, &options->filter);
-	for (i = 0; i < hwt_coverage_warning_count(cov); i++)
-		fprintf(stderr, "%s: warning: %s\n", prefix, hwt_coverage_warning_at(cov, i));
-	rc = hwt_coverage_files(cov, &options->filter, &files);
+	rc = hwt_coverage_check_sources(cov, &options->filter, !options->no_markers);
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", prefix, hwt_lcov_errstr(rc));
 		ret = 2;
 		goto done;
 	}
+	for (i = 0; i < hwt_coverage_warning_count(cov); i++)
+		fprintf(stderr, "%s: warning: %s\n", prefix, hwt_coverage_warning_at(cov, i));
+	rc = hwt_coverage_files(cov, &options->filter, &files);
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", prefix, hwt_lcov_errstr(rc));
+		ret = HWT_EXIT_ERROR;
+		goto done;
+	}
 	ret = write_reports(files, options, prefix);
+	/* Written from a bundle with warnings: a partial result, as every report says it. */
+	if (warnings > 0 && ret != HWT_EXIT_ERROR)
+		ret |= HWT_EXIT_PARTIAL;
 done:
 	hwt_cov_files_free(files);
 	hwt_coverage_free(cov);
@@ -406,6 +445,7 @@ int hwt_lcov_report_option(struct hwt_lcov_report_options *options, int opt, con
 	case 'i': include[options->filter.includes++] = arg; return 1;
 	case 'x': exclude[options->filter.excludes++] = arg; return 1;
 	case 'S': options->system = 1; return 1;
+	case HWT_LCOV_OPT_NO_MARKERS: options->no_markers = 1; return 1;
 	default: return hwt_command_option(&options->common, opt, arg, options->prefix);
 	}
 }

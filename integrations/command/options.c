@@ -1,6 +1,6 @@
 /*
  * The options several commands share (hwt_command.h), parsed in one place:
- * -o, -j, -q, -v and the trace unit's (--unit and the selection).
+ * -o, -j, -q, -v, --debug-dir and the trace unit's (--unit and the selection).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -94,10 +94,41 @@ static int unit_option(struct hwt_unit_options *opts, int opt, const char *arg,
 	}
 }
 
+/* Adds a --debug-dir to o's NULL-terminated list; -1 when out of memory. */
+static int debug_dir_option(struct hwt_command_options *o, const char *arg, const char *prefix)
+{
+	/* The last list, reachable (not a leak) for as long as the process runs. */
+	static const char **kept;
+	const char **dirs;
+	size_t n = 0;
+
+	if (!*arg) {
+		fprintf(stderr, "%s: --debug-dir wants a directory\n", prefix);
+		return -1;
+	}
+	while (o->debug_dirs && o->debug_dirs[n])
+		n++;
+	dirs = malloc((n + 2) * sizeof(*dirs));
+	if (!dirs) {
+		fprintf(stderr, "%s: out of memory\n", prefix);
+		return -1;
+	}
+	if (n)
+		memcpy(dirs, o->debug_dirs, n * sizeof(*dirs));
+	dirs[n] = arg;
+	dirs[n + 1] = NULL;
+	if (kept && (const char *const *)kept == o->debug_dirs)
+		free(kept);
+	o->debug_dirs = kept = dirs;
+	return 1;
+}
+
 int hwt_command_option(struct hwt_command_options *o, int opt, const char *arg,
 		       const char *prefix)
 {
 	switch (opt) {
+	case HWT_OPT_DEBUG_DIR:
+		return debug_dir_option(o, arg, prefix);
 	case 'o':
 		o->output = arg;
 		return 1;
@@ -143,16 +174,16 @@ int hwt_command_option_end(int opt, int taken, char *const argv[], void (*usage)
 			   const char *prefix)
 {
 	if (taken)
-		return taken > 0 ? -1 : 2;
+		return taken > 0 ? -1 : HWT_EXIT_USAGE;
 	if (opt == 'h') {
 		usage(stdout);
-		return 0;
+		return HWT_EXIT_OK;
 	}
 	fprintf(stderr, "%s: %s '%s'\n", prefix,
 		opt == ':' ? "a value is missing for" : "unknown option",
 		hwt_command_bad_option(argv));
 	usage(stderr);
-	return 2;
+	return HWT_EXIT_USAGE;
 }
 
 int hwt_command_other_option(struct hwt_command_options *o, int opt, const char *arg,

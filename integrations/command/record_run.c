@@ -23,7 +23,7 @@ int hwt_exit_code(int wait_status)
 	if (WIFEXITED(wait_status))
 		return WEXITSTATUS(wait_status);
 	if (WIFSIGNALED(wait_status))
-		return 128 + WTERMSIG(wait_status);
+		return HWT_EXIT_SIGNAL + WTERMSIG(wait_status);
 	return 255;
 }
 

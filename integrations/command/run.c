@@ -7,7 +7,11 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "hwt_command.h"
 
@@ -49,4 +53,63 @@ int hwt_command_run_output(char *const argv[], FILE *out, int *status)
 	if (fflush(out) != 0)
 		return errno;
 	return run(argv, fileno(out), status);
+}
+
+int hwt_command_exec_status(int err)
+{
+	return err == ENOENT ? HWT_EXIT_NOT_FOUND : HWT_EXIT_CANNOT_RUN;
+}
+
+/* 0 an executable file, else the errno value execve would give for path. */
+static int executable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return errno;
+	if (S_ISDIR(st.st_mode))
+		return EISDIR;
+	return access(path, X_OK) == 0 ? 0 : errno;
+}
+
+int hwt_command_check_runnable(const char *file, const char *prefix)
+{
+	const char *path = getenv("PATH"), *p;
+	char *candidate;
+	int err = ENOENT, e;
+
+	if (!file || !*file) {
+		fprintf(stderr, "%s: '': command not found\n", prefix);
+		return HWT_EXIT_NOT_FOUND;
+	}
+	if (strchr(file, '/')) {
+		err = executable(file);
+		if (err)
+			fprintf(stderr, "%s: %s: %s\n", prefix, file, strerror(err));
+		return err ? hwt_command_exec_status(err) : 0;
+	}
+	/* execvp's search: glibc's default path, an empty entry the current directory. */
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p++) {
+		size_t n = strcspn(p, ":");
+
+		if (asprintf(&candidate, "%.*s%s%s", (int)n, p, n ? "/" : "", file) < 0)
+			return 0; /* out of memory: exec will tell */
+		e = executable(candidate);
+		free(candidate);
+		if (!e)
+			return 0;
+		/* A file that is there but cannot be run (a shell: 126), unless one later can. */
+		if (e != ENOENT && e != ENOTDIR && e != EISDIR)
+			err = e;
+		p += n;
+		if (!*p)
+			break;
+	}
+	if (err == ENOENT)
+		fprintf(stderr, "%s: %s: command not found\n", prefix, file);
+	else
+		fprintf(stderr, "%s: %s: %s\n", prefix, file, strerror(err));
+	return hwt_command_exec_status(err);
 }

@@ -63,7 +63,7 @@ _hwt_first_operand()
 		w=${COMP_WORDS[i]}
 		case $w in
 		--) echo $((i + 1)); return ;;
-		--*=*|--help|--quiet|--verbose|--system|--trace-all|--force|--progress|--stats|--sideband-only|--packets|--debug-blocks|-q|-v|-f|-h) ;;
+		--*=*|--help|--quiet|--verbose|--system|--no-markers|--trace-all|--force|--progress|--stats|--sideband-only|--packets|--debug-blocks|-q|-v|-f|-h) ;;
 		-*) i=$((i + 1)) ;; # an option with a value
 		*) echo "$i"; return ;;
 		esac

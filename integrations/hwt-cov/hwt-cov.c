@@ -50,9 +50,11 @@ static void usage(FILE *out)
 	      "\n"
 	      "Trace unit: Intel PT hardware where present; here, a software unit (--unit).\n"
 	      "\n"
-	      "Exit status: COMMAND's when it fails; else 2 when a report cannot be written;\n"
-	      "else the sum of 4 (lines), 8 (functions), 16 (branches) and 32 (diff) for\n"
-	      "each gate the coverage is under; else 0.\n",
+	      "Exit status (docs/exit-status.md): COMMAND's when it fails (128+N when\n"
+	      "signal N killed it; 127 not found, 126 not runnable); else 2 when a report\n"
+	      "cannot be written (or a bad option); else the sum of 1 (the trace had\n"
+	      "warnings: a partial report), 4 (lines), 8 (functions), 16 (branches) and\n"
+	      "32 (diff) for each gate the coverage is under; else 0.\n",
 	      out);
 }
 
@@ -78,7 +80,7 @@ int main(int argc, char **argv)
 	int opt, code;
 
 	if (hwt_lcov_report_options_init(&opts, argc, PREFIX) < 0)
-		return 2;
+		return HWT_EXIT_ERROR;
 	opterr = 0; /* the messages are ours */
 	/* '+': options end at COMMAND, whose own options are left alone. */
 	while ((opt = getopt_long(argc, argv, "+:" HWT_LCOV_REPORT_SHORT_OPTIONS, long_options,
@@ -95,9 +97,17 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		fprintf(stderr, PREFIX ": no command to run\n");
 		usage(stderr);
-		code = 2;
+		code = HWT_EXIT_USAGE;
 		goto out;
 	}
+	/* Before anything runs: a report that could not be written, a command not found. */
+	if (hwt_lcov_report_check_outputs(&opts) < 0) {
+		code = HWT_EXIT_ERROR;
+		goto out;
+	}
+	code = hwt_command_check_runnable(argv[optind], PREFIX);
+	if (code)
+		goto out;
 	code = record_and_report(keep, &opts, argv + optind);
 out:
 	hwt_lcov_report_options_fini(&opts);
@@ -118,7 +128,7 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 	if (keep) {
 		if (snprintf(bundle, sizeof(bundle), "%s", keep) >= (int)sizeof(bundle)) {
 			fprintf(stderr, PREFIX ": %s: path too long\n", keep);
-			return 2;
+			return HWT_EXIT_ERROR;
 		}
 	} else {
 		tmpdir = getenv("TMPDIR");
@@ -128,7 +138,7 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 		if (!mkdtemp(bundle)) {
 			fprintf(stderr, PREFIX ": cannot make a temporary directory in %s: %s\n", tmpdir,
 				strerror(errno));
-			return 2;
+			return HWT_EXIT_ERROR;
 		}
 	}
 	/* Decoded while the command runs; without it (out of memory), at the end. */
@@ -137,7 +147,7 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 		hwt_decode_live_free(live.live);
 		if (!keep)
 			remove_tree(bundle);
-		return 2;
+		return HWT_EXIT_ERROR;
 	}
 	code = hwt_exit_code(status);
 	if (!opts.common.quiet)
@@ -148,10 +158,15 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 	if (opts.common.verbose)
 		hwt_command_live_say(live.live, PREFIX);
 	hwt_decode_live_free(live.live);
-	if (!keep)
+	if (report == HWT_EXIT_ERROR) {
+		/* The run is not lost: its trace stays for another try. */
+		fprintf(stderr, PREFIX ": the trace is kept in %s; 'hwt report lcov %s -o FILE' "
+			"writes the report from it\n", bundle, bundle);
+	} else if (!keep) {
 		remove_tree(bundle);
-	else if (!opts.common.quiet)
+	} else if (!opts.common.quiet) {
 		fprintf(stderr, PREFIX ": trace bundle kept in %s\n", keep);
-	/* The command's failure first; then no report (2), then the gates' bits. */
+	}
+	/* The command's failure first; then no report (2), then the partial and gates' bits. */
 	return code != 0 ? code : report;
 }

@@ -59,13 +59,17 @@ static void usage(FILE *out)
 	      "  -j, --jobs N          decode the trace with N threads (default: one per\n"
 	      "                        CPU, at most 16)\n"
 	      HWT_UNIT_USAGE
+	      "      --debug-dir DIR   where separate debug files are (as for hwt report\n"
+	      "                        afdo; PROG.train has its DWARF in itself)\n"
 	      "  -v, --verbose         also say how many processes were decoded while the\n"
 	      "                        training ran, and the training step's time\n"
 	      "  -q, --quiet           print only errors and the result\n"
 	      "  -h, --help            this text\n"
 	      "\n"
-	      "Exit status: 0 PROG built, 1 the training run failed (non-zero exit; the\n"
-	      "profile is still used), 2 an error (a build, the trace or the profile failed).\n",
+	      "Exit status (docs/exit-status.md): 0 PROG built, 1 the training run failed\n"
+	      "(non-zero exit or killed; the profile is still used), 2 an error (a bad\n"
+	      "option, an output that cannot be written, a build, the trace or the profile\n"
+	      "failed), 127 or 126 the compiler cannot be found or run.\n",
 	      out);
 }
 
@@ -128,17 +132,26 @@ static void print_command_line(const char *head, char *const *argv)
 
 /*
  * Runs argv (stdout to /dev/null when quiet_out); returns its exit code,
- * or -1 when it could not be started (message printed).
+ * or -1 when it could not be started (message printed; *not_run, when not
+ * NULL, gets the exit status a shell would give: 127 or 126).
  */
-static int run(char *const *argv, int quiet_out)
+static int run_status(char *const *argv, int quiet_out, int *not_run)
 {
 	int status = 0, err = hwt_command_run(argv, quiet_out, &status);
 
 	if (err) {
-		fprintf(stderr, PREFIX ": error: cannot run %s: %s\n", argv[0], strerror(err));
+		fprintf(stderr, PREFIX ": error: cannot run %s: %s\n", argv[0],
+			err == ENOENT ? "command not found" : strerror(err));
+		if (not_run)
+			*not_run = hwt_command_exec_status(err);
 		return -1;
 	}
 	return hwt_exit_code(status);
+}
+
+static int run(char *const *argv, int quiet_out)
+{
+	return run_status(argv, quiet_out, NULL);
 }
 
 static int compile(const char *cc, const struct argv_list *cflags, const char *extra1,
@@ -147,7 +160,7 @@ static int compile(const char *cc, const struct argv_list *cflags, const char *e
 {
 	struct argv_list a = { 0 };
 	size_t i;
-	int rc = 0;
+	int rc = 0, not_run;
 
 	rc |= push(&a, cc);
 	for (i = 0; i < cflags->n; i++)
@@ -163,16 +176,18 @@ static int compile(const char *cc, const struct argv_list *cflags, const char *e
 	if (rc) {
 		fprintf(stderr, PREFIX ": out of memory\n");
 		clear(&a);
-		return -1;
+		return HWT_EXIT_ERROR;
 	}
 	if (!quiet)
 		print_command_line(PREFIX ": ", a.v);
-	rc = run(a.v, 0);
+	not_run = HWT_EXIT_ERROR;
+	rc = run_status(a.v, 0, &not_run);
 	if (rc != 0 && rc != -1)
 		fprintf(stderr, PREFIX ": error: the compiler failed (exit status %d) building %s\n",
 			rc, out);
 	clear(&a);
-	return rc == 0 ? 0 : -1;
+	/* A compiler that cannot be run: 127 or 126, as a shell says it. */
+	return rc == 0 ? 0 : rc == -1 ? not_run : HWT_EXIT_ERROR;
 }
 
 static double now(void)
@@ -364,6 +379,7 @@ int main(int argc, char **argv)
 		HWT_OPTION_QUIET,
 		HWT_OPTION_VERBOSE,
 		HWT_OPTION_JOBS,
+		HWT_OPTION_DEBUG_DIR,
 		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
@@ -456,12 +472,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, PREFIX ": error: %s exists (--keep wants a new directory)\n", keep);
 		goto out;
 	}
+	/* Before anything is built or run: the outputs can be written. */
+	if (hwt_command_check_output(output, PREFIX) < 0 ||
+	    hwt_command_check_output(profile, PREFIX) < 0)
+		goto out;
 
 	/* 1. The training build. */
 	if (!quiet)
 		fprintf(stderr, PREFIX ": 1/4 build the training binary\n");
-	if (compile(cc, &cflags, "-g -fdebug-info-for-profiling", NULL, &inputs, train_bin, quiet))
+	exit_status = compile(cc, &cflags, "-g -fdebug-info-for-profiling", NULL, &inputs,
+			      train_bin, quiet);
+	if (exit_status) {
+		status = exit_status;
 		goto out;
+	}
 
 	/* 2 and 3: the training step. */
 	if (push(&rec, train_bin) || push_words(&rec, train))
@@ -471,13 +495,34 @@ int main(int argc, char **argv)
 	if (!quiet)
 		fprintf(stderr, PREFIX ": 3/4 write the sample profile %s\n", profile);
 	{
-		char *av[] = { "afdo", counts, "--binary", train_bin, "-o", (char *)profile,
-			       quiet ? "-q" : "-v", NULL };
-		int rc = hwt_report_afdo_main(7, av);
+		char *fixed[] = { "afdo", counts, "--binary", train_bin, "-o", (char *)profile,
+				  quiet ? "-q" : "-v" };
+		size_t ndirs = 0, n = 0;
+		char **av;
+		int rc;
 
+		while (o.debug_dirs && o.debug_dirs[ndirs])
+			ndirs++;
+		av = calloc(7 + 2 * ndirs + 1, sizeof(*av));
+		if (!av)
+			goto nomem;
+		for (size_t k = 0; k < 7; k++)
+			av[n++] = fixed[k];
+		/* --debug-dir passed on: where the training binary's DWARF is, if not in it. */
+		for (size_t k = 0; k < ndirs; k++) {
+			av[n++] = "--debug-dir";
+			av[n++] = (char *)o.debug_dirs[k];
+		}
+		rc = hwt_report_afdo_main((int)n, av);
+		free(av);
 		(void)unlink(counts);
-		if (rc == 2)
+		if (rc == HWT_EXIT_ERROR) {
+			/* The training run is not lost: its trace stays for another try. */
+			fprintf(stderr, PREFIX ": the trace is kept in %s; 'hwt report afdo %s "
+				"--binary %s -o FILE' writes the profile from it\n", bundle, bundle,
+				train_bin);
 			goto out;
+		}
 	}
 	if (!keep)
 		(void)hwt_bundle_remove(bundle);
@@ -485,9 +530,14 @@ int main(int argc, char **argv)
 	/* 4. The optimised build. */
 	if (!quiet)
 		fprintf(stderr, PREFIX ": 4/4 build %s with the profile\n", output);
-	if (compile(cc, &cflags, "-g -fdebug-info-for-profiling", use_flag, &inputs, output, quiet))
+	exit_status = compile(cc, &cflags, "-g -fdebug-info-for-profiling", use_flag, &inputs,
+			      output, quiet);
+	if (exit_status) {
+		status = exit_status;
 		goto out;
-	status = train_status != 0 ? 1 : 0;
+	}
+	/* Built from a training run that failed: a partial result. */
+	status = train_status != 0 ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
 
 	if (measure_args) {
 		base_bin = concat(output, ".O2");

@@ -40,6 +40,8 @@ int hwt_export_main(int argc, char **argv);
 int hwt_dump_main(int argc, char **argv);
 
 /* Exit statuses of hwt dump. */
+/* HWT_EXIT_OK, _PARTIAL and _ERROR of hwt_command.h (docs/exit-status.md); tests
+   that do not see that header use these. */
 #define HWT_DUMP_OK       0  /* clean */
 #define HWT_DUMP_WARNINGS 1  /* readable, with warnings */
 #define HWT_DUMP_UNUSABLE 2  /* not a bundle, bad usage */

@@ -92,11 +92,11 @@ int hwt_export_main(int argc, char **argv)
 		fprintf(stderr, PREFIX ": %s\n", optind >= argc ? "no bundle to export"
 								: "one bundle at a time");
 		usage(stderr);
-		return 2;
+		return HWT_EXIT_USAGE;
 	}
 	bundle = hwt_command_open_bundle(argv[optind], stderr, PREFIX);
 	if (!bundle)
-		return 2;
+		return HWT_EXIT_ERROR;
 	hwt_command_print_diags(bundle, stderr, PREFIX);
 	o.argv = (const char *const *)argv;
 	o.argc = (size_t)argc;
@@ -106,7 +106,7 @@ int hwt_export_main(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, PREFIX ": %s: %s\n", output, hwt_perf_export_errstr(err));
 		hwt_bundle_free(bundle);
-		return 2;
+		return HWT_EXIT_ERROR;
 	}
 	if (!quiet && strcmp(output, "-"))
 		fprintf(stderr, PREFIX ": %s: %" PRIu64 " process images, %" PRIu64 " thread streams, "
@@ -117,5 +117,5 @@ int hwt_export_main(int argc, char **argv)
 			"...) left out\n", st.skipped_records);
 	w.count += (unsigned)hwt_bundle_warning_count(bundle);
 	hwt_bundle_free(bundle);
-	return w.count ? 1 : 0;
+	return w.count ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
 }

@@ -42,7 +42,7 @@ struct flame_options {
 enum {
 	OPT_WEIGHT = 0x2000, OPT_TITLE, OPT_WIDTH, OPT_MIN_WIDTH, OPT_INVERTED, OPT_COLORS,
 	OPT_INLINE, OPT_MERGE, OPT_PID, OPT_TID, OPT_MAX_DEPTH, OPT_DIFF, OPT_PROGRESS,
-	OPT_STATS, OPT_FORMAT, OPT_KEEP, OPT_CALLGRIND,
+	OPT_STATS, OPT_FORMAT, OPT_KEEP, OPT_CALLGRIND, OPT_THREAD_ORDER,
 };
 
 #define COMMON_LONG_OPTIONS                                              \
@@ -55,6 +55,7 @@ enum {
 	{ "colors", required_argument, NULL, OPT_COLORS },               \
 	{ "inline", no_argument, NULL, OPT_INLINE },                     \
 	{ "merge", no_argument, NULL, OPT_MERGE },                       \
+	{ "thread-order", no_argument, NULL, OPT_THREAD_ORDER },         \
 	{ "pid", required_argument, NULL, OPT_PID },                     \
 	{ "tid", required_argument, NULL, OPT_TID },                     \
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },         \
@@ -63,6 +64,7 @@ enum {
 	{ "stats", no_argument, NULL, OPT_STATS },                       \
 	HWT_OPTION_QUIET,                                                \
 	HWT_OPTION_JOBS,                                                 \
+	HWT_OPTION_DEBUG_DIR,                                            \
 	{ "help", no_argument, NULL, 'h' }
 
 #define COMMON_USAGE                                                                              \
@@ -71,11 +73,17 @@ enum {
 	"                        frame was called) or time (trace time; traces with timing)\n"     \
 	"      --inline          frames for inlined functions too (DWARF inline chains)\n"          \
 	"      --merge           processes of the same command as one (no pid in the root)\n"       \
+	"      --thread-order    roots by command and thread order (COMMAND, COMMAND#2, ...),\n"  \
+	"                        not pid, as --diff matches them: folded stacks to diff later\n"  \
 	"      --pid PID, --tid TID   only this process, or thread\n"                              \
 	"      --max-depth N     folded and flame: cut stacks deeper than N frames into a\n"        \
 	"                        [deeper] frame (default 2048; 0: never)\n"                         \
 	"      --callgrind       callgrind's convention: a tail call nests a frame instead of\n"   \
 	"                        replacing the caller's (to compare with callgrind)\n"              \
+	"      --debug-dir DIR   where separate debug files are, as gdb's debug-file-directory:\n" \
+	"                        DIR/.build-id/, and DIR/ + the image's directory for its\n"      \
+	"                        .gnu_debuglink (repeatable; replaces /usr/lib/debug: give it\n"  \
+	"                        too to keep it)\n"                                                \
 	"flame graph (SVG) options:\n"                                                             \
 	"      --title TEXT      the title [Flame Graph]\n"                                         \
 	"      --width PIXELS    the width [1200]\n"                                                \
@@ -101,8 +109,13 @@ static void report_usage(FILE *out)
 		"  chrome      Chrome trace events (chrome://tracing, Perfetto)\n"
 		"\n" COMMON_USAGE
 		"\n"
+		"--diff matches the stacks of the two runs by command and thread order (roots\n"
+		"COMMAND for a command's first thread, COMMAND#2 for its second, ...), not by\n"
+		"pid; with --merge, every process of a command is one root.\n"
+		"\n"
 		"Exit status: 0 clean, 1 written but the bundle had warnings (a partial\n"
-		"graph: gaps show as marked frames), 2 nothing was written.\n",
+		"graph: gaps show as marked frames), 2 nothing was written or a bad option\n"
+		"(docs/exit-status.md).\n",
 		out);
 }
 
@@ -112,7 +125,9 @@ static void flame_usage(FILE *out)
 	      "\n"
 	      "Runs COMMAND (and everything it starts) under a branch trace, as hwt record\n"
 	      "does, and writes a flame graph of its exact call stacks. Exits with\n"
-	      "COMMAND's exit status (2 when nothing could be written).\n"
+	      "COMMAND's exit status when it fails (128+N when signal N killed it; 127 not\n"
+	      "found, 126 not runnable), else 2 when nothing could be written, 1 a partial\n"
+	      "graph, 0 (docs/exit-status.md).\n"
 	      "\n"
 	      "      --format F        flame (an SVG, the default), folded, speedscope, chrome\n"
 	      "  -o, --output FILE     [flame.svg, flame.folded, flame.speedscope.json,\n"
@@ -189,6 +204,9 @@ static int common_option(struct flame_options *o, int opt, const char *arg, cons
 		return 1;
 	case OPT_MERGE:
 		o->stacks.flags |= HWT_STACKS_MERGE;
+		return 1;
+	case OPT_THREAD_ORDER:
+		o->stacks.flags |= HWT_STACKS_THREAD_ORDER;
 		return 1;
 	case OPT_CALLGRIND:
 		o->stacks.flags |= HWT_STACKS_CALLGRIND;
@@ -304,6 +322,8 @@ static void flame_live_alloc(struct flame_live *l, const char *dir, const struct
 						      o->stacks.flags & HWT_STACKS_INLINE
 							      ? HWT_SYMBOLS_INLINE
 							      : 0);
+	if (l->symbols)
+		hwt_stacks_symbols_set_debug_dirs(l->symbols, o->common.debug_dirs);
 	l->tree = hwt_stack_tree_alloc();
 	if (l->symbols && l->tree)
 		l->stacks = hwt_stacks_alloc(l->symbols, l->tree, &o->stacks);
@@ -353,6 +373,8 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 		*command = strdup(hwt_bundle_key(bundle, "command"));
 	symbols = hwt_stacks_symbols_alloc(profile, dir,
 					   so.flags & HWT_STACKS_INLINE ? HWT_SYMBOLS_INLINE : 0);
+	if (symbols)
+		hwt_stacks_symbols_set_debug_dirs(symbols, o->common.debug_dirs);
 	so.timeline = timeline;
 	stacks = symbols ? hwt_stacks_alloc(symbols, tree, &so) : NULL;
 	if (!stacks) {
@@ -377,14 +399,22 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 		/* The whole decode went to the thread's builder (ours got nothing). */
 		result_symbols = live->symbols;
 		result = live->stacks;
-		if (s >= 0 && hwt_stack_tree_merge(tree, live->tree) < 0)
-			s = -hbe_nomem;
 	}
+	/* Threads kept aside (--diff: roots by thread order) go in now. */
+	if (s >= 0 && hwt_stacks_finish(result) < 0)
+		s = -hbe_nomem;
+	if (result != stacks && s >= 0 && hwt_stack_tree_merge(tree, live->tree) < 0)
+		s = -hbe_nomem;
 	if (hwt_stacks_symbols_failures(result_symbols))
 		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
 				    "%zu images could not be read for function names: their frames "
 				    "are named module+0xoffset",
 				    hwt_stacks_symbols_failures(result_symbols));
+	if (hwt_stacks_symbols_crc_mismatches(result_symbols))
+		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
+				    "%zu separate debug files were not used: their CRC32 is not the "
+				    "one their image's debug link records (another build's)",
+				    hwt_stacks_symbols_crc_mismatches(result_symbols));
 	if (!o->common.quiet)
 		hwt_command_print_diags(bundle, stderr, prefix);
 	if (s < 0 || hwt_stacks_status(result) < 0) {
@@ -522,7 +552,11 @@ static int report(const char *dir, const struct flame_options *o, struct flame_l
 	}
 	if (o->diff_before) {
 		struct flame_options ob = *o;
+		struct flame_options oa = *o;
 
+		/* Stacks line up by command and thread order: pids differ from run to run. */
+		ob.stacks.flags |= HWT_STACKS_THREAD_ORDER;
+		oa.stacks.flags |= HWT_STACKS_THREAD_ORDER;
 		before = hwt_stack_tree_alloc();
 		if (!before) {
 			fprintf(stderr, "%s: out of memory\n", prefix);
@@ -531,7 +565,7 @@ static int report(const char *dir, const struct flame_options *o, struct flame_l
 		s = load(o->diff_before, &ob, before, prefix);
 		if (s == 2)
 			goto out;
-		status = load(dir, o, tree, prefix);
+		status = load(dir, &oa, tree, prefix);
 		if (status == 2)
 			goto out;
 		status = status || s;
@@ -666,6 +700,12 @@ int hwt_flame_main(int argc, char **argv)
 	}
 	if (!o.common.output)
 		o.common.output = defaults[o.format];
+	/* Before anything runs: an output that could not be written, a command not found. */
+	if (hwt_command_check_output(o.common.output, prefix) < 0)
+		return HWT_EXIT_ERROR;
+	code = hwt_command_check_runnable(argv[optind], prefix);
+	if (code)
+		return code;
 	if (keep) {
 		dir = keep;
 	} else {
@@ -697,11 +737,15 @@ int hwt_flame_main(int argc, char **argv)
 	if (o.common.verbose && live.live)
 		hwt_command_live_say(live.live, prefix);
 	flame_live_free(&live);
-	if (!keep && hwt_bundle_remove(dir) < 0)
+	if (status == HWT_EXIT_ERROR)
+		/* The run is not lost: its trace stays for another try. */
+		fprintf(stderr, "%s: the trace is kept in %s; 'hwt report %s %s -o FILE' writes "
+			"the graph from it\n", prefix, dir, format_names[o.format], dir);
+	else if (!keep && hwt_bundle_remove(dir) < 0)
 		fprintf(stderr, "%s: warning: cannot remove the temporary bundle %s\n", prefix, dir);
-	if (status == 2)
-		return code ? code : 2;
-	if (!o.common.quiet && o.common.output && strcmp(o.common.output, "-"))
+	if (status != HWT_EXIT_ERROR && !o.common.quiet && o.common.output &&
+	    strcmp(o.common.output, "-"))
 		fprintf(stderr, "%s: wrote %s\n", prefix, o.common.output);
-	return code;
+	/* The command's failure first; then no graph (2) or a partial one (1), as hwt-cov. */
+	return code ? code : status;
 }

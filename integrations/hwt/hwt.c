@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "hwt_command.h"
 
 #ifndef HWT_VERSION
 #define HWT_VERSION "unknown"
@@ -59,7 +60,7 @@ static int unknown_command(const char *name)
 {
 	fprintf(stderr, "hwt: '%s' is not an hwt command\n\n", name);
 	usage(stderr);
-	return 2;
+	return HWT_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -68,15 +69,15 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return HWT_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return 0;
+		return HWT_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("hwt %s\n", HWT_VERSION);
-		return 0;
+		return HWT_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
 		char help[] = "--help";
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
 
 		if (argc < 3) {
 			usage(stdout);
-			return 0;
+			return HWT_EXIT_OK;
 		}
 		command = find_command(argv[2]);
 		if (!command)
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
 	if (argv[1][0] == '-') {
 		fprintf(stderr, "hwt: unknown option '%s'\n\n", argv[1]);
 		usage(stderr);
-		return 2;
+		return HWT_EXIT_USAGE;
 	}
 	command = find_command(argv[1]);
 	if (!command)

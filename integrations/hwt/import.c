@@ -91,10 +91,10 @@ int hwt_import_main(int argc, char **argv)
 		fprintf(stderr, PREFIX ": %s\n", optind >= argc ? "no perf.data file to import"
 								: "one perf.data file at a time");
 		usage(stderr);
-		return 2;
+		return HWT_EXIT_USAGE;
 	}
 	if (force && hwt_remove_bundle(output, PREFIX) < 0)
-		return 2;
+		return HWT_EXIT_ERROR;
 	o.warn = warn;
 	o.warn_context = &w;
 	o.error = error;
@@ -105,7 +105,7 @@ int hwt_import_main(int argc, char **argv)
 		if (err == -hie_exists)
 			fprintf(stderr, PREFIX ": use -f to replace an old bundle, or another "
 				"directory\n");
-		return 2;
+		return HWT_EXIT_ERROR;
 	}
 	if (!quiet)
 		fprintf(stderr, PREFIX ": %s: %" PRIu64 " process images, %" PRIu64 " thread streams, "
@@ -116,5 +116,6 @@ int hwt_import_main(int argc, char **argv)
 	if (st.kernel_bytes && !quiet)
 		fprintf(stderr, PREFIX ": %" PRIu64 " bytes of kernel-mode trace skipped\n",
 			st.kernel_bytes);
-	return w.count || st.lost_events || st.damaged_bytes || st.missing_binaries ? 1 : 0;
+	return w.count || st.lost_events || st.damaged_bytes || st.missing_binaries ? HWT_EXIT_PARTIAL
+										       : HWT_EXIT_OK;
 }

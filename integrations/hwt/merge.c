@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "hwt_command.h"
 #include "profile.h"
 
 static void usage(FILE *out)
@@ -14,7 +15,10 @@ static void usage(FILE *out)
 	      "\n"
 	      "Adds the counts of the profiles IN... (written by 'hwt report profile'\n"
 	      "or 'hwt merge') and writes the sum to OUT ('-': standard output).\n"
-	      "Images are matched by build-id, else by path.\n", out);
+	      "Images are matched by build-id, else by path.\n"
+	      "\n"
+	      "Exit status: 0 written, 2 nothing written (an input missing or not a\n"
+	      "profile, OUT cannot be written) or a bad option (docs/exit-status.md).\n", out);
 }
 
 static void report(const char *path, int status, size_t line)
@@ -36,7 +40,7 @@ int hwt_merge_main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
-			return 0;
+			return HWT_EXIT_OK;
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
 		} else if (!strncmp(argv[i], "-o", 2) && argv[i][2]) {
@@ -47,7 +51,7 @@ int hwt_merge_main(int argc, char **argv)
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "hwt merge: unknown option '%s'\n", argv[i]);
 			usage(stderr);
-			return 2;
+			return HWT_EXIT_USAGE;
 		} else {
 			break;
 		}
@@ -55,18 +59,18 @@ int hwt_merge_main(int argc, char **argv)
 	first = i;
 	if (!out || first >= argc) {
 		usage(stderr);
-		return 2;
+		return HWT_EXIT_USAGE;
 	}
 	for (i = first; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "hwt merge: options go before the inputs ('%s')\n", argv[i]);
-			return 2;
+			return HWT_EXIT_USAGE;
 		}
 	}
 	profile = hwt_profile_alloc();
 	if (!profile) {
 		fprintf(stderr, "hwt merge: out of memory\n");
-		return 1;
+		return HWT_EXIT_ERROR;
 	}
 	for (i = first; i < argc; i++) {
 		size_t line = 0;
@@ -78,7 +82,7 @@ int hwt_merge_main(int argc, char **argv)
 		if (status < 0) {
 			report(argv[i], status, line);
 			hwt_profile_free(profile);
-			return 1;
+			return HWT_EXIT_ERROR;
 		}
 	}
 	if (!strcmp(out, "-"))
@@ -88,5 +92,5 @@ int hwt_merge_main(int argc, char **argv)
 	if (status < 0)
 		report(out, status, 0);
 	hwt_profile_free(profile);
-	return status < 0 ? 1 : 0;
+	return status < 0 ? HWT_EXIT_ERROR : HWT_EXIT_OK;
 }

@@ -30,7 +30,10 @@ static void usage(FILE *out)
 		"       hwt record [options] -a | --cpu LIST -- COMMAND [ARGS...]\n"
 		"\n"
 		"Records the branch trace of COMMAND and of every process it starts into\n"
-		"a trace bundle, then exits with COMMAND's exit status.\n"
+		"a trace bundle, then exits with COMMAND's exit status (128+N when signal N\n"
+		"killed it; 127 not found, 126 not runnable; 2 a bad option or nothing\n"
+		"recorded: docs/exit-status.md). SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to\n"
+		"hwt record go to COMMAND; the bundle keeps what was recorded.\n"
 		"\n"
 		"  -o, --output DIR      the bundle to write [" DEFAULT_OUTPUT "]; must not exist\n"
 		"                        or be an empty directory\n"
@@ -202,10 +205,16 @@ int hwt_record_main(int argc, char **argv)
 			"are the kernel unit's (--unit kmod)\n");
 		return 2;
 	}
+	/* A command that cannot run is said as a shell says it, before any bundle is made. */
+	if (optind < argc) {
+		status = hwt_command_check_runnable(argv[optind], "hwt record");
+		if (status)
+			return status;
+	}
 	if (force && hwt_remove_bundle(o.output, "hwt record") < 0)
-		return 2;
+		return HWT_EXIT_ERROR;
 	if (hwt_record_run(o.output, unit, argv + optind, &status, "hwt record") < 0)
-		return 2;
+		return HWT_EXIT_ERROR;
 	print_summary(o.output, unit, o.quiet);
 	return hwt_exit_code(status);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "hwt_command.h"
 
 struct hwt_report_format {
 	const char *name;
@@ -53,16 +54,16 @@ int hwt_report_main(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return HWT_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return 0;
+		return HWT_EXIT_OK;
 	}
 	for (i = 0; i < NFORMATS; i++)
 		if (!strcmp(formats[i].name, argv[1]))
 			return formats[i].main(argc - 1, argv + 1);
 	fprintf(stderr, "hwt report: '%s' is not a report format\n\n", argv[1]);
 	usage(stderr);
-	return 2;
+	return HWT_EXIT_USAGE;
 }

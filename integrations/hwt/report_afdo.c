@@ -50,6 +50,10 @@ static void afdo_usage(FILE *out)
 	      "  --llvm-profdata P   the llvm-profdata to run [$HWT_LLVM_PROFDATA, else\n"
 	      "                      llvm-profdata-19, else llvm-profdata]\n"
 	      "  -v, --verbose       figures per image, and images left out\n"
+	      "  --debug-dir DIR     where separate debug files are: gdb's\n"
+	      "                      debug-file-directory, DIR/.build-id/ and DIR/ + the\n"
+	      "                      image's directory for its .gnu_debuglink (repeatable;\n"
+	      "                      replaces /usr/lib/debug: give it too to keep it)\n"
 	      "  -q, --quiet         do not print the bundle's warnings\n"
 	      "  -j, --jobs N        " HWT_JOBS_HELP "\n"
 	      HWT_DECODER_HELP
@@ -74,6 +78,7 @@ static void text_usage(FILE *out)
 	      "  -o OUT          the file to write ('-': standard output)\n"
 	      "  --binary FILE   the image to write (matched by path or name, build-id\n"
 	      "                  checked) [the image with debug info that ran most]\n"
+	      "  --debug-dir DIR where separate debug files are, as for hwt report afdo\n"
 	      "  -q, --quiet     do not print the bundle's warnings\n"
 	      "  -j, --jobs N    " HWT_JOBS_HELP "\n"
 	      HWT_DECODER_HELP
@@ -94,6 +99,7 @@ static int parse(int argc, char **argv, struct options *o, int text)
 		HWT_OPTION_QUIET,
 		HWT_OPTION_JOBS,
 		HWT_OPTION_DECODER,
+		HWT_OPTION_DEBUG_DIR,
 		{ "help", no_argument, NULL, 'h' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "llvm-profdata", required_argument, NULL, 'P' },
@@ -365,7 +371,7 @@ int hwt_report_afdo_main(int argc, char **argv)
 	struct hwt_profile *profile = NULL;
 	struct hwt_afdo_samples *samples = NULL;
 	size_t i, used = 0, nodebug = 0;
-	int status = 2, warned, rc;
+	int status = HWT_EXIT_ERROR, warned, rc;
 
 	warned = read_inputs(argc, argv, &o, 0, &profile);
 	if (warned < 0) {
@@ -391,7 +397,13 @@ int hwt_report_afdo_main(int argc, char **argv)
 			fprintf(stderr, "%s: out of memory\n", o.prefix);
 			goto out;
 		}
-		rc = hwt_afdo_debug_load(debug, file ? file : img->path);
+		rc = hwt_afdo_debug_load_dirs(debug, file ? file : img->path,
+					      o.common.debug_dirs);
+		if (hwt_afdo_debug_crc_mismatch(debug))
+			fprintf(stderr,
+				"%s: warning: %s: its debug link names %s, whose CRC32 is not the "
+				"link's (another build's debug information): not used\n",
+				o.prefix, file ? file : img->path, hwt_afdo_debug_crc_mismatch(debug));
 		if (rc == 0)
 			rc = hwt_afdo_samples_add_image(samples, profile, i, debug, file, &st, &perr);
 		hwt_afdo_debug_free(debug);
@@ -435,7 +447,7 @@ int hwt_report_afdo_main(int argc, char **argv)
 		fprintf(stderr, "%s: %zu functions, %" PRIu64 " samples, written to %s (%s)\n",
 			o.prefix, hwt_afdo_samples_function_count(samples),
 			hwt_afdo_samples_total(samples), o.common.output, o.format);
-	status = warned ? 1 : 0;
+	status = warned ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
 out:
 	hwt_afdo_samples_free(samples);
 	hwt_profile_free(profile);
@@ -465,7 +477,7 @@ int hwt_report_afdo_text_main(int argc, char **argv)
 	const char *file = NULL;
 	size_t i, best = SIZE_MAX;
 	uint64_t best_weight = 0;
-	int status = 2, warned, rc, perr = 0;
+	int status = HWT_EXIT_ERROR, warned, rc, perr = 0;
 	FILE *f;
 
 	warned = read_inputs(argc, argv, &o, 1, &profile);
@@ -484,7 +496,8 @@ int hwt_report_afdo_text_main(int argc, char **argv)
 		if (!o.nbinaries) {
 			struct hwt_afdo_debug *debug = hwt_afdo_debug_alloc();
 
-			if (w <= best_weight || !debug || hwt_afdo_debug_load(debug, img->path) < 0) {
+			if (w <= best_weight || !debug ||
+			    hwt_afdo_debug_load_dirs(debug, img->path, o.common.debug_dirs) < 0) {
 				hwt_afdo_debug_free(debug);
 				continue;
 			}
@@ -528,7 +541,7 @@ int hwt_report_afdo_text_main(int argc, char **argv)
 			unlink(o.common.output);
 		goto out;
 	}
-	status = warned ? 1 : 0;
+	status = warned ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
 out:
 	hwt_profile_free(profile);
 	free(o.binaries);

@@ -25,8 +25,10 @@ static void usage(FILE *out)
 	      "      --decoder NAME        Intel PT decoder: edge (default), libipt, or check\n"
 	      "  -h, --help                this text\n"
 	      "\n"
-	      "Exit status: 0; 2 when a report cannot be written; else the sum of 4 (lines),\n"
-	      "8 (functions), 16 (branches) and 32 (diff) for each gate the coverage is under.\n",
+	      "Exit status (docs/exit-status.md): 2 when a report cannot be written (or a\n"
+	      "bad option); else the sum of 1 (the bundle had warnings: a partial report),\n"
+	      "4 (lines), 8 (functions), 16 (branches) and 32 (diff) for each gate the\n"
+	      "coverage is under; else 0.\n",
 	      out);
 }
 
@@ -40,7 +42,7 @@ int hwt_report_lcov_main(int argc, char **argv)
 	int opt, rc;
 
 	if (hwt_lcov_report_options_init(&opts, argc, "hwt report lcov") < 0)
-		return 2;
+		return HWT_EXIT_ERROR;
 	optind = 0; /* glibc: a fresh start (hwt-pgo runs several), with this optstring's ordering */
 	opterr = 0; /* the messages are ours */
 	while ((opt = getopt_long(argc, argv, ":" HWT_LCOV_REPORT_SHORT_OPTIONS, long_options,
@@ -57,7 +59,7 @@ int hwt_report_lcov_main(int argc, char **argv)
 			optind >= argc ? "which bundle?" : "one bundle at a time");
 		usage(stderr);
 		hwt_lcov_report_options_fini(&opts);
-		return 2;
+		return HWT_EXIT_USAGE;
 	}
 	rc = hwt_lcov_report(argv[optind], &opts);
 	hwt_lcov_report_options_fini(&opts);

@@ -30,7 +30,8 @@ static void usage(FILE *out)
 	      "  -h, --help    this text\n"
 	      "\n"
 	      "Exit status: 0 clean, 1 the profile was written but the bundle had\n"
-	      "warnings (partial profile), 2 nothing was written.\n", out);
+	      "warnings (partial profile), 2 nothing was written or a bad option\n"
+	      "(docs/exit-status.md).\n", out);
 }
 
 int hwt_report_profile_main(int argc, char **argv)
@@ -85,11 +86,11 @@ int hwt_report_profile_main(int argc, char **argv)
 	profile = hwt_profile_alloc();
 	if (!profile) {
 		fprintf(stderr, "hwt report profile: out of memory\n");
-		return 2;
+		return HWT_EXIT_ERROR;
 	}
 	warnings = hwt_command_decode(dir, profile, &options);
 	if (warnings < 0) {
-		status = 2;
+		status = HWT_EXIT_ERROR;
 		goto out;
 	}
 	if (show_stats)
@@ -109,10 +110,10 @@ int hwt_report_profile_main(int argc, char **argv)
 	if (status < 0) {
 		fprintf(stderr, "hwt report profile: error: %s: %s\n", out,
 			status == -hpe_io ? strerror(errno) : hwt_profile_errstr(status));
-		status = 2;
+		status = HWT_EXIT_ERROR;
 		goto out;
 	}
-	status = warnings ? 1 : 0;
+	status = warnings ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
 out:
 	hwt_profile_free(profile);
 	return status;

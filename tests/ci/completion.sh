@@ -56,6 +56,8 @@ expect "sonarqube" "" hwt-cov -o x.xml --format so
 expect "HEAD" "" hwt-cov --diff HE
 expect "ls" "--html" hwt-cov -o x.info ls
 expect "ls" "--html" hwt-cov -q -- ls
+expect "--no-markers" "--system" hwt-cov --no-m
+expect "--no-markers" "" hwt report lcov --no
 expect "--train --measure --cflags" "--html" hwt-pgo --
 expect "" "--train" hwt-pgo -o p -- --
 echo "completion: $cases completions, $failures wrong"

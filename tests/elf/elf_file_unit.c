@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "debug_file.h"
 #include "elf_file.h"
 #include "elf_note.h"
 #include "unit_check.h"
@@ -201,6 +203,80 @@ static void test_self(void)
 	CHECK(f.data == NULL && f.loads == NULL && f.symbols == NULL);
 }
 
+/* Copies the file at from to to; 0 or -1. */
+static int copy_file(const char *from, const char *to)
+{
+	struct hwt_elf_file f;
+	FILE *out;
+	int ok;
+
+	if (hwt_elf_file_open(&f, from) < 0)
+		return -1;
+	out = fopen(to, "wb");
+	ok = out && fwrite(f.data, 1, f.size, out) == f.size;
+	if (out && fclose(out) != 0)
+		ok = 0;
+	hwt_elf_file_close(&f);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Separate debug files (debug_file.h): the CRC32 of .gnu_debuglink (zlib's),
+ * a file with DWARF of its own, a .build-id tree under a debug directory
+ * taken only with the image's build-id.
+ */
+static void test_debug_file(void)
+{
+	char dir[] = "/tmp/hwt_debug_file_XXXXXX", sub[128], path[256], other[256];
+	const char *dirs[] = { "/nonexistent", dir, NULL };
+	struct hwt_elf_file self;
+	struct hwt_debug_file found;
+	char *dwarf = NULL;
+	int rc;
+
+	CHECK(hwt_debug_file_crc32((const uint8_t *)"123456789", 9) == 0xcbf43926u);
+	CHECK(hwt_debug_file_crc32(NULL, 0) == 0);
+	CHECK(hwt_debug_file_find(NULL, "x", NULL, &found) == -hee_invalid);
+	hwt_debug_file_fini(&found);
+	CHECK(hwt_debug_file_find(NULL, "x", NULL, NULL) == -hee_invalid);
+	CHECK(hwt_elf_file_open(&self, "/proc/self/exe") == 0 && self.build_id_size >= 2);
+	/* Built with -g: its own DWARF, no separate file. */
+	rc = hwt_debug_file_dwarf(&self, "/proc/self/exe", NULL, &found, &dwarf);
+	if (self.has_debug_info)
+		CHECK(rc == 1 && dwarf && !strcmp(dwarf, "/proc/self/exe") && !found.path);
+	free(dwarf);
+	hwt_debug_file_fini(&found);
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(sub, sizeof(sub), "%s/.build-id/%02x", dir, self.build_id[0]);
+	snprintf(path, sizeof(path), "%s/", sub);
+	for (uint32_t i = 1; i < self.build_id_size; i++)
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), "%02x", self.build_id[i]);
+	strcat(path, ".debug");
+	snprintf(other, sizeof(other), "%s/.build-id", dir);
+	CHECK(mkdir(other, 0700) == 0 && mkdir(sub, 0700) == 0);
+	/* Nothing there yet; then a file with another build-id: not taken. */
+	CHECK(hwt_debug_file_find(&self, "/proc/self/exe", dirs, &found) == 0 && !found.path);
+	hwt_debug_file_fini(&found);
+	CHECK(copy_file("/bin/sh", path) == 0);
+	CHECK(hwt_debug_file_find(&self, "/proc/self/exe", dirs, &found) == 0 && !found.path);
+	hwt_debug_file_fini(&found);
+	/* A copy of this program has its build-id: taken, from the second directory. */
+	CHECK(copy_file("/proc/self/exe", path) == 0);
+	CHECK(hwt_debug_file_find(&self, "/proc/self/exe", dirs, &found) == 1 && found.path &&
+	      !strcmp(found.path, path) && found.by_build_id && !found.crc_mismatch);
+	hwt_debug_file_fini(&found);
+	CHECK(found.path == NULL);
+	/* Not in the list: not looked in. */
+	dirs[1] = NULL;
+	CHECK(hwt_debug_file_find(&self, "/proc/self/exe", dirs, &found) == 0);
+	hwt_debug_file_fini(&found);
+	unlink(path);
+	rmdir(sub);
+	rmdir(other);
+	rmdir(dir);
+	hwt_elf_file_close(&self);
+}
+
 static void test_errstr(void)
 {
 	CHECK_ERRSTR(hwt_elf_errstr, hee_ok, hee_io);
@@ -210,6 +286,7 @@ int main(void)
 {
 	test_not_elf();
 	test_self();
+	test_debug_file();
 	test_errstr();
 	return unit_exit("elf_file_unit");
 }

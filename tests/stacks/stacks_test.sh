@@ -8,7 +8,11 @@
 #   processes  fork and exec: stacks rooted at command names; --merge, --pid;
 #              threads: --tid splits the whole into its threads
 #   time       --weight time needs a clock; with one (clock=tsc), ticks add up
-#   diff       hwt report flame --diff A B
+#   diff       hwt report flame --diff A B; two runs matched by command and
+#              thread order, not pid
+#   plt        PLT entries and PLT0 (lazy binding) named as Linux perf names them
+#   debuginfo  names from separate debug files: libc6-dbg's, a debug link's,
+#              --debug-dir (skipped without libc6-dbg)
 #   inline     --inline: inlined frames, the same total
 #   damage     a corrupt or cut stream: a partial graph, the gap marked, a
 #              warning, exit status 1
@@ -216,6 +220,118 @@ diff)
 	grep -q 'Differential Flame Graph' d.svg || fail "not a differential graph"
 	grep -q '; before [0-9]*, [+-][0-9]*)</title>' d.svg || fail "no before/after in the tooltips"
 	echo "ok: --diff"
+	# Two runs of one program: other pids, the same command and threads.
+	# --diff matches them by command and thread order (two_threads for the
+	# first thread, two_threads#2 for the second), not by pid.
+	record t1 "$programs/two_threads"
+	record t2 "$programs/two_threads"
+	"$hwt" report flame --diff t1.hwt t2.hwt -o t.svg || fail "report flame --diff t1 t2"
+	has t.svg '<title>two_threads \([0-9,]+ instructions[^;]*; before [1-9][0-9]*, [+-][0-9]+\)</title>'
+	has t.svg '<title>two_threads#2 \([0-9,]+ instructions[^;]*; before [1-9][0-9]*, [+-][0-9]+\)</title>'
+	hasnt t.svg '<title>two_threads-[0-9]+ '
+	# Folded stacks written with --thread-order line up with a bundle too.
+	"$hwt" report folded --thread-order -o t1.folded t1.hwt || fail "report folded --thread-order"
+	has t1.folded '^two_threads#2;'
+	hasnt t1.folded '^two_threads-[0-9]+;'
+	"$hwt" report flame --diff t1.folded t2.hwt -o tf.svg || fail "report flame --diff t1.folded t2.hwt"
+	has tf.svg '<title>two_threads#2 \([0-9,]+ instructions[^;]*; before [1-9][0-9]*, [+-][0-9]+\)</title>'
+	# The thread's own function ran in the second thread in both runs.
+	has t.svg '<title>other \([0-9,]+ instructions[^;]*; before [1-9][0-9]*, [+-][0-9]+\)</title>'
+	echo "ok: --diff matches threads by command and order"
+	;;
+plt)
+	# PLT stubs as Linux perf (6.3 and later) names them: SYMBOL@plt for an
+	# entry (.plt, .plt.sec with IBT, .plt.got), .plt for the lazy-binding
+	# header PLT0 (perf 6.1 calls it _init+0x20). Lazy binding: PLT0 runs.
+	cat >plt.c <<'EOF_C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	char b[32];
+
+	(void)argv;
+	snprintf(b, sizeof(b), "%d", argc);
+	puts(b);
+	return (int)strlen(b) + abs(argc) - 2;
+}
+EOF_C
+	gcc -O0 -Wl,-z,lazy -o plt plt.c || fail "gcc"
+	for v in plt plt_ibt; do
+		if [ $v = plt_ibt ]; then
+			gcc -O0 -fcf-protection=full -Wl,-z,ibtplt -Wl,-z,lazy -o plt_ibt plt.c || fail "gcc ibt"
+			readelf -SW plt_ibt | grep -q '\.plt\.sec' || fail "no .plt.sec in plt_ibt"
+		fi
+		env -u LD_BIND_NOW "$hwt" record --unit valgrind --trace-all -o $v.hwt -- ./$v >/dev/null 2>$v.rec ||
+			fail "record $v: $(cat $v.rec)"
+		"$hwt" report folded --merge -o $v.folded $v.hwt || fail "report $v"
+		has $v.folded "^$v;_start;__libc_start_main;__libc_start_call_main;main;puts@plt [0-9]+$"
+		has $v.folded "^$v;_start;__libc_start_main;__libc_start_call_main;main;snprintf@plt [0-9]+$"
+		# PLT0, reached from the stub the first call goes through.
+		has $v.folded "^$v;_start;__libc_start_main;__libc_start_call_main;main;\.plt [0-9]+$"
+		hasnt $v.folded ";main;_init [0-9]+$"
+		# The .plt.got stub of a PIE's __cxa_finalize.
+		has $v.folded ";__do_global_dtors_aux;__cxa_finalize@plt [0-9]+$"
+	done
+	echo "ok: PLT entries and PLT0 named as perf names them"
+	;;
+debuginfo)
+	# Function names from separate debug files where gdb finds them: libc's
+	# local functions from libc6-dbg (/usr/lib/debug/.build-id); a program
+	# stripped of every symbol, its debug file found through its debug link
+	# beside it or under --debug-dir, which replaces /usr/lib/debug.
+	libc=$(ldd "$programs/recursion" | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')
+	id=$(readelf -n "$libc" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+	rest=${id#??}
+	if [ -z "$id" ] || [ ! -r "/usr/lib/debug/.build-id/${id%"$rest"}/$rest.debug" ]; then
+		echo "SKIP: libc6-dbg is not installed (no debug file for $libc)"
+		exit 77
+	fi
+	cat >dbg.c <<'EOF_C'
+#include <stdio.h>
+static int __attribute__((noinline)) twice(int x) { return 2 * x; }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	printf("%d\n", twice(argc));
+	return 0;
+}
+EOF_C
+	gcc -O0 -g -o full dbg.c || fail "gcc"
+	mkdir -p split/bin root
+	cp full split/bin/prog
+	objcopy --only-keep-debug split/bin/prog split/bin/prog.debug || fail "objcopy"
+	strip -s split/bin/prog || fail "strip"
+	(cd split/bin && objcopy --add-gnu-debuglink=prog.debug prog) || fail "debuglink"
+	record d ./split/bin/prog
+	"$hwt" report folded --merge -o d.folded d.hwt || fail "report"
+	# printf's work in libc's own (local) function: only libc6-dbg names it.
+	has d.folded ';main;(__)?printf;__vfprintf_internal'
+	# The program's static function, from prog.debug beside it.
+	has d.folded ';main;twice [0-9]+$'
+	# Under --debug-dir ROOT as ROOT + the program's directory; ROOT replaces
+	# /usr/lib/debug: libc's local names go.
+	mkdir -p "root$work/split/bin"
+	mv split/bin/prog.debug "root$work/split/bin/prog.debug"
+	"$hwt" report folded --merge --debug-dir "$work/root" -o r.folded d.hwt || fail "report --debug-dir"
+	has r.folded ';main;twice [0-9]+$'
+	hasnt r.folded '__vfprintf_internal'
+	# Both: the program's and libc's.
+	"$hwt" report folded --merge --debug-dir "$work/root" --debug-dir /usr/lib/debug -o b.folded d.hwt ||
+		fail "report --debug-dir twice"
+	has b.folded ';main;twice [0-9]+$'
+	has b.folded '__vfprintf_internal'
+	# Nowhere: the stripped program's function has no name.
+	"$hwt" report folded --merge -o n.folded d.hwt || fail "report without the debug file"
+	hasnt n.folded ';twice [0-9]+$'
+	# A debug file whose CRC is not the link's is not used, and said.
+	cp "root$work/split/bin/prog.debug" split/bin/prog.debug
+	printf 'x' >>split/bin/prog.debug
+	"$hwt" report folded --merge -o c.folded d.hwt 2>c.err
+	hasnt c.folded ';twice [0-9]+$'
+	has c.err 'separate debug files were not used: their CRC32 is not'
+	echo "ok: names from separate debug files"
 	;;
 inline)
 	record i "$programs/recursion_o2"
