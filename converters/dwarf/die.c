@@ -70,6 +70,18 @@ int hwt_dwarf_attr_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half name, Dwarf_
 		return 0;
 	res = dwarf_formudata(attr, value, &err);
 	hwt_dwarf_drop_error(dbg, &err);
+	if (res != DW_DLV_OK) {
+		/* DW_FORM_implicit_const (gcc's DWARF 5 abbreviations: a
+		   decl_file shared by many DIEs) is read as signed data. */
+		Dwarf_Signed s = 0;
+
+		res = dwarf_formsdata(attr, &s, &err);
+		hwt_dwarf_drop_error(dbg, &err);
+		if (res == DW_DLV_OK && s < 0)
+			res = DW_DLV_ERROR;
+		if (res == DW_DLV_OK)
+			*value = (Dwarf_Unsigned)s;
+	}
 	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
 	return res == DW_DLV_OK;
 }
@@ -155,7 +167,8 @@ int hwt_dwarf_entry_pc(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr base, Dwarf_Ad
 void hwt_dwarf_function_read(Dwarf_Debug dbg, Dwarf_Die die, struct hwt_dwarf_function *fn)
 {
 	Dwarf_Die cur = die, next;
-	Dwarf_Unsigned line = 0;
+	Dwarf_Unsigned line = 0, file = 0;
+	int has_file = 0;
 	char *linkage = NULL, *plain = NULL;
 	int hops;
 
@@ -168,10 +181,12 @@ void hwt_dwarf_function_read(Dwarf_Debug dbg, Dwarf_Die die, struct hwt_dwarf_fu
 			linkage = hwt_dwarf_attr_strdup(dbg, cur, DW_AT_MIPS_linkage_name);
 		if (!plain)
 			plain = hwt_dwarf_attr_strdup(dbg, cur, DW_AT_name);
-		if (!line)
-			hwt_dwarf_attr_udata(dbg, cur, DW_AT_decl_line, &line);
+		if (!line && hwt_dwarf_attr_udata(dbg, cur, DW_AT_decl_line, &line))
+			has_file = hwt_dwarf_attr_udata(dbg, cur, DW_AT_decl_file, &file);
 		if (hwt_dwarf_has_attr(dbg, cur, DW_AT_type))
 			fn->has_type = 1;
+		if (hwt_dwarf_has_attr(dbg, cur, DW_AT_artificial))
+			fn->artificial = 1;
 		next = hwt_dwarf_attr_die(dbg, cur, DW_AT_abstract_origin);
 		if (!next)
 			next = hwt_dwarf_attr_die(dbg, cur, DW_AT_specification);
@@ -188,4 +203,6 @@ void hwt_dwarf_function_read(Dwarf_Debug dbg, Dwarf_Die die, struct hwt_dwarf_fu
 		fn->name = plain;
 	}
 	fn->decl_line = line <= UINT32_MAX ? (uint32_t)line : 0;
+	fn->has_decl_file = fn->decl_line && has_file && file <= UINT32_MAX;
+	fn->decl_file = fn->has_decl_file ? (uint32_t)file : 0;
 }

@@ -1,7 +1,11 @@
 /* A file's DWARF and its compilation units (hwt_dwarf.h). */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include <gelf.h>
+#include <libelf.h>
 
 #include "dwarf_int.h"
 #include "hwt_dwarf.h"
@@ -12,6 +16,10 @@ struct hwt_dwarf {
 	Dwarf_Die cu;     /* the unit handed out last */
 	int units;        /* units handed out */
 	int done;         /* the walk of the units has ended */
+	Elf *elf;         /* libelf's view, for the raw .debug_line */
+	int line_read;    /* line_data was looked for */
+	const uint8_t *line_data;
+	size_t line_size;
 };
 
 int hwt_dwarf_open(const char *path, struct hwt_dwarf **dwarf)
@@ -52,6 +60,8 @@ void hwt_dwarf_close(struct hwt_dwarf *dw)
 		return;
 	if (dw->cu)
 		dwarf_dealloc_die(dw->cu);
+	if (dw->elf)
+		elf_end(dw->elf);
 	dwarf_finish(dw->dbg, &err);
 	close(dw->fd);
 	free(dw);
@@ -60,6 +70,40 @@ void hwt_dwarf_close(struct hwt_dwarf *dw)
 Dwarf_Debug hwt_dwarf_debug(const struct hwt_dwarf *dw)
 {
 	return dw->dbg;
+}
+
+const uint8_t *hwt_dwarf_line_section(struct hwt_dwarf *dw, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!dw->line_read) {
+		dw->line_read = 1;
+		elf_version(EV_CURRENT);
+		dw->elf = elf_begin(dw->fd, ELF_C_READ_MMAP, NULL);
+		if (dw->elf && elf_getshdrstrndx(dw->elf, &shstrndx) == 0) {
+			while ((scn = elf_nextscn(dw->elf, scn)) != NULL) {
+				GElf_Shdr sh;
+				const char *name;
+				Elf_Data *data;
+
+				if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+				    (sh.sh_flags & SHF_COMPRESSED))
+					continue;
+				name = elf_strptr(dw->elf, shstrndx, sh.sh_name);
+				if (!name || strcmp(name, ".debug_line"))
+					continue;
+				data = elf_getdata(scn, NULL);
+				if (data && data->d_buf) {
+					dw->line_data = data->d_buf;
+					dw->line_size = data->d_size;
+				}
+				break;
+			}
+		}
+	}
+	*size = dw->line_size;
+	return dw->line_data;
 }
 
 int hwt_dwarf_next_cu(struct hwt_dwarf *dw, struct hwt_dwarf_cu *cu)

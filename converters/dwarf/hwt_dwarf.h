@@ -12,6 +12,7 @@
 #ifndef HWT_DWARF_H
 #define HWT_DWARF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <libdwarf/libdwarf.h>
@@ -36,6 +37,11 @@ struct hwt_dwarf;
 int hwt_dwarf_open(const char *path, struct hwt_dwarf **dwarf);
 void hwt_dwarf_close(struct hwt_dwarf *dwarf);
 Dwarf_Debug hwt_dwarf_debug(const struct hwt_dwarf *dwarf);
+/*
+ * The bytes of the file's .debug_line section (read with libelf at the
+ * first call), or NULL: none, or compressed (then *size is 0).
+ */
+const uint8_t *hwt_dwarf_line_section(struct hwt_dwarf *dwarf, size_t *size);
 
 struct hwt_dwarf_cu {
 	Dwarf_Die die;    /* valid until the next hwt_dwarf_next_cu or the close */
@@ -94,7 +100,12 @@ int hwt_dwarf_entry_pc(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Addr base, Dwarf_Ad
 struct hwt_dwarf_function {
 	char *name;          /* DW_AT_linkage_name, else DW_AT_name (malloc); NULL: none */
 	uint32_t decl_line;  /* DW_AT_decl_line; 0: none */
+	uint32_t decl_file;  /* DW_AT_decl_file of the DIE giving decl_line (a
+				file number of the unit's line table) */
+	int has_decl_file;   /* decl_file was read */
 	int has_type;        /* DW_AT_type: the function returns a value */
+	int artificial;      /* DW_AT_artificial: the compiler wrote it (an implicit
+				constructor, a static initialiser) */
 };
 
 void hwt_dwarf_function_read(Dwarf_Debug dbg, Dwarf_Die die, struct hwt_dwarf_function *fn);

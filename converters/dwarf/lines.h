@@ -32,6 +32,18 @@ struct hwt_dwarf_lines;
  * read (the converters skip such a unit). 0, or -hde_nomem.
  */
 int hwt_dwarf_lines_open(Dwarf_Debug dbg, Dwarf_Die cu, struct hwt_dwarf_lines **lines);
+/*
+ * The same, mending the rows of other producers' DWARF 5 (clang) that
+ * come before the first DW_LNS_set_file of their sequence: libdwarf says
+ * file 0, the file register is 1 there (DWARF 5 table 6.4). clang writes
+ * the functions of a header (inline, templates: each in a sequence of its
+ * own) so, without a DW_LNS_set_file when the header is file 1. The line
+ * program is run once more from the file's raw .debug_line to see where
+ * DW_LNS_set_file comes.
+ */
+struct hwt_dwarf;
+int hwt_dwarf_lines_open_in(struct hwt_dwarf *dwarf, Dwarf_Die cu,
+			    struct hwt_dwarf_lines **lines);
 size_t hwt_dwarf_lines_count(const struct hwt_dwarf_lines *t);
 /* Row i; 0, or -hde_dwarf when its address, line or file cannot be read. */
 int hwt_dwarf_lines_row(struct hwt_dwarf_lines *t, size_t i, struct hwt_dwarf_row *row);
@@ -43,7 +55,8 @@ int hwt_dwarf_lines_row(struct hwt_dwarf_lines *t, size_t i, struct hwt_dwarf_ro
  * numbers its files from 1 and never refers to file 0, and file 1 is the
  * file of the first code it emits: the unit's file, or one it includes
  * (`#include "impl.c"`, a header's static function emitted first). So for
- * gcc's DWARF 5, file 0 is read as file 1; clang sets file 0 itself.
+ * gcc's DWARF 5, file 0 is read as file 1; clang sets file 0 itself, and
+ * relies on the register's 1 (hwt_dwarf_lines_open_in mends that).
  */
 const char *hwt_dwarf_lines_file(struct hwt_dwarf_lines *t, size_t i);
 void hwt_dwarf_lines_close(struct hwt_dwarf_lines *t);

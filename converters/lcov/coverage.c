@@ -5,11 +5,16 @@
  *
  *  - a line exists when an is_stmt row of a line table names it and covers
  *    at least one byte of code;
- *  - within one image, a line's count is the largest count of any
+ *  - within one function, a line's count is the largest count of any
  *    instruction attributed to it (at -O0 that is the number of times the
  *    line's most executed basic block ran, which is gcov's count for a
- *    line that is entered once per execution, and for loop headers);
- *    across images the counts add;
+ *    line that is entered once per execution, and for loop headers); the
+ *    counts of the functions that share a line add (instances of a
+ *    template, constructor and destructor variants, a lambda and the
+ *    function around it: gcov counts each function's blocks), and so do
+ *    those of several images;
+ *  - artificial functions (DW_AT_artificial: implicit constructors and
+ *    destructors, static initialisers) have no FN and no lines, as gcov;
  *  - the prologue row of a function counts for its declaration line
  *    (DW_AT_decl_line), as gcov counts the function's entry there, not on
  *    the opening brace;
@@ -341,9 +346,11 @@ static const struct hwt_cov_insn *insn_at(const struct hwt_cov_insn *insns, size
 	return i < n && insns[i].vaddr == vaddr ? &insns[i] : NULL;
 }
 
-/* One line of one image, before merging: (file, line) -> max count. */
+/* One line of one function of one image, before merging: (file, line,
+   function) -> max count; the functions' counts then add. */
 struct pending_line {
 	uint32_t file, line;
+	int32_t function;
 	uint64_t count;
 };
 
@@ -360,7 +367,9 @@ static int cmp_pending_line(const void *a, const void *b)
 
 	if (x->file != y->file)
 		return x->file < y->file ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->function < y->function ? -1 : x->function > y->function;
 }
 
 static int cmp_pending_branch(const void *a, const void *b)
@@ -606,6 +615,10 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 		const struct hwt_line_span *s = &spans[i];
 
 		line_of[i] = s->line;
+		if (s->function >= 0 && funcs[s->function].artificial) {
+			line_of[i] = 0;
+			continue;
+		}
 		if (s->end > s->begin && is_nop_jump(info, s)) {
 			/* The row's statement goes on in the next row of its line (clang
 			   -O0 on aarch64 marks only the jump's row a statement). */
@@ -664,13 +677,14 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 				max = insns[k].count;
 		pending[npending].file = s->file;
 		pending[npending].line = line_of[i];
+		pending[npending].function = s->function;
 		pending[npending].count = max | (s->is_stmt || stmt_of[i] ? 0 : (1ull << 63));
 		npending++;
 	}
 	if (npending)
 		qsort(pending, npending, sizeof(*pending), cmp_pending_line);
 	for (i = 0; i < npending; i = j) {
-		uint64_t max = 0;
+		uint64_t max = 0, sum = 0;
 		int stmt = 0;
 		struct source *src;
 
@@ -678,14 +692,19 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 			    pending[j].line == pending[i].line; j++) {
 			uint64_t c = pending[j].count & ~(1ull << 63);
 
+			if (j > i && pending[j].function != pending[j - 1].function) {
+				sum += max;
+				max = 0;
+			}
 			stmt |= !(pending[j].count >> 63);
 			if (c > max)
 				max = c;
 		}
+		sum += max;
 		if (!stmt)
 			continue;
 		src = source_get(cov, hwt_debuginfo_file(info, pending[i].file));
-		if (!src || source_line(src, pending[i].line, max) < 0) {
+		if (!src || source_line(src, pending[i].line, sum) < 0) {
 			rc = -hle_nomem;
 			goto out;
 		}
@@ -698,9 +717,12 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 
 		while (j < nspans && spans[j].end <= f->entry)
 			j++;
-		if (j >= nspans || spans[j].begin > f->entry)
-			continue; /* no line information for it */
-		src = source_get(cov, hwt_debuginfo_file(info, spans[j].file));
+		if (j >= nspans || spans[j].begin > f->entry || f->artificial)
+			continue; /* no line information for it, or gcov leaves it out */
+		/* In the file of its declaration line (at -O2 the entry's row may
+		   be code inlined from elsewhere). */
+		src = source_get(cov, hwt_debuginfo_file(info, f->decl_line && f->decl_file >= 0 ?
+							 (size_t)f->decl_file : spans[j].file));
 		ran = insn_at(insns, n, f->entry);
 		if (!src || source_function(src, f->name, f->decl_line ? f->decl_line : spans[j].line,
 					    ran ? ran->count : 0) < 0) {

@@ -156,7 +156,7 @@ struct row {
 };
 
 /* Reads the line table of one CU into spans. */
-static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die cu)
+static int read_cu_lines(struct hwt_debuginfo *info, struct hwt_dwarf *dw, Dwarf_Die cu)
 {
 	int have_prev = 0, rc = 0;
 	struct hwt_dwarf_lines *table;
@@ -164,7 +164,7 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 	size_t fmap_size = 0, i, nlines;
 	struct row prev = { 0 };
 
-	if (hwt_dwarf_lines_open(dbg, cu, &table) < 0)
+	if (hwt_dwarf_lines_open_in(dw, cu, &table) < 0)
 		return -hle_nomem;
 	if (!table)
 		return 0; /* a CU without a readable table: skipped */
@@ -238,6 +238,86 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
 }
 
 /*
+ * The name gcov gives a C++ function whose DWARF does not carry its
+ * linkage name (gcc writes none for lambdas, instances of function
+ * templates and functions of internal linkage): the mangled ELF symbol at
+ * its entry, without a clone's suffix (".isra.0", ".constprop.0",
+ * ".part.0": gcov counts a clone as the function it was made from). Of
+ * aliases (C1 and C2 constructors, D1 and D2 destructors) the greatest
+ * name, the C2 or D2 that gcov names. A malloc'd copy, or NULL: no
+ * mangled symbol there (C, or a stripped file).
+ */
+static char *mangled_name_at(struct hwt_debuginfo *info, uint64_t entry)
+{
+	const struct hwt_elf_symbol *syms;
+	const char *best = NULL;
+	size_t n, lo = 0, hi, len;
+	char *copy;
+
+	if (hwt_elf_file_symbols(&info->elf, &syms, &n) < 0)
+		return NULL;
+	hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].addr < entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && syms[lo].addr == entry; lo++)
+		if (!strncmp(syms[lo].name, "_Z", 2) && (!best || strcmp(syms[lo].name, best) > 0))
+			best = syms[lo].name;
+	if (!best)
+		return NULL;
+	len = strcspn(best, ".");
+	copy = malloc(len + 1);
+	if (copy) {
+		memcpy(copy, best, len);
+		copy[len] = 0;
+	}
+	return copy;
+}
+
+/* The function is an operator() (its DW_AT_name, maybe on its declaration). */
+static int is_call_operator(Dwarf_Debug dbg, Dwarf_Die die)
+{
+	Dwarf_Die decl = hwt_dwarf_attr_die(dbg, die, DW_AT_specification);
+	char *name = hwt_dwarf_attr_strdup(dbg, die, DW_AT_name);
+	int yes;
+
+	if (!name && decl)
+		name = hwt_dwarf_attr_strdup(dbg, decl, DW_AT_name);
+	if (decl)
+		dwarf_dealloc_die(decl);
+	yes = name && !strcmp(name, "operator()");
+	free(name);
+	return yes;
+}
+
+struct walk {
+	struct hwt_debuginfo *info;
+	Dwarf_Debug dbg;
+	Dwarf_Addr cu_base;
+	int clang;          /* the CU's DW_AT_producer is clang */
+	char **srcfiles;    /* the CU's file names (dwarf_srcfiles), for DW_AT_decl_file */
+	Dwarf_Signed nsrcfiles;
+	int first_file;     /* the file number of srcfiles[0]: 1 before DWARF 5 */
+};
+
+/* The file index (hwt_debuginfo_file) of the function's DW_AT_decl_file
+   in the walk's unit; -1 when unknown, -2 when out of memory. */
+static long decl_file_index(struct walk *w, const struct hwt_dwarf_function *fn)
+{
+	long k = (long)fn->decl_file - w->first_file;
+
+	if (!fn->has_decl_file || k < 0 || k >= (long)w->nsrcfiles || !w->srcfiles[k])
+		return -1;
+	k = file_index(w->info, w->srcfiles[k]);
+	return k < 0 ? -2 : k;
+}
+
+/*
  * A DW_TAG_subprogram with code: DW_AT_low_pc/DW_AT_high_pc, or DW_AT_ranges
  * (a function in several parts: gcc's hot/cold splitting, clang's basic
  * block sections). Its entry is DW_AT_entry_pc when present; else low_pc;
@@ -247,8 +327,7 @@ static int read_cu_lines(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die 
  * Subprograms without either (declarations, abstract instances of inline
  * functions that have no out-of-line copy) have no code: no FN, as gcov.
  */
-static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die die,
-			Dwarf_Addr cu_base)
+static int add_function(struct walk *w, Dwarf_Die die, int leave_out_artificial)
 {
 	Dwarf_Addr entry = 0, lowest;
 	struct hwt_function *f, *funcs;
@@ -256,8 +335,12 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	struct hwt_addr_ranges list = { 0 };
 	struct hwt_addr_range *r;
 	struct hwt_dwarf_function fn = { 0 };
+	struct hwt_debuginfo *info = w->info;
+	Dwarf_Debug dbg = w->dbg;
+	Dwarf_Addr cu_base = w->cu_base;
 	size_t nr, i;
 	char *name = NULL;
+	long decl_file;
 	int rc = 0, from_low_pc;
 
 	if (hwt_dwarf_die_ranges(dbg, die, cu_base, &list, &from_low_pc) < 0) {
@@ -291,6 +374,19 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 		i = 0; /* DW_AT_entry_pc outside the function's code: ignored */
 	if (entry < r[i].begin || entry >= r[i].end)
 		entry = r[i].begin;
+	decl_file = decl_file_index(w, &fn);
+	if (decl_file == -2) {
+		rc = -hle_nomem;
+		goto out;
+	}
+	if (strncmp(name, "_Z", 2)) {
+		char *mangled = mangled_name_at(info, entry);
+
+		if (mangled) {
+			free(name);
+			name = mangled;
+		}
+	}
 	funcs = hwt_grow_array(info->funcs, &info->funcs_cap, info->nfuncs + 1, sizeof(*funcs));
 	fr = hwt_grow_array(info->ranges, &info->ranges_cap, info->nranges + nr, sizeof(*fr));
 	if (funcs)
@@ -307,7 +403,11 @@ static int add_function(struct hwt_debuginfo *info, Dwarf_Debug dbg, Dwarf_Die d
 	f->entry = entry;
 	f->end = r[i].end;
 	f->decl_line = fn.decl_line;
+	f->decl_file = (int32_t)decl_file;
 	f->returns_value = fn.has_type;
+	/* gcc marks a lambda's operator() artificial too, but gcov counts it
+	   (a compiler defines no operator() of its own). */
+	f->artificial = fn.artificial && leave_out_artificial && !is_call_operator(dbg, die);
 	for (i = 0; i < nr; i++) {
 		fr[info->nranges].begin = r[i].begin;
 		fr[info->nranges].end = r[i].end;
@@ -320,16 +420,14 @@ out:
 	return rc;
 }
 
-struct walk {
-	struct hwt_debuginfo *info;
-	Dwarf_Debug dbg;
-	Dwarf_Addr cu_base;
-};
-
 /*
  * Subprograms with code are functions. Inlined copies
  * (DW_TAG_inlined_subroutine) are not functions of their own; nested
  * subprograms (C++ lambdas, local classes) are: every DIE is walked.
+ *
+ * gcc's gcov leaves out the functions gcc wrote itself (implicit
+ * constructors and destructors, static initialisers), clang's gcov counts
+ * every function clang instrumented, artificial or not (add_function).
  */
 static int visit_die(void *arg, Dwarf_Die die, Dwarf_Half tag, int level)
 {
@@ -338,7 +436,7 @@ static int visit_die(void *arg, Dwarf_Die die, Dwarf_Half tag, int level)
 
 	(void)level;
 	if (tag == DW_TAG_subprogram) {
-		rc = add_function(w->info, w->dbg, die, w->cu_base);
+		rc = add_function(w, die, !w->clang);
 		if (rc < 0)
 			return rc;
 	}
@@ -461,19 +559,42 @@ static int read_dwarf(struct hwt_debuginfo *info, const char *path)
 {
 	struct hwt_dwarf *dw;
 	struct hwt_dwarf_cu cu;
-	struct walk w = { info, NULL, 0 };
+	struct walk w = { info, NULL, 0, 0, NULL, 0, 0 };
 	int res, rc = hwt_dwarf_open(path, &dw);
 
 	if (rc < 0)
 		return from_dwarf_error(rc);
 	w.dbg = hwt_dwarf_debug(dw);
 	while ((res = hwt_dwarf_next_cu(dw, &cu)) > 0) {
-		rc = read_cu_lines(info, w.dbg, cu.die);
+		rc = read_cu_lines(info, dw, cu.die);
 		if (rc == 0) {
 			/* cu.base is 0 when the CU has DW_AT_ranges of its
 			   own, as gcc and clang write it then. */
+			char *producer = hwt_dwarf_attr_strdup(w.dbg, cu.die, DW_AT_producer);
+			Dwarf_Half version = 0, offset_size = 0;
+			Dwarf_Error err = NULL;
+			Dwarf_Signed k;
+
 			w.cu_base = cu.base;
+			w.clang = producer && strstr(producer, "clang");
+			free(producer);
+			/* DWARF 5 numbers the files from 0, earlier versions from 1. */
+			if (dwarf_get_version_of_die(cu.die, &version, &offset_size) != DW_DLV_OK)
+				version = 4;
+			w.first_file = version >= 5 ? 0 : 1;
+			if (dwarf_srcfiles(cu.die, &w.srcfiles, &w.nsrcfiles, &err) != DW_DLV_OK) {
+				if (err)
+					dwarf_dealloc(w.dbg, err, DW_DLA_ERROR);
+				w.srcfiles = NULL;
+				w.nsrcfiles = 0;
+			}
 			rc = hwt_dwarf_walk(w.dbg, cu.die, 64, visit_die, &w);
+			for (k = 0; k < w.nsrcfiles; k++)
+				dwarf_dealloc(w.dbg, w.srcfiles[k], DW_DLA_STRING);
+			if (w.srcfiles)
+				dwarf_dealloc(w.dbg, w.srcfiles, DW_DLA_LIST);
+			w.srcfiles = NULL;
+			w.nsrcfiles = 0;
 		}
 		if (rc < 0)
 			break;

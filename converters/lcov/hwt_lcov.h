@@ -68,7 +68,10 @@ struct hwt_function {
 	uint64_t end;          /* end of the address range holding entry (a
 				  function may have others: DW_AT_ranges) */
 	uint32_t decl_line;    /* DW_AT_decl_line, 0 when unknown */
+	int32_t decl_file;     /* its DW_AT_decl_file (hwt_debuginfo_file index);
+				  -1 when unknown */
 	int returns_value;     /* DW_AT_type present: not a void function */
+	int artificial;        /* DW_AT_artificial: no FN and no lines, as gcov */
 };
 
 struct hwt_debuginfo;

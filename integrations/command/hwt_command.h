@@ -458,7 +458,8 @@ enum {
 	"                            lcov, cobertura, sonarqube, json\n"                      \
 	"      --root DIR            Cobertura, SonarQube and JSON name files relative to\n"  \
 	"                            DIR [the current directory]\n"                           \
-	"      --html DIR            also write an HTML report (genhtml) into DIR\n"          \
+	"      --html DIR            also write an HTML report (genhtml) into DIR, C++\n"     \
+	"                            names demangled when c++filt is installed\n"            \
 	"      --include GLOB        only source files matching GLOB (repeatable; '*'\n"      \
 	"                            matches across '/', e.g. '*/src/*')\n"                  \
 	"      --exclude GLOB        leave out source files matching GLOB (repeatable)\n"     \

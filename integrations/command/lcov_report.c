@@ -21,12 +21,40 @@
 #include "hwt_lcov.h"
 #include "profile.h"
 
-/* Runs genhtml on the lcov file; returns its exit status (127: not run), or -1. */
+/* Whether program is an executable file in a directory of $PATH. */
+static int in_path(const char *program)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char buf[4096];
+
+	for (p = path; p && *p; p = *colon ? colon + 1 : colon) {
+		colon = strchr(p, ':');
+		if (!colon)
+			colon = p + strlen(p);
+		if (colon > p && snprintf(buf, sizeof(buf), "%.*s/%s", (int)(colon - p), p,
+					  program) < (int)sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Runs genhtml on the lcov file; returns its exit status (127: not run), or
+ * -1. FN records name C++ functions by their mangled names, as gcov's lcov
+ * does: genhtml demangles them with c++filt when there is one.
+ */
 static int run_genhtml(const char *info, const char *dir, const char *prefix)
 {
 	char *argv[] = { "genhtml", "--quiet", "--branch-coverage", "--function-coverage",
-			 "-o", (char *)dir, (char *)info, NULL };
-	int status, err = hwt_command_run(argv, 0, &status);
+			 "-o", (char *)dir, (char *)info, NULL, NULL };
+	int status, err;
+
+	if (in_path("c++filt")) {
+		memmove(&argv[2], &argv[1], 6 * sizeof(*argv));
+		argv[1] = "--demangle-cpp";
+	}
+	err = hwt_command_run(argv, 0, &status);
 
 	if (err) {
 		fprintf(stderr, "%s: cannot run genhtml: %s\n", prefix, strerror(err));
