@@ -404,6 +404,7 @@ int main(int argc, char **argv)
 	}
 	output = o.output;
 	quiet = o.quiet;
+	o.unit.quiet = quiet;
 	if (!output) {
 		fprintf(stderr, PREFIX ": no program to build (-o PROG)\n");
 		usage(stderr);

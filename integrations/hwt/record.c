@@ -39,7 +39,7 @@ static void usage(FILE *out)
 		HWT_UNIT_USAGE
 		"      --psb-period N    bytes of trace between two sync points [4096]\n"
 		"      --debug-blocks    also log every executed block (for tests)\n"
-		HWT_UNIT_SELECT_USAGE
+		HWT_UNIT_ROOT_USAGE HWT_UNIT_SELECT_USAGE
 		"\n"
 		"The kernel unit (--unit kmod; -p and -a imply it):\n"
 		"  -p, --pid PID         attach to the running process PID (and what it starts)\n"
@@ -118,6 +118,7 @@ int hwt_record_main(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_SELECT_LONG_OPTIONS,
+		HWT_UNIT_ROOT_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_command_options o = { .output = DEFAULT_OUTPUT };
@@ -204,6 +205,7 @@ int hwt_record_main(int argc, char **argv)
 	}
 	if (force && hwt_remove_bundle(o.output, "hwt record") < 0)
 		return 2;
+	unit->quiet = o.quiet;
 	if (hwt_record_run(o.output, unit, argv + optind, &status, "hwt record") < 0)
 		return 2;
 	print_summary(o.output, unit, o.quiet);
