@@ -32,6 +32,8 @@ packages=(
   diff-cover gcovr dpkg-dev git python3-yaml groff-base man-db
   # misc used by tests
   python3 file
+  # bench/select/real_suites.sh: bootstrapping the autotools projects it fetches
+  autoconf automake libtool
   # perf.data: Linux perf (the oracle of the perf import and export), zstd
   linux-perf libzstd-dev
 )
