@@ -57,6 +57,9 @@ LOOP
 now() { date +%s%N; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 cd "$W/proj"
+# the interpreter itself, not a pyenv shim (a shell script)
+py=$(pyenv which python3 2>/dev/null || command -v python3 || echo python3)
+py=$(readlink -f "$py")
 
 # time_of FILE CMD...: appends CMD's wall time in microseconds to FILE
 time_of() {
@@ -80,21 +83,28 @@ while [ $r -lt "$runs" ]; do
 	time_of "$W/native" sh "$W/loop.sh" "$n" "$W/tools/hello"
 	time_of "$W/judged" "$hwt" record -q -o "$W/b" -- sh "$W/loop.sh" "$n" "$W/tools/hello"
 	time_of "$W/glob" "$hwt" record -q -o "$W/b" --no-trace hello -- sh "$W/loop.sh" "$n" "$W/tools/hello"
-	time_of "$W/py" "$hwt" record -q -o "$W/b" -- python3 -c pass
-	time_of "$W/py-glob" "$hwt" record -q -o "$W/b" --no-trace 'python3*' -- python3 -c pass
+	time_of "$W/py" "$hwt" record -q -o "$W/b" -- "$py" -c pass
+	time_of "$W/py-glob" "$hwt" record -q -o "$W/b" --no-trace 'python3*' -- "$py" -c pass
 	time_of "$W/suite" "$cov" -q --keep "$W/b" -o "$W/s.info" -- "$W/tools/driver" "$@"
 	time_of "$W/suite-glob" "$cov" -q --keep "$W/b" -o "$W/s.info" --no-trace driver -- \
 		"$W/tools/driver" "$@"
 	r=$((r + 1))
 done
-py=$(command -v python3 || echo none)
 echo "selection by project, medians of $runs runs; $(nproc) CPUs; hwt from $build"
 nat=$(median <"$W/native") jud=$(median <"$W/judged") glo=$(median <"$W/glob")
 echo "1. $n runs of a -g program outside the root: natively $((nat / n)) us a process;"
 echo "   under hwt record, judged by its debug info $((jud / n)) us, by --no-trace $((glo / n)) us:"
 echo "   the project test costs $(((jud - glo) / n)) us a process (verdict kept by build-id)"
-echo "2. hwt record -- python3 -c pass ($(readlink -f "$py")): $(median <"$W/py") us, with"
+echo "2. hwt record -- python3 -c pass ($py): $(median <"$W/py") us, with"
 echo "   --no-trace 'python3*' $(median <"$W/py-glob") us (first judgement of its debug info)"
+check=$build/tests/select/project_check
+if [ -x "$check" ]; then
+	echo "   CPU time of one judgement, without the cache (project_check):"
+	"$check" "$W/proj" "$py" time 20 | sed 's/^/     /'
+	for lib in $(ldd "$py" 2>/dev/null | awk '$3 ~ /^\// && $3 !~ /^\/(usr|lib)/ { print $3 }'); do
+		"$check" "$W/proj" "$(readlink -f "$lib")" time 5 | sed 's/^/     /'
+	done
+fi
 s=$(median <"$W/suite") g=$(median <"$W/suite-glob")
 echo "3. hwt-cov, the driver running $m test processes: $s us; with --no-trace driver $g us"
 echo "   ($(awk -v s="$s" -v g="$g" 'BEGIN { printf "%+.1f%%", (s - g) * 100 / g }'))"

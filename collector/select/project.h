@@ -4,7 +4,7 @@
  * project's root (root.h finds it).
  *
  * The image test runs in the preloaded library (no allocation, bounded
- * stack: about 9 KiB) and keeps its verdicts by build-id in a directory of
+ * stack: about 11 KiB, gcc -fstack-usage) and keeps its verdicts by build-id in a directory of
  * the bundle, so that each image is read once per recording.
  */
 #ifndef HWT_SELECT_PROJECT_H
