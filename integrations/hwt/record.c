@@ -80,23 +80,27 @@ static void print_summary(const char *dir, const struct hwt_unit_options *unit, 
 {
 	struct hwt_bundle *bundle = hwt_bundle_alloc();
 	struct hwt_bundle_totals totals;
-	int err;
+	int err, counted;
 
 	if (!bundle)
 		return;
 	err = hwt_bundle_open(bundle, dir);
 	hwt_command_print_diags(bundle, stderr, "hwt record");
-	if (!err && hwt_bundle_totals(bundle, &totals) == 0 && totals.processes == 0) {
+	counted = !err && hwt_bundle_totals(bundle, &totals) == 0;
+	if (counted && totals.processes == 0) {
 		fprintf(stderr, "hwt record: warning: %s: no process was traced%s\n", dir,
 			totals.untraced ? "" : " (the command could not be started?)");
 		hwt_record_print_untraced(bundle, stderr, "hwt record");
-	} else if (!err && !quiet && hwt_bundle_totals(bundle, &totals) == 0)
+	} else if (counted && !quiet) {
 		fprintf(stderr,
 			"hwt record: %s: %llu process%s, %llu thread%s, %.1f KiB of trace, "
 			"%llu untraced\n", dir,
 			(unsigned long long)totals.processes, totals.processes == 1 ? "" : "es",
 			(unsigned long long)totals.threads, totals.threads == 1 ? "" : "s",
 			totals.trace_bytes / 1024.0, (unsigned long long)totals.untraced);
+		/* What ran natively where that may surprise (not the project's, set-ID...). */
+		hwt_record_print_untraced(bundle, stderr, "hwt record");
+	}
 	if (!err && !quiet)
 		hwt_record_print_by_library(bundle, unit, stderr, "hwt record");
 	hwt_bundle_free(bundle);

@@ -117,6 +117,15 @@ if command -v git >/dev/null; then rm -rf "$P/.git" && git init -q "$P"; fi &&
 cc -g -O0 -I"$P/src" "$P/src/calc.c" "$P/src/test_calc.c" -o "$P/test_calc" ||
 	{ echo "FAIL build git case"; exit 1; }
 cd "$P" && check git "$P" "the git work tree" ./test_calc; cd "$W"
+# hwt record says the root and the program it left out, too.
+cd "$P" && "$hwt" record -o "$W/record.hwt" -- "$driver" "./test_calc gcd 7" >"$W/record.out" 2>"$W/record.err"
+cd "$W"
+if grep -q "hwt record: root $P (the git work tree)" "$W/record.err" &&
+   grep -q "hwt record: not traced: $driver ($why_outside)" "$W/record.err"; then
+	ok "hwt record: the root and the driver left out said"
+else
+	bad "hwt record: messages:"; cat "$W/record.err"
+fi
 
 # 1b. The same work tree reached through a symbolic link, built through it:
 # the debug info names the link's path, the root is canonical.
