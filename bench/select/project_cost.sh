@@ -61,19 +61,23 @@ cd "$W/proj"
 py=$(pyenv which python3 2>/dev/null || command -v python3 || echo python3)
 py=$(readlink -f "$py")
 
-# time_of FILE CMD...: appends CMD's wall time in microseconds to FILE
+# time_of FILE CMD...: appends CMD's wall time in microseconds to FILE, and
+# its CPU time (user + system, of it and its children) to FILE.cpu: on a
+# loaded machine the wall time of short processes is mostly waiting.
 time_of() {
 	f=$1
 	shift
 	rm -rf "$W/b"
 	t0=$(now)
-	"$@" >/dev/null 2>&1
+	/usr/bin/time -f "%U %S" -o "$W/cpu" "$@" >/dev/null 2>&1
 	t1=$(now)
 	echo $(((t1 - t0) / 1000)) >>"$f"
+	awk '{ printf "%d\n", ($1 + $2) * 1000000 }' "$W/cpu" >>"$f.cpu"
 }
 
 : >"$W/native" && : >"$W/judged" && : >"$W/glob"
 : >"$W/py" && : >"$W/py-glob" && : >"$W/suite" && : >"$W/suite-glob"
+for f in native judged glob py py-glob suite suite-glob; do : >"$W/$f.cpu"; done
 # the suite's tests, one argument each
 set --
 i=0
@@ -95,6 +99,9 @@ nat=$(median <"$W/native") jud=$(median <"$W/judged") glo=$(median <"$W/glob")
 echo "1. $n runs of a -g program outside the root: natively $((nat / n)) us a process;"
 echo "   under hwt record, judged by its debug info $((jud / n)) us, by --no-trace $((glo / n)) us:"
 echo "   the project test costs $(((jud - glo) / n)) us a process (verdict kept by build-id)"
+nat=$(median <"$W/native.cpu") jud=$(median <"$W/judged.cpu") glo=$(median <"$W/glob.cpu")
+echo "   CPU time: natively $((nat / n)) us a process, judged $((jud / n)) us, --no-trace $((glo / n)) us:"
+echo "   $(((jud - glo) / n)) us a process"
 echo "2. hwt record -- python3 -c pass ($py): $(median <"$W/py") us, with"
 echo "   --no-trace 'python3*' $(median <"$W/py-glob") us (first judgement of its debug info)"
 check=$build/tests/select/project_check
@@ -107,4 +114,5 @@ if [ -x "$check" ]; then
 fi
 s=$(median <"$W/suite") g=$(median <"$W/suite-glob")
 echo "3. hwt-cov, the driver running $m test processes: $s us; with --no-trace driver $g us"
-echo "   ($(awk -v s="$s" -v g="$g" 'BEGIN { printf "%+.1f%%", (s - g) * 100 / g }'))"
+echo "   ($(awk -v s="$s" -v g="$g" 'BEGIN { printf "%+.1f%%", (s - g) * 100 / g }'));" \
+	"CPU time $(median <"$W/suite.cpu") us and $(median <"$W/suite-glob.cpu") us"
