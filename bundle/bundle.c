@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-static const char *const top_dirs[] = { "sideband", "streams", "images", "blocks" };
+static const char *const top_dirs[] = { "sideband", "streams", "images", "blocks", "select" };
 
 struct hwt_bundle *hwt_bundle_alloc(void)
 {

@@ -276,5 +276,12 @@ enum hwt_rule_verdict hwt_rule_decide(const struct hwt_rule_facts *f, const char
 		*reason = HWT_RULE_WHY_NO_DEBUG;
 		return HWT_RULE_NATIVE;
 	}
+	if (f->outside_project < 0)
+		return HWT_RULE_NEED_PROJECT;
+	if (f->outside_project) {
+		*reason = f->outside_project == HWT_RULE_UNREADABLE ? HWT_RULE_WHY_UNREADABLE
+								    : HWT_RULE_WHY_OUTSIDE;
+		return HWT_RULE_NATIVE;
+	}
 	return HWT_RULE_TRACE;
 }

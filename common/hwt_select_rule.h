@@ -44,12 +44,23 @@ struct hwt_rule_facts {
 	int trace;		/* a --trace glob matches */
 	int system_dir;		/* hwt_rule_system_dir() */
 	int debug_info;		/* .debug_info or a separate debug file; -1: not read yet */
+	/*
+	 * Whose debug information it is, against the project's root (user space
+	 * only; hwt.ko leaves it 0): 0 a compile unit's source is under the root,
+	 * or no root is set; HWT_RULE_OUTSIDE (none is) or HWT_RULE_UNREADABLE
+	 * (compressed, not read); -1: not read yet.
+	 */
+	int outside_project;
 };
+
+#define HWT_RULE_OUTSIDE	1
+#define HWT_RULE_UNREADABLE	2
 
 enum hwt_rule_verdict {
 	HWT_RULE_TRACE = 1,
 	HWT_RULE_NATIVE = 2,
 	HWT_RULE_NEED_DEBUG_INFO = 3,	/* debug_info is -1 and decides: read it, ask again */
+	HWT_RULE_NEED_PROJECT = 4,	/* outside_project is -1 and decides: read it, ask again */
 };
 
 /* Reasons of NATIVE verdicts (the text of UNTRACED records). */
@@ -58,13 +69,16 @@ enum hwt_rule_verdict {
 #define HWT_RULE_WHY_NOT_ELF	"not an x86-64 ELF executable (a script's interpreter is judged when it runs)"
 #define HWT_RULE_WHY_SYSTEM	"system binary"
 #define HWT_RULE_WHY_NO_DEBUG	"no debug info"
+#define HWT_RULE_WHY_OUTSIDE	"not the project's: its debug info names no source under the root"
+#define HWT_RULE_WHY_UNREADABLE	"compressed debug info (not read): not known to be the project's"
 
 /*
  * The decision, in the rule's order: --no-trace, set-ID, not ELF, --trace,
- * system directory, no debug information, else traced. @reason gets the
+ * system directory, no debug information, debug information of no source
+ * under the project's root, else traced. @reason gets the
  * text of a NATIVE verdict (static storage), NULL otherwise. Facts later in
  * the order than the deciding one are not looked at, so a caller may leave
- * debug_info at -1 until the verdict asks for it.
+ * debug_info and outside_project at -1 until the verdict asks for them.
  */
 enum hwt_rule_verdict hwt_rule_decide(const struct hwt_rule_facts *f, const char **reason);
 

@@ -35,6 +35,10 @@ packages=(
   diff-cover gcovr dpkg-dev git python3-yaml groff-base man-db
   # misc used by tests
   python3 file
+  # bench/select/real_suites.sh: bootstrapping the autotools projects it fetches
+  autoconf automake libtool
+  # bench/select/project_cost.sh: CPU time of a command (/usr/bin/time)
+  time
   # perf.data: Linux perf (the oracle of the perf import and export), zstd
   linux-perf libzstd-dev
 )

@@ -21,7 +21,7 @@
  * It runs inside programs it knows nothing about, possibly between vfork
  * and exec: no allocation on the exec path, the stack and static buffers.
  * Also in threads with small stacks: the exec path keeps its frames to
- * about 27 KiB (gcc -fstack-usage) plus vectors sized by the caller's own
+ * about 42 KiB (gcc -fstack-usage; the project test's 15 of them) plus vectors sized by the caller's own
  * argv and envp, not by the largest ones it could meet.
  */
 #define _GNU_SOURCE
@@ -44,6 +44,7 @@
 #include <valgrind/valgrind.h>
 
 #include "hwt_record.h"
+#include "hwt_select_rule.h"
 #include "select.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -63,9 +64,14 @@ static struct hwt_select_config config;
 /* Our own copies of the variables that every exec must carry on. */
 static char env_bundle[ENV_MAX], env_preload[ENV_MAX], env_unit[ENV_MAX], env_unit_lib[ENV_MAX],
 	env_unit_kind[ENV_MAX], env_trace[ENV_MAX], env_no_trace[ENV_MAX],
-	env_unit_aarch64[ENV_MAX], env_run_aarch64[ENV_MAX];
+	env_unit_aarch64[ENV_MAX], env_run_aarch64[ENV_MAX], env_root[ENV_MAX],
+	env_set_id_only[ENV_MAX];
 static const char *preload_path;        /* this library */
-static char *env_saved[10];             /* "NAME=value" strings of the above, NULL-terminated */
+static char *env_saved[12];             /* "NAME=value" strings of the above, NULL-terminated */
+/* --trace-all under Valgrind, which follows every exec: only set-ID programs
+   are ours, exec'ed through this helper (HWT_SELECT_SET_ID_ONLY), or NULL. */
+static const char *set_id_helper;
+static char cache_dir[ENV_MAX];         /* <bundle>/select: the project test's verdicts */
 static int unit_qemu;                   /* the unit is qemu-x86_64, not Valgrind */
 /* Made once, not on each exec's stack: */
 static char env_valgrind_lib[ENV_MAX];  /* VALGRIND_LIB=<the unit's> for a traced image */
@@ -150,6 +156,10 @@ static void configure(void)
 			       value_of(env_unit_lib), value_of(env_unit));
 	if (!concat(env_valgrind_lib, "VALGRIND_LIB=", config.unit_lib, ""))
 		env_valgrind_lib[0] = '\0';
+	config.root = env_root[0] ? value_of(env_root) : NULL;
+	set_id_helper = env_set_id_only[0] ? value_of(env_set_id_only) : NULL;
+	if (concat(cache_dir, value_of(env_bundle), "/", HWT_SELECT_CACHE_DIR))
+		config.cache_dir = cache_dir;
 	split_lines(&unit_lines, value_of(env_unit));
 	split_lines(&unit_lines_aarch64, value_of(env_unit_aarch64));
 	split_lines(&run_lines_aarch64, value_of(env_run_aarch64));
@@ -212,6 +222,10 @@ __attribute__((constructor)) static void hwt_preload_init(int argc, char **argv,
 		env_saved[n++] = env_unit_aarch64;
 	if (save_env(env_run_aarch64, HWT_SELECT_ENV_RUN_AARCH64))
 		env_saved[n++] = env_run_aarch64;
+	if (save_env(env_root, HWT_SELECT_ENV_ROOT))
+		env_saved[n++] = env_root;
+	if (save_env(env_set_id_only, HWT_SELECT_ENV_SET_ID_ONLY))
+		env_saved[n++] = env_set_id_only;
 	env_saved[n] = NULL;
 }
 
@@ -451,6 +465,57 @@ static void unit_env(char **extra, int qemu, char *argv0, size_t size, const cha
 	extra[n] = NULL;
 }
 
+/* 1 when path is a set-ID regular file (its canonical path into real, PATH_MAX bytes). */
+static int is_set_id(const char *path, char *real)
+{
+	struct stat st;
+
+	return realpath(path, real) && stat(real, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (st.st_mode & (S_ISUID | S_ISGID));
+}
+
+/*
+ * The helper's argv (count(argv) + 4 entries) for the set-ID program at
+ * real started with argv: helper, real, argv[0] (or real), argv[1..].
+ */
+static void set_id_argv(char **out, const char *real, char *const argv[])
+{
+	size_t n = 0;
+
+	out[n++] = (char *)set_id_helper;
+	out[n++] = (char *)real;
+	out[n++] = argv && argv[0] ? argv[0] : (char *)real;
+	for (size_t i = 1; argv && argv[0] && argv[i]; i++)
+		out[n++] = argv[i];
+	out[n] = NULL;
+}
+
+/*
+ * --trace-all under Valgrind: the unit follows the exec itself, but it
+ * cannot run a set-ID program (the exec fails), so that one runs natively
+ * through the helper, with an UNTRACED record.
+ */
+static int exec_set_id_only(const char *path, char *const argv[], char *const envp[],
+			    int (*native)(const void *ctx, char *const envp[]), const void *ctx)
+{
+	char real[PATH_MAX];
+	int written, err;
+
+	if (!is_set_id(path, real))
+		return native(ctx, (char *const *)envp);
+
+	char *helper_argv[count(argv) + 4];
+
+	set_id_argv(helper_argv, real, argv);
+	written = write_untraced(getpid(), getppid(), real, HWT_RULE_WHY_SET_ID, 0) == 0;
+	real_execve(set_id_helper, helper_argv, envp);
+	err = errno;
+	if (written)
+		write_untraced(getpid(), getppid(), real, "the exec failed", HWT_UNTRACED_CANCEL);
+	errno = err;
+	return -1;
+}
+
 /*
  * One exec of path (what the kernel would open). Returns only when the exec
  * failed, with errno set.
@@ -467,6 +532,8 @@ static int exec_selected(const char *path, char *const argv[], char *const envp[
 
 	if (!configured())
 		return native(ctx, (char *const *)envp);
+	if (set_id_helper)
+		return exec_set_id_only(path, argv, envp, native, ctx);
 
 	char *env_out[count(envp) + 16], preload_buf[preload_size(envp)];
 
@@ -790,6 +857,25 @@ static int spawn_selected(pid_t *pid, const char *file, int search,
 
 	if (!on)
 		return spawn(pid, file, actions, attr, argv, envp);
+	if (set_id_helper) {
+		char found_id[search_size(getenv("PATH") ? getenv("PATH") : "/bin:/usr/bin", file)];
+		const char *target = search && !strchr(file, '/') ?
+			spawn_resolve(getenv("PATH") ? getenv("PATH") : "/bin:/usr/bin", file,
+				      found_id, sizeof(found_id)) : file;
+
+		if (!target || !is_set_id(target, real))
+			return spawn(pid, file, actions, attr, argv, envp);
+
+		char *helper_argv[count(argv) + 4];
+
+		set_id_argv(helper_argv, real, argv);
+		rc = real_posix_spawn(&child, set_id_helper, actions, attr, helper_argv, envp);
+		if (rc == 0)
+			write_untraced(child, getpid(), real, HWT_RULE_WHY_SET_ID, 0);
+		if (rc == 0 && pid)
+			*pid = child;
+		return rc;
+	}
 
 	char *env_out[count(envp) + 16], preload_buf[preload_size(envp)];
 

@@ -55,6 +55,7 @@ size_t hwt_record_print_by_library(struct hwt_bundle *bundle, const struct hwt_u
 	cfg.no_trace = unit->no_trace;
 	cfg.unit_lib = lib;
 	cfg.executable_only = 1;
+	cfg.root = hwt_bundle_key(bundle, "root"); /* the recording's, as it judged */
 	for (i = 0; i < hwt_bundle_image_count(bundle); i++) {
 		const struct hwt_bundle_image *image = hwt_bundle_image_at(bundle, i);
 		struct hwt_sideband_record rec;

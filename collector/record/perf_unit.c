@@ -159,6 +159,7 @@ static int perf_finish(const struct hwt_unit_files *files, const char *work, con
 	(void)files;
 	snprintf(data, sizeof(data), "%s/" PERF_DATA, work);
 	hwt_select_config_init(&c.select, opts->trace, opts->no_trace, NULL, NULL);
+	c.select.root = opts->project_root;
 	o.warn = warn;
 	o.warn_context = &c;
 	if (!opts->trace_all) {

@@ -28,6 +28,11 @@ struct hwt_unit_options {
 	int trace_all;      /* trace every process (no selection) */
 	const char *trace;  /* --trace globs, newline-separated, or NULL */
 	const char *no_trace; /* --no-trace globs, newline-separated, or NULL */
+	const char *root;   /* --root as given, or NULL: found (hwt_unit_root) */
+	/* The root the recording uses (canonical; hwt_record_run sets it): the
+	   project test's (HWT_SELECT_ROOT); NULL: none (--trace-all, kmod). */
+	const char *project_root;
+	int quiet;          /* say nothing but errors and warnings (the root used) */
 	const char *filters[16]; /* --filter IMAGE[:FUNCTION], NULL-terminated */
 	/* The kernel unit's (kmod_unit.c): */
 	int wrap;           /* --wrap: a full trace buffer is written over (LOST), not paused */
@@ -40,6 +45,13 @@ struct hwt_unit_options {
 	void (*running)(void *context);
 	void *running_context;
 };
+
+/*
+ * The project's root for opts (--root, else found from the current
+ * directory: collector/select/root.h) into root (PATH_MAX bytes); *from
+ * says where it came from. 0, or -errno (--root names no directory).
+ */
+int hwt_unit_root(const struct hwt_unit_options *opts, char *root, const char **from);
 
 /* 1 when name is a trace unit --unit takes. */
 int hwt_unit_known(const char *name);

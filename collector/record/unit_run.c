@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "root.h"
 #include "select.h"
 #include "trace_unit.h"
 
@@ -36,6 +37,15 @@ static const struct hwt_unit *unit_named(const char *name)
 int hwt_unit_known(const char *name)
 {
 	return unit_named(name) || strcmp(name, "auto") == 0;
+}
+
+int hwt_unit_root(const struct hwt_unit_options *opts, char *root, const char **from)
+{
+	enum hwt_root_source source;
+	int err = hwt_select_root_find(opts->root, root, &source);
+
+	*from = hwt_select_root_source_name(source);
+	return err;
 }
 
 static int is_file(const char *path)
@@ -312,6 +322,10 @@ static int set_select_env(const struct hwt_unit_run *run, const char *bundle,
 	setenv(HWT_SELECT_ENV_UNIT, unit_lines, 1);
 	setenv(HWT_SELECT_ENV_UNIT_LIB, run->files.lib, 1);
 	setenv(HWT_SELECT_ENV_UNIT_KIND, run->unit->name, 1);
+	if (opts->project_root)
+		setenv(HWT_SELECT_ENV_ROOT, opts->project_root, 1);
+	else
+		unsetenv(HWT_SELECT_ENV_ROOT);
 	if (opts->trace)
 		setenv(HWT_SELECT_ENV_TRACE, opts->trace, 1);
 	if (opts->no_trace)
@@ -320,6 +334,39 @@ static int set_select_env(const struct hwt_unit_run *run, const char *bundle,
 		setenv(HWT_SELECT_ENV_UNIT_AARCH64, aarch64_lines, 1);
 	if (run_lines)
 		setenv(HWT_SELECT_ENV_RUN_AARCH64, run_lines, 1);
+	return 0;
+}
+
+/*
+ * --trace-all under a unit that follows every exec itself (Valgrind, which
+ * fails the exec of a set-ID program): the preloaded library is there only
+ * to exec set-ID programs natively, through the helper (helper, PATH_MAX
+ * bytes) that the unit is told not to follow. -1 (said) when the library
+ * or the helper is missing.
+ */
+static int set_id_only_env(const struct hwt_unit_run *run, const char *bundle,
+			   const char *unit_lines, const char *helper, char *preload, size_t size,
+			   const char *prefix)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *value, path[PATH_MAX + 32];
+
+	if (own_lib("libhwt-preload.so", path, sizeof(path), prefix, 0) < 0)
+		return -1;
+	if (size < PATH_MAX || !realpath(path, preload) || !is_file(preload) || !is_file(helper)) {
+		fprintf(stderr, "%s: the preloaded library or its helper is missing: no %s or %s\n"
+			"%s: build them (cmake --build)\n", prefix, path, helper, prefix);
+		return -1;
+	}
+	if (asprintf(&value, "%s%s%s", preload, old && *old ? ":" : "", old ? old : "") < 0)
+		return -1;
+	setenv("LD_PRELOAD", value, 1);
+	free(value);
+	setenv(HWT_SELECT_ENV_BUNDLE, bundle, 1);
+	setenv(HWT_SELECT_ENV_PRELOAD, preload, 1);
+	setenv(HWT_SELECT_ENV_UNIT, unit_lines, 1);
+	setenv(HWT_SELECT_ENV_UNIT_LIB, run->files.lib, 1);
+	setenv(HWT_SELECT_ENV_SET_ID_ONLY, helper, 1);
 	return 0;
 }
 
@@ -398,7 +445,7 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 {
 	struct hwt_unit_options opts = *opts_in;
 	struct hwt_unit_argv unit_argv = { 0 };
-	char preload[PATH_MAX];
+	char preload[PATH_MAX], helper[PATH_MAX + 32] = "";
 	char *unit_lines = NULL, *a64_lines = NULL, *a64_run_lines = NULL;
 	const char **cmd;
 	int direct = run->unit->finish || (opts.trace_all && run->unit->follows_children);
@@ -413,7 +460,12 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 		opts.trace = "*";
 		opts.no_trace = NULL;
 	}
-	if (run->unit->argv_prefix(&run->files, bundle, &opts, &unit_argv) < 0) {
+	/* Set-ID programs run natively: Valgrind does not follow the helper they go through. */
+	if (opts.trace_all && direct && !run->unit->finish &&
+	    own_lib("hwt-exec-native", helper, sizeof(helper), prefix, 0) < 0)
+		return -1;
+	if (run->unit->argv_prefix(&run->files, bundle, &opts, &unit_argv) < 0 ||
+	    (helper[0] && hwt_unit_argf(&unit_argv, "--trace-children-skip=%s", helper) < 0)) {
 		fprintf(stderr, "%s: cannot make the command line of the %s trace unit\n", prefix,
 			run->unit->title);
 		argv_free(&unit_argv);
@@ -426,6 +478,15 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 	}
 	if (!direct)
 		aarch64_lines(run, bundle, &opts, &a64_lines, &a64_run_lines, prefix);
+	if (!direct && opts.project_root) {
+		/* Where the preloaded library keeps the project test's verdicts (by build-id). */
+		char cache[PATH_MAX + 16];
+
+		snprintf(cache, sizeof(cache), "%s/" HWT_SELECT_CACHE_DIR, bundle);
+		if (mkdir(cache, 0777) < 0 && errno != EEXIST)
+			fprintf(stderr, "%s: warning: cannot create %s: %s\n", prefix, cache,
+				strerror(errno));
+	}
 
 	/*
 	 * Not the commands' runner (hwt_command_run, posix_spawn): this child
@@ -457,7 +518,9 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 		if (run->unit->child_env)
 			run->unit->child_env(&run->files);
 		if (direct) {
-			execv(run->files.exe, (char *const *)cmd);
+			if (!helper[0] || set_id_only_env(run, bundle, unit_lines, helper, preload,
+							  sizeof(preload), prefix) == 0)
+				execv(run->files.exe, (char *const *)cmd);
 		} else if (set_select_env(run, bundle, unit_lines, a64_lines, a64_run_lines, &opts,
 					  preload, sizeof(preload), prefix) == 0) {
 			void *handle = dlopen(preload, RTLD_NOW | RTLD_LOCAL);

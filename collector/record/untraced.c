@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "hwt_bundle.h"
+#include "hwt_select_rule.h"
 #include "record.h"
 #include "tally.h"
 
@@ -22,6 +23,7 @@ size_t hwt_record_print_untraced(struct hwt_bundle *bundle, FILE *out, const cha
 	struct hwt_tally tally = { 0 };
 	struct hwt_sideband *sideband = hwt_sideband_alloc();
 	size_t total = 0, i;
+	int outside = 0, other = 0;
 
 	if (!sideband)
 		return 0;
@@ -33,12 +35,24 @@ size_t hwt_record_print_untraced(struct hwt_bundle *bundle, FILE *out, const cha
 		    hwt_sideband_next(sideband, &rec) < 0 || rec.hdr->type != HWT_RECORD_UNTRACED)
 			continue;
 		total++;
-		if (!expected(rec.reason))
-			hwt_tally_add(&tally, rec.path, rec.reason);
+		if (expected(rec.reason))
+			continue;
+		hwt_tally_add(&tally, rec.path, rec.reason);
+		/* Set-ID programs run natively whatever the options: no hint for them. */
+		if (!strcmp(rec.reason, HWT_RULE_WHY_OUTSIDE) ||
+		    !strcmp(rec.reason, HWT_RULE_WHY_UNREADABLE))
+			outside = 1;
+		else if (strcmp(rec.reason, HWT_RULE_WHY_SET_ID) != 0)
+			other = 1;
 	}
-	if (hwt_tally_print(&tally, out, prefix, "not traced", " ('hwt dump' lists them)"))
-		fprintf(out, "%s: --trace GLOB selects more executables, --trace-all every process\n",
-			prefix);
+	if (hwt_tally_print(&tally, out, prefix, "not traced", " ('hwt dump' lists them)")) {
+		if (outside)
+			fprintf(out, "%s: programs that are not the project's: --trace GLOB traces "
+				"them, --root DIR sets the root\n", prefix);
+		if (other)
+			fprintf(out, "%s: --trace GLOB selects more executables, --trace-all every "
+				"process\n", prefix);
+	}
 	hwt_sideband_free(sideband);
 	return total;
 }

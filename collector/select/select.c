@@ -1,8 +1,9 @@
 /*
  * The selection rule (docs/select.md): trace an executable unless a
  * --no-trace glob matches it; trace it when a --trace glob matches; else
- * trace it when it is not a system binary and has debug information, or
- * when a shared library it will load is selected by the same rule.
+ * trace it when it is not a system binary and its debug information names
+ * a source under the project's root (project.c), or when a shared library
+ * it will load is selected by the same rule.
  * setuid/setgid executables and files that are not ELF always run natively.
  */
 #define _GNU_SOURCE
@@ -18,6 +19,7 @@
 
 #include "hwt_select_rule.h"
 #include "needed.h"
+#include "project.h"
 #include "elf_note.h"
 #include "select.h"
 
@@ -68,20 +70,19 @@ static int read_at(void *fd, uint64_t off, void *buf, size_t len)
 	return pread(*(int *)fd, buf, len, (off_t)off) == (ssize_t)len;
 }
 
-/* A GNU build-id note among the program headers: is its debug file installed? */
-static int has_build_id_debug_file(int fd)
+/* A GNU build-id note among the program headers: is its debug file installed (into path)? */
+static int has_build_id_debug_file(int fd, char *path)
 {
 	uint8_t id[64];
 	uint32_t id_size = hwt_elf_file_build_id(read_at, &fd, id, sizeof(id));
-	char path[200];
 	int at;
 
 	if (id_size < 2)
 		return 0;
-	at = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	at = snprintf(path, 200, "/usr/lib/debug/.build-id/%02x/", id[0]);
 	for (unsigned k = 1; k < id_size; k++)
-		at += snprintf(path + at, sizeof(path) - (size_t)at, "%02x", id[k]);
-	snprintf(path + at, sizeof(path) - (size_t)at, ".debug");
+		at += snprintf(path + at, 200 - (size_t)at, "%02x", id[k]);
+	snprintf(path + at, 200 - (size_t)at, ".debug");
 	return is_file(path);
 }
 
@@ -103,10 +104,10 @@ static int join(char *path, const char *a, const char *dir, size_t dir_len, cons
 	return 0;
 }
 
-/* .gnu_debuglink names a file looked for where gdb looks. */
-static int has_debuglink_file(int fd, const Elf64_Shdr *sh, const char *real)
+/* .gnu_debuglink names a file looked for where gdb looks (into path, PATH_MAX bytes). */
+static int has_debuglink_file(int fd, const Elf64_Shdr *sh, const char *real, char *path)
 {
-	char name[256], path[PATH_MAX];
+	char name[256];
 	size_t n = sh->sh_size < sizeof(name) - 1 ? sh->sh_size : sizeof(name) - 1, dir_len;
 	const char *slash;
 
@@ -168,7 +169,11 @@ static int name_is(struct names *t, uint64_t at, const char *want)
 	       memcmp(t->buf + (at - t->at), want, have) == 0;
 }
 
-int hwt_select_has_debug_info(int fd, const char *real)
+/*
+ * Where the DWARF of the ELF file at fd is: 1 in it, 2 in the separate
+ * debug file at path (PATH_MAX bytes), 0 nowhere.
+ */
+static int debug_where(int fd, const char *real, char *path)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr shstr;
@@ -202,13 +207,55 @@ int hwt_select_has_debug_info(int fd, const char *real)
 			    name_is(&names, sh[j].sh_name, ".zdebug_info"))
 				return sh[j].sh_type != SHT_NOBITS;
 			if (name_is(&names, sh[j].sh_name, ".gnu_debuglink") &&
-			    has_debuglink_file(fd, &sh[j], real))
-				return 1;
+			    has_debuglink_file(fd, &sh[j], real, path))
+				return 2;
 		}
 		if (k < 8)
 			break; /* the rest is not in the file (or the table ends) */
 	}
-	return has_build_id_debug_file(fd);
+	return has_build_id_debug_file(fd, path) ? 2 : 0;
+}
+
+int hwt_select_has_debug_info(int fd, const char *real)
+{
+	char path[PATH_MAX];
+
+	return debug_where(fd, real, path) != 0;
+}
+
+int hwt_select_project(const struct hwt_select_config *cfg, int fd, const char *real)
+{
+	char path[PATH_MAX];
+	int where, kept, debug_fd;
+	enum hwt_project_verdict v = HWT_PROJECT_OUTSIDE;
+
+	if (!cfg->root)
+		return hwt_select_has_debug_info(fd, real) ? HWT_PROJECT_IN : HWT_PROJECT_NO_DEBUG;
+	kept = hwt_select_project_cached(cfg->cache_dir, fd);
+	if (kept >= 0)
+		return kept;
+	where = debug_where(fd, real, path);
+	if (where == 0) {
+		v = HWT_PROJECT_NO_DEBUG;
+	} else if (where == 1) {
+		v = hwt_select_project_file(fd, cfg->root);
+	} else if ((debug_fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		v = hwt_select_project_file(debug_fd, cfg->root);
+		close(debug_fd);
+	}
+	hwt_select_project_keep(cfg->cache_dir, fd, v);
+	return v;
+}
+
+/* The facts debug_info and outside_project from the project test. */
+static void project_facts(const struct hwt_select_config *cfg, int fd, const char *real,
+			  struct hwt_rule_facts *facts)
+{
+	int v = hwt_select_project(cfg, fd, real);
+
+	facts->debug_info = v != HWT_PROJECT_NO_DEBUG;
+	facts->outside_project = v == HWT_PROJECT_OUTSIDE     ? HWT_RULE_OUTSIDE :
+				 v == HWT_PROJECT_UNREADABLE ? HWT_RULE_UNREADABLE : 0;
 }
 
 static int is_static_elf(int fd, const Elf64_Ehdr *eh)
@@ -232,7 +279,7 @@ static int is_static_elf(int fd, const Elf64_Ehdr *eh)
  */
 int hwt_select_library(const struct hwt_select_config *cfg, const char *real, int fd)
 {
-	struct hwt_rule_facts facts = { .elf = 1, .debug_info = -1 };
+	struct hwt_rule_facts facts = { .elf = 1, .debug_info = -1, .outside_project = -1 };
 	enum hwt_rule_verdict v;
 	const char *why;
 	int own_fd = -1;
@@ -246,7 +293,7 @@ int hwt_select_library(const struct hwt_select_config *cfg, const char *real, in
 	if (v == HWT_RULE_NEED_DEBUG_INFO) {
 		if (fd < 0 && (fd = own_fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
 			return 0;
-		facts.debug_info = hwt_select_has_debug_info(fd, real);
+		project_facts(cfg, fd, real, &facts);
 		if (own_fd >= 0)
 			close(own_fd);
 		v = hwt_rule_decide(&facts, &why);
@@ -314,7 +361,7 @@ enum hwt_select_verdict hwt_select_decide_machine(const struct hwt_select_config
 						  const char **reason, int *static_exe,
 						  unsigned *machine)
 {
-	struct hwt_rule_facts facts = { .debug_info = -1 }, with_library;
+	struct hwt_rule_facts facts = { .debug_info = -1, .outside_project = -1 }, with_library;
 	enum hwt_rule_verdict v;
 	struct stat st;
 	Elf64_Ehdr eh;
@@ -345,7 +392,7 @@ enum hwt_select_verdict hwt_select_decide_machine(const struct hwt_select_config
 		return HWT_SELECT_NATIVE;
 	}
 	if (v == HWT_RULE_NEED_DEBUG_INFO) {
-		facts.debug_info = hwt_select_has_debug_info(fd, real);
+		project_facts(cfg, fd, real, &facts);
 		v = hwt_rule_decide(&facts, reason);
 	}
 	/*
@@ -356,6 +403,7 @@ enum hwt_select_verdict hwt_select_decide_machine(const struct hwt_select_config
 	with_library = facts;
 	with_library.system_dir = 0;
 	with_library.debug_info = 1;
+	with_library.outside_project = 0;
 	if (v == HWT_RULE_NATIVE && !cfg->executable_only && *machine != EM_AARCH64 &&
 	    hwt_rule_decide(&with_library, &why) == HWT_RULE_TRACE &&
 	    hwt_needed_find(fd, real, envp, library_selected, (void *)cfg, NULL, 0)) {

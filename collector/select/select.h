@@ -22,6 +22,15 @@
 #define HWT_SELECT_ENV_TRACE    "HWT_SELECT_TRACE"     /* --trace globs */
 #define HWT_SELECT_ENV_NO_TRACE "HWT_SELECT_NO_TRACE"  /* --no-trace globs */
 #define HWT_SELECT_ENV_ARGV0    "HWT_SELECT_ARGV0"     /* argv[0] for the traced image */
+#define HWT_SELECT_ENV_ROOT     "HWT_SELECT_ROOT"      /* the project's root (canonical) */
+/* set-ID programs run natively, everything else under the unit that follows
+   children itself (--trace-all with Valgrind): the value is the helper that
+   the unit does not follow, which execs the program natively. */
+#define HWT_SELECT_ENV_SET_ID_ONLY "HWT_SELECT_SET_ID_ONLY"
+
+/* The directory of a bundle where the verdicts of the project test are kept
+   by build-id (one byte a file: project.h). */
+#define HWT_SELECT_CACHE_DIR "select"
 /* aarch64 programs (run under qemu-aarch64): the QEMU unit's argv prefix for
    them, and plain qemu-aarch64's for those that run untraced, one per line. */
 #define HWT_SELECT_ENV_UNIT_AARCH64 "HWT_SELECT_UNIT_AARCH64"
@@ -46,6 +55,8 @@ struct hwt_select_config {
 	const char *unit_lib;  /* never traced: the trace unit's own files */
 	const char *unit_exe;  /* the trace unit's launcher (first line of UNIT) */
 	int executable_only;   /* judge the executable alone, not its libraries */
+	const char *root;      /* the project's root (canonical), or NULL: no project test */
+	const char *cache_dir; /* where the project test keeps its verdicts, or NULL */
 };
 
 /*
@@ -79,7 +90,8 @@ enum hwt_select_verdict hwt_select_decide_machine(const struct hwt_select_config
 
 /* 1 when the shared library at the canonical path real (open at fd, or -1) is
    selected: no --no-trace glob matches, and a --trace glob does, or it is
-   not under a system directory and has debug info. */
+   not under a system directory and has debug info naming a source under
+   the root. */
 int hwt_select_library(const struct hwt_select_config *cfg, const char *real, int fd);
 
 /* 1 when a glob of the newline-separated list matches path (or its base name
@@ -88,5 +100,13 @@ int hwt_select_match(const char *globs, const char *path);
 
 /* 1 when the ELF file at fd has DWARF, or a separate debug file is installed. */
 int hwt_select_has_debug_info(int fd, const char *real);
+
+/*
+ * The project test of the ELF file at fd (canonical path real), in its own
+ * DWARF or its separate debug file, kept by build-id in cfg->cache_dir:
+ * a hwt_project_verdict (project.h). Without cfg->root, HWT_PROJECT_IN
+ * when it has debug information.
+ */
+int hwt_select_project(const struct hwt_select_config *cfg, int fd, const char *real);
 
 #endif /* HWT_SELECT_H */

@@ -196,6 +196,8 @@ int hwt_command_other_option(struct hwt_command_options *o, int opt, const char 
 	{ "no-trace", required_argument, NULL, HWT_UNIT_OPT_NO_TRACE }, \
 	{ "trace-all", no_argument, NULL, HWT_UNIT_OPT_TRACE_ALL },    \
 	{ "filter", required_argument, NULL, HWT_UNIT_OPT_FILTER }
+/* --root of the commands that record but write no Cobertura (hwt-cov's --root is both). */
+#define HWT_UNIT_ROOT_LONG_OPTION { "root", required_argument, NULL, HWT_UNIT_OPT_ROOT }
 enum {
 	HWT_UNIT_OPT_TRACE = 0x1000,
 	HWT_UNIT_OPT_NO_TRACE,
@@ -203,6 +205,7 @@ enum {
 	HWT_UNIT_OPT_FILTER,
 	HWT_UNIT_OPT_UNIT,
 	HWT_OPT_DECODER,
+	HWT_UNIT_OPT_ROOT,
 };
 
 /* --debug-dir DIR: where separate debug files are (converters/elf/debug_file.h). */
@@ -234,6 +237,9 @@ int hwt_command_decoder(const char *name);
 	"                        aarch64 programs run under qemu-aarch64 (sysroot\n"        \
 	"                        $QEMU_LD_PREFIX or /usr/aarch64-linux-gnu), traced (ETMv4)\n" \
 	"                        by the qemu unit\n"
+/* Usage text of --root where it is the selection's alone (hwt record, hwt flame). */
+#define HWT_UNIT_ROOT_USAGE \
+	"      --root DIR        the project's root (the default is below)\n"
 /* Usage text of the selection options. */
 #define HWT_UNIT_SELECT_USAGE                                                              \
 	"      --trace GLOB      trace executables matching GLOB (repeatable; '*' matches\n" \
@@ -241,13 +247,19 @@ int hwt_command_decoder(const char *name);
 	"                        and programs that load a library matching it\n"             \
 	"      --no-trace GLOB   run executables matching GLOB natively (repeatable); a\n"   \
 	"                        library matching it does not select a program\n"             \
-	"                        default: trace what is not under /usr /bin /sbin /lib and\n" \
-	"                        has debug info, and programs that will load such a\n"       \
-	"                        library (DT_NEEDED, LD_LIBRARY_PATH, RPATH); every other\n" \
+	"                        default: trace what the project built (not under /usr\n"   \
+	"                        /bin /sbin /lib, debug info naming a source under the\n"   \
+	"                        root), and programs that will load such a library\n"      \
+	"                        (DT_NEEDED, LD_LIBRARY_PATH, RPATH); every other\n"         \
 	"                        process runs natively, and its children are still\n"        \
 	"                        followed (docs/select.md)\n"                                 \
+	"                        root: --root DIR, else the git work tree around the\n"    \
+	"                        current directory, else the source directory of its\n"    \
+	"                        build directory (CMakeCache.txt, config.status), else\n"  \
+	"                        the current directory\n"                                   \
 	"      --trace-all       trace every process of the tree (no selection; under qemu,\n" \
-	"                        every x86-64 executable but set-ID ones, not scripts)\n"   \
+	"                        every x86-64 executable, not scripts); set-ID programs\n"  \
+	"                        always run natively\n"                                      \
 	"      --filter IMAGE[:FUNCTION]  only trace code of IMAGE (a path or base-name\n"   \
 	"                        glob), or of its FUNCTION (ELF symbol); repeatable\n"       \
 	"                        (valgrind, perf and kmod units)\n"
@@ -457,7 +469,8 @@ enum {
 	"      --format FORMAT       the format of the -o that follows (or of the last one):\n" \
 	"                            lcov, cobertura, sonarqube, json\n"                      \
 	"      --root DIR            Cobertura, SonarQube and JSON name files relative to\n"  \
-	"                            DIR [the current directory]\n"                           \
+	"                            DIR [the current directory]; hwt-cov: also the\n"      \
+	"                            project's root for the selection (below)\n"            \
 	"      --html DIR            also write an HTML report (genhtml) into DIR, C++\n"     \
 	"                            names demangled when c++filt is installed\n"            \
 	"      --include GLOB        only source files matching GLOB (repeatable; '*'\n"      \

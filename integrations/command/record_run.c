@@ -33,17 +33,55 @@ int hwt_exit_code(int wait_status)
  * command has exited. The bundle directory is made (empty) first, so that
  * a bad -o fails before the command runs.
  */
-/* The bundle's header names the unit that writes it and the formats of its trace. */
-static int create_bundle(const char *dir, const struct hwt_unit *unit, const char *command)
+/*
+ * The bundle's header names the unit that writes it, the formats of its
+ * trace and the project's root the selection used (root=, when there is
+ * one).
+ */
+static int create_bundle(const char *dir, const struct hwt_unit *unit, const char *command,
+			 const char *root)
 {
-	char trace[64];
-	const char *keys[] = { trace, NULL };
+	char trace[64], *root_key = NULL;
+	const char *keys[3] = { NULL };
 	const char *clock = unit->clock ? unit->clock : "sequence";
+	size_t n = 0;
+	int err;
 
-	if (!unit->traces)
-		return hwt_bundle_create(dir, unit->name, clock, command);
-	snprintf(trace, sizeof(trace), "trace=%s", unit->traces);
-	return hwt_bundle_create_keys(dir, unit->name, clock, command, keys);
+	if (unit->traces) {
+		snprintf(trace, sizeof(trace), "trace=%s", unit->traces);
+		keys[n++] = trace;
+	}
+	if (root && !strchr(root, '\n') && asprintf(&root_key, "root=%s", root) >= 0)
+		keys[n++] = root_key;
+	err = hwt_bundle_create_keys(dir, unit->name, clock, command, n ? keys : NULL);
+	free(root_key);
+	return err;
+}
+
+/*
+ * The project's root into root (PATH_MAX bytes) for a recording that
+ * selects (not --trace-all, not the kernel unit, which does not use it),
+ * said unless quiet; *use 0 when none is used. -1 with a message when
+ * --root names no directory.
+ */
+static int find_root(const struct hwt_unit_run *run, const struct hwt_unit_options *unit,
+		     char *root, int *use, const char *prefix)
+{
+	const char *from;
+	int err;
+
+	*use = !unit->trace_all && !run->unit->record;
+	if (!*use)
+		return 0;
+	err = hwt_unit_root(unit, root, &from);
+	if (err < 0) {
+		fprintf(stderr, "%s: --root %s: %s\n", prefix, unit->root, strerror(-err));
+		return -1;
+	}
+	if (!unit->quiet)
+		fprintf(stderr, "%s: root %s (%s): programs whose debug info names no source "
+			"under it run natively\n", prefix, root, from);
+	return 0;
 }
 
 static int record_then_finish(const struct hwt_unit_run *run, const char *dir,
@@ -86,18 +124,23 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 		   int *status, const char *prefix)
 {
 	struct hwt_unit_run run;
-	char abs_dir[PATH_MAX], *command;
-	int argc, err;
+	struct hwt_unit_options with_root = *unit;
+	char abs_dir[PATH_MAX], root[PATH_MAX], *command;
+	int argc, err, use_root;
 
 	if (hwt_unit_prepare(&run, unit, prefix) < 0)
 		return -1;
+	if (find_root(&run, unit, root, &use_root, prefix) < 0)
+		return -1;
+	with_root.project_root = use_root ? root : NULL;
+	unit = &with_root;
 	if (run.unit->finish)
 		return record_then_finish(&run, dir, unit, argv, status, prefix);
 	for (argc = 0; argv[argc]; argc++)
 		;
 	command = hwt_bundle_quote_argv(argc, argv);
 	/* The header names the unit that writes the bundle. */
-	err = create_bundle(dir, run.unit, command ? command : "");
+	err = create_bundle(dir, run.unit, command ? command : "", unit->project_root);
 	free(command);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot create the bundle %s: %s%s%s\n", prefix, dir,

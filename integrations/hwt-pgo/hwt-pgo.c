@@ -522,6 +522,7 @@ int main(int argc, char **argv)
 	}
 	output = o.output;
 	quiet = o.quiet;
+	o.unit.quiet = quiet;
 	if (sample && !bolt) {
 		fprintf(stderr, PREFIX ": --sample goes with --bolt (sample PGO alone is the "
 			"default)\n");

@@ -137,7 +137,7 @@ static void flame_usage(FILE *out)
 	      "                        ran (flame and folded: each process is decoded as it\n"
 	      "                        ends, as hwt-cov does)\n"
 	      COMMON_USAGE HWT_UNIT_USAGE
-	      "Which processes are traced, as for `hwt record`:\n" HWT_UNIT_SELECT_USAGE,
+	      "Which processes are traced, as for `hwt record`:\n" HWT_UNIT_ROOT_USAGE HWT_UNIT_SELECT_USAGE,
 	      out);
 }
 
@@ -653,6 +653,7 @@ int hwt_flame_main(int argc, char **argv)
 		{ "keep", required_argument, NULL, OPT_KEEP },
 		HWT_OPTION_VERBOSE,
 		HWT_UNIT_SELECT_LONG_OPTIONS,
+		HWT_UNIT_ROOT_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const defaults[fmt_count] = { "flame.svg", "flame.folded",
@@ -726,6 +727,7 @@ int hwt_flame_main(int argc, char **argv)
 		flame_live_alloc(&live, dir, &o);
 	rec.live = live.live;
 	rec.flow = live.stacks ? hwt_stacks_consumer(live.stacks) : NULL;
+	o.common.unit.quiet = o.common.quiet;
 	if (hwt_record_run_live(dir, &o.common.unit, argv + optind, &wait_status, prefix, &rec) < 0) {
 		flame_live_free(&live);
 		if (!keep)

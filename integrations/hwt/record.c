@@ -42,7 +42,7 @@ static void usage(FILE *out)
 		HWT_UNIT_USAGE
 		"      --psb-period N    bytes of trace between two sync points [4096]\n"
 		"      --debug-blocks    also log every executed block (for tests)\n"
-		HWT_UNIT_SELECT_USAGE
+		HWT_UNIT_ROOT_USAGE HWT_UNIT_SELECT_USAGE
 		"\n"
 		"The kernel unit (--unit kmod; -p and -a imply it):\n"
 		"  -p, --pid PID         attach to the running process PID (and what it starts)\n"
@@ -83,23 +83,27 @@ static void print_summary(const char *dir, const struct hwt_unit_options *unit, 
 {
 	struct hwt_bundle *bundle = hwt_bundle_alloc();
 	struct hwt_bundle_totals totals;
-	int err;
+	int err, counted;
 
 	if (!bundle)
 		return;
 	err = hwt_bundle_open(bundle, dir);
 	hwt_command_print_diags(bundle, stderr, "hwt record");
-	if (!err && hwt_bundle_totals(bundle, &totals) == 0 && totals.processes == 0) {
+	counted = !err && hwt_bundle_totals(bundle, &totals) == 0;
+	if (counted && totals.processes == 0) {
 		fprintf(stderr, "hwt record: warning: %s: no process was traced%s\n", dir,
 			totals.untraced ? "" : " (the command could not be started?)");
 		hwt_record_print_untraced(bundle, stderr, "hwt record");
-	} else if (!err && !quiet && hwt_bundle_totals(bundle, &totals) == 0)
+	} else if (counted && !quiet) {
 		fprintf(stderr,
 			"hwt record: %s: %llu process%s, %llu thread%s, %.1f KiB of trace, "
 			"%llu untraced\n", dir,
 			(unsigned long long)totals.processes, totals.processes == 1 ? "" : "es",
 			(unsigned long long)totals.threads, totals.threads == 1 ? "" : "s",
 			totals.trace_bytes / 1024.0, (unsigned long long)totals.untraced);
+		/* What ran natively where that may surprise (not the project's, set-ID...). */
+		hwt_record_print_untraced(bundle, stderr, "hwt record");
+	}
 	if (!err && !quiet)
 		hwt_record_print_by_library(bundle, unit, stderr, "hwt record");
 	hwt_bundle_free(bundle);
@@ -121,6 +125,7 @@ int hwt_record_main(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		HWT_UNIT_SELECT_LONG_OPTIONS,
+		HWT_UNIT_ROOT_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_command_options o = { .output = DEFAULT_OUTPUT };
@@ -213,6 +218,7 @@ int hwt_record_main(int argc, char **argv)
 	}
 	if (force && hwt_remove_bundle(o.output, "hwt record") < 0)
 		return HWT_EXIT_ERROR;
+	unit->quiet = o.quiet;
 	if (hwt_record_run(o.output, unit, argv + optind, &status, "hwt record") < 0)
 		return HWT_EXIT_ERROR;
 	print_summary(o.output, unit, o.quiet);

@@ -174,20 +174,28 @@ struct decide_case {
 	const char *why;
 };
 
-/* Facts: no_trace, set_id, elf, trace, system_dir, debug_info. */
+/* Facts: no_trace, set_id, elf, trace, system_dir, debug_info, outside_project. */
 static const struct decide_case decide_cases[] = {
-	{ { 0, 0, 1, 0, 0, 1 }, HWT_RULE_TRACE, NULL },
-	{ { 0, 0, 1, 0, 0, 0 }, HWT_RULE_NATIVE, HWT_RULE_WHY_NO_DEBUG },
-	{ { 0, 0, 1, 0, 0, -1 }, HWT_RULE_NEED_DEBUG_INFO, NULL },
-	{ { 0, 0, 1, 0, 1, -1 }, HWT_RULE_NATIVE, HWT_RULE_WHY_SYSTEM },
-	{ { 0, 0, 1, 0, 1, 1 }, HWT_RULE_NATIVE, HWT_RULE_WHY_SYSTEM },
-	{ { 0, 0, 1, 1, 1, -1 }, HWT_RULE_TRACE, NULL },	/* --trace beats system dir */
-	{ { 0, 0, 1, 1, 0, 0 }, HWT_RULE_TRACE, NULL },	/* and missing debug info */
-	{ { 0, 0, 0, 1, 0, 1 }, HWT_RULE_NATIVE, HWT_RULE_WHY_NOT_ELF },	/* not beats not-ELF */
-	{ { 0, 1, 1, 1, 0, 1 }, HWT_RULE_NATIVE, HWT_RULE_WHY_SET_ID },	/* nor set-ID */
-	{ { 0, 1, 0, 0, 0, -1 }, HWT_RULE_NATIVE, HWT_RULE_WHY_SET_ID },
-	{ { 1, 0, 1, 1, 0, 1 }, HWT_RULE_NATIVE, HWT_RULE_WHY_NO_TRACE },	/* --no-trace first */
-	{ { 1, 1, 0, 1, 1, 0 }, HWT_RULE_NATIVE, HWT_RULE_WHY_NO_TRACE },
+	{ { 0, 0, 1, 0, 0, 1, 0 }, HWT_RULE_TRACE, NULL },
+	{ { 0, 0, 1, 0, 0, 0, 0 }, HWT_RULE_NATIVE, HWT_RULE_WHY_NO_DEBUG },
+	{ { 0, 0, 1, 0, 0, -1, 0 }, HWT_RULE_NEED_DEBUG_INFO, NULL },
+	{ { 0, 0, 1, 0, 1, -1, 0 }, HWT_RULE_NATIVE, HWT_RULE_WHY_SYSTEM },
+	{ { 0, 0, 1, 0, 1, 1, 0 }, HWT_RULE_NATIVE, HWT_RULE_WHY_SYSTEM },
+	{ { 0, 0, 1, 1, 1, -1, 0 }, HWT_RULE_TRACE, NULL },	/* --trace beats system dir */
+	{ { 0, 0, 1, 1, 0, 0, 0 }, HWT_RULE_TRACE, NULL },	/* and missing debug info */
+	{ { 0, 0, 0, 1, 0, 1, 0 }, HWT_RULE_NATIVE, HWT_RULE_WHY_NOT_ELF },	/* not beats not-ELF */
+	{ { 0, 1, 1, 1, 0, 1, 0 }, HWT_RULE_NATIVE, HWT_RULE_WHY_SET_ID },	/* nor set-ID */
+	{ { 0, 1, 0, 0, 0, -1, 0 }, HWT_RULE_NATIVE, HWT_RULE_WHY_SET_ID },
+	{ { 1, 0, 1, 1, 0, 1, 0 }, HWT_RULE_NATIVE, HWT_RULE_WHY_NO_TRACE },	/* --no-trace first */
+	{ { 1, 1, 0, 1, 1, 0, 0 }, HWT_RULE_NATIVE, HWT_RULE_WHY_NO_TRACE },
+	/* Selection by project: after the debug info, before tracing. */
+	{ { 0, 0, 1, 0, 0, 1, -1 }, HWT_RULE_NEED_PROJECT, NULL },
+	{ { 0, 0, 1, 0, 0, 1, HWT_RULE_OUTSIDE }, HWT_RULE_NATIVE, HWT_RULE_WHY_OUTSIDE },
+	{ { 0, 0, 1, 0, 0, 1, HWT_RULE_UNREADABLE }, HWT_RULE_NATIVE, HWT_RULE_WHY_UNREADABLE },
+	{ { 0, 0, 1, 0, 0, 0, -1 }, HWT_RULE_NATIVE, HWT_RULE_WHY_NO_DEBUG },
+	{ { 0, 0, 1, 0, 1, 1, -1 }, HWT_RULE_NATIVE, HWT_RULE_WHY_SYSTEM },
+	{ { 0, 0, 1, 1, 0, 1, HWT_RULE_OUTSIDE }, HWT_RULE_TRACE, NULL },	/* --trace beats it */
+	{ { 0, 1, 1, 1, 0, 1, 0 }, HWT_RULE_NATIVE, HWT_RULE_WHY_SET_ID },
 };
 
 static int fnmatch_says(const char *pat, const char *str)
