@@ -291,6 +291,28 @@ void hwt_unit_signals_restore(const struct hwt_unit_signals *saved)
 }
 
 /*
+ * What the preloaded library needs in every case: itself first in
+ * LD_PRELOAD (before the user's own), the bundle, its own path, the unit's
+ * command line and directory. -1 when out of memory.
+ */
+static int preload_env(const struct hwt_unit_run *run, const char *bundle,
+		       const char *unit_lines, const char *preload)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *value;
+
+	if (asprintf(&value, "%s%s%s", preload, old && *old ? ":" : "", old ? old : "") < 0)
+		return -1;
+	setenv("LD_PRELOAD", value, 1);
+	free(value);
+	setenv(HWT_SELECT_ENV_BUNDLE, bundle, 1);
+	setenv(HWT_SELECT_ENV_PRELOAD, preload, 1);
+	setenv(HWT_SELECT_ENV_UNIT, unit_lines, 1);
+	setenv(HWT_SELECT_ENV_UNIT_LIB, run->files.lib, 1);
+	return 0;
+}
+
+/*
  * With selection, the command starts through the preloaded library itself:
  * the child loads it with dlopen and calls its execvp, which decides
  * whether to trace the command (as it will for every later exec of the
@@ -301,8 +323,7 @@ static int set_select_env(const struct hwt_unit_run *run, const char *bundle,
 			  const struct hwt_unit_options *opts, char *preload, size_t size,
 			  const char *prefix)
 {
-	const char *old = getenv("LD_PRELOAD");
-	char *value, path[PATH_MAX + 32];
+	char path[PATH_MAX + 32];
 
 	/* hwt's own, whichever unit's directory $HWT_*_LIB names. */
 	if (own_lib("libhwt-preload.so", path, sizeof(path), prefix, 0) < 0)
@@ -313,14 +334,8 @@ static int set_select_env(const struct hwt_unit_run *run, const char *bundle,
 			run->unit->follows_children ? ", or use --trace-all" : "");
 		return -1;
 	}
-	if (asprintf(&value, "%s%s%s", preload, old && *old ? ":" : "", old ? old : "") < 0)
+	if (preload_env(run, bundle, unit_lines, preload) < 0)
 		return -1;
-	setenv("LD_PRELOAD", value, 1);
-	free(value);
-	setenv(HWT_SELECT_ENV_BUNDLE, bundle, 1);
-	setenv(HWT_SELECT_ENV_PRELOAD, preload, 1);
-	setenv(HWT_SELECT_ENV_UNIT, unit_lines, 1);
-	setenv(HWT_SELECT_ENV_UNIT_LIB, run->files.lib, 1);
 	setenv(HWT_SELECT_ENV_UNIT_KIND, run->unit->name, 1);
 	if (opts->project_root)
 		setenv(HWT_SELECT_ENV_ROOT, opts->project_root, 1);
@@ -348,8 +363,7 @@ static int set_id_only_env(const struct hwt_unit_run *run, const char *bundle,
 			   const char *unit_lines, const char *helper, char *preload, size_t size,
 			   const char *prefix)
 {
-	const char *old = getenv("LD_PRELOAD");
-	char *value, path[PATH_MAX + 32];
+	char path[PATH_MAX + 32];
 
 	if (own_lib("libhwt-preload.so", path, sizeof(path), prefix, 0) < 0)
 		return -1;
@@ -358,14 +372,8 @@ static int set_id_only_env(const struct hwt_unit_run *run, const char *bundle,
 			"%s: build them (cmake --build)\n", prefix, path, helper, prefix);
 		return -1;
 	}
-	if (asprintf(&value, "%s%s%s", preload, old && *old ? ":" : "", old ? old : "") < 0)
+	if (preload_env(run, bundle, unit_lines, preload) < 0)
 		return -1;
-	setenv("LD_PRELOAD", value, 1);
-	free(value);
-	setenv(HWT_SELECT_ENV_BUNDLE, bundle, 1);
-	setenv(HWT_SELECT_ENV_PRELOAD, preload, 1);
-	setenv(HWT_SELECT_ENV_UNIT, unit_lines, 1);
-	setenv(HWT_SELECT_ENV_UNIT_LIB, run->files.lib, 1);
 	setenv(HWT_SELECT_ENV_SET_ID_ONLY, helper, 1);
 	return 0;
 }
