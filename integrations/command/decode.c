@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hwt_bundle.h"
 #include "hwt_command.h"
 #include "hwt_decode.h"
+#include "profile.h"
 
 /* A positive number from the environment, at most max, in *n (0: unset). */
 static int env_size(const char *prefix, const char *name, size_t max, size_t *n)
@@ -145,4 +147,42 @@ void hwt_command_live_say(const struct hwt_decode_live *live, const char *prefix
 	if (live)
 		fprintf(stderr, "%s: %zu process images were decoded while the command ran\n", prefix,
 			hwt_decode_live_images(live));
+}
+
+int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_profile *profile,
+			    const struct hwt_command_decode_options *how)
+{
+	int warned = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *in = inputs[i];
+		struct stat st;
+		size_t line = 0;
+		int rc;
+
+		if (stat(in, &st) != 0) {
+			fprintf(stderr, "%s: error: %s: %s\n", how->prefix, in, strerror(errno));
+			return -1;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			rc = hwt_command_decode(in, profile, how);
+			if (rc < 0)
+				return -1;
+			warned += rc != 0;
+			continue;
+		}
+		rc = hwt_profile_load(profile, in, &line);
+		if (rc == -hpe_format) {
+			fprintf(stderr, "%s: error: %s:%zu: not an hwt profile or a trace bundle (%s)\n",
+				how->prefix, in, line, hwt_profile_errstr(rc));
+			return -1;
+		}
+		if (rc < 0) {
+			fprintf(stderr, "%s: error: %s: %s%s%s\n", how->prefix, in,
+				hwt_profile_errstr(rc), rc == -hpe_io ? ": " : "",
+				rc == -hpe_io ? strerror(errno) : "");
+			return -1;
+		}
+	}
+	return warned;
 }

@@ -117,6 +117,14 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 /* Readies the heap for a decode on several threads (glibc's top pad: see
    decode.c); hwt_command_decode and hwt_record_run_live call it. */
 void hwt_command_decode_heap(void);
+/*
+ * Adds each of the n inputs to profile: a directory is a trace bundle,
+ * decoded with hwt_command_decode(how), anything else an hwt profile.
+ * Returns -1 when one cannot be read (the message printed), else the
+ * number of bundles that had warnings.
+ */
+int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_profile *profile,
+			    const struct hwt_command_decode_options *how);
 
 /*
  * The decode while recording (hwt_decode_live, converters/decode/live.c)

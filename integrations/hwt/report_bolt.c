@@ -104,47 +104,15 @@ static int parse(int argc, char **argv, struct options *o)
 /* Adds every input to profile: -1 (said why), else how many had warnings. */
 static int load_inputs(const struct options *o, struct hwt_profile *profile)
 {
-	size_t i;
-	int warned = 0;
+	struct hwt_command_decode_options how = {
+		.prefix = PREFIX,
+		.progress = hwt_progress_tty,
+		.quiet = o->common.quiet,
+		.jobs = o->common.jobs,
+		.decoder = o->common.decoder,
+	};
 
-	for (i = 0; i < o->ninputs; i++) {
-		const char *in = o->inputs[i];
-		struct stat st;
-		size_t line = 0;
-		int rc;
-
-		if (stat(in, &st) != 0) {
-			fprintf(stderr, PREFIX ": error: %s: %s\n", in, strerror(errno));
-			return -1;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			struct hwt_command_decode_options how = {
-				.prefix = PREFIX,
-				.progress = hwt_progress_tty,
-				.quiet = o->common.quiet,
-				.jobs = o->common.jobs,
-				.decoder = o->common.decoder,
-			};
-
-			rc = hwt_command_decode(in, profile, &how);
-			if (rc < 0)
-				return -1;
-			warned += rc != 0;
-			continue;
-		}
-		rc = hwt_profile_load(profile, in, &line);
-		if (rc == -hpe_format) {
-			fprintf(stderr, PREFIX ": error: %s:%zu: not an hwt profile or a trace bundle\n",
-				in, line);
-			return -1;
-		}
-		if (rc < 0) {
-			fprintf(stderr, PREFIX ": error: %s: %s%s%s\n", in, hwt_profile_errstr(rc),
-				rc == -hpe_io ? ": " : "", rc == -hpe_io ? strerror(errno) : "");
-			return -1;
-		}
-	}
-	return warned;
+	return hwt_command_load_inputs(o->inputs, o->ninputs, profile, &how);
 }
 
 static const char *base_name(const char *path)
