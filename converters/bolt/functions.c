@@ -361,6 +361,33 @@ const struct hwt_bolt_function *hwt_bolt_function_at(const struct hwt_bolt_funct
 	return &fns->items[lo - 1];
 }
 
+/* Whether the dynamic section of elf names a DT_SONAME: a shared library's. */
+static int has_soname(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+
+			if (gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag == DT_SONAME)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A program: ET_EXEC, or a PIE (ET_DYN with an interpreter). glibc's
+ * libc.so.6 has an interpreter too (it runs to print its version): a
+ * file with a DT_SONAME is a library, whatever else it has.
+ */
 int hwt_bolt_is_program(const char *path)
 {
 	struct hwt_elf_file file;
@@ -371,13 +398,16 @@ int hwt_bolt_is_program(const char *path)
 		return 0;
 	if (file.elf && file.type == ET_EXEC)
 		program = 1;
-	else if (file.elf && file.type == ET_DYN && elf_getphdrnum(file.elf, &n) == 0)
+	else if (file.elf && file.type == ET_DYN && elf_getphdrnum(file.elf, &n) == 0) {
 		for (i = 0; i < n && !program; i++) {
 			GElf_Phdr ph;
 
 			if (gelf_getphdr(file.elf, (int)i, &ph) && ph.p_type == PT_INTERP)
 				program = 1;
 		}
+		if (program && has_soname(file.elf))
+			program = 0;
+	}
 	hwt_elf_file_close(&file);
 	return program;
 }

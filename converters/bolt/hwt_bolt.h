@@ -68,8 +68,9 @@ int hwt_bolt_write_fdata(const struct hwt_profile *profile, size_t image, const 
 
 /*
  * 1 when the ELF file at path is a program (ET_EXEC, or a position
- * independent executable: ET_DYN with a PT_INTERP), 0 when it is not (a
- * shared library, the dynamic loader, not ELF, unreadable).
+ * independent executable: ET_DYN with a PT_INTERP and no DT_SONAME), 0 when
+ * it is not (a shared library, libc.so.6 included, the dynamic loader, not
+ * ELF, unreadable).
  */
 int hwt_bolt_is_program(const char *path);
 
