@@ -26,6 +26,8 @@ struct hwt_unit_options {
 	int debug_blocks;   /* write the executed-block log (tests) */
 	long psb_period;    /* bytes between PSB+; 0: the unit's default */
 	int trace_all;      /* trace every process (no selection) */
+	int no_preload;     /* with trace_all under a unit that follows children: no
+			       preloaded library, so no set-ID program runs natively */
 	const char *trace;  /* --trace globs, newline-separated, or NULL */
 	const char *no_trace; /* --no-trace globs, newline-separated, or NULL */
 	const char *root;   /* --root as given, or NULL: found (hwt_unit_root) */

@@ -469,7 +469,7 @@ int hwt_unit_run(const struct hwt_unit_run *run, const char *bundle,
 		opts.no_trace = NULL;
 	}
 	/* Set-ID programs run natively: Valgrind does not follow the helper they go through. */
-	if (opts.trace_all && direct && !run->unit->finish &&
+	if (opts.trace_all && direct && !run->unit->finish && !opts.no_preload &&
 	    own_lib("hwt-exec-native", helper, sizeof(helper), prefix, 0) < 0)
 		return -1;
 	if (run->unit->argv_prefix(&run->files, bundle, &opts, &unit_argv) < 0 ||

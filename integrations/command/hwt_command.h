@@ -203,6 +203,7 @@ int hwt_command_other_option(struct hwt_command_options *o, int opt, const char 
 	{ "trace", required_argument, NULL, HWT_UNIT_OPT_TRACE },      \
 	{ "no-trace", required_argument, NULL, HWT_UNIT_OPT_NO_TRACE }, \
 	{ "trace-all", no_argument, NULL, HWT_UNIT_OPT_TRACE_ALL },    \
+	{ "no-preload", no_argument, NULL, HWT_UNIT_OPT_NO_PRELOAD },  \
 	{ "filter", required_argument, NULL, HWT_UNIT_OPT_FILTER }
 /* --root of the commands that record but write no Cobertura (hwt-cov's --root is both). */
 #define HWT_UNIT_ROOT_LONG_OPTION { "root", required_argument, NULL, HWT_UNIT_OPT_ROOT }
@@ -210,6 +211,7 @@ enum {
 	HWT_UNIT_OPT_TRACE = 0x1000,
 	HWT_UNIT_OPT_NO_TRACE,
 	HWT_UNIT_OPT_TRACE_ALL,
+	HWT_UNIT_OPT_NO_PRELOAD,
 	HWT_UNIT_OPT_FILTER,
 	HWT_UNIT_OPT_UNIT,
 	HWT_OPT_DECODER,
@@ -268,6 +270,9 @@ int hwt_command_decoder(const char *name);
 	"      --trace-all       trace every process of the tree (no selection; under qemu,\n" \
 	"                        every x86-64 executable, not scripts); set-ID programs\n"  \
 	"                        always run natively\n"                                      \
+	"      --no-preload      with --trace-all under valgrind: no library of hwt's in\n"  \
+	"                        the processes, run exactly as Valgrind runs them (as\n"   \
+	"                        callgrind sees them); set-ID programs then fail to run\n" \
 	"      --filter IMAGE[:FUNCTION]  only trace code of IMAGE (a path or base-name\n"   \
 	"                        glob), or of its FUNCTION (ELF symbol); repeatable\n"       \
 	"                        (valgrind, perf and kmod units)\n"

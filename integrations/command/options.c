@@ -78,6 +78,9 @@ static int unit_option(struct hwt_unit_options *opts, int opt, const char *arg,
 	case HWT_UNIT_OPT_TRACE_ALL:
 		opts->trace_all = 1;
 		return 1;
+	case HWT_UNIT_OPT_NO_PRELOAD:
+		opts->no_preload = 1;
+		return 1;
 	case HWT_UNIT_OPT_ROOT:
 		if (!*arg) {
 			fprintf(stderr, "%s: --root wants a directory\n", prefix);

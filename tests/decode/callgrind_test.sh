@@ -33,10 +33,11 @@ HWT_VALGRIND_LIB=$build/lib/hwt/valgrind
 VALGRIND_LIB=$HWT_VALGRIND_LIB
 export HWT_VALGRIND_LIB VALGRIND_LIB
 
-# --trace-all: no preloaded selection library, which would change ld.so's work.
+# --trace-all --no-preload: no library of hwt's in the process, which would
+# change ld.so's work.
 # The Valgrind unit: callgrind runs the program on the same simulated CPU (under
 # QEMU, libc picks other string functions for its CPUID, and ld.so sees no vDSO).
-"$hwt" record --unit valgrind --trace-all -o "$work/bundle" -- "$prog" "$@" >"$work/record.out" 2>"$work/record.err" ||
+"$hwt" record --unit valgrind --trace-all --no-preload -o "$work/bundle" -- "$prog" "$@" >"$work/record.out" 2>"$work/record.err" ||
 	fail "hwt record exited $?: $(cat "$work/record.err")"
 if [ "${HWT_TEST_CALLGRIND:-yes}" != no ]; then
 	valgrind --tool=callgrind --dump-instr=yes --skip-plt=no \

@@ -20,7 +20,7 @@ mkdir -p "$dir"
 for prog in loops switch_table recursion function_pointers plt_calls dlopen_lib threads \
 	    fork_exec signal_handler longjmp syscalls string_ops abort loops_o2 threads_o2 \
 	    signal_handler_o2 cxx_virtual cxx_exceptions; do
-	"$hwt" record --unit valgrind -q --trace-all -o "$dir/vg.$prog" -- "$P/$prog" >/dev/null 2>&1
+	"$hwt" record --unit valgrind -q --trace-all --no-preload -o "$dir/vg.$prog" -- "$P/$prog" >/dev/null 2>&1
 	echo $? > "$dir/$prog.status"
 	"$hwt" report profile -q "$dir/vg.$prog" -o "$dir/vg.$prog.prof" 2>/dev/null
 	rm -rf "$dir/vg.$prog"

@@ -3,7 +3,7 @@
 # program (see callgrind_stacks.py for the rules).
 #
 # usage: callgrind_test.sh BUILD_DIR WORK_DIR PROG [ARGS...]
-# Records PROG with `hwt record --unit valgrind --trace-all`, runs it again
+# Records PROG with `hwt record --unit valgrind --trace-all --no-preload`, runs it again
 # under callgrind with the same environment, and compares the functions of
 # PROG and of the test libraries next to it (strictly), and of the system
 # libraries (listed). LD_BIND_NOW=1 in both runs: ld.so's lazy binding
@@ -33,7 +33,7 @@ VALGRIND_LIB=$HWT_VALGRIND_LIB
 LD_BIND_NOW=1
 export HWT_VALGRIND_LIB VALGRIND_LIB LD_BIND_NOW
 
-"$hwt" record --unit valgrind --trace-all -o "$work/bundle" -- "$prog" "$@" >"$work/record.out" 2>"$work/record.err" ||
+"$hwt" record --unit valgrind --trace-all --no-preload -o "$work/bundle" -- "$prog" "$@" >"$work/record.out" 2>"$work/record.err" ||
 	fail "hwt record exited $?: $(cat "$work/record.err")"
 valgrind --tool=callgrind --dump-instr=yes --skip-plt=no --vex-guest-chase=no \
 	--callgrind-out-file="$work/callgrind.out" "$prog" "$@" \
