@@ -364,7 +364,7 @@ int main(int argc, char **argv)
 		HWT_OPTION_QUIET,
 		HWT_OPTION_VERBOSE,
 		HWT_OPTION_JOBS,
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		HWT_UNIT_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};

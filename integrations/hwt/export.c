@@ -61,7 +61,7 @@ int hwt_export_main(int argc, char **argv)
 		{ "cpuid", required_argument, NULL, 'c' },
 		{ "one-cpu", no_argument, NULL, '1' },
 		HWT_OPTION_QUIET,
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_command_options common = { .output = DEFAULT_OUTPUT };

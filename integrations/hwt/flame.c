@@ -63,7 +63,7 @@ enum {
 	{ "stats", no_argument, NULL, OPT_STATS },                       \
 	HWT_OPTION_QUIET,                                                \
 	HWT_OPTION_JOBS,                                                 \
-	{ "help", no_argument, NULL, 'h' }
+	HWT_OPTION_HELP
 
 #define COMMON_USAGE                                                                              \
 	"  -o, --output FILE     where to write ('-': standard output)\n"                           \

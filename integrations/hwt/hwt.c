@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hwt_command.h"
+
 #include "commands.h"
 
 #ifndef HWT_VERSION
@@ -95,9 +97,7 @@ int main(int argc, char **argv)
 		return command->main(2, sub_argv);
 	}
 	if (argv[1][0] == '-') {
-		fprintf(stderr, "hwt: unknown option '%s'\n\n", argv[1]);
-		usage(stderr);
-		return 2;
+		return hwt_command_usage_error(usage, "hwt", "unknown option '%s'", argv[1]);
 	}
 	command = find_command(argv[1]);
 	if (!command)

@@ -61,7 +61,7 @@ int hwt_import_main(int argc, char **argv)
 		HWT_OPTION_QUIET,
 		{ "symfs", required_argument, NULL, 's' },
 		{ "buildid-dir", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_command_options common = { .output = DEFAULT_OUTPUT };

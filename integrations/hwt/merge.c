@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "hwt_command.h"
 #include "profile.h"
 
 static void usage(FILE *out)
@@ -37,6 +38,8 @@ int hwt_merge_main(int argc, char **argv)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			return hwt_command_version("hwt merge");
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
 		} else if (!strncmp(argv[i], "-o", 2) && argv[i][2]) {
@@ -45,18 +48,16 @@ int hwt_merge_main(int argc, char **argv)
 			i++;
 			break;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "hwt merge: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return 2;
+			return hwt_command_usage_error(usage, "hwt merge", "unknown option '%s'",
+						       argv[i]);
 		} else {
 			break;
 		}
 	}
 	first = i;
-	if (!out || first >= argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (!out || first >= argc)
+		return hwt_command_usage_error(usage, "hwt merge", "%s",
+					       !out ? "no output (-o OUT)" : "no profiles to add");
 	for (i = first; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "hwt merge: options go before the inputs ('%s')\n", argv[i]);

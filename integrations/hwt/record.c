@@ -116,7 +116,7 @@ int hwt_record_main(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "wrap", no_argument, NULL, 'W' },
 		{ "buffer-size", required_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		HWT_UNIT_SELECT_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "hwt_command.h"
 
 struct hwt_report_format {
 	const char *name;
@@ -59,6 +60,10 @@ int hwt_report_main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--version"))
+		return hwt_command_version("hwt report");
+	if (argv[1][0] == '-')
+		return hwt_command_usage_error(usage, "hwt report", "unknown option '%s'", argv[1]);
 	for (i = 0; i < NFORMATS; i++)
 		if (!strcmp(formats[i].name, argv[1]))
 			return formats[i].main(argc - 1, argv + 1);

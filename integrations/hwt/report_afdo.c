@@ -94,7 +94,7 @@ static int parse(int argc, char **argv, struct options *o, int text)
 		HWT_OPTION_QUIET,
 		HWT_OPTION_JOBS,
 		HWT_OPTION_DECODER,
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		{ "format", required_argument, NULL, 'F' },
 		{ "llvm-profdata", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },

@@ -74,7 +74,7 @@ int hwt_report_diff_main(int argc, char **argv)
 		{ "exclude", required_argument, NULL, 'x' },
 		HWT_OPTION_FAIL_UNDER_DIFF,
 		HWT_OPTION_QUIET,
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **include = calloc((size_t)argc + 1, sizeof(*include));

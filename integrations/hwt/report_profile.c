@@ -42,7 +42,7 @@ int hwt_report_profile_main(int argc, char **argv)
 		HWT_OPTION_DECODER,
 		{ "stats", no_argument, NULL, 's' },
 		HWT_OPTION_QUIET,
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_command_decode_options options = { .prefix = "hwt report profile" };
