@@ -56,9 +56,11 @@ def main():
     tree = os.path.join(work, 'hwt')
     prefix = os.path.join(work, 'prefix')
     # The source tree as a clone has it: no build directories, no npm packages.
-    shutil.copytree(source, tree, symlinks=True,
-                    ignore=shutil.ignore_patterns('.git', 'build', 'build-*', 'node_modules',
-                                                  '__pycache__'))
+    def ignore(directory, names):
+        top = os.path.samefile(directory, source)
+        return [n for n in names if n in ('node_modules', '__pycache__')
+                or (top and (n == '.git' or n.startswith('build')))]
+    shutil.copytree(source, tree, symlinks=True, ignore=ignore)
     env = dict(os.environ, PATH=os.path.join(prefix, 'bin') + os.pathsep + os.environ['PATH'])
     env.pop('HWT_DECODER', None)
 
