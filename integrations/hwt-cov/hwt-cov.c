@@ -44,6 +44,7 @@ static void usage(FILE *out)
 	      "      --decoder NAME        Intel PT decoder: edge (default), libipt, or check\n"
 	      HWT_UNIT_USAGE
 	      "  -h, --help                this text\n"
+	      "      --version             hwt-cov's version\n"
 	      "Which processes are traced (the others run natively, their children\n"
 	      "are still followed), as for `hwt record`:\n"
 	      HWT_UNIT_SELECT_USAGE

@@ -3,7 +3,7 @@
  *
  * Sample-profile-guided optimisation from a traced training run, in one
  * command (docs/pgo.md):
- *   1. build PROG.train with CC -O2 -g -fdebug-info-for-profiling;
+ *   1. build WORK/train with CC -O2 -g -fdebug-info-for-profiling;
  *   2. run it on the training arguments under the trace unit (as hwt
  *      record does), decoding each process as it ends (as hwt-cov does);
  *   3. write the LLVM sample profile (hwt report afdo) of that binary;
@@ -38,7 +38,7 @@ static void usage(FILE *out)
 	fputs("usage: hwt-pgo [options] -o PROG -- SOURCES-AND-FLAGS...\n"
 	      "\n"
 	      "Builds PROG with sample-profile-guided optimisation from a traced training\n"
-	      "run: builds PROG.train (CC -O2 -g -fdebug-info-for-profiling), runs it on the\n"
+	      "run: builds DIR/train (CC -O2 -g -fdebug-info-for-profiling), runs it on the\n"
 	      "training arguments under a trace unit (as 'hwt record'; each process is\n"
 	      "decoded as soon as it ends, as hwt-cov does), writes its LLVM sample\n"
 	      "profile and rebuilds PROG with -fprofile-sample-use. SOURCES-AND-FLAGS go to every\n"
@@ -46,11 +46,12 @@ static void usage(FILE *out)
 	      "\n"
 	      "  -o, --output PROG     the optimised program to build (required)\n"
 	      "      --train ARGS      arguments of the training run, split at blanks\n"
-	      "                        (no quoting) [none]\n"
+	      "                        (no quoting) [none]; its output shows unless -q\n"
 	      "      --cc CC           the compiler [clang-19, else clang]\n"
 	      "      --cflags FLAGS    optimisation flags of every build, split at blanks [-O2]\n"
 	      "      --profile FILE    where the sample profile goes [PROG.afdo]\n"
-	      "      --work DIR        where PROG.train and the trace go [PROG.hwt-pgo]\n"
+	      "      --work DIR        where the training binary goes (DIR/train), and its\n"
+	      "                        trace and counts while they are read [PROG.hwt-pgo]\n"
 	      "      --keep BUNDLE     keep the trace bundle in BUNDLE (must not exist), as\n"
 	      "                        hwt-cov and hwt flame do\n"
 	      "      --measure ARGS    also build PROG.O2 (the same flags, no profile) and time\n"
@@ -61,8 +62,10 @@ static void usage(FILE *out)
 	      HWT_UNIT_USAGE
 	      "  -v, --verbose         also say how many processes were decoded while the\n"
 	      "                        training ran, and the training step's time\n"
-	      "  -q, --quiet           print only errors and the result\n"
+	      "  -q, --quiet           print only errors and the result; the training run's\n"
+	      "                        standard output goes to /dev/null\n"
 	      "  -h, --help            this text\n"
+	      "      --version         hwt-pgo's version\n"
 	      "\n"
 	      "Exit status: 0 PROG built, 1 the training run failed (non-zero exit; the\n"
 	      "profile is still used), 2 an error (a build, the trace or the profile failed).\n",
@@ -291,13 +294,17 @@ static int train_step(const struct hwt_command_options *o, const char *bundle, c
 
 	clocks(&wall0, &cpu0);
 	if (!o->quiet)
-		print_command_line(PREFIX ": 2/4 train (traced): ", argv);
+		print_command_line(PREFIX ": 2/4 train (traced; its output follows): ", argv);
 	/* Our own bundle of an earlier run is replaced. */
 	if (!keep)
 		(void)hwt_bundle_remove(bundle);
 	{
-		/* The program's output is not ours to show: standard output to /dev/null. */
-		int saved = dup(1), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		/*
+		 * The training run's output passes through, so that a failing run
+		 * shows why; with -q its standard output goes to /dev/null.
+		 */
+		int saved = o->quiet ? dup(1) : -1;
+		int null = o->quiet ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1;
 
 		fflush(stdout);
 		if (saved >= 0 && null >= 0)
