@@ -145,6 +145,12 @@ int hwt_command_option_end(int opt, int taken, char *const argv[], void (*usage)
 			   const char *prefix);
 
 /*
+ * --help of every command: what usage prints, with the descriptions of
+ * the options in one column, wrapped at 80 (help.c).
+ */
+void hwt_command_help(void (*usage)(FILE *), FILE *out);
+
+/*
  * --version of every command and subcommand: "hwt 0.1.0" on stdout, the
  * command named as prefix names it. Returns the exit status, 0.
  */

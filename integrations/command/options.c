@@ -177,7 +177,7 @@ int hwt_command_option_end(int opt, int taken, char *const argv[], void (*usage)
 	if (taken)
 		return taken > 0 ? -1 : 2;
 	if (opt == 'h') {
-		usage(stdout);
+		hwt_command_help(usage, stdout);
 		return 0;
 	}
 	if (opt == HWT_OPT_VERSION)

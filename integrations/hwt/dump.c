@@ -90,7 +90,7 @@ int hwt_dump_main(int argc, char **argv)
 		} else if (!strcmp(a, "--")) {
 			options_done = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_text, stdout);
+			hwt_command_help(usage, stdout);
 			return 0;
 		} else if (!strcmp(a, "--version")) {
 			return hwt_command_version("hwt dump");

@@ -22,7 +22,7 @@ struct hwt_command {
 static const struct hwt_command commands[] = {
 	{ "record", hwt_record_main, "run a command and record its branch trace into a bundle" },
 	{ "report", hwt_report_main,
-	  "convert a bundle: lcov, afdo, profile, flame, ... ('hwt report --help')" },
+	  "a bundle as lcov, afdo, profile, flame, ... ('hwt report --help')" },
 	{ "flame", hwt_flame_main, "run a command and draw the flame graph of its exact stacks" },
 	{ "merge", hwt_merge_main, "add hwt profiles of several runs into one" },
 	{ "dump", hwt_dump_main, "list a trace bundle: header, sideband records, streams, packets" },

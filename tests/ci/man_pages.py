@@ -10,7 +10,8 @@ hwt-cov(1) and hwt-pgo(1) name every long option of the command's
 Every command, subcommand and report format answers --version with its
 name and a version on stdout (exit 0), and a wrong option with what was
 wrong, the one usage line of its --help and "see '... --help'" on stderr
-(exit 2), not the whole help (issue 34).
+(exit 2), not the whole help (issue 34). Their --help texts fit in 80
+columns, and every option's description starts in the text's one column.
 
 usage: man_pages.py HWT HWT_COV HWT_PGO MAN_DIR
 """
@@ -53,6 +54,23 @@ def check_version_and_usage(cmd, failures):
                         % (shown, p.returncode, p.stderr[:300], want))
 
 
+def check_help_layout(cmd, failures):
+    """--help: no line over 80 columns, the option descriptions in one column."""
+    shown = ' '.join([os.path.basename(cmd[0])] + cmd[1:])
+    text = help_text(cmd)
+    columns = {}
+    for line in text.splitlines():
+        if len(line) > 80:
+            failures.append('`%s --help`: a line of %d columns: %r' % (shown, len(line), line))
+        m = re.match(r'^( {1,8}-\S.*?\S)( {2,})\S', line)
+        if m:
+            columns.setdefault(len(m.group(1)) + len(m.group(2)), []).append(line.strip())
+    if len(columns) > 1:
+        failures.append('`%s --help`: option descriptions at columns %s: %s'
+                        % (shown, sorted(columns),
+                           '; '.join(v[0][:40] for k, v in sorted(columns.items()))))
+
+
 def page_words(path):
     """The page's text with troff's escapes of '-' undone."""
     return open(path).read().replace('\\-', '-')
@@ -85,6 +103,7 @@ def main():
     for cmd in commands:
         checked += 1
         check_version_and_usage(cmd, failures)
+        check_help_layout(cmd, failures)
     for name, path in sorted(pages.items()):
         p = subprocess.run(['groff', '-man', '-ww', '-z', path], stderr=subprocess.PIPE,
                            text=True)
