@@ -66,7 +66,6 @@ enum {
 	HWT_OPTION_HELP
 
 #define COMMON_USAGE                                                                              \
-	"  -o, --output FILE     where to write ('-': standard output)\n"                           \
 	"      --weight W        insns (instructions, exact; the default), calls (times each\n"     \
 	"                        frame was called) or time (trace time; traces with timing)\n"     \
 	"      --inline          frames for inlined functions too (DWARF inline chains)\n"          \
@@ -99,7 +98,9 @@ static void report_usage(FILE *out)
 		"  folded      folded stacks (flamegraph.pl, inferno, speedscope read them)\n"
 		"  speedscope  a speedscope file: a timeline of every call per thread\n"
 		"  chrome      Chrome trace events (chrome://tracing, Perfetto)\n"
-		"\n" COMMON_USAGE
+		"\n"
+		"  -o, --output FILE     where to write ('-': standard output) [standard output]\n"
+		COMMON_USAGE
 		"\n"
 		"Exit status: 0 clean, 1 written but the bundle had warnings (a partial\n"
 		"graph: gaps show as marked frames), 2 nothing was written.\n",
@@ -115,8 +116,8 @@ static void flame_usage(FILE *out)
 	      "COMMAND's exit status (2 when nothing could be written).\n"
 	      "\n"
 	      "      --format F        flame (an SVG, the default), folded, speedscope, chrome\n"
-	      "  -o, --output FILE     [flame.svg, flame.folded, flame.speedscope.json,\n"
-	      "                        flame.trace.json]\n"
+	      "  -o, --output FILE     where to write ('-': standard output) [flame.svg,\n"
+	      "                        flame.folded, flame.speedscope.json, flame.trace.json]\n"
 	      "      --keep BUNDLE     keep the trace bundle in BUNDLE (must not exist)\n"
 	      "  -v, --verbose         also say how many processes were decoded while COMMAND\n"
 	      "                        ran (flame and folded: each process is decoded as it\n"

@@ -20,7 +20,7 @@ static void usage(FILE *out)
 	      "with 'hwt merge'.\n"
 	      "\n"
 	      "options:\n"
-	      "  -o OUT        the profile to write ('-': standard output)\n"
+	      "  -o OUT        the profile to write, required ('-': standard output)\n"
 	      "  --progress    show progress on stderr even when it is not a terminal\n"
 	      "  --stats       print decode figures on stderr (streams, blocks, errors,\n"
 	      "                the edge decoder's, the decode's wall time)\n"
