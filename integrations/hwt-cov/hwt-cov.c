@@ -94,9 +94,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, PREFIX ": no command to run\n");
-		usage(stderr);
-		code = 2;
+		code = hwt_command_usage_error(usage, PREFIX, "no command to run");
 		goto out;
 	}
 	code = record_and_report(keep, &opts, argv + optind);

@@ -412,9 +412,7 @@ int main(int argc, char **argv)
 	output = o.output;
 	quiet = o.quiet;
 	if (!output) {
-		fprintf(stderr, PREFIX ": no program to build (-o PROG)\n");
-		usage(stderr);
-		return 2;
+		return hwt_command_usage_error(usage, PREFIX, "no program to build (-o PROG)");
 	}
 	/* Programs are run by path, never looked up in $PATH. */
 	if (!strchr(output, '/'))
@@ -422,9 +420,7 @@ int main(int argc, char **argv)
 	if (!output)
 		goto nomem;
 	if (optind >= argc) {
-		fprintf(stderr, PREFIX ": no sources (after --)\n");
-		usage(stderr);
-		return 2;
+		return hwt_command_usage_error(usage, PREFIX, "no sources (after --)");
 	}
 	for (i = optind; i < argc; i++)
 		if (push(&inputs, argv[i]))

@@ -89,10 +89,9 @@ int hwt_export_main(int argc, char **argv)
 	output = common.output;
 	quiet = common.quiet;
 	if (optind + 1 != argc) {
-		fprintf(stderr, PREFIX ": %s\n", optind >= argc ? "no bundle to export"
-								: "one bundle at a time");
-		usage(stderr);
-		return 2;
+		return hwt_command_usage_error(usage, PREFIX, "%s",
+					       optind >= argc ? "no bundle to export"
+							      : "one bundle at a time");
 	}
 	bundle = hwt_command_open_bundle(argv[optind], stderr, PREFIX);
 	if (!bundle)

@@ -595,11 +595,9 @@ int hwt_report_flame_main(int argc, char **argv)
 	}
 	if (optind + 1 != argc) {
 		if (optind >= argc)
-			fprintf(stderr, "%s: which bundle?\n", prefix);
-		else
-			fprintf(stderr, "%s: one bundle at a time ('%s')\n", prefix, argv[optind + 1]);
-		report_usage(stderr);
-		return 2;
+			return hwt_command_usage_error(report_usage, prefix, "which bundle?");
+		return hwt_command_usage_error(report_usage, prefix, "one bundle at a time ('%s')",
+					       argv[optind + 1]);
 	}
 	dir = argv[optind];
 	if (o.format == fmt_chrome || o.format == fmt_speedscope) {
@@ -661,9 +659,7 @@ int hwt_flame_main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "%s: which command?\n", prefix);
-		flame_usage(stderr);
-		return 2;
+		return hwt_command_usage_error(flame_usage, prefix, "which command?");
 	}
 	if (!o.common.output)
 		o.common.output = defaults[o.format];

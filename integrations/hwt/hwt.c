@@ -59,9 +59,7 @@ static const struct hwt_command *find_command(const char *name)
 
 static int unknown_command(const char *name)
 {
-	fprintf(stderr, "hwt: '%s' is not an hwt command\n\n", name);
-	usage(stderr);
-	return 2;
+	return hwt_command_usage_error(usage, "hwt", "'%s' is not an hwt command", name);
 }
 
 int main(int argc, char **argv)

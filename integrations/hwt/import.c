@@ -88,10 +88,9 @@ int hwt_import_main(int argc, char **argv)
 	output = common.output;
 	quiet = common.quiet;
 	if (optind + 1 != argc) {
-		fprintf(stderr, PREFIX ": %s\n", optind >= argc ? "no perf.data file to import"
-								: "one perf.data file at a time");
-		usage(stderr);
-		return 2;
+		return hwt_command_usage_error(usage, PREFIX, "%s",
+					       optind >= argc ? "no perf.data file to import"
+							      : "one perf.data file at a time");
 	}
 	if (force && hwt_remove_bundle(output, PREFIX) < 0)
 		return 2;

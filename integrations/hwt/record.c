@@ -192,9 +192,7 @@ int hwt_record_main(int argc, char **argv)
 		if (!unit->unit)
 			unit->unit = "kmod";
 	} else if (optind >= argc) {
-		fprintf(stderr, "hwt record: no command to record\n");
-		usage(stderr);
-		return 2;
+		return hwt_command_usage_error(usage, "hwt record", "no command to record");
 	}
 	if ((unit->pid || unit->cpus || unit->wrap || unit->bufsize || unit->duration) &&
 	    strcmp(unit->unit ? unit->unit : "", "kmod") != 0) {

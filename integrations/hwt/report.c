@@ -52,10 +52,8 @@ int hwt_report_main(int argc, char **argv)
 {
 	size_t i;
 
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc < 2)
+		return hwt_command_usage_error(usage, "hwt report", "which format?");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
@@ -67,7 +65,5 @@ int hwt_report_main(int argc, char **argv)
 	for (i = 0; i < NFORMATS; i++)
 		if (!strcmp(formats[i].name, argv[1]))
 			return formats[i].main(argc - 1, argv + 1);
-	fprintf(stderr, "hwt report: '%s' is not a report format\n\n", argv[1]);
-	usage(stderr);
-	return 2;
+	return hwt_command_usage_error(usage, "hwt report", "'%s' is not a report format", argv[1]);
 }

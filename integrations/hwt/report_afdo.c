@@ -131,10 +131,9 @@ static int parse(int argc, char **argv, struct options *o, int text)
 	while (optind < argc)
 		o->inputs[o->ninputs++] = argv[optind++];
 	if (!o->ninputs || !o->common.output) {
-		fprintf(stderr, "%s: %s\n", o->prefix,
-			!o->ninputs ? "no input (a trace bundle or an hwt profile)"
-				    : "no output file (-o OUT)");
-		text ? text_usage(stderr) : afdo_usage(stderr);
+		hwt_command_usage_error(text ? text_usage : afdo_usage, o->prefix, "%s",
+					!o->ninputs ? "no input (a trace bundle or an hwt profile)"
+						    : "no output file (-o OUT)");
 		return -1;
 	}
 	if (!o->format)

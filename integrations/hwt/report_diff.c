@@ -122,9 +122,8 @@ int hwt_report_diff_main(int argc, char **argv)
 		}
 	}
 	if (!how.base || optind != argc - 1) {
-		fprintf(stderr, PREFIX ": %s\n", !how.base ? "--base REF is needed" :
-			optind >= argc ? "which lcov file?" : "one lcov file at a time");
-		usage(stderr);
+		hwt_command_usage_error(usage, PREFIX, "%s", !how.base ? "--base REF is needed" :
+					optind >= argc ? "which lcov file?" : "one lcov file at a time");
 		goto out;
 	}
 	cov = hwt_coverage_alloc();

@@ -78,10 +78,9 @@ int hwt_report_profile_main(int argc, char **argv)
 	options.quiet = common.quiet;
 	options.jobs = common.jobs;
 	options.decoder = common.decoder;
-	if (!dir || !out) {
-		usage(stderr);
-		return 2;
-	}
+	if (!dir || !out)
+		return hwt_command_usage_error(usage, "hwt report profile", "%s",
+					       !dir ? "which bundle?" : "no output file (-o OUT)");
 	profile = hwt_profile_alloc();
 	if (!profile) {
 		fprintf(stderr, "hwt report profile: out of memory\n");

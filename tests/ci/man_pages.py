@@ -52,6 +52,15 @@ def check_version_and_usage(cmd, failures):
     if p.returncode != 2 or p.stdout or p.stderr.splitlines() != want or len(usage) != 1:
         failures.append('`%s --no-such-option`: exit %d, stderr %r, wanted %r'
                         % (shown, p.returncode, p.stderr[:300], want))
+    if cmd[1:] or os.path.basename(cmd[0]) != 'hwt':
+        # No arguments at all (but bare hwt, which lists its commands): what is
+        # missing, the usage line, see --help.
+        p = run(cmd)
+        lines = p.stderr.splitlines()
+        if p.returncode != 2 or len(lines) != 3 or lines[1:] != want[1:] or \
+                not lines[0].startswith(shown + ': '):
+            failures.append('`%s` with no arguments: exit %d, stderr %r, wanted 3 lines ending %r'
+                            % (shown, p.returncode, p.stderr[:300], want[1:]))
 
 
 def check_help_layout(cmd, failures):
