@@ -57,7 +57,7 @@ for build in "${builds[@]}"; do
 	mkdir -p "$dir"
 	t0=$(date +%s)
 	if ! cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="${type/None/}" -DCMAKE_C_COMPILER="$cc" \
-		-DCMAKE_CXX_COMPILER="$cxx" -DHWT_WERROR=ON -DHWT_KMOD=OFF >"$dir.log" 2>&1 ||
+		-DCMAKE_CXX_COMPILER="$cxx" -DHWT_WERROR=ON -DHWT_TESTS=ON -DHWT_KMOD=OFF >"$dir.log" 2>&1 ||
 	   ! cmake --build "$dir" -j"$jobs" >>"$dir.log" 2>&1; then
 		# The first errors, then the end of the log.
 		grep -n -A8 -E "(error|Error)[: ]" "$dir.log" | head -80 || true

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# The main job on the bundled example: builds hwt (installing what it needs),
-# then measures the coverage of examples/calc's test suite from its branch
-# trace, without rebuilding the example with --coverage.
+# The main job on the bundled example: installs what the commands need
+# (scripts/setup.sh, without --tests), builds the commands, the trace units
+# and the example (a user's build: no hwt.ko, no test programs), then
+# measures the coverage of examples/calc's test suite from its branch trace,
+# without rebuilding the example with --coverage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
+bash scripts/setup.sh
+# The options a build/ configured already has (scripts/build.sh's) are kept.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)"
 out=build/demo
 rm -rf "$out"
 mkdir -p "$out"

@@ -1,19 +1,40 @@
 #!/usr/bin/env bash
-# Installs every Debian package hwt needs to build, run and test. Idempotent:
-# packages already present are left alone; safe to run again.
+# Installs the Debian packages hwt needs. Idempotent: packages already
+# present are left alone; safe to run again.
+#   scripts/setup.sh            what the commands need to build and run (the
+#                               main job: scripts/demo.sh, a user's build)
+#   scripts/setup.sh --tests    that and what the tests need: kernels, QEMU
+#                               system emulation, Chromium, cross toolchains,
+#                               the oracles (scripts/build.sh, scripts/test.sh)
 set -euo pipefail
 
+tests=0
+case "${1:-}" in
+  --tests) tests=1 ;;
+  "") ;;
+  *) echo "usage: scripts/setup.sh [--tests]" >&2; exit 2 ;;
+esac
+
+# The main job: build the commands and trace units, record, write lcov and HTML.
 packages=(
-  # build
-  build-essential cmake pkg-config g++ clang-19 llvm-19 lld-19
-  # trace unit: Valgrind tool built out of tree
-  valgrind
-  # the QEMU trace unit (qemu-x86_64 and hwt's TCG plugin)
-  qemu-user
+  # build (the project is C and C++)
+  build-essential cmake pkg-config g++
   # decoders and images
-  libipt-dev libopencsd-dev libopencsd-bin libelf-dev libdwarf-dev libdw-dev
+  libipt-dev libopencsd-dev libelf-dev libdwarf-dev libzstd-dev
+  # software trace units: hwt's Valgrind tool (built against valgrind's
+  # headers) and the QEMU TCG plugin (qemu-x86_64)
+  valgrind qemu-user
+  # genhtml for --html; git for --diff
+  lcov git
+)
+
+# The tests, the benchmarks and CI: keep every package a test uses here.
+test_packages=(
+  # clang builds, hwt-pgo (clang-19, llvm-profdata), BOLT
+  clang-19 llvm-19 lld-19
+  libdw-dev libopencsd-bin
   # oracles
-  libzydis-dev libcapstone-dev binutils lcov gcc autofdo
+  libzydis-dev libcapstone-dev binutils gcc autofdo
   # the Arm path: aarch64 binutils (the A64 classifier's oracle), cross compiler and sysroot
   binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-arm64-cross
   libc6-dev-arm64-cross
@@ -31,21 +52,22 @@ packages=(
   # function names of libc and ld.so in flame graphs (and callgrind's)
   libc6-dbg
   # coverage in CI: the oracles (diff-cover, gcovr), the .deb (dpkg-shlibdeps),
-  # diff coverage (git), the CI examples' YAML, the manual pages
-  diff-cover gcovr dpkg-dev git python3-yaml groff-base man-db
+  # the CI examples' YAML, the manual pages
+  diff-cover gcovr dpkg-dev python3-yaml groff-base man-db
   # misc used by tests
   python3 file
   # bench/select/real_suites.sh: bootstrapping the autotools projects it fetches
   autoconf automake libtool
   # bench/select/project_cost.sh: CPU time of a command (/usr/bin/time)
   time
-  # perf.data: Linux perf (the oracle of the perf import and export), zstd
-  linux-perf libzstd-dev
+  # perf.data: Linux perf (the oracle of the perf import and export)
+  linux-perf
 )
+[ $tests = 0 ] || packages+=("${test_packages[@]}")
 
 # The second kernel comes from bookworm-backports.
 backports=/etc/apt/sources.list.d/bookworm-backports.sources
-if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+if [ $tests = 1 ] && ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
   SUDO=
   [ "$(id -u)" -eq 0 ] || SUDO=sudo
   printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm-backports' \
@@ -60,15 +82,15 @@ for p in "${packages[@]}"; do
 done
 # npm: Debian's package, unless the nodejs installed already brings the
 # command (NodeSource's does, and conflicts with Debian's npm).
-command -v npm >/dev/null 2>&1 || installed npm || missing+=(npm)
-# The 6.12 kernel: any installed linux-image-6.12.* with its headers will do.
-kernel612=0
-for img in $(dpkg-query -W -f='${Package}\n' 'linux-image-6.12.*-amd64' 2>/dev/null); do
+[ $tests = 0 ] || command -v npm >/dev/null 2>&1 || installed npm || missing+=(npm)
+# The 6.12 kernel (tests only): any installed linux-image-6.12.* with its headers will do.
+kernel612=$((1 - tests))
+[ $tests = 0 ] || for img in $(dpkg-query -W -f='${Package}\n' 'linux-image-6.12.*-amd64' 2>/dev/null); do
   installed "$img" && installed "${img/linux-image/linux-headers}" && kernel612=1
 done
 
 if [ ${#missing[@]} -eq 0 ] && [ $kernel612 = 1 ]; then
-  echo "setup: all $((${#packages[@]} + 2)) packages present"
+  echo "setup: all $((${#packages[@]} + 2 * tests)) packages present"
 else
   SUDO=
   [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -89,4 +111,4 @@ else
   $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}"
   echo "setup: done"
 fi
-bash "$(dirname "$0")/setup_npm.sh"
+[ $tests = 0 ] || bash "$(dirname "$0")/setup_npm.sh"

@@ -13,7 +13,7 @@ echo "== tests (build/)"
 (cd build && ctest --output-on-failure -j"$jobs")
 
 echo "== tests under ASan+UBSan (build-sanitize/)"
-cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DHWT_SANITIZE=ON -DHWT_KMOD=OFF -DHWT_KMOD_TESTS=OFF \
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DHWT_SANITIZE=ON -DHWT_TESTS=ON -DHWT_KMOD=OFF -DHWT_KMOD_TESTS=OFF \
       -DHWT_WERROR=ON >/dev/null
 cmake --build build-sanitize -j"$jobs"
 (cd build-sanitize && ctest --output-on-failure -j"$jobs")

@@ -27,7 +27,7 @@ for t in "$hwt" "$tool"; do
 	[ -x "$t" ] || { echo "no $t: build first (scripts/build.sh)" >&2; exit 2; }
 done
 for t in aarch64-linux-gnu-gcc qemu-aarch64 qemu-x86_64 gcc; do
-	command -v "$t" >/dev/null || { echo "no $t: run scripts/setup.sh" >&2; exit 2; }
+	command -v "$t" >/dev/null || { echo "no $t: run scripts/setup.sh --tests" >&2; exit 2; }
 done
 
 # Median wall time in seconds of running "$@" $runs times.

@@ -178,13 +178,35 @@ const char *hwt_command_bad_option(char *const argv[]);
  * The end of a command's option switch, for what the command does not take
  * itself: taken is what an option parser (hwt_command_option, or the lcov
  * report's) returned for opt: 1 taken, 0 not, -1 a bad value (said).
- * Prints usage to stdout for -h; says an option getopt_long refused or no
- * one took as the user wrote it ('?' unknown, ':' its value missing; the
- * optstring starts with ':' and opterr is 0), then usage to stderr.
- * Returns -1 to go on, else the exit status: 0 after -h, 2 on an error.
+ * Prints usage to stdout for -h, the version for --version; says an option
+ * getopt_long refused or no one took as the user wrote it ('?' unknown,
+ * ':' its value missing; the optstring starts with ':' and opterr is 0),
+ * with the usage line (hwt_command_usage_error).
+ * Returns -1 to go on, else the exit status: 0 after -h or --version, 2 on
+ * an error.
  */
 int hwt_command_option_end(int opt, int taken, char *const argv[], void (*usage)(FILE *),
 			   const char *prefix);
+
+/*
+ * --help of every command: what usage prints, with the descriptions of
+ * the options in one column, wrapped at 80 (help.c).
+ */
+void hwt_command_help(void (*usage)(FILE *), FILE *out);
+
+/*
+ * --version of every command and subcommand: "hwt 0.1.0" on stdout, the
+ * command named as prefix names it. Returns the exit status, 0.
+ */
+int hwt_command_version(const char *prefix);
+
+/*
+ * A wrong option or argument: "prefix: " and the message (printf format),
+ * then the first line of usage and where the rest is ("see 'prefix
+ * --help'"), all on stderr; not the whole help. Returns the exit status, 2.
+ */
+int hwt_command_usage_error(void (*usage)(FILE *), const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* The same for the options of hwt_command_option: its taken for opt and arg. */
 int hwt_command_other_option(struct hwt_command_options *o, int opt, const char *arg,
@@ -216,7 +238,12 @@ enum {
 	HWT_UNIT_OPT_UNIT,
 	HWT_OPT_DECODER,
 	HWT_UNIT_OPT_ROOT,
+	HWT_OPT_VERSION,
 };
+/* getopt_long entries of -h, --help and --version, which every command takes. */
+#define HWT_OPTION_HELP                          \
+	{ "help", no_argument, NULL, 'h' },      \
+	{ "version", no_argument, NULL, HWT_OPT_VERSION }
 
 /* --debug-dir DIR: where separate debug files are (converters/elf/debug_file.h). */
 enum { HWT_OPT_DEBUG_DIR = 0x1080 };
@@ -471,7 +498,7 @@ enum {
 	HWT_OPTION_JOBS,                                                                  \
 	HWT_OPTION_DECODER,                                                               \
 	HWT_OPTION_DEBUG_DIR,                                                             \
-	{ "help", no_argument, NULL, 'h' }
+	HWT_OPTION_HELP
 #define HWT_LCOV_REPORT_SHORT_OPTIONS "o:vqj:h"
 /* Usage text of the options above but -v, -q, -j, -h (hwt-cov and hwt report lcov). */
 #define HWT_LCOV_REPORT_USAGE                                                              \

@@ -3,6 +3,7 @@
  * -o, -j, -q, -v, --debug-dir and the trace unit's (--unit and the selection).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,20 +181,51 @@ const char *hwt_command_bad_option(char *const argv[])
 	return letter;
 }
 
+int hwt_command_version(const char *prefix)
+{
+	/* "hwt report lcov" is hwt's: the version is the project's. */
+	printf("%.*s %s\n", (int)strcspn(prefix, " "), prefix, HWT_VERSION);
+	return 0;
+}
+
+int hwt_command_usage_error(void (*usage)(FILE *), const char *prefix, const char *fmt, ...)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&text, &size);
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prefix);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	/* The usage's first line, as the command's --help prints it. */
+	if (mem) {
+		usage(mem);
+		fclose(mem);
+	}
+	if (text && *text)
+		fprintf(stderr, "%.*s\n", (int)strcspn(text, "\n"), text);
+	free(text);
+	fprintf(stderr, "see '%s --help'\n", prefix);
+	return 2;
+}
+
 int hwt_command_option_end(int opt, int taken, char *const argv[], void (*usage)(FILE *),
 			   const char *prefix)
 {
 	if (taken)
 		return taken > 0 ? -1 : HWT_EXIT_USAGE;
 	if (opt == 'h') {
-		usage(stdout);
+		hwt_command_help(usage, stdout);
 		return HWT_EXIT_OK;
 	}
-	fprintf(stderr, "%s: %s '%s'\n", prefix,
-		opt == ':' ? "a value is missing for" : "unknown option",
-		hwt_command_bad_option(argv));
-	usage(stderr);
-	return HWT_EXIT_USAGE;
+	if (opt == HWT_OPT_VERSION)
+		return hwt_command_version(prefix);
+	return hwt_command_usage_error(usage, prefix, "%s '%s'",
+				       opt == ':' ? "a value is missing for" : "unknown option",
+				       hwt_command_bad_option(argv));
 }
 
 int hwt_command_other_option(struct hwt_command_options *o, int opt, const char *arg,

@@ -44,6 +44,7 @@ static void usage(FILE *out)
 	      "      --decoder NAME        Intel PT decoder: edge (default), libipt, or check\n"
 	      HWT_UNIT_USAGE
 	      "  -h, --help                this text\n"
+	      "      --version             hwt-cov's version\n"
 	      "Which processes are traced (the others run natively, their children\n"
 	      "are still followed), as for `hwt record`:\n"
 	      HWT_UNIT_SELECT_USAGE
@@ -95,9 +96,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, PREFIX ": no command to run\n");
-		usage(stderr);
-		code = HWT_EXIT_USAGE;
+		code = hwt_command_usage_error(usage, PREFIX, "no command to run");
 		goto out;
 	}
 	/* Before anything runs: a report that could not be written, a command not found. */

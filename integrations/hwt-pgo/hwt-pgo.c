@@ -3,7 +3,7 @@
  *
  * Sample-profile-guided optimisation from a traced training run, in one
  * command (docs/pgo.md):
- *   1. build PROG.train with CC -O2 -g -fdebug-info-for-profiling;
+ *   1. build WORK/train with CC -O2 -g -fdebug-info-for-profiling;
  *   2. run it on the training arguments under the trace unit (as hwt
  *      record does), decoding each process as it ends (as hwt-cov does);
  *   3. write the LLVM sample profile (hwt report afdo) of that binary;
@@ -45,19 +45,20 @@ static void usage(FILE *out)
 	fputs("usage: hwt-pgo [options] -o PROG -- SOURCES-AND-FLAGS...\n"
 	      "\n"
 	      "Builds PROG with sample-profile-guided optimisation from a traced training\n"
-	      "run: builds PROG.train (CC -O2 -g -fdebug-info-for-profiling), runs it on the\n"
+	      "run: builds DIR/train (CC -O2 -g -fdebug-info-for-profiling), runs it on the\n"
 	      "training arguments under a trace unit (as 'hwt record'; each process is\n"
 	      "decoded as soon as it ends, as hwt-cov does), writes its LLVM sample\n"
-	      "profile and rebuilds PROG with -fprofile-sample-use. SOURCES-AND-FLAGS go to every\n"
-	      "compile (source files, -I, -D, -l ...). docs/pgo.md describes each step.\n"
+	      "profile and rebuilds PROG with -fprofile-sample-use. SOURCES-AND-FLAGS go to\n"
+	      "every compile (source files, -I, -D, -l ...). docs/pgo.md describes each step.\n"
 	      "\n"
 	      "  -o, --output PROG     the optimised program to build (required)\n"
 	      "      --train ARGS      arguments of the training run, split at blanks\n"
-	      "                        (no quoting) [none]\n"
+	      "                        (no quoting) [none]; its output shows unless -q\n"
 	      "      --cc CC           the compiler [clang-19, else clang]\n"
 	      "      --cflags FLAGS    optimisation flags of every build, split at blanks [-O2]\n"
 	      "      --profile FILE    where the sample profile goes [PROG.afdo]\n"
-	      "      --work DIR        where PROG.train and the trace go [PROG.hwt-pgo]\n"
+	      "      --work DIR        where the training binary goes (DIR/train), and its\n"
+	      "                        trace and counts while they are read [PROG.hwt-pgo]\n"
 	      "      --keep BUNDLE     keep the trace bundle in BUNDLE (must not exist), as\n"
 	      "                        hwt-cov and hwt flame do\n"
 	      "      --bolt            optimise with BOLT instead: build with -Wl,--emit-relocs,\n"
@@ -77,8 +78,10 @@ static void usage(FILE *out)
 	      "                        afdo; PROG.train has its DWARF in itself)\n"
 	      "  -v, --verbose         also say how many processes were decoded while the\n"
 	      "                        training ran, and the training step's time\n"
-	      "  -q, --quiet           print only errors and the result\n"
+	      "  -q, --quiet           print only errors and the result; the training run's\n"
+	      "                        standard output goes to /dev/null\n"
 	      "  -h, --help            this text\n"
+	      "      --version         hwt-pgo's version\n"
 	      "\n"
 	      "Each step is said with the time it took.\n"
 	      "\n"
@@ -323,17 +326,21 @@ static int train_step(const struct hwt_command_options *o, const char *step, con
 
 	clocks(&wall0, &cpu0);
 	if (!o->quiet) {
-		char head[64];
+		char head[96];
 
-		snprintf(head, sizeof(head), PREFIX ": %s train (traced): ", step);
+		snprintf(head, sizeof(head), PREFIX ": %s train (traced; its output follows): ", step);
 		print_command_line(head, argv);
 	}
 	/* Our own bundle of an earlier run is replaced. */
 	if (!keep)
 		(void)hwt_bundle_remove(bundle);
 	{
-		/* The program's output is not ours to show: standard output to /dev/null. */
-		int saved = dup(1), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		/*
+		 * The training run's output passes through, so that a failing run
+		 * shows why; with -q its standard output goes to /dev/null.
+		 */
+		int saved = o->quiet ? dup(1) : -1;
+		int null = o->quiet ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1;
 
 		fflush(stdout);
 		if (saved >= 0 && null >= 0)
@@ -475,7 +482,7 @@ int main(int argc, char **argv)
 		HWT_OPTION_VERBOSE,
 		HWT_OPTION_JOBS,
 		HWT_OPTION_DEBUG_DIR,
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		HWT_UNIT_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -529,9 +536,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!output) {
-		fprintf(stderr, PREFIX ": no program to build (-o PROG)\n");
-		usage(stderr);
-		return 2;
+		return hwt_command_usage_error(usage, PREFIX, "no program to build (-o PROG)");
 	}
 	/* Programs are run by path, never looked up in $PATH. */
 	if (!strchr(output, '/'))
@@ -539,9 +544,7 @@ int main(int argc, char **argv)
 	if (!output)
 		goto nomem;
 	if (optind >= argc) {
-		fprintf(stderr, PREFIX ": no sources (after --)\n");
-		usage(stderr);
-		return 2;
+		return hwt_command_usage_error(usage, PREFIX, "no sources (after --)");
 	}
 	for (i = optind; i < argc; i++)
 		if (push(&inputs, argv[i]))

@@ -63,11 +63,14 @@ static int parse_pid(const char *s, int64_t *pid)
 	return 0;
 }
 
+static void usage(FILE *out)
+{
+	fputs(usage_text, out);
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
-	fputs("hwt dump: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\n(see 'hwt dump --help')\n", stderr);
+	hwt_command_usage_error(usage, "hwt dump", fmt, arg);
 	return HWT_DUMP_UNUSABLE;
 }
 
@@ -87,8 +90,10 @@ int hwt_dump_main(int argc, char **argv)
 		} else if (!strcmp(a, "--")) {
 			options_done = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_text, stdout);
+			hwt_command_help(usage, stdout);
 			return 0;
+		} else if (!strcmp(a, "--version")) {
+			return hwt_command_version("hwt dump");
 		} else if (!strcmp(a, "--packets")) {
 			options.packets = 1;
 		} else if (!strcmp(a, "--sideband-only")) {

@@ -61,7 +61,7 @@ int hwt_export_main(int argc, char **argv)
 		{ "cpuid", required_argument, NULL, 'c' },
 		{ "one-cpu", no_argument, NULL, '1' },
 		HWT_OPTION_QUIET,
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_command_options common = { .output = DEFAULT_OUTPUT };
@@ -89,10 +89,9 @@ int hwt_export_main(int argc, char **argv)
 	output = common.output;
 	quiet = common.quiet;
 	if (optind + 1 != argc) {
-		fprintf(stderr, PREFIX ": %s\n", optind >= argc ? "no bundle to export"
-								: "one bundle at a time");
-		usage(stderr);
-		return HWT_EXIT_USAGE;
+		return hwt_command_usage_error(usage, PREFIX, "%s",
+					       optind >= argc ? "no bundle to export"
+							      : "one bundle at a time");
 	}
 	bundle = hwt_command_open_bundle(argv[optind], stderr, PREFIX);
 	if (!bundle)

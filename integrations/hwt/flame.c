@@ -65,10 +65,9 @@ enum {
 	HWT_OPTION_QUIET,                                                \
 	HWT_OPTION_JOBS,                                                 \
 	HWT_OPTION_DEBUG_DIR,                                            \
-	{ "help", no_argument, NULL, 'h' }
+	HWT_OPTION_HELP
 
 #define COMMON_USAGE                                                                              \
-	"  -o, --output FILE     where to write ('-': standard output)\n"                           \
 	"      --weight W        insns (instructions, exact; the default), calls (times each\n"     \
 	"                        frame was called) or time (trace time; traces with timing)\n"     \
 	"      --inline          frames for inlined functions too (DWARF inline chains)\n"          \
@@ -107,7 +106,9 @@ static void report_usage(FILE *out)
 		"  folded      folded stacks (flamegraph.pl, inferno, speedscope read them)\n"
 		"  speedscope  a speedscope file: a timeline of every call per thread\n"
 		"  chrome      Chrome trace events (chrome://tracing, Perfetto)\n"
-		"\n" COMMON_USAGE
+		"\n"
+		"  -o, --output FILE     where to write ('-': standard output) [standard output]\n"
+		COMMON_USAGE
 		"\n"
 		"--diff matches the stacks of the two runs by command and thread order (roots\n"
 		"COMMAND for a command's first thread, COMMAND#2 for its second, ...), not by\n"
@@ -130,8 +131,8 @@ static void flame_usage(FILE *out)
 	      "graph, 0 (docs/exit-status.md).\n"
 	      "\n"
 	      "      --format F        flame (an SVG, the default), folded, speedscope, chrome\n"
-	      "  -o, --output FILE     [flame.svg, flame.folded, flame.speedscope.json,\n"
-	      "                        flame.trace.json]\n"
+	      "  -o, --output FILE     where to write ('-': standard output) [flame.svg,\n"
+	      "                        flame.folded, flame.speedscope.json, flame.trace.json]\n"
 	      "      --keep BUNDLE     keep the trace bundle in BUNDLE (must not exist)\n"
 	      "  -v, --verbose         also say how many processes were decoded while COMMAND\n"
 	      "                        ran (flame and folded: each process is decoded as it\n"
@@ -628,11 +629,9 @@ int hwt_report_flame_main(int argc, char **argv)
 	}
 	if (optind + 1 != argc) {
 		if (optind >= argc)
-			fprintf(stderr, "%s: which bundle?\n", prefix);
-		else
-			fprintf(stderr, "%s: one bundle at a time ('%s')\n", prefix, argv[optind + 1]);
-		report_usage(stderr);
-		return 2;
+			return hwt_command_usage_error(report_usage, prefix, "which bundle?");
+		return hwt_command_usage_error(report_usage, prefix, "one bundle at a time ('%s')",
+					       argv[optind + 1]);
 	}
 	dir = argv[optind];
 	if (o.format == fmt_chrome || o.format == fmt_speedscope) {
@@ -695,9 +694,7 @@ int hwt_flame_main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "%s: which command?\n", prefix);
-		flame_usage(stderr);
-		return 2;
+		return hwt_command_usage_error(flame_usage, prefix, "which command?");
 	}
 	if (!o.common.output)
 		o.common.output = defaults[o.format];

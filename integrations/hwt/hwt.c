@@ -21,7 +21,7 @@ struct hwt_command {
 static const struct hwt_command commands[] = {
 	{ "record", hwt_record_main, "run a command and record its branch trace into a bundle" },
 	{ "report", hwt_report_main,
-	  "convert a bundle: lcov, afdo, profile, flame, ... ('hwt report --help')" },
+	  "a bundle as lcov, afdo, profile, flame, ... ('hwt report --help')" },
 	{ "flame", hwt_flame_main, "run a command and draw the flame graph of its exact stacks" },
 	{ "merge", hwt_merge_main, "add hwt profiles of several runs into one" },
 	{ "dump", hwt_dump_main, "list a trace bundle: header, sideband records, streams, packets" },
@@ -58,9 +58,7 @@ static const struct hwt_command *find_command(const char *name)
 
 static int unknown_command(const char *name)
 {
-	fprintf(stderr, "hwt: '%s' is not an hwt command\n\n", name);
-	usage(stderr);
-	return HWT_EXIT_USAGE;
+	return hwt_command_usage_error(usage, "hwt", "'%s' is not an hwt command", name);
 }
 
 int main(int argc, char **argv)
@@ -96,9 +94,7 @@ int main(int argc, char **argv)
 		return command->main(2, sub_argv);
 	}
 	if (argv[1][0] == '-') {
-		fprintf(stderr, "hwt: unknown option '%s'\n\n", argv[1]);
-		usage(stderr);
-		return HWT_EXIT_USAGE;
+		return hwt_command_usage_error(usage, "hwt", "unknown option '%s'", argv[1]);
 	}
 	command = find_command(argv[1]);
 	if (!command)

@@ -61,7 +61,7 @@ int hwt_import_main(int argc, char **argv)
 		HWT_OPTION_QUIET,
 		{ "symfs", required_argument, NULL, 's' },
 		{ "buildid-dir", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_command_options common = { .output = DEFAULT_OUTPUT };
@@ -88,10 +88,9 @@ int hwt_import_main(int argc, char **argv)
 	output = common.output;
 	quiet = common.quiet;
 	if (optind + 1 != argc) {
-		fprintf(stderr, PREFIX ": %s\n", optind >= argc ? "no perf.data file to import"
-								: "one perf.data file at a time");
-		usage(stderr);
-		return HWT_EXIT_USAGE;
+		return hwt_command_usage_error(usage, PREFIX, "%s",
+					       optind >= argc ? "no perf.data file to import"
+							      : "one perf.data file at a time");
 	}
 	if (force && hwt_remove_bundle(output, PREFIX) < 0)
 		return HWT_EXIT_ERROR;

@@ -41,6 +41,8 @@ int hwt_merge_main(int argc, char **argv)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return HWT_EXIT_OK;
+		} else if (!strcmp(argv[i], "--version")) {
+			return hwt_command_version("hwt merge");
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
 		} else if (!strncmp(argv[i], "-o", 2) && argv[i][2]) {
@@ -49,18 +51,16 @@ int hwt_merge_main(int argc, char **argv)
 			i++;
 			break;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "hwt merge: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return HWT_EXIT_USAGE;
+			return hwt_command_usage_error(usage, "hwt merge", "unknown option '%s'",
+						       argv[i]);
 		} else {
 			break;
 		}
 	}
 	first = i;
-	if (!out || first >= argc) {
-		usage(stderr);
-		return HWT_EXIT_USAGE;
-	}
+	if (!out || first >= argc)
+		return hwt_command_usage_error(usage, "hwt merge", "%s",
+					       !out ? "no output (-o OUT)" : "no profiles to add");
 	for (i = first; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "hwt merge: options go before the inputs ('%s')\n", argv[i]);

@@ -123,7 +123,7 @@ int hwt_record_main(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "wrap", no_argument, NULL, 'W' },
 		{ "buffer-size", required_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		HWT_UNIT_SELECT_LONG_OPTIONS,
 		HWT_UNIT_ROOT_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
@@ -200,9 +200,7 @@ int hwt_record_main(int argc, char **argv)
 		if (!unit->unit)
 			unit->unit = "kmod";
 	} else if (optind >= argc) {
-		fprintf(stderr, "hwt record: no command to record\n");
-		usage(stderr);
-		return 2;
+		return hwt_command_usage_error(usage, "hwt record", "no command to record");
 	}
 	if ((unit->pid || unit->cpus || unit->wrap || unit->bufsize || unit->duration) &&
 	    strcmp(unit->unit ? unit->unit : "", "kmod") != 0) {

@@ -17,23 +17,23 @@ struct hwt_report_format {
 
 static const struct hwt_report_format formats[] = {
 	{ "afdo", hwt_report_afdo_main,
-	  "LLVM sample profile for clang -fprofile-sample-use (text, extbinary, binary)" },
+	  "LLVM sample profile for clang -fprofile-sample-use (text, binary)" },
 	{ "afdo-text", hwt_report_afdo_text_main,
 	  "AutoFDO create_llvm_prof --profiler=text input of one binary" },
 	{ "bolt", hwt_report_bolt_main,
 	  "llvm-bolt's profile (fdata) of one binary: exact branch and call counts" },
 	{ "chrome", hwt_report_flame_main,
-	  "Chrome trace events of every call per thread (chrome://tracing, Perfetto)" },
+	  "every call per thread as Chrome trace events (Perfetto)" },
 	{ "diff", hwt_report_diff_main,
-	  "coverage of the lines changed since a git revision, from an lcov file" },
+	  "diff coverage: the lines changed since a git revision, from lcov" },
 	{ "flame", hwt_report_flame_main,
-	  "an interactive SVG flame graph of the exact call stacks (--diff A B too)" },
+	  "an SVG flame graph of the exact call stacks (--diff A B too)" },
 	{ "folded", hwt_report_flame_main,
 	  "folded stacks (flamegraph.pl, inferno, speedscope read them)" },
 	{ "lcov", hwt_report_lcov_main,
-	  "line, function and branch coverage of every image with debug info (lcov)" },
+	  "lcov: line, function and branch coverage of images with debug info" },
 	{ "profile", hwt_report_profile_main,
-	  "decode a bundle into an hwt profile (counts per image and file offset)" },
+	  "an hwt profile: exact counts per image and file offset" },
 	{ "speedscope", hwt_report_flame_main,
 	  "a speedscope file: a timeline of every call per thread" },
 };
@@ -54,18 +54,18 @@ int hwt_report_main(int argc, char **argv)
 {
 	size_t i;
 
-	if (argc < 2) {
-		usage(stderr);
-		return HWT_EXIT_USAGE;
-	}
+	if (argc < 2)
+		return hwt_command_usage_error(usage, "hwt report", "which format?");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return HWT_EXIT_OK;
 	}
+	if (!strcmp(argv[1], "--version"))
+		return hwt_command_version("hwt report");
+	if (argv[1][0] == '-')
+		return hwt_command_usage_error(usage, "hwt report", "unknown option '%s'", argv[1]);
 	for (i = 0; i < NFORMATS; i++)
 		if (!strcmp(formats[i].name, argv[1]))
 			return formats[i].main(argc - 1, argv + 1);
-	fprintf(stderr, "hwt report: '%s' is not a report format\n\n", argv[1]);
-	usage(stderr);
-	return HWT_EXIT_USAGE;
+	return hwt_command_usage_error(usage, "hwt report", "'%s' is not a report format", argv[1]);
 }

@@ -42,7 +42,7 @@ static void afdo_usage(FILE *out)
 	      "convention.\n"
 	      "\n"
 	      "options:\n"
-	      "  -o OUT              the profile to write ('-': standard output, text only)\n"
+	      "  -o OUT              the profile to write, required ('-': standard output, text only)\n"
 	      "  --format FMT        text (default), extbinary or binary; the binary forms\n"
 	      "                      are written by 'llvm-profdata merge --sample'\n"
 	      "  --binary FILE       only the image that FILE is (matched by path or name,\n"
@@ -75,7 +75,7 @@ static void text_usage(FILE *out)
 	      "INPUT is a trace bundle or an hwt profile; several are added up.\n"
 	      "\n"
 	      "options:\n"
-	      "  -o OUT          the file to write ('-': standard output)\n"
+	      "  -o OUT          the file to write, required ('-': standard output)\n"
 	      "  --binary FILE   the image to write (matched by path or name, build-id\n"
 	      "                  checked) [the image with debug info that ran most]\n"
 	      "  --debug-dir DIR where separate debug files are, as for hwt report afdo\n"
@@ -100,7 +100,7 @@ static int parse(int argc, char **argv, struct options *o, int text)
 		HWT_OPTION_JOBS,
 		HWT_OPTION_DECODER,
 		HWT_OPTION_DEBUG_DIR,
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		{ "format", required_argument, NULL, 'F' },
 		{ "llvm-profdata", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
@@ -137,10 +137,9 @@ static int parse(int argc, char **argv, struct options *o, int text)
 	while (optind < argc)
 		o->inputs[o->ninputs++] = argv[optind++];
 	if (!o->ninputs || !o->common.output) {
-		fprintf(stderr, "%s: %s\n", o->prefix,
-			!o->ninputs ? "no input (a trace bundle or an hwt profile)"
-				    : "no output file (-o OUT)");
-		text ? text_usage(stderr) : afdo_usage(stderr);
+		hwt_command_usage_error(text ? text_usage : afdo_usage, o->prefix, "%s",
+					!o->ninputs ? "no input (a trace bundle or an hwt profile)"
+						    : "no output file (-o OUT)");
 		return -1;
 	}
 	if (!o->format)

@@ -64,7 +64,7 @@ static int parse(int argc, char **argv, struct options *o)
 		HWT_OPTION_QUIET,
 		HWT_OPTION_JOBS,
 		HWT_OPTION_DECODER,
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, status;
@@ -92,10 +92,9 @@ static int parse(int argc, char **argv, struct options *o)
 	while (optind < argc)
 		o->inputs[o->ninputs++] = argv[optind++];
 	if (!o->ninputs || !o->common.output) {
-		fprintf(stderr, PREFIX ": %s\n",
-			!o->ninputs ? "no input (a trace bundle or an hwt profile)"
-				    : "no output file (-o OUT)");
-		usage(stderr);
+		hwt_command_usage_error(usage, PREFIX, "%s",
+					!o->ninputs ? "no input (a trace bundle or an hwt profile)"
+						    : "no output file (-o OUT)");
 		return -1;
 	}
 	return 0;

@@ -74,7 +74,7 @@ int hwt_report_diff_main(int argc, char **argv)
 		{ "exclude", required_argument, NULL, 'x' },
 		HWT_OPTION_FAIL_UNDER_DIFF,
 		HWT_OPTION_QUIET,
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **include = calloc((size_t)argc + 1, sizeof(*include));
@@ -122,9 +122,8 @@ int hwt_report_diff_main(int argc, char **argv)
 		}
 	}
 	if (!how.base || optind != argc - 1) {
-		fprintf(stderr, PREFIX ": %s\n", !how.base ? "--base REF is needed" :
-			optind >= argc ? "which lcov file?" : "one lcov file at a time");
-		usage(stderr);
+		hwt_command_usage_error(usage, PREFIX, "%s", !how.base ? "--base REF is needed" :
+					optind >= argc ? "which lcov file?" : "one lcov file at a time");
 		goto out;
 	}
 	cov = hwt_coverage_alloc();

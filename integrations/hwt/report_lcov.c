@@ -55,9 +55,8 @@ int hwt_report_lcov_main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "hwt report lcov: %s\n",
-			optind >= argc ? "which bundle?" : "one bundle at a time");
-		usage(stderr);
+		hwt_command_usage_error(usage, "hwt report lcov", "%s",
+					optind >= argc ? "which bundle?" : "one bundle at a time");
 		hwt_lcov_report_options_fini(&opts);
 		return HWT_EXIT_USAGE;
 	}

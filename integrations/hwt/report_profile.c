@@ -20,7 +20,7 @@ static void usage(FILE *out)
 	      "with 'hwt merge'.\n"
 	      "\n"
 	      "options:\n"
-	      "  -o OUT        the profile to write ('-': standard output)\n"
+	      "  -o OUT        the profile to write, required ('-': standard output)\n"
 	      "  --progress    show progress on stderr even when it is not a terminal\n"
 	      "  --stats       print decode figures on stderr (streams, blocks, decode\n"
 	      "                errors and the trace bytes they lost, kernel-mode trace left\n"
@@ -44,7 +44,7 @@ int hwt_report_profile_main(int argc, char **argv)
 		HWT_OPTION_DECODER,
 		{ "stats", no_argument, NULL, 's' },
 		HWT_OPTION_QUIET,
-		{ "help", no_argument, NULL, 'h' },
+		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_command_decode_options options = { .prefix = "hwt report profile" };
@@ -80,10 +80,9 @@ int hwt_report_profile_main(int argc, char **argv)
 	options.quiet = common.quiet;
 	options.jobs = common.jobs;
 	options.decoder = common.decoder;
-	if (!dir || !out) {
-		usage(stderr);
-		return 2;
-	}
+	if (!dir || !out)
+		return hwt_command_usage_error(usage, "hwt report profile", "%s",
+					       !dir ? "which bundle?" : "no output file (-o OUT)");
 	profile = hwt_profile_alloc();
 	if (!profile) {
 		fprintf(stderr, "hwt report profile: out of memory\n");

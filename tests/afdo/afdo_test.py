@@ -394,7 +394,7 @@ def main():
     args = ap.parse_args()
     missing = [p for p in NEEDS[args.check] if not shutil.which(p)]
     if missing:
-        print(f"skipped: {', '.join(missing)} not found (scripts/setup.sh installs it)")
+        print(f"skipped: {', '.join(missing)} not found (scripts/setup.sh --tests installs it)")
         sys.exit(SKIPPED)
     if args.check == "pgo" and not args.hwt_pgo:
         sys.exit("the pgo check needs --hwt-pgo")
@@ -404,7 +404,7 @@ def main():
         sysroot = os.environ.get("QEMU_LD_PREFIX") or "/usr/aarch64-linux-gnu"
         if not shutil.which("qemu-aarch64") or not os.path.isdir(sysroot):
             print("skipped: qemu-aarch64 or the aarch64 sysroot is not installed "
-                  "(scripts/setup.sh installs them)")
+                  "(scripts/setup.sh --tests installs them)")
             sys.exit(SKIPPED)
         CC.append("--target=%s-linux-gnu" % args.target)
     args.work = os.path.join(args.work, args.check + ("." + args.target if args.target else ""))

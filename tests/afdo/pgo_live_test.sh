@@ -22,7 +22,7 @@ fail() {
 	exit 1
 }
 
-command -v clang-19 >/dev/null || { echo "skipped: clang-19 not found (scripts/setup.sh installs it)"; exit 77; }
+command -v clang-19 >/dev/null || { echo "skipped: clang-19 not found (scripts/setup.sh --tests installs it)"; exit 77; }
 . "$(dirname "$0")/../work_dir.sh"
 hwt_test_work_dir "$work"
 mkdir -p "$work" || exit 1

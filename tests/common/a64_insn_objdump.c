@@ -370,7 +370,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null", argv[1]);
 	if (system(cmd) != 0) {
-		printf("SKIP: %s is not installed (scripts/setup.sh installs binutils-aarch64-linux-gnu)\n",
+		printf("SKIP: %s is not installed (scripts/setup.sh --tests installs binutils-aarch64-linux-gnu)\n",
 		       argv[1]);
 		return 77;
 	}

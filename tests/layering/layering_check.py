@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The house's layering, checked from the build (README, "How it works").
+"""The house's layering, checked from the build (docs/overview.md, "How it works").
 
 Each library of the build (every library target whose source folder is
 not tests/, bench/ or examples/) belongs to the layer of its folder, in the

@@ -13,7 +13,7 @@ work=$3
 cc=$4
 src=$here/src/cov_basic.c
 if ! command -v "$cc" >/dev/null; then
-	echo "skipped: $cc not found (scripts/setup.sh installs it)"
+	echo "skipped: $cc not found (scripts/setup.sh --tests installs it)"
 	exit 77
 fi
 . "$(dirname "$0")/../work_dir.sh"

@@ -343,7 +343,7 @@ def main():
                  'qemu-%s' % args.target]
         missing = [t for t in tools if not shutil.which(t)]
         if missing or not os.path.isdir(AARCH64_SYSROOT):
-            print('skipped: not installed: %s (scripts/setup.sh installs it)'
+            print('skipped: not installed: %s (scripts/setup.sh --tests installs it)'
                   % ' '.join(missing or [AARCH64_SYSROOT]))
             return SKIPPED
     if args.compare:
@@ -351,7 +351,7 @@ def main():
                                 os.path.basename(args.cc), sys.stdout)
         return 1 if mismatches else 0
     if not shutil.which(args.cc):
-        print('skipped: %s not found (scripts/setup.sh installs it)' % args.cc)
+        print('skipped: %s not found (scripts/setup.sh --tests installs it)' % args.cc)
         return SKIPPED
     ok = True
     totals = {}

@@ -120,7 +120,7 @@ def main():
         sys.exit(__doc__)
     hwt_cov, ranges, src, work, cc = sys.argv[1:6]
     if not shutil.which(cc):
-        print('skipped: %s not found (scripts/setup.sh installs it)' % cc)
+        print('skipped: %s not found (scripts/setup.sh --tests installs it)' % cc)
         return 77
     shutil.rmtree(work, ignore_errors=True)
     args = {'hwt_cov': hwt_cov, 'ranges': ranges, 'src': src, 'work': work}

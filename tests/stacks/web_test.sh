@@ -1,7 +1,7 @@
 #!/bin/sh
 # The writers against what reads them: Chrome trace events and speedscope
 # files checked against the folded stacks (timeline_check.py), and, when
-# Chromium and the npm packages are there (scripts/setup.sh installs them),
+# Chromium and the npm packages are there (scripts/setup.sh --tests installs them),
 # the SVG flame graph driven in headless Chromium (check_flame.mjs), and the
 # speedscope file and the Chrome trace events loaded by speedscope itself
 # (check_speedscope.mjs; its Trace Event importer complains of any "E" that
@@ -27,7 +27,7 @@ if [ "$part" = browser ]; then
 		command -v "$need" >/dev/null 2>&1 || { echo "SKIP: no $need"; exit 77; }
 	done
 	[ -d "$here/web/node_modules/playwright-core" ] && [ -d "$here/web/node_modules/speedscope" ] ||
-		{ echo "SKIP: npm packages missing (scripts/setup.sh installs them)"; exit 77; }
+		{ echo "SKIP: npm packages missing (scripts/setup.sh --tests installs them)"; exit 77; }
 fi
 
 . "$(dirname "$0")/../work_dir.sh"

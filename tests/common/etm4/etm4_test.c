@@ -38,7 +38,7 @@ void sink_drain(struct sink *s)
 int lister_available(void)
 {
 	if (system("command -v trc_pkt_lister >/dev/null") != 0) {
-		printf("SKIP: trc_pkt_lister not installed (scripts/setup.sh installs libopencsd-bin)\n");
+		printf("SKIP: trc_pkt_lister not installed (scripts/setup.sh --tests installs libopencsd-bin)\n");
 		return 0;
 	}
 	return 1;
