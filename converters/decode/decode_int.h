@@ -95,6 +95,11 @@ struct hwt_decoder {
 	uint8_t *stream_buf;     /* this thread's, for short streams (hwt_stream_bytes) */
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 	int pt_kernel;           /* header pt_streams_kernel=1: Intel PT streams hold kernel-mode trace (kernel_cut.c) */
+	/* Kernel-mode trace was cut out, here (pt_kernel) or at the import
+	   (header pt_kernel=1): an asynchronous stop and the enable at the same
+	   address are a kernel excursion (an interrupt), whose return resumes
+	   the block; libipt decodes such streams (stream.c). */
+	int pt_async_resume;
 };
 
 /* A diagnostic held back until the workers are done. */

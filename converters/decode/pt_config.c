@@ -27,6 +27,9 @@ void hwt_decoder_pt_config(struct hwt_decoder *d, const struct hwt_bundle *bundl
 
 	pt_config_init(&d->pt);
 	d->pt_kernel = kernel && !strcmp(kernel, "1");
+	d->pt_async_resume = d->pt_kernel ||
+			     (hwt_bundle_key(bundle, "pt_kernel") &&
+			      !strcmp(hwt_bundle_key(bundle, "pt_kernel"), "1"));
 	if (cpu && sscanf(cpu, "%31[^,],%u,%u,%u", vendor, &family, &model, &stepping) == 4 &&
 	    !strcmp(vendor, "GenuineIntel") && family <= 0xffff && model <= 0xff &&
 	    stepping <= 0xff) {

@@ -622,11 +622,12 @@ static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int s
 			emit_break(s, &fe, hwt_flow_enabled);
 			break;
 		case ptev_async_disabled:
-			/* Only where kernel trace was cut out (kernel_cut.c) is an
-			   asynchronous stop a kernel excursion whose return resumes
-			   the block; elsewhere (a context switch of a CPU-mode
-			   stream) the block ends there, as the edge decoder ends it. */
-			if (s->d->pt_kernel) {
+			/* Only where kernel trace was cut out (here or at the
+			   import) is an asynchronous stop a kernel excursion whose
+			   return resumes the block; elsewhere (a context switch of a
+			   CPU-mode stream) the block ends there, as the edge decoder
+			   ends it. */
+			if (s->d->pt_async_resume) {
 				s->async_last = s->last;
 				s->async_target = s->last_target;
 				s->async_at = ev.variant.async_disabled.at;

@@ -21,7 +21,7 @@ static const struct hwt_report_format formats[] = {
 	{ "afdo-text", hwt_report_afdo_text_main,
 	  "AutoFDO create_llvm_prof --profiler=text input of one binary" },
 	{ "bolt", hwt_report_bolt_main,
-	  "llvm-bolt's profile (fdata) of one binary: exact branch and call counts" },
+	  "llvm-bolt's profile (fdata) of one binary: exact branch counts" },
 	{ "chrome", hwt_report_flame_main,
 	  "every call per thread as Chrome trace events (Perfetto)" },
 	{ "diff", hwt_report_diff_main,

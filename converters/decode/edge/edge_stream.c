@@ -2520,8 +2520,8 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 	c->d = d;
 	c->stream = stream;
 	c->space = space;
-	if (d->pt_kernel)
-		return 1; /* kernel-mode trace too: libipt decodes its user part (kernel_cut.c) */
+	if (d->pt_async_resume)
+		return 1; /* kernel-mode trace cut out: libipt decodes the user part (stream.c) */
 	buf = hwt_stream_bytes(d, stream, size);
 	if (!buf)
 		return 1; /* libipt reports it */
