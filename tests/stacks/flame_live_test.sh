@@ -39,7 +39,8 @@ suite="exec 2>run.err
 
 # live.hwt's messages, as `hwt report FORMAT` says them (X: for the prefix).
 messages() {
-	grep -v -e 'decoded while the command ran$' -e '^hwt flame: wrote ' "$1" |
+	# The recording's root line is hwt flame's alone (the report reads a bundle).
+	grep -v -e 'decoded while the command ran$' -e '^hwt flame: wrote ' -e '^hwt flame: root ' "$1" |
 		sed -e 's/^hwt flame: /X: /' -e 's/^hwt report [a-z]*: /X: /'
 }
 
