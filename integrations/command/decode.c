@@ -150,8 +150,15 @@ void hwt_command_live_say(const struct hwt_decode_live *live, const char *prefix
 }
 
 int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_profile *profile,
-			    const struct hwt_command_decode_options *how)
+			    const struct hwt_command_options *common, const char *prefix)
 {
+	const struct hwt_command_decode_options how = {
+		.prefix = prefix,
+		.progress = hwt_progress_tty,
+		.quiet = common->quiet,
+		.jobs = common->jobs,
+		.decoder = common->decoder,
+	};
 	int warned = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -161,11 +168,11 @@ int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_prof
 		int rc;
 
 		if (stat(in, &st) != 0) {
-			fprintf(stderr, "%s: error: %s: %s\n", how->prefix, in, strerror(errno));
+			fprintf(stderr, "%s: error: %s: %s\n", prefix, in, strerror(errno));
 			return -1;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			rc = hwt_command_decode(in, profile, how);
+			rc = hwt_command_decode(in, profile, &how);
 			if (rc < 0)
 				return -1;
 			warned += rc != 0;
@@ -174,11 +181,11 @@ int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_prof
 		rc = hwt_profile_load(profile, in, &line);
 		if (rc == -hpe_format) {
 			fprintf(stderr, "%s: error: %s:%zu: not an hwt profile or a trace bundle (%s)\n",
-				how->prefix, in, line, hwt_profile_errstr(rc));
+				prefix, in, line, hwt_profile_errstr(rc));
 			return -1;
 		}
 		if (rc < 0) {
-			fprintf(stderr, "%s: error: %s: %s%s%s\n", how->prefix, in,
+			fprintf(stderr, "%s: error: %s: %s%s%s\n", prefix, in,
 				hwt_profile_errstr(rc), rc == -hpe_io ? ": " : "",
 				rc == -hpe_io ? strerror(errno) : "");
 			return -1;

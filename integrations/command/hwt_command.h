@@ -119,12 +119,14 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 void hwt_command_decode_heap(void);
 /*
  * Adds each of the n inputs to profile: a directory is a trace bundle,
- * decoded with hwt_command_decode(how), anything else an hwt profile.
- * Returns -1 when one cannot be read (the message printed), else the
- * number of bundles that had warnings.
+ * decoded with hwt_command_decode as common's -q, -j and --decoder say
+ * (progress on a terminal), anything else an hwt profile. Returns -1 when
+ * one cannot be read (the message printed, prefix first), else the number
+ * of bundles that had warnings.
  */
+struct hwt_command_options;
 int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_profile *profile,
-			    const struct hwt_command_decode_options *how);
+			    const struct hwt_command_options *common, const char *prefix);
 
 /*
  * The decode while recording (hwt_decode_live, converters/decode/live.c)

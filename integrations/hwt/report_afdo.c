@@ -162,20 +162,6 @@ static int parse(int argc, char **argv, struct options *o, int text)
 	return 0;
 }
 
-/* Adds every input to profile: -1 (said why), else how many had warnings. */
-static int load_inputs(const struct options *o, struct hwt_profile *profile)
-{
-	struct hwt_command_decode_options how = {
-		.prefix = o->prefix,
-		.progress = hwt_progress_tty,
-		.quiet = o->common.quiet,
-		.jobs = o->common.jobs,
-		.decoder = o->common.decoder,
-	};
-
-	return hwt_command_load_inputs(o->inputs, o->ninputs, profile, &how);
-}
-
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -323,7 +309,7 @@ static int read_inputs(int argc, char **argv, struct options *o, int text,
 		fprintf(stderr, "%s: out of memory\n", o->prefix);
 		return -1;
 	}
-	return load_inputs(o, *profile);
+	return hwt_command_load_inputs(o->inputs, o->ninputs, *profile, &o->common, o->prefix);
 }
 
 int hwt_report_afdo_main(int argc, char **argv)

@@ -100,20 +100,6 @@ static int parse(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Adds every input to profile: -1 (said why), else how many had warnings. */
-static int load_inputs(const struct options *o, struct hwt_profile *profile)
-{
-	struct hwt_command_decode_options how = {
-		.prefix = PREFIX,
-		.progress = hwt_progress_tty,
-		.quiet = o->common.quiet,
-		.jobs = o->common.jobs,
-		.decoder = o->common.decoder,
-	};
-
-	return hwt_command_load_inputs(o->inputs, o->ninputs, profile, &how);
-}
-
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -197,7 +183,7 @@ int hwt_report_bolt_main(int argc, char **argv)
 		fprintf(stderr, PREFIX ": out of memory\n");
 		goto out;
 	}
-	warned = load_inputs(&o, profile);
+	warned = hwt_command_load_inputs(o.inputs, o.ninputs, profile, &o.common, PREFIX);
 	if (warned < 0)
 		goto out;
 	image = pick_image(&o, profile);
