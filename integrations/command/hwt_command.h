@@ -288,8 +288,8 @@ int hwt_command_decoder(const char *name);
 	"                        aarch64 programs run under qemu-aarch64 (sysroot\n"        \
 	"                        $QEMU_LD_PREFIX or /usr/aarch64-linux-gnu), traced (ETMv4)\n" \
 	"                        by the qemu unit\n"                                         \
-	"      --max-trace-size SIZE  stop tracing (not the command) once the run wrote\n" \
-	"                        SIZE bytes of trace (K, M, G: KiB, MiB, GiB), counted over\n" \
+	"      --max-trace-size N  stop tracing (not the command) once the run wrote N\n" \
+	"                        bytes of trace (suffix K, M, G: KiB, MiB, GiB), counted over\n" \
 	"                        every process and thread; processes started after that\n" \
 	"                        run natively, still followed (valgrind and qemu units)\n" \
 	"                        [no cap]\n"
