@@ -8,8 +8,9 @@
  * of the run is dropped, so each stream ends after a complete packet and
  * the run's trace passes the cap by at most one buffer per thread that was
  * writing when it was reached. The preloaded library runs processes started
- * after that natively (still followed). Shared by the units and the
- * preloaded library: libc-free.
+ * after that natively (still followed); `hwt record` watches it to say the
+ * stop when it happens (the units say nothing: the command's stderr is its
+ * own). Shared by the units and the preloaded library: libc-free.
  */
 #ifndef HWT_TRACE_BUDGET_H
 #define HWT_TRACE_BUDGET_H
@@ -24,8 +25,7 @@
 struct hwt_trace_budget {
 	uint64_t cap;        /* bytes of trace the run may write */
 	uint64_t used;       /* bytes asked for (past cap once a write was refused) */
-	uint32_t reached;    /* a write was refused: the run's trace stopped */
-	uint32_t said;       /* the stop was said (by the first process to see it) */
+	uint32_t reached;    /* a write reached the cap: the run's trace stops */
 };
 
 /*
@@ -47,12 +47,6 @@ static inline int hwt_trace_budget_spent(const struct hwt_trace_budget *b)
 {
 	return __atomic_load_n(&b->reached, __ATOMIC_RELAXED) ||
 	       __atomic_load_n(&b->used, __ATOMIC_RELAXED) >= b->cap;
-}
-
-/* 1 for the one caller that is to say the stop (once per run). */
-static inline int hwt_trace_budget_say(struct hwt_trace_budget *b)
-{
-	return !__atomic_exchange_n(&b->said, 1, __ATOMIC_RELAXED);
 }
 
 #endif /* HWT_TRACE_BUDGET_H */

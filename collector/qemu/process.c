@@ -244,23 +244,6 @@ static void map_budget(void)
 		hwt_qemu_budget = map;
 }
 
-bool hwt_qemu_budget_take(size_t len)
-{
-	char msg[160];
-	int n;
-
-	bool keep = hwt_trace_budget_take(hwt_qemu_budget, len);
-
-	if (hwt_qemu_budget->reached && hwt_trace_budget_say(hwt_qemu_budget)) {
-		n = snprintf(msg, sizeof(msg), "hwt: the trace reached --max-trace-size (%llu "
-			     "bytes): tracing stops, the command runs on\n",
-			     (unsigned long long)hwt_qemu_budget->cap);
-		if (n > 0 && write(2, msg, (size_t)n) < 0)
-			return keep;
-	}
-	return keep;
-}
-
 void hwt_qemu_process_start(void)
 {
 	map_budget();

@@ -57,8 +57,6 @@ bool hwt_qemu_file_append(const char *dir, const char *name, const void *buf, si
 /* The run's trace size cap (select/trace-budget), NULL when none; mapped once
    at start, shared with every process of the run (fork children too). */
 extern struct hwt_trace_budget *hwt_qemu_budget;
-/* Whether len bytes of packets may still be written; says the stop once per run. */
-bool hwt_qemu_budget_take(size_t len);
 /* The sideband lock, for image.c's table; records written while holding it. */
 void hwt_qemu_process_lock(void);
 void hwt_qemu_process_unlock(void);

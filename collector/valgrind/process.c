@@ -111,20 +111,6 @@ static void map_budget(void)
 		hwt_vg_budget = (struct hwt_trace_budget *)sr_Res(res);
 }
 
-Bool hwt_vg_budget_take(SizeT len)
-{
-	HChar msg[160];
-
-	Bool keep = hwt_trace_budget_take(hwt_vg_budget, len) ? True : False;
-
-	if (hwt_vg_budget->reached && hwt_trace_budget_say(hwt_vg_budget)) {
-		VG_(sprintf)(msg, "hwt: the trace reached --max-trace-size (%llu bytes): tracing "
-			     "stops, the command runs on\n", (ULong)hwt_vg_budget->cap);
-		VG_(write)(2, msg, (Int)VG_(strlen)(msg));
-	}
-	return keep;
-}
-
 void hwt_vg_process_start(void)
 {
 	map_budget();

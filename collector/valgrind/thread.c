@@ -74,7 +74,7 @@ static struct hwt_vg_thread *stream_thread(struct hwt_sw_stream *st)
 static int write_packets(struct hwt_sw_stream *st, const uint8_t *buf, size_t len)
 {
 	/* Past the run's cap: dropped as if written (no loss), the stream ends here. */
-	if (hwt_vg_budget && !hwt_vg_budget_take(len))
+	if (hwt_vg_budget && !hwt_trace_budget_take(hwt_vg_budget, len))
 		return 1;
 	if (!hwt_vg_file_append("streams", stream_thread(st)->stream_name, buf, len))
 		return 0;

@@ -37,8 +37,6 @@ void hwt_vg_process_start(void);
 /* The run's trace size cap (select/trace-budget), NULL when none: mapped shared
    at start, so fork children and other processes of the run count together. */
 extern struct hwt_trace_budget *hwt_vg_budget;
-/* Whether len bytes of packets may still be written; says the stop once per run. */
-Bool hwt_vg_budget_take(SizeT len);
 /* In a fork child: a new image with its own sideband file. */
 void hwt_vg_process_start_forked(void);
 /* Appends a record; fills the header's magic, type, size, time, pid, tid. */

@@ -5,12 +5,16 @@
  * hwt_command_print_untraced.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hwt_bundle.h"
@@ -111,6 +115,92 @@ static int budget_create(const char *dir, unsigned long long cap, const char *pr
 }
 
 /*
+ * Says the stop once, when it happens: a thread of the recorder looks at
+ * the budget every 100 ms while the command runs (the units say nothing:
+ * the command's stderr is its own, and ctest or make keep it).
+ */
+struct budget_watch {
+	struct hwt_trace_budget *budget;  /* mapped; NULL: no watch */
+	const char *prefix;
+	int quiet;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t done_cond;
+	int done;                         /* the run ended (under lock) */
+};
+
+static void *budget_watch_run(void *arg)
+{
+	struct budget_watch *w = arg;
+	struct timespec at;
+	int said = 0;
+
+	pthread_mutex_lock(&w->lock);
+	/* A last look once the run ended: a short one may reach the cap and end within 100 ms. */
+	for (;;) {
+		if (!said && hwt_trace_budget_spent(w->budget)) {
+			said = 1;
+			if (!w->quiet)
+				fprintf(stderr, "%s: the trace reached --max-trace-size (%llu bytes): "
+					"tracing stops, the command runs on\n", w->prefix,
+					(unsigned long long)w->budget->cap);
+		}
+		if (w->done)
+			break;
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_nsec += 100 * 1000 * 1000;
+		if (at.tv_nsec >= 1000000000) {
+			at.tv_sec++;
+			at.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&w->done_cond, &w->lock, &at);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Starts the watch of the budget in dir (none when it cannot: the summary still says it). */
+static void budget_watch_start(struct budget_watch *w, const char *dir, const char *prefix,
+			       int quiet)
+{
+	char path[PATH_MAX + 32];
+	void *map;
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	w->prefix = prefix;
+	w->quiet = quiet;
+	snprintf(path, sizeof(path), "%s/" HWT_TRACE_BUDGET_FILE, dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	map = mmap(NULL, HWT_TRACE_BUDGET_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return;
+	w->budget = map;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->done_cond, NULL);
+	if (pthread_create(&w->thread, NULL, budget_watch_run, w) != 0) {
+		munmap(map, HWT_TRACE_BUDGET_SIZE);
+		w->budget = NULL;
+	}
+}
+
+static void budget_watch_stop(struct budget_watch *w)
+{
+	if (!w->budget)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->done = 1;
+	pthread_cond_signal(&w->done_cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	munmap(w->budget, HWT_TRACE_BUDGET_SIZE);
+	w->budget = NULL;
+}
+
+/*
  * After the run: the budget leaves the bundle, whose header says whether
  * the trace stopped at the cap (max_trace_size_reached=1).
  */
@@ -182,6 +272,7 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 		   int *status, const char *prefix)
 {
 	struct hwt_unit_run run;
+	struct budget_watch watch;
 	struct hwt_unit_options with_root = *unit;
 	char abs_dir[PATH_MAX], root[PATH_MAX], *command;
 	int argc, err, use_root;
@@ -222,7 +313,10 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 	}
 	if (unit->max_trace_size && budget_create(abs_dir, unit->max_trace_size, prefix) < 0)
 		return -1;
-	if (hwt_unit_run(&run, abs_dir, unit, argv, status, prefix) < 0)
+	budget_watch_start(&watch, abs_dir, prefix, unit->quiet);
+	err = hwt_unit_run(&run, abs_dir, unit, argv, status, prefix);
+	budget_watch_stop(&watch);
+	if (err < 0)
 		return -1;
 	if (unit->max_trace_size)
 		budget_finish(abs_dir, prefix);

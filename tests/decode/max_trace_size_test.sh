@@ -44,7 +44,8 @@ for unit in $units; do
 		"$programs/deep_recursion" >cut.$unit.out 2>cut.$unit.err ||
 		fail "$unit: hwt record: $(cat cut.$unit.err)"
 	cmp -s native.out cut.$unit.out || fail "$unit: the command's output changed under the cap"
-	[ "$(grep -c 'reached --max-trace-size (102400 bytes)' cut.$unit.err)" = 1 ] ||
+	[ "$(grep -c '^hwt record: the trace reached --max-trace-size (102400 bytes): tracing stops' \
+		cut.$unit.err)" = 1 ] ||
 		fail "$unit: the stop is not said once: $(cat cut.$unit.err)"
 	[ "$(key cut.$unit.hwt/hwt-bundle max_trace_size)" = $cap ] ||
 		fail "$unit: no max_trace_size=$cap in the header"
@@ -71,8 +72,11 @@ for unit in $units; do
 	grep -qx done after.$unit.out || fail "$unit: the command did not run to its end"
 	[ "$(key after.$unit.hwt/summary processes)" = 1 ] ||
 		fail "$unit: $(key after.$unit.hwt/summary processes) processes traced, want 1"
-	grep -q 'loops (started after the trace reached --max-trace-size)' after.$unit.err ||
+	grep -q 'not traced: 1 process started after the trace reached --max-trace-size' \
+		after.$unit.err ||
 		fail "$unit: the second loops is not said native for the cap: $(cat after.$unit.err)"
+	"$hwt" dump after.$unit.hwt 2>&1 | grep -q 'started after the trace reached --max-trace-size' ||
+		fail "$unit: hwt dump does not list the process started after the cap"
 	"$hwt" report profile -o after.$unit.prof after.$unit.hwt 2>report2.$unit.err ||
 		fail "$unit: the first loops does not decode cleanly: $(cat report2.$unit.err)"
 	echo "ok $unit: $bytes bytes kept of a 100 KiB cap; a later process native"
