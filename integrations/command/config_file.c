@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config_file.h"
+#include "hwt_command.h"
 #include "root.h"
 
 static int is_blank(char c)
@@ -306,6 +307,53 @@ int hwt_config_apply(struct hwt_config *cfg, const struct hwt_config_key *keys,
 		free(where);
 		if (rc < 0)
 			return -1;
+	}
+	return 0;
+}
+
+void hwt_config_scan(int argc, char **argv, const char *short_options,
+		     const struct option *long_options, int config_opt, int no_config_opt,
+		     int root_opt, const char **file, int *none, const char **root)
+{
+	int opt;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		if (opt == 'h' || opt == HWT_OPT_VERSION || opt == no_config_opt)
+			*none = 1; /* a broken file keeps no one from the help */
+		else if (opt == config_opt)
+			*file = optarg;
+		else if (opt == root_opt)
+			*root = optarg;
+	}
+	optind = 0; /* the real parse starts again */
+}
+
+int hwt_config_load(struct hwt_config *cfg, const char *file, int none, const char *root,
+		    const char *prefix)
+{
+	char found[PATH_MAX];
+	const char *why = "";
+	unsigned line = 0;
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (none)
+		return 0;
+	if (!file) {
+		if (!hwt_config_find(root, found))
+			return 0;
+		file = found;
+	}
+	rc = hwt_config_read(cfg, file, &line, &why);
+	if (rc == -2) {
+		fprintf(stderr, "%s: %s:%u: %s\n", prefix, file, line, why);
+		return HWT_EXIT_USAGE;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: cannot read the configuration file %s: %s\n", prefix, file,
+			strerror(errno));
+		return HWT_EXIT_USAGE;
 	}
 	return 0;
 }

@@ -75,4 +75,23 @@ int hwt_config_apply(struct hwt_config *cfg, const struct hwt_config_key *keys,
 		     int (*take)(int opt, const char *arg, void *context, const char *where),
 		     void *context, FILE *err, const char *prefix);
 
+/*
+ * The options of argv that say which file to read, before the rest is
+ * parsed (after the file's keys): *file the last config_opt's value,
+ * *none after no_config_opt (or -h, --version: a broken file keeps no one
+ * from the help), *root root_opt's. Quiet; getopt is reset for the real
+ * parse.
+ */
+void hwt_config_scan(int argc, char **argv, const char *short_options,
+		     const struct option *long_options, int config_opt, int no_config_opt,
+		     int root_opt, const char **file, int *none, const char **root);
+
+/*
+ * Reads file, else (NULL) the project's hwt.cfg (hwt_config_find), into
+ * cfg; none: no file (cfg->path NULL, as when none is found). Returns 0,
+ * or the exit status (2) after a message naming the file (and its line).
+ */
+int hwt_config_load(struct hwt_config *cfg, const char *file, int none, const char *root,
+		    const char *prefix);
+
 #endif /* HWT_CONFIG_FILE_H */

@@ -120,63 +120,6 @@ static int take_config_option(int opt, const char *arg, void *context, const cha
 	return taken > 0 ? 1 : -1;
 }
 
-/*
- * --config FILE, --no-config and --root DIR of the command line, read
- * before the rest, which is parsed after the file's keys.
- */
-static void config_options(int argc, char **argv, const struct option *long_options,
-			   const char **file, int *none, const char **root)
-{
-	int opt;
-
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:" HWT_LCOV_REPORT_SHORT_OPTIONS, long_options,
-				  NULL)) != -1) {
-		if (opt == 'h' || opt == HWT_OPT_VERSION)
-			*none = 1; /* a broken file keeps no one from the help */
-		else if (opt == OPT_CONFIG)
-			*file = optarg;
-		else if (opt == OPT_NO_CONFIG)
-			*none = 1;
-		else if (opt == HWT_LCOV_OPT_ROOT)
-			*root = optarg;
-	}
-	optind = 0; /* the real parse starts again */
-}
-
-/*
- * Reads the configuration file (--config FILE, else the project's
- * hwt.cfg) into cfg; cfg->path NULL when there is none. Returns 0, or
- * the exit status after a message.
- */
-static int read_config(struct hwt_config *cfg, const char *file, int none, const char *root)
-{
-	char found[PATH_MAX];
-	const char *why = "";
-	unsigned line = 0;
-	int rc;
-
-	memset(cfg, 0, sizeof(*cfg));
-	if (none)
-		return 0;
-	if (!file) {
-		if (!hwt_config_find(root, found))
-			return 0;
-		file = found;
-	}
-	rc = hwt_config_read(cfg, file, &line, &why);
-	if (rc == -2) {
-		fprintf(stderr, PREFIX ": %s:%u: %s\n", file, line, why);
-		return HWT_EXIT_USAGE;
-	}
-	if (rc < 0) {
-		fprintf(stderr, PREFIX ": cannot read the configuration file %s: %s\n", file,
-			strerror(errno));
-		return HWT_EXIT_USAGE;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -192,8 +135,9 @@ int main(int argc, char **argv)
 	const char *keep = NULL, *config_file = NULL, *config_root = NULL;
 	int opt, code, no_config = 0;
 
-	config_options(argc, argv, long_options, &config_file, &no_config, &config_root);
-	code = read_config(&cfg, config_file, no_config, config_root);
+	hwt_config_scan(argc, argv, "+:" HWT_LCOV_REPORT_SHORT_OPTIONS, long_options, OPT_CONFIG,
+			OPT_NO_CONFIG, HWT_LCOV_OPT_ROOT, &config_file, &no_config, &config_root);
+	code = hwt_config_load(&cfg, config_file, no_config, config_root, PREFIX);
 	if (code)
 		return code;
 	/* The lists have room for every argument and every key of the file. */
