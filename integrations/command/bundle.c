@@ -29,7 +29,7 @@ int hwt_command_print_trace_cap(const struct hwt_bundle *bundle, FILE *file, con
 		return 0;
 	/* Asked for: a warning, not a partial result (docs/exit-status.md). */
 	fprintf(file, "%s%swarning: the trace stopped at --max-trace-size (%s bytes): what ran "
-		"after it is not counted; processes started after it ran natively\n",
+		"after it is not counted; processes started after it were not traced\n",
 		prefix ? prefix : "", prefix ? ": " : "", cap);
 	return 1;
 }
