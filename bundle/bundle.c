@@ -275,6 +275,35 @@ int hwt_bundle_create_keys(const char *dir, const char *unit, const char *clock,
 	return err;
 }
 
+int hwt_bundle_add_key(const char *dir, const char *key)
+{
+	char *path, *text = NULL, *all;
+	size_t len = 0;
+	int err;
+
+	if (!dir || !key || strchr(key, '\n') || !strchr(key, '=') || *key == '=')
+		return -hbe_invalid;
+	path = hwt_path_join(dir, "hwt-bundle");
+	if (!path)
+		return -hbe_nomem;
+	err = hwt_file_read(path, 1 << 20, &text, &len);
+	free(path);
+	if (err)
+		return err;
+	if (len < 11 || strncmp(text, "hwt-bundle ", 11) != 0) {
+		free(text);
+		return -hbe_bad_header;
+	}
+	all = hwt_strdup_printf("%.*s%s%s\n", (int)len, text, text[len - 1] == '\n' ? "" : "\n",
+				key);
+	free(text);
+	if (!all)
+		return -hbe_nomem;
+	err = hwt_file_write_atomic(dir, "hwt-bundle", all, strlen(all));
+	free(all);
+	return err;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;

@@ -231,6 +231,13 @@ int hwt_bundle_create_keys(const char *dir, const char *unit, const char *clock,
 			   const char *command, const char *const *keys);
 
 /*
+ * Appends the header key "key=value" (no newline) to the hwt-bundle of
+ * the bundle in dir, atomically: what a recording learns at its end
+ * (max_trace_size_reached). 0, or a negative error.
+ */
+int hwt_bundle_add_key(const char *dir, const char *key);
+
+/*
  * Removes the directory dir and everything in it (a bundle, or what is
  * left of one), symbolic links as links, never what they point to; a dir
  * that does not exist is no error. Returns 0, or -hbe_io (errno says why;

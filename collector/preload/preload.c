@@ -45,6 +45,7 @@
 
 #include "hwt_record.h"
 #include "hwt_select_rule.h"
+#include "hwt_trace_budget.h"
 #include "select.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -517,6 +518,31 @@ static int exec_set_id_only(const char *path, char *const argv[], char *const en
 }
 
 /*
+ * Whether the run's trace size cap (--max-trace-size) was reached: a
+ * process that starts now runs natively, still followed. No file: no cap.
+ */
+static int trace_budget_spent(void)
+{
+	const char *bundle = value_of(env_bundle);
+	size_t flen = strlen(bundle) + sizeof("/" HWT_TRACE_BUDGET_FILE);
+	struct hwt_trace_budget b;
+	ssize_t n;
+	int fd;
+
+	if (flen > PATH_MAX)
+		return 0;
+	char file[flen];
+
+	snprintf(file, sizeof(file), "%s/" HWT_TRACE_BUDGET_FILE, bundle);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, &b, sizeof(b), 0);
+	close(fd);
+	return n == (ssize_t)sizeof(b) && hwt_trace_budget_spent(&b);
+}
+
+/*
  * One exec of path (what the kernel would open). Returns only when the exec
  * failed, with errno set.
  */
@@ -538,6 +564,10 @@ static int exec_selected(const char *path, char *const argv[], char *const envp[
 	char *env_out[count(envp) + 16], preload_buf[preload_size(envp)];
 
 	v = hwt_select_decide_machine(&config, path, envp, real, &reason, &static_exe, &machine);
+	if (v == HWT_SELECT_TRACE && trace_budget_spent()) {
+		v = HWT_SELECT_NATIVE;
+		reason = HWT_SELECT_WHY_CAPPED;
+	}
 	if (v == HWT_SELECT_TRACE && (l = runner(machine, 1, &qemu)) != NULL) {
 		char argv0[argv0_size(arg0)], *unit_args[unit_argv_size(l, argv)], *extra[3];
 		char *const *env;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -221,8 +222,31 @@ static void read_command_line(void)
 	}
 }
 
+struct hwt_trace_budget *hwt_qemu_budget;
+
+/* Maps the run's select/trace-budget when `hwt record` made one (--max-trace-size). */
+static void map_budget(void)
+{
+	char path[PATH_MAX];
+	void *map;
+	int fd;
+
+	/* No file: no cap (quietly). */
+	if ((size_t)snprintf(path, sizeof(path), "%s/" HWT_TRACE_BUDGET_FILE,
+			     hwt_qemu_opts.bundle) >= sizeof(path))
+		return;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	map = mmap(NULL, HWT_TRACE_BUDGET_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map != MAP_FAILED)
+		hwt_qemu_budget = map;
+}
+
 void hwt_qemu_process_start(void)
 {
+	map_budget();
 	read_command_line();
 	exe_static = exe_path[0] && elf_is_static(exe_path);
 	open_sideband();

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "hwt_record.h"
+#include "hwt_trace_budget.h"
 
 struct hwt_qemu_options {
 	char bundle[4096];      /* bundle directory, made by `hwt record` */
@@ -53,6 +54,9 @@ bool hwt_qemu_process_static(void);
 /* Creates (truncates) or appends to <bundle>/<dir>/<name>; no descriptor stays open. */
 bool hwt_qemu_file_create(const char *dir, const char *name, bool exclusive);
 bool hwt_qemu_file_append(const char *dir, const char *name, const void *buf, size_t len);
+/* The run's trace size cap (select/trace-budget), NULL when none; mapped once
+   at start, shared with every process of the run (fork children too). */
+extern struct hwt_trace_budget *hwt_qemu_budget;
 /* The sideband lock, for image.c's table; records written while holding it. */
 void hwt_qemu_process_lock(void);
 void hwt_qemu_process_unlock(void);

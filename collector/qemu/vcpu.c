@@ -117,6 +117,9 @@ static int append_packets(void *st, const uint8_t *buf, size_t len)
 {
 	struct vcpu *v = (struct vcpu *)((char *)st - offsetof(struct vcpu, st));
 
+	/* Past the run's cap: dropped as if written (no loss), the stream ends here. */
+	if (hwt_qemu_budget && !hwt_trace_budget_take(hwt_qemu_budget, len))
+		return 1;
 	return hwt_qemu_file_append("streams", v->stream_name, buf, len);
 }
 

@@ -36,6 +36,8 @@ struct hwt_unit_options {
 	const char *project_root;
 	int quiet;          /* say nothing but errors and warnings (the root used) */
 	const char *filters[16]; /* --filter IMAGE[:FUNCTION], NULL-terminated */
+	/* --max-trace-size: bytes of trace of the whole run (valgrind, qemu units); 0: no cap. */
+	unsigned long long max_trace_size;
 	/* The kernel unit's (kmod_unit.c): */
 	int wrap;           /* --wrap: a full trace buffer is written over (LOST), not paused */
 	size_t bufsize;     /* --buffer-size: bytes per thread; 0: the unit's default */

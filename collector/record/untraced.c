@@ -4,6 +4,7 @@
 
 #include "hwt_bundle.h"
 #include "hwt_select_rule.h"
+#include "select.h"
 #include "record.h"
 #include "tally.h"
 
@@ -22,7 +23,7 @@ size_t hwt_record_print_untraced(struct hwt_bundle *bundle, FILE *out, const cha
 {
 	struct hwt_tally tally = { 0 };
 	struct hwt_sideband *sideband = hwt_sideband_alloc();
-	size_t total = 0, i;
+	size_t total = 0, capped = 0, i;
 	int outside = 0, other = 0;
 
 	if (!sideband)
@@ -37,6 +38,11 @@ size_t hwt_record_print_untraced(struct hwt_bundle *bundle, FILE *out, const cha
 		total++;
 		if (expected(rec.reason))
 			continue;
+		/* The cap's: one line for all (the selection would have traced them). */
+		if (!strcmp(rec.reason, HWT_SELECT_WHY_CAPPED)) {
+			capped++;
+			continue;
+		}
 		hwt_tally_add(&tally, rec.path, rec.reason);
 		/* Set-ID programs run natively whatever the options: no hint for them. */
 		if (!strcmp(rec.reason, HWT_RULE_WHY_OUTSIDE) ||
@@ -53,6 +59,10 @@ size_t hwt_record_print_untraced(struct hwt_bundle *bundle, FILE *out, const cha
 			fprintf(out, "%s: --trace GLOB selects more executables, --trace-all every "
 				"process\n", prefix);
 	}
+	if (capped)
+		fprintf(out, "%s: not traced: %zu process%s started after the trace reached "
+			"--max-trace-size ('hwt dump' lists them)\n", prefix, capped,
+			capped == 1 ? "" : "es");
 	hwt_sideband_free(sideband);
 	return total;
 }

@@ -40,6 +40,8 @@
 #define HWT_SELECT_WHY_VALGRIND_TOOL \
 	"another Valgrind tool: the program it runs cannot be traced; run it without Valgrind"
 
+/* UNTRACED reason of a process started after the run's trace reached --max-trace-size. */
+#define HWT_SELECT_WHY_CAPPED "started after the trace reached --max-trace-size"
 /* UNTRACED reason of an aarch64 program under a unit that does not trace them. */
 #define HWT_SELECT_WHY_AARCH64 "an aarch64 program: only the QEMU unit traces them"
 

@@ -84,8 +84,36 @@ static void write_process_start(void)
 	VG_(free)(argv);
 }
 
+struct hwt_trace_budget *hwt_vg_budget;
+
+/* In the core, not in pub_tool_*.h: a shared mapping that aspacemgr knows of. */
+extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, Int fd,
+						       Off64T offset);
+
+/* Maps the run's select/trace-budget when `hwt record` made one (--max-trace-size). */
+static void map_budget(void)
+{
+	HChar path[VKI_PATH_MAX];
+	SysRes res;
+	Int fd;
+
+	if (VG_(strlen)(hwt_vg_opts.bundle) + sizeof("/" HWT_TRACE_BUDGET_FILE) > sizeof(path))
+		return;
+	VG_(sprintf)(path, "%s/" HWT_TRACE_BUDGET_FILE, hwt_vg_opts.bundle);
+	res = VG_(open)(path, VKI_O_RDWR, 0);
+	if (sr_isError(res))
+		return; /* no cap */
+	fd = (Int)sr_Res(res);
+	res = VG_(am_shared_mmap_file_float_valgrind)(HWT_TRACE_BUDGET_SIZE,
+						      VKI_PROT_READ | VKI_PROT_WRITE, fd, 0);
+	VG_(close)(fd);
+	if (!sr_isError(res))
+		hwt_vg_budget = (struct hwt_trace_budget *)sr_Res(res);
+}
+
 void hwt_vg_process_start(void)
 {
+	map_budget();
 	open_sideband();
 	write_process_start();
 	hwt_vg_image_trace_unit();

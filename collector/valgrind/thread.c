@@ -73,6 +73,9 @@ static struct hwt_vg_thread *stream_thread(struct hwt_sw_stream *st)
 /* The stream's ops: packets go to streams/<image>-<tid>.pt, a loss into the sideband. */
 static int write_packets(struct hwt_sw_stream *st, const uint8_t *buf, size_t len)
 {
+	/* Past the run's cap: dropped as if written (no loss), the stream ends here. */
+	if (hwt_vg_budget && !hwt_trace_budget_take(hwt_vg_budget, len))
+		return 1;
 	if (!hwt_vg_file_append("streams", stream_thread(st)->stream_name, buf, len))
 		return 0;
 	total_bytes += len;

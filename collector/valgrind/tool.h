@@ -13,6 +13,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
 #include "hwt_record.h"
+#include "hwt_trace_budget.h"
 #include "pt_encoder.h"
 
 /* Command-line options (--hwt-...). */
@@ -33,6 +34,9 @@ extern struct hwt_vg_options hwt_vg_opts;
 
 /* Opens this image's sideband file and writes PROCESS_START. */
 void hwt_vg_process_start(void);
+/* The run's trace size cap (select/trace-budget), NULL when none: mapped shared
+   at start, so fork children and other processes of the run count together. */
+extern struct hwt_trace_budget *hwt_vg_budget;
 /* In a fork child: a new image with its own sideband file. */
 void hwt_vg_process_start_forked(void);
 /* Appends a record; fills the header's magic, type, size, time, pid, tid. */

@@ -763,6 +763,7 @@ void hwt_decoder_set_bundle(struct hwt_decoder *d, struct hwt_bundle *bundle)
 	const char *clock = bundle ? hwt_bundle_key(bundle, "clock") : NULL;
 
 	d->bundle = bundle;
+	d->trace_cap = bundle && hwt_bundle_key(bundle, "max_trace_size") != NULL;
 	d->clock = clock && !strcmp(clock, "tsc") ? hwt_flow_clock_tsc : hwt_flow_clock_sequence;
 	if (bundle)
 		hwt_decoder_pt_config(d, bundle);

@@ -100,6 +100,9 @@ struct hwt_decoder {
 	   address are a kernel excursion (an interrupt), whose return resumes
 	   the block; libipt decodes such streams (stream.c). */
 	int pt_async_resume;
+	/* Recorded with --max-trace-size (header max_trace_size): a stream that
+	   ends while tracing is enabled was stopped at the cap, no warning. */
+	int trace_cap;
 };
 
 /* A diagnostic held back until the workers are done. */

@@ -741,7 +741,7 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 				"the stream does not start with an A-Sync" :
 				"no A-Sync in the whole stream (not ETMv4 trace?)", lost, owner);
 	}
-	if (s.enabled && !s.errors)
+	if (s.enabled && !s.errors && !d->trace_cap)
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, (int64_t)size,
 				"the trace ends at offset 0x%zx while the thread ran user code: the "
 				"stream was cut (recorder killed?) or the thread was killed", size);

@@ -885,7 +885,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 		}
 	}
 	error_resolved(s, &err, size, 1);
-	if (s->enabled && !s->errors)
+	if (s->enabled && !s->errors && !d->trace_cap)
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, (int64_t)end_offset,
 				    "the trace ends at offset 0x%" PRIx64 " while tracing was enabled: "
 				    "the stream was cut (recorder killed?) or the thread was killed",

@@ -1,5 +1,6 @@
 /* A bundle as the commands open it, and its diagnostics as they print them. */
 #include <stdio.h>
+#include <string.h>
 
 #include "hwt_bundle.h"
 #include "hwt_command.h"
@@ -16,6 +17,21 @@ void hwt_command_print_diags(const struct hwt_bundle *bundle, FILE *file, const 
 		fprintf(file, "%s%s%s: %s\n", prefix ? prefix : "", prefix ? ": " : "",
 			diag->kind == hwt_diag_fatal ? "error" : "warning", diag->message);
 	}
+	hwt_command_print_trace_cap(bundle, file, prefix);
+}
+
+int hwt_command_print_trace_cap(const struct hwt_bundle *bundle, FILE *file, const char *prefix)
+{
+	const char *cap = hwt_bundle_key(bundle, "max_trace_size");
+	const char *reached = hwt_bundle_key(bundle, "max_trace_size_reached");
+
+	if (!cap || !reached || strcmp(reached, "1") != 0)
+		return 0;
+	/* Asked for: a warning, not a partial result (docs/exit-status.md). */
+	fprintf(file, "%s%swarning: the trace stopped at --max-trace-size (%s bytes): what ran "
+		"after it is not counted; processes started after it were not traced\n",
+		prefix ? prefix : "", prefix ? ": " : "", cap);
+	return 1;
 }
 
 struct hwt_bundle *hwt_command_open_bundle(const char *dir, FILE *err, const char *prefix)

@@ -46,6 +46,13 @@ struct hwt_profile;
 /* Prints the bundle's diagnostics, one a line: "PREFIX: warning: ..." or "error". */
 void hwt_command_print_diags(const struct hwt_bundle *bundle, FILE *file, const char *prefix);
 
+/*
+ * Says that the trace of the bundle stopped at --max-trace-size (header
+ * max_trace_size_reached, docs/bundle.md) as a warning that does not make
+ * the result partial; hwt_command_print_diags calls it. 1 when said.
+ */
+int hwt_command_print_trace_cap(const struct hwt_bundle *bundle, FILE *file, const char *prefix);
+
 /* Opens the bundle in dir, or says why not to err (prefix first) and returns NULL. */
 struct hwt_bundle *hwt_command_open_bundle(const char *dir, FILE *err, const char *prefix);
 
@@ -221,7 +228,8 @@ int hwt_command_other_option(struct hwt_command_options *o, int opt, const char 
 #define HWT_OPTION_QUIET   { "quiet", no_argument, NULL, 'q' }
 #define HWT_OPTION_VERBOSE { "verbose", no_argument, NULL, 'v' }
 /* Those of the trace unit; --unit alone (hwt-pgo). */
-#define HWT_UNIT_LONG_OPTION { "unit", required_argument, NULL, HWT_UNIT_OPT_UNIT }
+#define HWT_UNIT_LONG_OPTION { "unit", required_argument, NULL, HWT_UNIT_OPT_UNIT }, \
+	{ "max-trace-size", required_argument, NULL, HWT_UNIT_OPT_MAX_TRACE_SIZE }
 #define HWT_UNIT_SELECT_LONG_OPTIONS                                   \
 	HWT_UNIT_LONG_OPTION,                                          \
 	{ "trace", required_argument, NULL, HWT_UNIT_OPT_TRACE },      \
@@ -241,6 +249,7 @@ enum {
 	HWT_OPT_DECODER,
 	HWT_UNIT_OPT_ROOT,
 	HWT_OPT_VERSION,
+	HWT_UNIT_OPT_MAX_TRACE_SIZE,
 };
 /* getopt_long entries of -h, --help and --version, which every command takes. */
 #define HWT_OPTION_HELP                          \
@@ -261,6 +270,9 @@ enum { HWT_OPT_DEBUG_DIR = 0x1080 };
 #define HWT_DECODER_HELP \
 	"  --decoder NAME      Intel PT decoder: edge (default), libipt, or check\n" \
 	"                      (both, an error where they differ)\n"
+/* A size: digits, then nothing (bytes) or K, M, G (also KiB, MiB, GiB, k: powers
+   of 1024) into *bytes; -1 when it is not one, is 0, or overflows. */
+int hwt_command_parse_size(const char *arg, unsigned long long *bytes);
 /* The decoder a name says (hwt_decoder_kind), -1 when none. */
 int hwt_command_decoder(const char *name);
 /* Usage text of --unit. */
@@ -275,7 +287,12 @@ int hwt_command_decoder(const char *name);
 	"                        else valgrind); $" HWT_UNIT_ENV " when not given [" HWT_UNIT_DEFAULT "]\n" \
 	"                        aarch64 programs run under qemu-aarch64 (sysroot\n"        \
 	"                        $QEMU_LD_PREFIX or /usr/aarch64-linux-gnu), traced (ETMv4)\n" \
-	"                        by the qemu unit\n"
+	"                        by the qemu unit\n"                                         \
+	"      --max-trace-size N  stop tracing (not the command) once the run wrote N\n" \
+	"                        bytes of trace (suffix K, M, G: KiB, MiB, GiB), counted over\n" \
+	"                        every process and thread; processes started after that\n" \
+	"                        run natively, still followed (valgrind and qemu units)\n" \
+	"                        [no cap]\n"
 /* Usage text of --root where it is the selection's alone (hwt record, hwt flame). */
 #define HWT_UNIT_ROOT_USAGE \
 	"      --root DIR        the project's root (the default is below)\n"

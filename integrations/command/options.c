@@ -29,6 +29,35 @@ static int parse_jobs(const char *arg, unsigned *jobs)
 	return 0;
 }
 
+int hwt_command_parse_size(const char *arg, unsigned long long *bytes)
+{
+	static const struct {
+		const char *suffix;
+		unsigned shift;
+	} units[] = {
+		{ "", 0 }, { "K", 10 }, { "KiB", 10 }, { "k", 10 }, { "M", 20 }, { "MiB", 20 },
+		{ "G", 30 }, { "GiB", 30 },
+	};
+	unsigned long long v;
+	char *end;
+
+	if (!arg || *arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || v == 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix) != 0)
+			continue;
+		if (v > (~0ULL >> units[i].shift))
+			return -1;
+		*bytes = v << units[i].shift;
+		return 0;
+	}
+	return -1;
+}
+
 int hwt_command_decoder(const char *name)
 {
 	static const char *const names[] = {
@@ -78,6 +107,13 @@ static int unit_option(struct hwt_unit_options *opts, int opt, const char *arg,
 		return 1;
 	case HWT_UNIT_OPT_TRACE_ALL:
 		opts->trace_all = 1;
+		return 1;
+	case HWT_UNIT_OPT_MAX_TRACE_SIZE:
+		if (hwt_command_parse_size(arg, &opts->max_trace_size) < 0) {
+			fprintf(stderr, "%s: --max-trace-size wants a size above 0 in bytes, or with "
+				"K, M or G (KiB, MiB, GiB), not '%s'\n", prefix, arg);
+			return -1;
+		}
 		return 1;
 	case HWT_UNIT_OPT_NO_PRELOAD:
 		opts->no_preload = 1;

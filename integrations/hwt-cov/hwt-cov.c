@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config_file.h"
 #include "hwt_bundle.h"
 #include "hwt_command.h"
 #include "hwt_decode.h"
@@ -38,6 +39,8 @@ static void usage(FILE *out)
 	      HWT_LCOV_REPORT_USAGE
 	      "      --keep BUNDLE         keep the trace bundle in BUNDLE (must not exist);\n"
 	      "                            'hwt report lcov BUNDLE' reads it again later\n"
+	      "      --config FILE         read options from FILE [the project's " HWT_CONFIG_NAME "]\n"
+	      "      --no-config           read no configuration file\n"
 	      "  -v, --verbose             also say which system libraries were left out\n"
 	      "  -q, --quiet               only errors and warnings\n"
 	      "  -j, --jobs N              " HWT_JOBS_HELP "\n"
@@ -68,26 +71,93 @@ static void remove_tree(const char *dir)
 static int record_and_report(const char *keep, const struct hwt_lcov_report_options *optsp,
 			     char **cmd);
 
+enum { OPT_CONFIG = 0x1200, OPT_NO_CONFIG };
+
+/*
+ * The keys hwt.cfg may hold (docs/hwt-cov.md, "Configuration file"): long
+ * options of the command line, one row each.
+ */
+static const struct hwt_config_key config_keys[] = {
+	{ "output", HWT_CONFIG_PATH },
+	{ "format", 0 },
+	{ "html", HWT_CONFIG_PATH },
+	{ "root", HWT_CONFIG_PATH },
+	{ "include", 0 },
+	{ "exclude", 0 },
+	{ "system", 0 },
+	{ "no-markers", 0 },
+	{ "debug-dir", HWT_CONFIG_PATH },
+	{ "fail-under-lines", 0 },
+	{ "fail-under-functions", 0 },
+	{ "fail-under-branches", 0 },
+	{ "fail-under-diff", 0 },
+	{ "diff", 0 },
+	{ "diff-output", HWT_CONFIG_PATH },
+	{ "unit", 0 },
+	{ "trace", 0 },
+	{ "no-trace", 0 },
+	{ "trace-all", 0 },
+	{ "no-preload", 0 },
+	{ "filter", 0 },
+	{ "max-trace-size", 0 },
+	{ "jobs", 0 },
+	{ "decoder", 0 },
+	{ "quiet", 0 },
+	{ "verbose", 0 },
+	{ NULL, 0 },
+};
+
+/* hwt_config_apply's take: an option of the report's, its messages prefixed with where. */
+static int take_config_option(int opt, const char *arg, void *context, const char *where)
+{
+	struct hwt_lcov_report_options *opts = context;
+	const char *prefix = opts->prefix;
+	int taken;
+
+	opts->prefix = where;
+	taken = hwt_lcov_report_option(opts, opt, arg);
+	opts->prefix = prefix;
+	return taken > 0 ? 1 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
 		HWT_LCOV_REPORT_LONG_OPTIONS,
 		{ "keep", required_argument, NULL, 'k' },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 		HWT_UNIT_SELECT_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_lcov_report_options opts;
-	const char *keep = NULL;
-	int opt, code;
+	struct hwt_config cfg;
+	const char *keep = NULL, *config_file = NULL, *config_root = NULL;
+	int opt, code, no_config = 0;
 
-	if (hwt_lcov_report_options_init(&opts, argc, PREFIX) < 0)
+	hwt_config_scan(argc, argv, "+:" HWT_LCOV_REPORT_SHORT_OPTIONS, long_options, OPT_CONFIG,
+			OPT_NO_CONFIG, HWT_LCOV_OPT_ROOT, &config_file, &no_config, &config_root);
+	code = hwt_config_load(&cfg, config_file, no_config, config_root, PREFIX);
+	if (code)
+		return code;
+	/* The lists have room for every argument and every key of the file. */
+	if (hwt_lcov_report_options_init(&opts, argc + (int)cfg.nentries, PREFIX) < 0) {
+		hwt_config_fini(&cfg);
 		return HWT_EXIT_ERROR;
+	}
+	/* The file's keys first: the command line's options override or add to them. */
+	if (cfg.path && hwt_config_apply(&cfg, config_keys, long_options, take_config_option, &opts,
+					 stderr, PREFIX) < 0) {
+		code = HWT_EXIT_USAGE;
+		goto out;
+	}
 	opterr = 0; /* the messages are ours */
 	/* '+': options end at COMMAND, whose own options are left alone. */
 	while ((opt = getopt_long(argc, argv, "+:" HWT_LCOV_REPORT_SHORT_OPTIONS, long_options,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'k': keep = optarg; break;
+		case OPT_CONFIG: case OPT_NO_CONFIG: break; /* read first */
 		default:
 			code = hwt_command_option_end(opt, hwt_lcov_report_option(&opts, opt, optarg),
 						      argv, usage, PREFIX);
@@ -99,6 +169,8 @@ int main(int argc, char **argv)
 		code = hwt_command_usage_error(usage, PREFIX, "no command to run");
 		goto out;
 	}
+	if (cfg.path && !opts.common.quiet)
+		fprintf(stderr, PREFIX ": options from %s\n", cfg.path);
 	/* Before anything runs: a report that could not be written, a command not found. */
 	if (hwt_lcov_report_check_outputs(&opts) < 0) {
 		code = HWT_EXIT_ERROR;
@@ -110,6 +182,7 @@ int main(int argc, char **argv)
 	code = record_and_report(keep, &opts, argv + optind);
 out:
 	hwt_lcov_report_options_fini(&opts);
+	hwt_config_fini(&cfg);
 	return code;
 }
 

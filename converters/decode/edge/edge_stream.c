@@ -2478,7 +2478,7 @@ static int edge_commit(struct edge_ctx *c, size_t size, int pooled)
 	for (uint64_t k = 0; k < c->overflows; k++)
 		hwt_decode_diag(d, hwt_diag_stream, c->stream->path, -1,
 				    "trace overflow: the trace unit dropped trace, counts are low");
-	if (c->enabled)
+	if (c->enabled && !d->trace_cap)
 		hwt_decode_diag(d, hwt_diag_stream, c->stream->path, (int64_t)size,
 				    "the trace ends at offset 0x%zx while tracing was enabled: "
 				    "the stream was cut (recorder killed?) or the thread was killed",
