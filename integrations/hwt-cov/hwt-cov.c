@@ -39,7 +39,9 @@ static void usage(FILE *out)
 	      "      --keep BUNDLE         keep the trace bundle in BUNDLE (must not exist);\n"
 	      "                            'hwt report lcov BUNDLE' reads it again later\n"
 	      "  -v, --verbose             also say which system libraries were left out\n"
-	      "  -q, --quiet               only errors and warnings\n"
+	      "  -q, --quiet               only errors and warnings: no table, no totals, no\n"
+	      "                            progress\n"
+	      HWT_LCOV_REPORT_SUMMARY_USAGE
 	      "  -j, --jobs N              " HWT_JOBS_HELP "\n"
 	      "      --decoder NAME        Intel PT decoder: edge (default), libipt, or check\n"
 	      HWT_UNIT_USAGE

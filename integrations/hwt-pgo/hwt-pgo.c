@@ -75,7 +75,7 @@ static void usage(FILE *out)
 	      "                        CPU, at most 16)\n"
 	      HWT_UNIT_USAGE
 	      "      --debug-dir DIR   where separate debug files are (as for hwt report\n"
-	      "                        afdo; PROG.train has its DWARF in itself)\n"
+	      "                        afdo; DIR/train has its DWARF in itself)\n"
 	      "  -v, --verbose         also say how many processes were decoded while the\n"
 	      "                        training ran, and the training step's time\n"
 	      "  -q, --quiet           print only errors and the result; the training run's\n"
