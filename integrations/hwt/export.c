@@ -115,8 +115,9 @@ int hwt_export_main(int argc, char **argv)
 			hwt_format_size(size, sizeof(size), st.trace_bytes), st.records,
 			hwt_noun(st.records, "sideband record", "sideband records"));
 	if (!quiet && st.skipped_records)
-		fprintf(stderr, PREFIX ": %" PRIu64 " records perf.data has no place for (signals, "
-			"...) left out\n", st.skipped_records);
+		fprintf(stderr, PREFIX ": %" PRIu64 " %s perf.data has no place for (signals, "
+			"...) left out\n", st.skipped_records,
+			hwt_noun(st.skipped_records, "record", "records"));
 	w.count += (unsigned)hwt_bundle_warning_count(bundle);
 	hwt_bundle_free(bundle);
 	return w.count ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;

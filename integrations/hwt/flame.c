@@ -408,9 +408,11 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 		s = -hbe_nomem;
 	if (hwt_stacks_symbols_failures(result_symbols))
 		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
-				    "%zu images could not be read for function names: their frames "
-				    "are named module+0xoffset",
-				    hwt_stacks_symbols_failures(result_symbols));
+				    "%zu %s for function names: their frames are named "
+				    "module+0xoffset",
+				    hwt_stacks_symbols_failures(result_symbols),
+				    hwt_noun(hwt_stacks_symbols_failures(result_symbols),
+					     "image could not be read", "images could not be read"));
 	if (hwt_stacks_symbols_crc_mismatches(result_symbols))
 		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
 				    "%zu separate debug files were not used: their CRC32 is not the "
@@ -508,9 +510,10 @@ static int write_tree(const struct hwt_stack_tree *tree, const struct flame_opti
 	}
 	if (cut)
 		fprintf(stderr,
-			"%s: warning: %" PRIu64 " stacks deeper than %zu frames end in a [deeper] "
+			"%s: warning: %" PRIu64 " %s deeper than %zu frames %s in a [deeper] "
 			"frame (--max-depth 0 writes them whole)\n",
-			prefix, cut, o->max_depth);
+			prefix, cut, hwt_noun(cut, "stack", "stacks"), o->max_depth,
+			hwt_noun(cut, "ends", "end"));
 	return 0;
 }
 
