@@ -495,7 +495,7 @@ int hwt_diff_report_run(const struct hwt_cov_files *files, struct hwt_diff_repor
 /*
  * The table of files (hwt-cov's default): per source file its lines,
  * functions and branches (hit/found, percent) and the ranges of its lines
- * that never ran ("12-15,40"), the most missed lines first; paths relative
+ * that never ran ("12-15,40"), the most missed lines last; paths relative
  * to root (absolute, or NULL) when under it; then a TOTAL row. Percentages
  * coloured as hwt_color says. 0, or -1 when out of memory (nothing printed).
  */

@@ -25,13 +25,17 @@
  */
 static void show_line(const char *text)
 {
-	fprintf(stderr, "\r%s\033[K\r", text);
+	/* --progress into a file: no escapes, each line over the last for a pager */
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\r%s\033[K\r", text);
+	else
+		fprintf(stderr, "\r%s", text);
 	fflush(stderr);
 }
 
 static void clear_line(void)
 {
-	fputs("\r\033[K", stderr);
+	fputs(isatty(STDERR_FILENO) ? "\r\033[K" : "\n", stderr);
 	fflush(stderr);
 }
 

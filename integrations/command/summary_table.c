@@ -1,6 +1,6 @@
 /*
  * The coverage summary hwt-cov prints (hwt_command.h): a table of the
- * source files, the most missed lines first, with the ranges of those
+ * source files, the most missed lines last, with the ranges of those
  * lines, as gcovr prints one; then the totals.
  */
 #include <stdint.h>
@@ -31,14 +31,18 @@ static uint64_t missed(const struct hwt_cov_file *f)
 	return f->totals.lines_found - f->totals.lines_hit;
 }
 
-/* The most missed lines first, then by name (the files come sorted by path). */
+/*
+ * The most missed lines last, just above the totals, where a long table
+ * that scrolled by on a terminal ends (gcovr --sort-uncovered does the
+ * same); then by name.
+ */
 static int by_missed(const void *a, const void *b)
 {
 	const struct hwt_cov_file *x = *(const struct hwt_cov_file *const *)a;
 	const struct hwt_cov_file *y = *(const struct hwt_cov_file *const *)b;
 
 	if (missed(x) != missed(y))
-		return missed(x) > missed(y) ? -1 : 1;
+		return missed(x) < missed(y) ? -1 : 1;
 	return strcmp(x->path, y->path);
 }
 

@@ -9,7 +9,8 @@ bundle again for the other forms. Checked:
   - stderr not a terminal (a CI log): the table of files, each row's
     lines, functions and branches (hit/found) and missed line ranges
     computed here from the lcov file's DA, FNDA and BRDA records, the
-    rows sorted by missed lines (most first) then name, names relative
+    rows sorted by missed lines (most last, above the totals) then name,
+    names relative
     to --root; a TOTAL row and the totals lines agree with it; no
     progress line (no '\\r') and no colour (no ESC) at all;
   - --summary-only: the totals without the table; -q: neither, nothing
@@ -120,7 +121,7 @@ def expected_rows(info, root):
         rows.append((len(f['lines']) - lh, name,
                      (lh, len(f['lines'])), (fh, len(f['fn'])), (bh, len(f['br'])),
                      missing_ranges(f['lines'])))
-    rows.sort(key=lambda r: (-r[0], r[1]))
+    rows.sort(key=lambda r: (r[0], r[1]))
     return rows
 
 
