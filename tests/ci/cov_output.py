@@ -184,6 +184,7 @@ def check_totals(text, prefix, want, what):
 
 def main():
     hwt, hwt_cov, suite, src, work = sys.argv[1:6]
+    src = os.path.realpath(src)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     env = dict(os.environ)
