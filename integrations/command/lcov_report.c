@@ -276,7 +276,9 @@ static int write_reports(const struct hwt_cov_files *files,
 		else
 			ret |= rc;
 		/* Truncated to a tenth, as the diff report says it. */
-		if (rc >= 0 && !options->common.quiet)
+		if (rc >= 0 && !options->common.quiet && !diff.measured)
+			fprintf(stderr, "%s: diff.......: no changed lines with code\n", prefix);
+		else if (rc >= 0 && !options->common.quiet)
 			fprintf(stderr, "%s: diff.......: %.1f%% (%zu of %zu changed lines with code)\n",
 				prefix, floor(diff.percent * 10) / 10, diff.covered, diff.measured);
 	}

@@ -14,7 +14,8 @@ bundle again for the other forms. Checked:
     to --root; a TOTAL row and the totals lines agree with it; no
     progress line (no '\\r') and no colour (no ESC) at all;
   - --summary-only: the totals without the table; -q: neither, nothing
-    on stderr but warnings;
+    on stderr but warnings; a diff without changed lines says "no
+    changed lines with code", not "0.0% (0 of 0 ...)";
   - under a pseudo-terminal: percentages coloured (genhtml's limits),
     the decode's progress line redrawn with '\\r' and cleared at the end;
     NO_COLOR and --color=never: no colour (progress still shown);
@@ -185,6 +186,7 @@ def check_totals(text, prefix, want, what):
 def main():
     hwt, hwt_cov, suite, src, work = sys.argv[1:6]
     src = os.path.realpath(src)
+    hwt, hwt_cov, suite, work = (os.path.abspath(x) for x in (hwt, hwt_cov, suite, work))
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     env = dict(os.environ)
@@ -236,6 +238,18 @@ def main():
     p = run(report_cmd + ['--color=sometimes'], env=env)
     check(p.returncode == 2 and 'sometimes' in p.stderr, '--color=sometimes: exit %d: %s'
           % (p.returncode, p.stderr))
+
+    # Nothing to count is said so: a diff without changed lines.
+    repo = os.path.join(work, 'repo')
+    os.makedirs(repo)
+    open(os.path.join(repo, 'a.c'), 'w').write('int a;\n')
+    git = ['git', '-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main']
+    for c in (['init', '-q'], ['add', 'a.c'], ['commit', '-qm', 'a']):
+        subprocess.run(git + c, cwd=repo, check=True, stdout=subprocess.DEVNULL)
+    p = run(report_cmd + ['--diff', 'HEAD', '--summary-only'], env=env, cwd=repo)
+    check(p.returncode == 0 and
+          'hwt report lcov: diff.......: no changed lines with code\n' in p.stderr,
+          '--diff without changes: exit %d, stderr:\n%s' % (p.returncode, p.stderr))
 
     # A terminal.
     colour = re.compile(r'\033\[[0-9;]*m')
