@@ -282,13 +282,17 @@ static void print_stats(const struct hwt_stacks *stacks, const char *prefix)
 	struct hwt_stacks_stats st;
 
 	hwt_stacks_get_stats(stacks, &st);
+#define N(n, one, many) (n), hwt_noun((n), one, many)
 	fprintf(stderr,
-		"%s: %" PRIu64 " threads, %" PRIu64 " instructions, %" PRIu64 " calls, %" PRIu64
-		" returns (%" PRIu64 " to no frame), %" PRIu64 " tail calls, %" PRIu64
-		" unwinds (longjmp, exceptions), %" PRIu64 " signals, %" PRIu64
-		" gaps; deepest stack %" PRIu64 " frames\n",
-		prefix, st.streams, st.insns, st.calls, st.returns, st.unmatched_returns,
-		st.tail_calls, st.unwinds, st.signals, st.gaps, st.max_depth);
+		"%s: %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s (%" PRIu64
+		" to no frame), %" PRIu64 " %s, %" PRIu64 " %s (longjmp, exceptions), %" PRIu64
+		" %s, %" PRIu64 " %s; deepest stack %" PRIu64 " %s\n",
+		prefix, N(st.streams, "thread", "threads"), N(st.insns, "instruction", "instructions"),
+		N(st.calls, "call", "calls"), N(st.returns, "return", "returns"),
+		st.unmatched_returns, N(st.tail_calls, "tail call", "tail calls"),
+		N(st.unwinds, "unwind", "unwinds"), N(st.signals, "signal", "signals"),
+		N(st.gaps, "gap", "gaps"), N(st.max_depth, "frame", "frames"));
+#undef N
 }
 
 /*
