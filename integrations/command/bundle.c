@@ -14,8 +14,11 @@ void hwt_command_print_diags(const struct hwt_bundle *bundle, FILE *file, const 
 	for (i = 0; i < hwt_bundle_diag_count(bundle); i++) {
 		const struct hwt_bundle_diag *diag = hwt_bundle_diag_at(bundle, i);
 
-		fprintf(file, "%s%s%s: %s\n", prefix ? prefix : "", prefix ? ": " : "",
-			diag->kind == hwt_diag_fatal ? "error" : "warning", diag->message);
+		int fatal = diag->kind == hwt_diag_fatal;
+
+		fprintf(file, "%s%s%s%s:%s %s\n", prefix ? prefix : "", prefix ? ": " : "",
+			hwt_color(fatal ? hwt_color_error : hwt_color_warning),
+			fatal ? "error" : "warning", hwt_color(hwt_color_reset), diag->message);
 	}
 	hwt_command_print_trace_cap(bundle, file, prefix);
 }
@@ -49,7 +52,8 @@ struct hwt_bundle *hwt_command_open_bundle(const char *dir, FILE *err, const cha
 	if (hwt_bundle_diag_count(bundle))
 		hwt_command_print_diags(bundle, err, prefix);
 	else
-		fprintf(err, "%s: error: %s: %s\n", prefix, dir, hwt_bundle_errstr(status));
+		fprintf(err, "%s: %serror:%s %s: %s\n", prefix, hwt_color(hwt_color_error),
+			hwt_color(hwt_color_reset), dir, hwt_bundle_errstr(status));
 	hwt_bundle_free(bundle);
 	return NULL;
 }

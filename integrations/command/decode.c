@@ -85,6 +85,7 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 		return -1;
 	hwt_command_decode_heap();
 	hwt_progress_init(&progress, how->progress);
+	progress.prefix = how->prefix;
 	options.progress = hwt_progress_print;
 	options.progress_context = &progress;
 	options.stats = how->stats;
@@ -145,8 +146,9 @@ int hwt_record_run_live(const char *dir, const struct hwt_unit_options *unit, ch
 void hwt_command_live_say(const struct hwt_decode_live *live, const char *prefix)
 {
 	if (live)
-		fprintf(stderr, "%s: %zu process images were decoded while the command ran\n", prefix,
-			hwt_decode_live_images(live));
+		fprintf(stderr, "%s: %zu %s decoded while the command ran\n", prefix,
+			hwt_decode_live_images(live),
+			hwt_noun(hwt_decode_live_images(live), "process image was", "process images were"));
 }
 
 int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_profile *profile,

@@ -41,8 +41,8 @@ static int check(double minimum, uint64_t hit, uint64_t found, double empty, con
 	if (minimum < 0 || percent >= minimum)
 		return 0;
 	/* Truncated: a coverage under the gate never reads as the gate itself. */
-	fprintf(stderr, "%s: %s coverage %.2f%% (%llu of %llu) is under --%s %g: exit status bit %d\n",
-		prefix, what, floor(percent * 100) / 100, (unsigned long long)hit,
+	fprintf(stderr, "%s: %s%s coverage%s %.2f%% (%llu of %llu) is under --%s %g: exit status "
+		"bit %d\n", prefix, hwt_color(hwt_color_error), what, hwt_color(hwt_color_reset), floor(percent * 100) / 100, (unsigned long long)hit,
 		(unsigned long long)found, option, minimum, bit);
 	return bit;
 }

@@ -56,7 +56,57 @@ int hwt_command_print_trace_cap(const struct hwt_bundle *bundle, FILE *file, con
 /* Opens the bundle in dir, or says why not to err (prefix first) and returns NULL. */
 struct hwt_bundle *hwt_command_open_bundle(const char *dir, FILE *err, const char *prefix);
 
-/* ----- progress.c: the decode's progress on stderr ------------------------ */
+/* ----- wording.c: figures as every command words them --------------------- */
+
+/* one when n is 1, else many: "1 function", "2 functions". */
+const char *hwt_noun(uint64_t n, const char *one, const char *many);
+/*
+ * bytes in buf (at least 16 bytes) with three significant digits in the
+ * unit that suits it: "512 bytes", "1.50 KiB", "40.5 MiB", "123 GiB".
+ * Returns buf.
+ */
+const char *hwt_format_size(char *buf, size_t size, uint64_t bytes);
+/*
+ * "80.0% (8 of 10 lines)" (the percentage truncated to a tenth), or "no
+ * lines" when found is 0; many is the plural noun. Returns buf.
+ */
+const char *hwt_format_ratio(char *buf, size_t size, uint64_t hit, uint64_t found,
+			     const char *many);
+
+/* ----- color.c: colour on a terminal ----------------------------------------- */
+
+/* --color=auto|always|never */
+enum hwt_color_mode { hwt_color_auto, hwt_color_always, hwt_color_never };
+/* The mode arg names, or -1. */
+int hwt_color_mode_parse(const char *arg);
+/*
+ * Sets whether the messages on stderr are coloured: always, never, or
+ * (auto) when stderr is a terminal, $NO_COLOR is unset or empty and $TERM
+ * is not dumb. Returns 1 when they are. Without a call: no colour.
+ */
+int hwt_color_set(enum hwt_color_mode mode);
+enum hwt_color_what {
+	hwt_color_reset,
+	hwt_color_error,
+	hwt_color_warning,
+	hwt_color_low,       /* a coverage under genhtml's medium limit (75%) */
+	hwt_color_medium,    /* under its high limit (90%) */
+	hwt_color_high,
+	hwt_color_heading,
+};
+/* The escape sequence of what, "" when there is no colour. */
+const char *hwt_color(enum hwt_color_what what);
+/* low, medium or high, as genhtml colours a coverage percentage. */
+enum hwt_color_what hwt_color_of_percent(double percent);
+/* getopt_long entry and usage text of --color. */
+enum { HWT_OPT_COLOR = 0x10c0 };
+#define HWT_OPTION_COLOR { "color", required_argument, NULL, HWT_OPT_COLOR }
+#define HWT_COLOR_USAGE                                                                   \
+	"      --color WHEN          colour the summary, warnings and errors: auto (on a\n" \
+	"                            terminal, unless $NO_COLOR is set), always, never\n"   \
+	"                            [auto]\n"
+
+/* ----- progress.c: progress on a terminal (stderr) ------------------------ */
 
 enum hwt_progress_mode {
 	hwt_progress_none,
@@ -67,14 +117,28 @@ enum hwt_progress_mode {
 struct hwt_progress {
 	int shown;           /* mode said yes */
 	uint64_t last;       /* bytes done at the last line */
-	int printed;         /* a line is up (hwt_progress_end ends it) */
+	int printed;         /* a line is up (hwt_progress_end clears it) */
+	const char *prefix;  /* of the line: "hwt" unless set after hwt_progress_init */
 };
 
 void hwt_progress_init(struct hwt_progress *progress, enum hwt_progress_mode mode);
 /* An hwt_decode_progress_fn: context is the struct hwt_progress. */
 void hwt_progress_print(uint64_t done, uint64_t total, void *context);
-/* Ends the line when one was printed. */
+/* Clears the line when one was printed. */
 void hwt_progress_end(struct hwt_progress *progress);
+
+/*
+ * The recording's progress, a line redrawn every second while the command
+ * runs: the process images traced so far and the size of their trace, as
+ * the bundle (or the unit's work directory) in dir has them, and the
+ * unit. Shown as mode says; NULL when not (or no thread could start).
+ * hwt_record_progress_stop (NULL: nothing) clears the line.
+ */
+struct hwt_record_progress;
+struct hwt_record_progress *hwt_record_progress_start(const char *dir, const char *unit,
+						      const char *prefix,
+						      enum hwt_progress_mode mode);
+void hwt_record_progress_stop(struct hwt_record_progress *progress);
 
 /* ----- run.c: another program ------------------------------------------ */
 
@@ -443,6 +507,20 @@ struct hwt_diff_report_command {
  */
 int hwt_diff_report_run(const struct hwt_cov_files *files, struct hwt_diff_report_command *how);
 
+/* ----- summary_table.c: the coverage summary on the terminal -------------- */
+
+/*
+ * The table of files (hwt-cov's default): per source file its lines,
+ * functions and branches (hit/found, percent) and the ranges of its lines
+ * that never ran ("12-15,40"), the most missed lines last; paths relative
+ * to root (absolute, or NULL) when under it; then a TOTAL row. Percentages
+ * coloured as hwt_color says. 0, or -1 when out of memory (nothing printed).
+ */
+int hwt_summary_table_print(FILE *out, const struct hwt_cov_files *files, const char *root);
+/* The totals, a line each: "PREFIX: lines......: 80.0% (8 of 10 lines)" or "no lines". */
+void hwt_summary_totals_print(FILE *out, const struct hwt_lcov_totals *totals,
+			      const char *prefix);
+
 /* ----- lcov_report.c: a bundle's lcov report ------------------------------ */
 
 /* What `hwt report lcov` and hwt-cov write: the file hwt_lcov_report_options_init names. */
@@ -467,6 +545,7 @@ struct hwt_lcov_report_options {
 	struct hwt_lcov_filter filter;
 	int system;                  /* report system images (libc, ...) with debug info too */
 	int no_markers;              /* --no-markers: LCOV_EXCL_* and GCOVR_EXCL_* ignored */
+	int summary_only;            /* --summary-only: the totals without the table of files */
 	struct hwt_coverage_gates gates;
 	const char *diff_base;       /* --diff REF, or NULL */
 	const char *diff_output;     /* --diff-output FILE, or NULL */
@@ -493,6 +572,7 @@ enum {
 	HWT_LCOV_OPT_DIFF,
 	HWT_LCOV_OPT_DIFF_OUTPUT,
 	HWT_LCOV_OPT_NO_MARKERS,
+	HWT_LCOV_OPT_SUMMARY_ONLY,
 };
 /* getopt_long entries of the diff gate. */
 #define HWT_OPTION_FAIL_UNDER_DIFF { "fail-under-diff", required_argument, NULL, HWT_LCOV_OPT_FAIL_DIFF }
@@ -514,11 +594,17 @@ enum {
 	{ "diff", required_argument, NULL, HWT_LCOV_OPT_DIFF },                           \
 	{ "diff-output", required_argument, NULL, HWT_LCOV_OPT_DIFF_OUTPUT },             \
 	HWT_OPTION_QUIET,                                                                 \
+	{ "summary-only", no_argument, NULL, HWT_LCOV_OPT_SUMMARY_ONLY },                 \
+	HWT_OPTION_COLOR,                                                                 \
 	HWT_OPTION_JOBS,                                                                  \
 	HWT_OPTION_DECODER,                                                               \
 	HWT_OPTION_DEBUG_DIR,                                                             \
 	HWT_OPTION_HELP
 #define HWT_LCOV_REPORT_SHORT_OPTIONS "o:vqj:h"
+/* Usage text of --summary-only and --color (after -q's). */
+#define HWT_LCOV_REPORT_SUMMARY_USAGE                                                      \
+	"      --summary-only        the totals alone, without the table of files\n"        \
+	HWT_COLOR_USAGE
 /* Usage text of the options above but -v, -q, -j, -h (hwt-cov and hwt report lcov). */
 #define HWT_LCOV_REPORT_USAGE                                                              \
 	"  -o, --output FILE         write the coverage to FILE (repeatable), in the format\n" \

@@ -63,11 +63,6 @@ static int run_genhtml(const char *info, const char *dir, const char *prefix)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static double percent(uint64_t hit, uint64_t found)
-{
-	return found ? 100.0 * (double)hit / (double)found : 0.0;
-}
-
 /* What one -o writes. */
 struct output_write {
 	const struct hwt_cov_files *files;
@@ -180,21 +175,6 @@ static const char *html_input(const struct hwt_cov_output *outputs, size_t n,
 	return *tmp;
 }
 
-static void print_summary(const struct hwt_lcov_totals *totals, const char *prefix)
-{
-	fprintf(stderr, "%s: lines......: %.1f%% (%llu of %llu lines)\n", prefix,
-		percent(totals->lines_hit, totals->lines_found),
-		(unsigned long long)totals->lines_hit, (unsigned long long)totals->lines_found);
-	fprintf(stderr, "%s: functions..: %.1f%% (%llu of %llu functions)\n", prefix,
-		percent(totals->functions_hit, totals->functions_found),
-		(unsigned long long)totals->functions_hit,
-		(unsigned long long)totals->functions_found);
-	fprintf(stderr, "%s: branches...: %.1f%% (%llu of %llu branches)\n", prefix,
-		percent(totals->branches_hit, totals->branches_found),
-		(unsigned long long)totals->branches_hit,
-		(unsigned long long)totals->branches_found);
-}
-
 int hwt_lcov_report_check_outputs(const struct hwt_lcov_report_options *options)
 {
 	struct hwt_cov_output *outputs = malloc((options->noutputs + 1) * sizeof(*outputs));
@@ -249,21 +229,26 @@ static int write_reports(const struct hwt_cov_files *files,
 			written[i] = 1;
 	}
 	if (files->totals.files == 0)
-		fprintf(stderr, "%s: warning: no source file with debug info%s ran: %s%s empty\n",
-			prefix, options->filter.includes || options->filter.excludes ?
+		fprintf(stderr, "%s: %swarning:%s no source file with debug info%s ran: %s%s empty\n",
+			prefix, hwt_color(hwt_color_warning), hwt_color(hwt_color_reset),
+			options->filter.includes || options->filter.excludes ?
 			" passed the filters" : "", n == 1 ? outputs[0].path : "the reports",
 			n == 1 ? " is" : " are");
 	if (!options->common.quiet) {
-		print_summary(&files->totals, prefix);
+		/* The table first (a CI log too), the totals last, where the eye ends. */
+		if (!options->summary_only && files->count &&
+		    hwt_summary_table_print(stderr, files, root) < 0)
+			fprintf(stderr, "%s: out of memory: no table of files\n", prefix);
+		hwt_summary_totals_print(stderr, &files->totals, prefix);
 		for (i = 0; i < n; i++)
 			if (written[i] && strcmp(outputs[i].path, "-"))
-				fprintf(stderr, "%s: wrote %s (%s%s%llu source file%s)\n", prefix,
+				fprintf(stderr, "%s: wrote %s (%s%s%llu %s)\n", prefix,
 					outputs[i].path,
 					outputs[i].format == hwt_cov_lcov ? "" :
 					hwt_cov_format_name((enum hwt_cov_format)outputs[i].format),
 					outputs[i].format == hwt_cov_lcov ? "" : ", ",
 					(unsigned long long)files->totals.files,
-					files->totals.files == 1 ? "" : "s");
+					hwt_noun(files->totals.files, "source file", "source files"));
 	}
 	if (options->html && files->totals.files) {
 		info = html_input(outputs, n, files, &tmp, prefix);
@@ -291,7 +276,9 @@ static int write_reports(const struct hwt_cov_files *files,
 		else
 			ret |= rc;
 		/* Truncated to a tenth, as the diff report says it. */
-		if (rc >= 0 && !options->common.quiet)
+		if (rc >= 0 && !options->common.quiet && !diff.measured)
+			fprintf(stderr, "%s: diff.......: no changed lines with code\n", prefix);
+		else if (rc >= 0 && !options->common.quiet)
 			fprintf(stderr, "%s: diff.......: %.1f%% (%zu of %zu changed lines with code)\n",
 				prefix, floor(diff.percent * 10) / 10, diff.covered, diff.measured);
 	}
@@ -354,7 +341,8 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		goto done;
 	}
 	for (i = 0; i < hwt_coverage_warning_count(cov); i++)
-		fprintf(stderr, "%s: warning: %s\n", prefix, hwt_coverage_warning_at(cov, i));
+		fprintf(stderr, "%s: %swarning:%s %s\n", prefix, hwt_color(hwt_color_warning),
+			hwt_color(hwt_color_reset), hwt_coverage_warning_at(cov, i));
 	rc = hwt_coverage_files(cov, &options->filter, &files);
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", prefix, hwt_lcov_errstr(rc));
@@ -387,6 +375,7 @@ int hwt_lcov_report_options_init(struct hwt_lcov_report_options *options, int ar
 	options->outputs = outputs;
 	options->next_format = -1;
 	hwt_coverage_gates_init(&options->gates);
+	hwt_color_set(hwt_color_auto); /* until --color says otherwise */
 	if (!include || !exclude || !outputs) {
 		hwt_lcov_report_options_fini(options);
 		return -1;
@@ -446,6 +435,14 @@ int hwt_lcov_report_option(struct hwt_lcov_report_options *options, int opt, con
 	case 'x': exclude[options->filter.excludes++] = arg; return 1;
 	case 'S': options->system = 1; return 1;
 	case HWT_LCOV_OPT_NO_MARKERS: options->no_markers = 1; return 1;
+	case HWT_LCOV_OPT_SUMMARY_ONLY: options->summary_only = 1; return 1;
+	case HWT_OPT_COLOR:
+		if (hwt_color_mode_parse(arg) < 0) {
+			fprintf(stderr, "%s: --color wants auto, always or never, not '%s'\n", p, arg);
+			return -1;
+		}
+		hwt_color_set((enum hwt_color_mode)hwt_color_mode_parse(arg));
+		return 1;
 	default: return hwt_command_option(&options->common, opt, arg, options->prefix);
 	}
 }

@@ -232,6 +232,44 @@ static void budget_finish(const char *dir, const char *prefix)
 			hwt_bundle_errstr(err));
 }
 
+/* What runs once the command does: the progress line, then what the caller asked for. */
+struct progress_start {
+	void (*running)(void *context);
+	void *running_context;
+	const char *dir, *unit, *prefix;
+	struct hwt_record_progress *progress;
+};
+
+static void start_progress(void *context)
+{
+	struct progress_start *start = context;
+
+	/* Only now, after the fork: the child does more than exec (unit_run.c). */
+	start->progress = hwt_record_progress_start(start->dir, start->unit, start->prefix,
+						    hwt_progress_tty);
+	if (start->running)
+		start->running(start->running_context);
+}
+
+/* hwt_unit_run with the recording's progress on a terminal, unless quiet. */
+static int run_with_progress(const struct hwt_unit_run *run, const char *dir,
+			     const struct hwt_unit_options *unit, char *const argv[], int *status,
+			     const char *prefix)
+{
+	struct progress_start start = { unit->running, unit->running_context, dir, run->unit->name,
+					prefix, NULL };
+	struct hwt_unit_options with_progress = *unit;
+	int err;
+
+	if (!unit->quiet) {
+		with_progress.running = start_progress;
+		with_progress.running_context = &start;
+	}
+	err = hwt_unit_run(run, dir, &with_progress, argv, status, prefix);
+	hwt_record_progress_stop(start.progress);
+	return err;
+}
+
 static int record_then_finish(const struct hwt_unit_run *run, const char *dir,
 			      const struct hwt_unit_options *unit, char *const argv[],
 			      int *status, const char *prefix)
@@ -257,7 +295,8 @@ static int record_then_finish(const struct hwt_unit_run *run, const char *dir,
 		fprintf(stderr, "%s: cannot create %s: %s\n", prefix, work, strerror(errno));
 		return -1;
 	}
-	if (hwt_unit_run(run, work, unit, argv, status, prefix) < 0)
+	err = run_with_progress(run, work, unit, argv, status, prefix);
+	if (err < 0)
 		return -1;
 	if (run->unit->finish(&run->files, work, abs_dir, unit, prefix, 1) < 0)
 		return -1;
@@ -314,7 +353,7 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 	if (unit->max_trace_size && budget_create(abs_dir, unit->max_trace_size, prefix) < 0)
 		return -1;
 	budget_watch_start(&watch, abs_dir, prefix, unit->quiet);
-	err = hwt_unit_run(&run, abs_dir, unit, argv, status, prefix);
+	err = run_with_progress(&run, abs_dir, unit, argv, status, prefix);
 	budget_watch_stop(&watch);
 	if (err < 0)
 		return -1;

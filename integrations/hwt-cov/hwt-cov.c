@@ -42,7 +42,9 @@ static void usage(FILE *out)
 	      "      --config FILE         read options from FILE [the project's " HWT_CONFIG_NAME "]\n"
 	      "      --no-config           read no configuration file\n"
 	      "  -v, --verbose             also say which system libraries were left out\n"
-	      "  -q, --quiet               only errors and warnings\n"
+	      "  -q, --quiet               only errors and warnings: no table, no totals, no\n"
+	      "                            progress\n"
+	      HWT_LCOV_REPORT_SUMMARY_USAGE
 	      "  -j, --jobs N              " HWT_JOBS_HELP "\n"
 	      "      --decoder NAME        Intel PT decoder: edge (default), libipt, or check\n"
 	      HWT_UNIT_USAGE

@@ -75,7 +75,7 @@ static void usage(FILE *out)
 	      "                        CPU, at most 16)\n"
 	      HWT_UNIT_USAGE
 	      "      --debug-dir DIR   where separate debug files are (as for hwt report\n"
-	      "                        afdo; PROG.train has its DWARF in itself)\n"
+	      "                        afdo; DIR/train has its DWARF in itself)\n"
 	      "  -v, --verbose         also say how many processes were decoded while the\n"
 	      "                        training ran, and the training step's time\n"
 	      "  -q, --quiet           print only errors and the result; the training run's\n"
@@ -268,8 +268,8 @@ static int measure(const char *base, const char *opt, const char *args, int runs
 	       tb[runs - 1]);
 	printf("%s: %-24s median %.4f s (min %.4f, max %.4f)\n", PREFIX, opt, to[runs / 2], to[0],
 	       to[runs - 1]);
-	printf("%s: speedup of %s over plain: %.3fx (%d interleaved runs each)\n", PREFIX, what,
-	       tb[runs / 2] / to[runs / 2], runs);
+	printf("%s: speedup of %s over plain: %.3fx (%d interleaved %s each)\n", PREFIX, what,
+	       tb[runs / 2] / to[runs / 2], runs, hwt_noun((uint64_t)runs, "run", "runs"));
 	rc = 0;
 out:
 	clear(&a);

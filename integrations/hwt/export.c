@@ -64,6 +64,7 @@ int hwt_export_main(int argc, char **argv)
 		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
+	char size[32];
 	struct hwt_command_options common = { .output = DEFAULT_OUTPUT };
 	struct hwt_perf_export_options o = { 0 };
 	struct hwt_perf_export_stats st;
@@ -108,12 +109,15 @@ int hwt_export_main(int argc, char **argv)
 		return HWT_EXIT_ERROR;
 	}
 	if (!quiet && strcmp(output, "-"))
-		fprintf(stderr, PREFIX ": %s: %" PRIu64 " process images, %" PRIu64 " thread streams, "
-			"%.1f KiB of trace, %" PRIu64 " sideband records\n", output, st.images,
-			st.streams, st.trace_bytes / 1024.0, st.records);
+		fprintf(stderr, PREFIX ": %s: %" PRIu64 " %s, %" PRIu64 " %s, %s of trace, %" PRIu64
+			" %s\n", output, st.images, hwt_noun(st.images, "process image", "process images"),
+			st.streams, hwt_noun(st.streams, "thread stream", "thread streams"),
+			hwt_format_size(size, sizeof(size), st.trace_bytes), st.records,
+			hwt_noun(st.records, "sideband record", "sideband records"));
 	if (!quiet && st.skipped_records)
-		fprintf(stderr, PREFIX ": %" PRIu64 " records perf.data has no place for (signals, "
-			"...) left out\n", st.skipped_records);
+		fprintf(stderr, PREFIX ": %" PRIu64 " %s perf.data has no place for (signals, "
+			"...) left out\n", st.skipped_records,
+			hwt_noun(st.skipped_records, "record", "records"));
 	w.count += (unsigned)hwt_bundle_warning_count(bundle);
 	hwt_bundle_free(bundle);
 	return w.count ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;

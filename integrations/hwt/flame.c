@@ -282,13 +282,17 @@ static void print_stats(const struct hwt_stacks *stacks, const char *prefix)
 	struct hwt_stacks_stats st;
 
 	hwt_stacks_get_stats(stacks, &st);
+#define N(n, one, many) (n), hwt_noun((n), one, many)
 	fprintf(stderr,
-		"%s: %" PRIu64 " threads, %" PRIu64 " instructions, %" PRIu64 " calls, %" PRIu64
-		" returns (%" PRIu64 " to no frame), %" PRIu64 " tail calls, %" PRIu64
-		" unwinds (longjmp, exceptions), %" PRIu64 " signals, %" PRIu64
-		" gaps; deepest stack %" PRIu64 " frames\n",
-		prefix, st.streams, st.insns, st.calls, st.returns, st.unmatched_returns,
-		st.tail_calls, st.unwinds, st.signals, st.gaps, st.max_depth);
+		"%s: %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s (%" PRIu64
+		" to no frame), %" PRIu64 " %s, %" PRIu64 " %s (longjmp, exceptions), %" PRIu64
+		" %s, %" PRIu64 " %s; deepest stack %" PRIu64 " %s\n",
+		prefix, N(st.streams, "thread", "threads"), N(st.insns, "instruction", "instructions"),
+		N(st.calls, "call", "calls"), N(st.returns, "return", "returns"),
+		st.unmatched_returns, N(st.tail_calls, "tail call", "tail calls"),
+		N(st.unwinds, "unwind", "unwinds"), N(st.signals, "signal", "signals"),
+		N(st.gaps, "gap", "gaps"), N(st.max_depth, "frame", "frames"));
+#undef N
 }
 
 /*
@@ -408,9 +412,11 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 		s = -hbe_nomem;
 	if (hwt_stacks_symbols_failures(result_symbols))
 		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
-				    "%zu images could not be read for function names: their frames "
-				    "are named module+0xoffset",
-				    hwt_stacks_symbols_failures(result_symbols));
+				    "%zu %s for function names: their frames are named "
+				    "module+0xoffset",
+				    hwt_stacks_symbols_failures(result_symbols),
+				    hwt_noun(hwt_stacks_symbols_failures(result_symbols),
+					     "image could not be read", "images could not be read"));
 	if (hwt_stacks_symbols_crc_mismatches(result_symbols))
 		hwt_bundle_diag_add(bundle, hwt_diag_stream, NULL, -1,
 				    "%zu separate debug files were not used: their CRC32 is not the "
@@ -508,9 +514,10 @@ static int write_tree(const struct hwt_stack_tree *tree, const struct flame_opti
 	}
 	if (cut)
 		fprintf(stderr,
-			"%s: warning: %" PRIu64 " stacks deeper than %zu frames end in a [deeper] "
+			"%s: warning: %" PRIu64 " %s deeper than %zu frames %s in a [deeper] "
 			"frame (--max-depth 0 writes them whole)\n",
-			prefix, cut, o->max_depth);
+			prefix, cut, hwt_noun(cut, "stack", "stacks"), o->max_depth,
+			hwt_noun(cut, "ends", "end"));
 	return 0;
 }
 

@@ -64,6 +64,7 @@ int hwt_import_main(int argc, char **argv)
 		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
+	char size[32];
 	struct hwt_command_options common = { .output = DEFAULT_OUTPUT };
 	struct hwt_perf_import_options o = { 0 };
 	struct hwt_perf_import_stats st;
@@ -107,14 +108,16 @@ int hwt_import_main(int argc, char **argv)
 		return HWT_EXIT_ERROR;
 	}
 	if (!quiet)
-		fprintf(stderr, PREFIX ": %s: %" PRIu64 " process images, %" PRIu64 " thread streams, "
-			"%.1f KiB of trace (%s, %s mode%s)%s\n", output, st.images, st.streams,
-			st.trace_bytes / 1024.0, st.per_cpu ? "per CPU" : "per thread",
+		fprintf(stderr, PREFIX ": %s: %" PRIu64 " %s, %" PRIu64 " %s, %s of trace "
+			"(%s, %s mode%s)%s\n", output, st.images,
+			hwt_noun(st.images, "process image", "process images"), st.streams,
+			hwt_noun(st.streams, "thread stream", "thread streams"),
+			hwt_format_size(size, sizeof(size), st.trace_bytes), st.per_cpu ? "per CPU" : "per thread",
 			st.pipe_mode ? "pipe" : "file", st.snapshot ? ", snapshots" : "",
 			st.kernel_bytes ? "; kernel-mode trace skipped" : "");
 	if (st.kernel_bytes && !quiet)
-		fprintf(stderr, PREFIX ": %" PRIu64 " bytes of kernel-mode trace skipped\n",
-			st.kernel_bytes);
+		fprintf(stderr, PREFIX ": %s of kernel-mode trace skipped\n",
+			hwt_format_size(size, sizeof(size), st.kernel_bytes));
 	return w.count || st.lost_events || st.damaged_bytes || st.missing_binaries ? HWT_EXIT_PARTIAL
 										       : HWT_EXIT_OK;
 }

@@ -95,12 +95,15 @@ static void print_summary(const char *dir, const struct hwt_unit_options *unit, 
 			totals.untraced ? "" : " (the command could not be started?)");
 		hwt_record_print_untraced(bundle, stderr, "hwt record");
 	} else if (counted && !quiet) {
+		char size[32];
+
 		fprintf(stderr,
-			"hwt record: %s: %llu process%s, %llu thread%s, %.1f KiB of trace, "
-			"%llu untraced\n", dir,
-			(unsigned long long)totals.processes, totals.processes == 1 ? "" : "es",
-			(unsigned long long)totals.threads, totals.threads == 1 ? "" : "s",
-			totals.trace_bytes / 1024.0, (unsigned long long)totals.untraced);
+			"hwt record: %s: %llu %s, %llu %s, %s of trace, %llu untraced\n", dir,
+			(unsigned long long)totals.processes,
+			hwt_noun(totals.processes, "process", "processes"),
+			(unsigned long long)totals.threads, hwt_noun(totals.threads, "thread", "threads"),
+			hwt_format_size(size, sizeof(size), totals.trace_bytes),
+			(unsigned long long)totals.untraced);
 		/* What ran natively where that may surprise (not the project's, set-ID...). */
 		hwt_record_print_untraced(bundle, stderr, "hwt record");
 	}

@@ -78,7 +78,7 @@ static void text_usage(FILE *out)
 	      "  -o OUT          the file to write, required ('-': standard output)\n"
 	      "  --binary FILE   the image to write (matched by path or name, build-id\n"
 	      "                  checked) [the image with debug info that ran most]\n"
-	      "  --debug-dir DIR where separate debug files are, as for hwt report afdo\n"
+	      "  --debug-dir DIR  where separate debug files are, as for hwt report afdo\n"
 	      "  -q, --quiet     do not print the bundle's warnings\n"
 	      "  -j, --jobs N    " HWT_JOBS_HELP "\n"
 	      HWT_DECODER_HELP
@@ -391,9 +391,12 @@ int hwt_report_afdo_main(int argc, char **argv)
 	if (write_samples(&o, samples) < 0)
 		goto out;
 	if (o.common.verbose)
-		fprintf(stderr, "%s: %zu functions, %" PRIu64 " samples, written to %s (%s)\n",
-			o.prefix, hwt_afdo_samples_function_count(samples),
-			hwt_afdo_samples_total(samples), o.common.output, o.format);
+		fprintf(stderr, "%s: %zu %s, %" PRIu64 " %s, written to %s (%s)\n", o.prefix,
+			hwt_afdo_samples_function_count(samples),
+			hwt_noun(hwt_afdo_samples_function_count(samples), "function", "functions"),
+			hwt_afdo_samples_total(samples),
+			hwt_noun(hwt_afdo_samples_total(samples), "sample", "samples"), o.common.output,
+			o.format);
 	status = warned ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
 out:
 	hwt_afdo_samples_free(samples);

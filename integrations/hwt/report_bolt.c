@@ -222,11 +222,15 @@ int hwt_report_bolt_main(int argc, char **argv)
 	}
 	if (o.common.verbose)
 		fprintf(stderr,
-			PREFIX ": %s: %" PRIu64 " functions, %" PRIu64 " branches, %" PRIu64
-			" fall-throughs, %" PRIu64 " calls (%" PRIu64 " transfers in all); %" PRIu64
-			" transfers from or to code outside its functions left out\n",
-			img->path, st.functions, st.branches, st.fall_throughs, st.calls, st.count,
-			st.outside);
+			PREFIX ": %s: %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64
+			" %s (%" PRIu64 " %s in all); %" PRIu64 " %s from or to code outside its "
+			"functions left out\n",
+			img->path, st.functions, hwt_noun(st.functions, "function", "functions"),
+			st.branches, hwt_noun(st.branches, "branch", "branches"), st.fall_throughs,
+			hwt_noun(st.fall_throughs, "fall-through", "fall-throughs"), st.calls,
+			hwt_noun(st.calls, "call", "calls"), st.count,
+			hwt_noun(st.count, "transfer", "transfers"), st.outside,
+			hwt_noun(st.outside, "transfer", "transfers"));
 	if (!st.functions)
 		fprintf(stderr, PREFIX ": warning: %s: no branch of its functions ran: the "
 			"profile is empty\n", img->path);

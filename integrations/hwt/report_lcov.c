@@ -20,7 +20,9 @@ static void usage(FILE *out)
 	      "\n"
 	      HWT_LCOV_REPORT_USAGE
 	      "  -v, --verbose             also say which system libraries were left out\n"
-	      "  -q, --quiet               no progress and no summary\n"
+	      "  -q, --quiet               only errors and warnings: no table, no totals, no\n"
+	      "                            progress\n"
+	      HWT_LCOV_REPORT_SUMMARY_USAGE
 	      "  -j, --jobs N              " HWT_JOBS_HELP "\n"
 	      "      --decoder NAME        Intel PT decoder: edge (default), libipt, or check\n"
 	      "  -h, --help                this text\n"

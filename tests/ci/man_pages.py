@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
-"""The manual pages say what the commands take.
+"""The manual pages say what the commands take, so that they cannot drift
+from the --help texts (issue 34).
 
 hwt-cov(1) and hwt-pgo(1) name every long option of the command's
---help; hwt(1) names every subcommand of `hwt --help` and every format of
-`hwt report --help`, and the options of `hwt report lcov --help` and
-`hwt report diff --help`. groff reads each page without a warning
-(-ww), and man(1) renders it.
+--help, every option the page describes is one the command takes, and
+each option's default in --help ("[DEFAULT]" at the end of a line, or
+"(default: DEFAULT)") is in the page's entry of that option. hwt(1)
+names every subcommand of `hwt --help` and every format of `hwt report
+--help`; the entry of each (every command and report format) names every
+long option of its --help, and states its defaults, itself, in an entry
+it names ("as hwt record does") or, for the options every command
+shares, in the paragraph after the commands; and every option the entry
+names is one that command takes. groff reads each page without a
+warning (-ww), and man(1) renders it.
 
 Every command, subcommand and report format answers --version with its
 name and a version on stdout (exit 0), and a wrong option with what was
@@ -28,6 +35,10 @@ def help_text(cmd):
 
 def long_options(text):
     return sorted(set(re.findall(r'^\s+(?:-\w, )?(--[a-z][a-z-]*)', text, re.M)))
+
+
+def long_options_anywhere(text):
+    return set(re.findall(r'(?<![\w-])(--[a-z][a-z-]*)', text))
 
 
 def names(text, heading):
@@ -80,6 +91,132 @@ def check_help_layout(cmd, failures):
                            '; '.join(v[0][:40] for k, v in sorted(columns.items()))))
 
 
+def option_entries(text):
+    """{--option: its description} of a --help, continuation lines joined by newlines."""
+    out, cur = {}, []
+    for line in text.splitlines():
+        m = re.match(r'^ {1,8}(-\S.*?)(?: {2,}(.*))?$', line)
+        if m and '--' in m.group(1):
+            # "--pid PID, --tid TID": several options, one description
+            cur = re.findall(r'(--[a-z][a-z-]*)', m.group(1))
+            for opt in cur:
+                out[opt] = out.get(opt, '') + (m.group(2) or '')
+        elif cur and re.match(r'^ {9,}\S', line):
+            for opt in cur:
+                out[opt] += '\n' + line.strip()
+        else:
+            cur = []
+    return out
+
+
+def defaults(description):
+    """The defaults a description states: "[D]" ending a line or a clause, "(default: D)"."""
+    found = re.findall(r'\[([^\]]+)\](?=$|[;,.)]|\n)', description)
+    found += re.findall(r'\(default:? ([^;)]+)', description)
+    return [d.replace('\n', ' ') for d in found]
+
+
+def squash(text):
+    """Text without troff's fonts and escapes, case, blanks and punctuation; stderr
+    is "standard error"."""
+    text = re.sub(r'\\f[BIRP]', '', text).replace('\\-', '-').replace('\\&', '')
+    text = re.sub(r'^\.[A-Z]{1,2}\b', '', text, flags=re.M)
+    text = text.lower().replace('stderr', 'standard error')
+    return re.sub(r'[^a-z0-9]', '', text)
+
+
+def page_option_entries(path):
+    """{--option: the text of its .TP entries} of a page's OPTIONS."""
+    s = open(path).read()
+    s = s.split('.SH OPTIONS', 1)[1].split('\n.SH ', 1)[0]
+    out = {}
+    for entry in s.split('\n.TP\n')[1:]:
+        head, _, body = entry.partition('\n')
+        for opt in re.findall(r'(--[a-z][a-z-]*)', head.replace('\\-', '-')):
+            out[opt] = out.get(opt, '') + '\n' + body
+    return out
+
+
+def check_command_page(name, cmd, path, failures):
+    """hwt-cov(1), hwt-pgo(1): the options both ways, and each option's defaults."""
+    helped = option_entries(help_text(cmd))
+    paged = page_option_entries(path)
+    checked = 0
+    for opt in sorted(set(paged) - set(helped)):
+        failures.append('%s(1) describes %s, which `%s --help` lacks' % (name, opt, name))
+    for opt, desc in sorted(helped.items()):
+        for d in defaults(desc):
+            checked += 1
+            if squash(d) not in squash(paged.get(opt, '')):
+                failures.append('%s(1): the entry of %s lacks its default "%s" of --help'
+                                % (name, opt, d))
+    return checked
+
+
+def hwt_entries(path):
+    """{"record": text, "report lcov": text, ...} of hwt(1)'s COMMANDS, and the paragraph
+    after them (the options every command shares)."""
+    s = open(path).read().split('.SH COMMANDS', 1)[1].split('\n.SH ', 1)[0]
+    body, _, shared = s.rpartition('\n.PP\n')
+    out = {}
+    for entry in body.split('\n.TP\n')[1:]:
+        m = re.match(r'\\fBhwt ((?:report )?[a-z-]+)', entry)
+        if not m:
+            continue
+        name = m.group(1)
+        # "hwt report flame|folded|...": one entry for several formats
+        rest = re.match(r'\\fBhwt report [a-z-]+\\fP((?:\|\\fB[a-z-]+\\fP)+)', entry)
+        names = [name] + (['report ' + n for n in re.findall(r'\\fB([a-z-]+)\\fP',
+                                                              rest.group(1))] if rest else [])
+        for n in names:
+            out[n] = entry
+    return out, shared
+
+
+def check_hwt_page(hwt, path, subs, failures):
+    entries, shared = hwt_entries(path)
+    shared_opts = set(re.findall(r'(--[a-z][a-z-]*)', shared.replace('\\-', '-')))
+    checked = 0
+    for sub in subs:
+        entry = entries.get(sub)
+        if entry is None:
+            failures.append('hwt(1) has no entry of hwt %s' % sub)
+            continue
+        # An entry that names another command ("as hwt record does") takes its text too.
+        text = entry
+        for other in re.findall(r'hwt ((?:report )?[a-z-]+)', entry.replace('\\fB', '')
+                                .replace('\\fP', '').replace('"', '')):
+            if other != sub and other in entries:
+                text += entries[other]
+        words = text.replace('\\-', '-')
+        helped = option_entries(help_text([hwt] + sub.split()))
+        for opt, desc in sorted(helped.items()):
+            checked += 1
+            if opt in ('--help', '--version'):
+                continue
+            if not re.search(re.escape(opt) + r'(?![a-z-])', words) and opt not in shared_opts:
+                failures.append('hwt(1): the entry of hwt %s lacks %s' % (sub, opt))
+            for d in defaults(desc):
+                checked += 1
+                if squash(d) not in squash(text + shared):
+                    failures.append('hwt(1): the entry of hwt %s lacks the default "%s" of %s'
+                                    % (sub, d, opt))
+        # Every option the entry itself names is one the command (or a format of it) takes;
+        # a line that quotes another program (perf, create_llvm_prof) names its options.
+        takes = set(long_options_anywhere(help_text([hwt] + sub.split())))
+        for other, e in entries.items():
+            if e is entry and other != sub:
+                takes |= set(long_options_anywhere(help_text([hwt] + other.split())))
+        own = '\n'.join(l for l in entry.replace('\\-', '-').splitlines()
+                        if not re.search(r'\b(perf|create_llvm_prof|clang|llvm-[a-z]+)\b', l))
+        for opt in sorted(set(re.findall(r'(--[a-z][a-z-]*)', own))):
+            checked += 1
+            if opt not in takes:
+                failures.append('hwt(1): the entry of hwt %s names %s, which its --help lacks'
+                                % (sub, opt))
+    return checked
+
+
 def page_words(path):
     """The page's text with troff's escapes of '-' undone."""
     return open(path).read().replace('\\-', '-')
@@ -106,6 +243,11 @@ def main():
         checked += 1
         if 'hwt report ' + fmt not in text:
             failures.append('hwt(1) lacks hwt report %s' % fmt)
+    checked += check_command_page('hwt-cov', [hwt_cov], pages['hwt-cov'], failures)
+    checked += check_command_page('hwt-pgo', [hwt_pgo], pages['hwt-pgo'], failures)
+    subs = [sub for sub in names(help_text([hwt]), 'commands') if sub != 'report']
+    subs += ['report ' + fmt for fmt in names(help_text([hwt, 'report']), 'formats')]
+    checked += check_hwt_page(hwt, pages['hwt'], subs, failures)
     commands = [[hwt], [hwt_cov], [hwt_pgo]]
     commands += [[hwt, sub] for sub in names(help_text([hwt]), 'commands')]
     commands += [[hwt, 'report', fmt] for fmt in names(help_text([hwt, 'report']), 'formats')]
