@@ -67,7 +67,12 @@ const char *hwt_noun(uint64_t n, const char *one, const char *many);
  */
 const char *hwt_format_size(char *buf, size_t size, uint64_t bytes);
 /*
- * "80.0% (8 of 10 lines)" (the percentage truncated to a tenth), or "no
+ * hit of found as a percentage with one decimal, as lcov and genhtml show
+ * it: rounded, but never 100.0 unless all were hit nor 0.0 unless none.
+ */
+double hwt_percent(uint64_t hit, uint64_t found);
+/*
+ * "80.0% (8 of 10 lines)" (the percentage as hwt_percent), or "no
  * lines" when found is 0; many is the plural noun. Returns buf.
  */
 const char *hwt_format_ratio(char *buf, size_t size, uint64_t hit, uint64_t found,

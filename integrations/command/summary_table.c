@@ -90,7 +90,7 @@ static void print_cell(FILE *out, uint64_t hit, uint64_t found, int width)
 	}
 	snprintf(count, sizeof(count), "%llu/%llu", (unsigned long long)hit,
 		 (unsigned long long)found);
-	pct = (double)(hit * 1000 / found) / 10.0;
+	pct = hwt_percent(hit, found);
 	fprintf(out, "  %*s %s%5.1f%%%s", width, count, hwt_color(hwt_color_of_percent(pct)), pct,
 		hwt_color(hwt_color_reset));
 }
@@ -178,7 +178,7 @@ void hwt_summary_totals_print(FILE *out, const struct hwt_lcov_totals *t, const 
 			size_t pct = strcspn(text, " ");
 
 			fprintf(out, "%s: %s: %s%.*s%s%s\n", prefix, labels[k],
-				hwt_color(hwt_color_of_percent((double)(hit[k] * 1000 / found[k]) / 10.0)),
+				hwt_color(hwt_color_of_percent(hwt_percent(hit[k], found[k]))),
 				(int)pct, text, hwt_color(hwt_color_reset), text + pct);
 		} else {
 			fprintf(out, "%s: %s: %s\n", prefix, labels[k], text);

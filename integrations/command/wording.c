@@ -33,6 +33,19 @@ const char *hwt_format_size(char *buf, size_t size, uint64_t bytes)
 	return buf;
 }
 
+double hwt_percent(uint64_t hit, uint64_t found)
+{
+	/* In tenths, rounded to the nearest as lcov and genhtml round. */
+	uint64_t tenths = found ? (hit * 2000 + found) / (2 * found) : 0;
+
+	/* As they do too: all but one of 10000 is not 100.0%, one of 10000 not 0.0%. */
+	if (tenths == 1000 && hit < found)
+		tenths = 999;
+	if (tenths == 0 && hit > 0)
+		tenths = 1;
+	return (double)tenths / 10.0;
+}
+
 const char *hwt_format_ratio(char *buf, size_t size, uint64_t hit, uint64_t found,
 			     const char *many)
 {
@@ -42,8 +55,7 @@ const char *hwt_format_ratio(char *buf, size_t size, uint64_t hit, uint64_t foun
 		snprintf(buf, size, "no %s", many);
 		return buf;
 	}
-	/* Truncated to a tenth: 99.96% of lines is not "100.0%". */
-	pct = (double)(hit * 1000 / found) / 10.0;
+	pct = hwt_percent(hit, found);
 	snprintf(buf, size, "%.1f%% (%llu of %llu %s)", pct, (unsigned long long)hit,
 		 (unsigned long long)found, many);
 	return buf;

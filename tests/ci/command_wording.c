@@ -47,7 +47,11 @@ int main(void)
 
 	CHECK(!strcmp(hwt_format_ratio(buf, sizeof(buf), 0, 0, "branches"), "no branches"));
 	CHECK(!strcmp(hwt_format_ratio(buf, sizeof(buf), 8, 10, "lines"), "80.0% (8 of 10 lines)"));
-	/* Truncated: 9999 of 10000 is not 100%. */
+	/* As lcov: rounded, but 9999 of 10000 is not 100%, nor 1 of 10000 0%. */
+	CHECK(!strcmp(hwt_format_ratio(buf, sizeof(buf), 8075, 10000, "lines"),
+		      "80.8% (8075 of 10000 lines)"));
+	CHECK(!strcmp(hwt_format_ratio(buf, sizeof(buf), 1, 10000, "lines"),
+		      "0.1% (1 of 10000 lines)"));
 	CHECK(!strcmp(hwt_format_ratio(buf, sizeof(buf), 9999, 10000, "lines"),
 		      "99.9% (9999 of 10000 lines)"));
 	CHECK(!strcmp(hwt_format_ratio(buf, sizeof(buf), 1, 1, "functions"),
