@@ -3,6 +3,7 @@
  * become sideband records or change a thread's tracing state.
  *
  *   qemu-x86_64 -plugin libhwt-qemu.so,bundle=DIR[,psb_period=N][,debug_blocks=on]
+ *               [,fast_encode=off]
  *               [-0 ARGV0] -- PROGRAM ARGS...
  *   qemu-aarch64 -L SYSROOT -U LD_PRELOAD -plugin libhwt-qemu.so,... -- PROGRAM ARGS...
  *
@@ -30,6 +31,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 struct hwt_qemu_options hwt_qemu_opts = {
 	.psb_period = 4096,
+	.fast_encode = true,
 };
 bool hwt_qemu_etm;
 
@@ -474,9 +476,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			}
 		} else if (klen == 12 && !strncmp(argv[i], "debug_blocks", 12) &&
 			   parse_bool(v, &hwt_qemu_opts.debug_blocks)) {
+		} else if (klen == 11 && !strncmp(argv[i], "fast_encode", 11) &&
+			   parse_bool(v, &hwt_qemu_opts.fast_encode)) {
 		} else {
 			dprintf(2, "hwt: unknown QEMU trace unit option '%s' (known: bundle=DIR, "
-				   "psb_period=N, debug_blocks=on|off)\n", argv[i]);
+				   "psb_period=N, debug_blocks=on|off, fast_encode=on|off)\n", argv[i]);
 			return -1;
 		}
 	}

@@ -24,6 +24,8 @@ struct hwt_qemu_options {
 	char bundle[4096];      /* bundle directory, made by `hwt record` */
 	long psb_period;        /* packet bytes between two PSB+ */
 	bool debug_blocks;      /* write blocks/<image>-<tid>.blk */
+	bool fast_encode;       /* x86-64: encode runs of plain blocks in one pass (off:
+	                           block by block, the reference the tests compare with) */
 };
 extern struct hwt_qemu_options hwt_qemu_opts;
 /* The guest is aarch64: ETMv4 streams (else x86-64 and Intel PT). */
