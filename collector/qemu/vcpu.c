@@ -278,10 +278,15 @@ static void disable(struct vcpu *v)
  */
 static void leave(struct vcpu *v, const struct hwt_qemu_block *b, uint64_t next)
 {
-	if (hwt_qemu_etm)
+	if (hwt_qemu_etm) {
 		hwt_etm4_sw_stream_leave(&v->st.etm, b->branch, next, b->fallthrough);
-	else
-		hwt_sw_stream_disable(&v->st.pt);
+	} else {
+		/* TIP.PGD with the target, also after a conditional branch (where
+		   the SDM suppresses it): libipt binds it with no filter configuration. */
+		hwt_sw_stream_reserve(&v->st.pt);
+		hwt_pt_tip_pgd(&v->st.pt.enc, next, 0);
+		v->st.pt.enabled = 0;
+	}
 	v->prev = NULL;
 }
 
@@ -539,6 +544,19 @@ static void encode(struct vcpu *v)
 		prev = v->prev;
 
 		if (__builtin_expect(b->untraced, 0)) {
+			if (!enabled(v) && v->sigreturn) {
+				/* rt_sigreturn went back to untraced code: the branch a
+				   signal interrupted (if any) left traced code. */
+				const struct hwt_qemu_block *p =
+					v->npending ? v->pending[--v->npending] : NULL;
+
+				v->sigreturn = false;
+				v->syscall = NULL;
+				if (p) {
+					enable(v, p->insn);
+					v->prev = prev = p;
+				}
+			}
 			if (enabled(v) && prev) {
 				sync_clock(v, now, here(v));
 				leave(v, prev, b->start);
@@ -569,6 +587,21 @@ void hwt_qemu_vcpu_block(unsigned index, void *block)
 
 	(void)index;
 	if (__builtin_expect(v == NULL, 0))
+		return;
+	v->log[v->nlog++] = block;
+	if (__builtin_expect(v->nlog == LOG_ENTRIES, 0))
+		encode(v);
+}
+
+void hwt_qemu_vcpu_outside(unsigned index, void *block)
+{
+	struct vcpu *v = mine();
+
+	(void)index;
+	if (__builtin_expect(v == NULL, 0))
+		return;
+	/* Only the first block out of traced code says something. */
+	if (v->nlog && v->log[v->nlog - 1]->untraced)
 		return;
 	v->log[v->nlog++] = block;
 	if (__builtin_expect(v->nlog == LOG_ENTRIES, 0))
