@@ -581,15 +581,30 @@ static void encode(struct vcpu *v)
 	}
 }
 
+/* A thread's first block (its state is made here): out of the hot path. */
+static __attribute__((noinline)) void first_block(void *block)
+{
+	struct vcpu *v = make_mine();
+
+	if (v)
+		v->log[v->nlog++] = block;
+}
+
+/* Run for every traced block: kept to a few stores and no stack frame. */
 void hwt_qemu_vcpu_block(unsigned index, void *block)
 {
-	struct vcpu *v = mine();
+	struct vcpu *v = self;
+	unsigned n;
 
 	(void)index;
-	if (__builtin_expect(v == NULL, 0))
+	if (__builtin_expect(v == NULL, 0)) {
+		first_block(block);
 		return;
-	v->log[v->nlog++] = block;
-	if (__builtin_expect(v->nlog == LOG_ENTRIES, 0))
+	}
+	n = v->nlog;
+	v->log[n++] = block;
+	v->nlog = n;
+	if (__builtin_expect(n == LOG_ENTRIES, 0))
 		encode(v);
 }
 
