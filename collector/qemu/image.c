@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -135,6 +136,32 @@ bool hwt_qemu_image_seen(uint64_t addr)
 	write_mmap_record(m);
 	hwt_qemu_process_unlock();
 	return file;
+}
+
+/* A filter= glob matches the path or its base name ('*' also matches '/'). */
+static bool selected_by_filter(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	for (unsigned i = 0; i < hwt_qemu_opts.nfilters; i++)
+		if (fnmatch(hwt_qemu_opts.filters[i], path, 0) == 0 ||
+		    (base && fnmatch(hwt_qemu_opts.filters[i], base + 1, 0) == 0))
+			return true;
+	return false;
+}
+
+bool hwt_qemu_image_filtered_in(uint64_t addr)
+{
+	const struct hwt_sw_image *m;
+	bool in;
+
+	if (hwt_qemu_opts.nfilters == 0)
+		return true;
+	hwt_qemu_process_lock();
+	m = hwt_sw_image_find(&table, addr);
+	in = m && m->path[0] && selected_by_filter(m->path);
+	hwt_qemu_process_unlock();
+	return in;
 }
 
 void hwt_qemu_image_unmapped(uint64_t a, uint64_t len)

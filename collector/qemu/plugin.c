@@ -3,13 +3,17 @@
  * become sideband records or change a thread's tracing state.
  *
  *   qemu-x86_64 -plugin libhwt-qemu.so,bundle=DIR[,psb_period=N][,debug_blocks=on]
+ *               [,fast_encode=off][,filter=GLOB]...
  *               [-0 ARGV0] -- PROGRAM ARGS...
  *   qemu-aarch64 -L SYSROOT -U LD_PRELOAD -plugin libhwt-qemu.so,... -- PROGRAM ARGS...
  *
  * `hwt record` and the preloaded library (collector/preload) write that
  * command line; the bundle directory must exist. An x86-64 guest gets Intel
  * PT streams, an aarch64 guest ETMv4 streams (psb_period is then the bytes
- * between two ETMv4 sync points).
+ * between two ETMv4 sync points). filter=GLOB (repeatable) traces only the
+ * images whose path or base name a glob matches, as a hardware IP filter
+ * would: TIP.PGD with the target where a branch leaves them, TIP.PGE where
+ * one enters them again.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -30,6 +34,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 struct hwt_qemu_options hwt_qemu_opts = {
 	.psb_period = 4096,
+	.fast_encode = true,
 };
 bool hwt_qemu_etm;
 
@@ -168,7 +173,12 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	b->untraced = hwt_qemu_etm && !file && n == 2 &&
 		      insn_word(qemu_plugin_tb_get_insn(tb, 0)) == 0xd2801168u &&
 		      insn_word(last) == 0xd4000001u;
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, hwt_qemu_vcpu_block, QEMU_PLUGIN_CB_NO_REGS, b);
+	/* Outside the filter, as an IP filter would: no packets, and its
+	   callback only notes that the thread left traced code. */
+	if (!hwt_qemu_image_filtered_in(b->start))
+		b->untraced = 1;
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, b->untraced ? hwt_qemu_vcpu_outside :
+						  hwt_qemu_vcpu_block, QEMU_PLUGIN_CB_NO_REGS, b);
 }
 
 /* EXEC, written by the image that calls execve (flags: HWT_EXEC_FAILED). */
@@ -474,11 +484,29 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			}
 		} else if (klen == 12 && !strncmp(argv[i], "debug_blocks", 12) &&
 			   parse_bool(v, &hwt_qemu_opts.debug_blocks)) {
+		} else if (klen == 11 && !strncmp(argv[i], "fast_encode", 11) &&
+			   parse_bool(v, &hwt_qemu_opts.fast_encode)) {
+		} else if (klen == 6 && !strncmp(argv[i], "filter", 6) && *v) {
+			if (hwt_qemu_opts.nfilters == sizeof(hwt_qemu_opts.filters) /
+							   sizeof(hwt_qemu_opts.filters[0])) {
+				dprintf(2, "hwt: at most 16 filter= options\n");
+				return -1;
+			}
+			/* QEMU frees its argument strings after the install. */
+			if (!(hwt_qemu_opts.filters[hwt_qemu_opts.nfilters++] = strdup(v)))
+				return -1;
 		} else {
 			dprintf(2, "hwt: unknown QEMU trace unit option '%s' (known: bundle=DIR, "
-				   "psb_period=N, debug_blocks=on|off)\n", argv[i]);
+				   "psb_period=N, debug_blocks=on|off, fast_encode=on|off, filter=GLOB)\n", argv[i]);
 			return -1;
 		}
+	}
+	if (hwt_qemu_etm && hwt_qemu_opts.nfilters) {
+		/* An ETM trace that stops where a branch leaves the filter needs a
+		   decoder that knows the filter: not done yet. */
+		dprintf(2, "hwt: filter= is not supported for aarch64 guests yet: every image "
+			   "of this process is traced\n");
+		hwt_qemu_opts.nfilters = 0;
 	}
 	if (!hwt_qemu_opts.bundle[0]) {
 		dprintf(2, "hwt: the QEMU trace unit needs bundle=DIR; use `hwt record --unit qemu`\n");

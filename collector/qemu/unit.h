@@ -25,6 +25,11 @@ struct hwt_qemu_options {
 	char bundle[4096];      /* bundle directory, made by `hwt record` */
 	long psb_period;        /* packet bytes between two PSB+ */
 	bool debug_blocks;      /* write blocks/<image>-<tid>.blk */
+	bool fast_encode;       /* x86-64: encode runs of plain blocks in one pass (off:
+	                           block by block, the reference the tests compare with) */
+	const char *filters[16]; /* filter=GLOB: only images whose path or base name match
+	                            are traced (none: every image) */
+	unsigned nfilters;
 };
 extern struct hwt_qemu_options hwt_qemu_opts;
 /* The guest is aarch64: ETMv4 streams (else x86-64 and Intel PT). */
@@ -67,6 +72,9 @@ void hwt_qemu_process_record_locked(struct hwt_record_header *hdr, unsigned type
 /* Makes sure the mapping holding addr is described by an MMAP record; true
    when it is a file's (false: anonymous code, or not found). */
 bool hwt_qemu_image_seen(uint64_t addr);
+/* With filter= options: whether the image holding addr (seen before) is one
+   they select; anonymous code is never selected. Without: true. */
+bool hwt_qemu_image_filtered_in(uint64_t addr);
 /* munmap, mprotect without exec, mmap MAP_FIXED over [a, a+len). */
 void hwt_qemu_image_unmapped(uint64_t a, uint64_t len);
 /* Records again every known mapping (a fork child inherits them). */
@@ -89,13 +97,15 @@ struct hwt_qemu_block {
 	uint8_t rep;          /* insn is a REP string instruction */
 	uint8_t untraced;     /* code a trace unit would not see (the signal return
 	                         trampoline QEMU writes on an aarch64 guest's stack,
-	                         where Linux has it in the vDSO): tracing is off
-	                         from the branch to it on */
+	                         where Linux has it in the vDSO), or code outside the
+	                         filter: tracing is off from the branch to it on */
 };
 
 /* Translated code's callback: block ran on the calling thread (the vCPU index
    is not used: QEMU reuses one before its exit callback has run). */
 void hwt_qemu_vcpu_block(unsigned vcpu, void *block);
+/* The same for an untraced block: logged only when the thread comes from traced code. */
+void hwt_qemu_vcpu_outside(unsigned vcpu, void *block);
 /* The calling thread's vcpu turns its logged blocks into packets (before a record). */
 void hwt_qemu_vcpu_flush_self(void);
 /* The calling thread enters a system call (after the blocks that led there). */

@@ -281,10 +281,15 @@ static void disable(struct vcpu *v)
  */
 static void leave(struct vcpu *v, const struct hwt_qemu_block *b, uint64_t next)
 {
-	if (hwt_qemu_etm)
+	if (hwt_qemu_etm) {
 		hwt_etm4_sw_stream_leave(&v->st.etm, b->branch, next, b->fallthrough);
-	else
-		hwt_sw_stream_disable(&v->st.pt);
+	} else {
+		/* TIP.PGD with the target, also after a conditional branch (where
+		   the SDM suppresses it): libipt binds it with no filter configuration. */
+		hwt_sw_stream_reserve(&v->st.pt);
+		hwt_pt_tip_pgd(&v->st.pt.enc, next, 0);
+		v->st.pt.enabled = 0;
+	}
 	v->prev = NULL;
 }
 
@@ -398,12 +403,135 @@ static void log_block(struct vcpu *v, const struct hwt_qemu_block *b)
 		hwt_sw_block_log_add(&v->blocks, b->start, b->ninsns);
 }
 
+/*
+ * The hot path of an x86-64 guest's encoding: the blocks from log[i] on,
+ * as long as each one is the plain successor of the one before (its TNT
+ * bit, its TIP, or nothing), the thread is traced, the clock has not moved
+ * and no bytes were lost. The encoder's state lives in locals for the run
+ * (stores through the byte buffer would otherwise reload it at every
+ * packet) and the packets are the very bytes hwt_sw_stream_branch() would
+ * write: hwt_pt_tnt's 47-bit long TNT, TNT before TIP, the shortest IP
+ * form against the last IP; with --debug-blocks, the block log too. Returns the index of the first block left to
+ * encode() (anything else: a signal, a system call's return, a PSB+ that
+ * is due, a full buffer), having encoded those before it.
+ */
+static unsigned encode_pt_run(struct vcpu *v, unsigned i, unsigned n, uint64_t now)
+{
+	struct hwt_sw_stream *s = &v->st.pt;
+	struct hwt_pt_encoder *e = &s->enc;
+	const struct hwt_qemu_block *prev = v->prev;
+	const bool any_handler = __atomic_load_n(&nhandlers, __ATOMIC_ACQUIRE) != 0;
+	uint8_t *const buf = e->buf;
+	size_t pos = e->pos;
+	/* Room for a long TNT and a TIP after any block below limit. */
+	const size_t limit = e->size - HWT_PT_MAX_WRITE;
+	/* The PSB+ is due when pos reaches psb_pos. */
+	const uint64_t psb_pos = s->psb_due - s->bytes_out;
+	uint64_t bits = e->tnt_bits, last_ip = e->last_ip;
+	uint32_t count = e->tnt_count;
+	const unsigned first = i;
+	const bool debug_blocks = hwt_qemu_opts.debug_blocks;
+
+	if (!s->enabled || !prev || s->time != now || s->lost || (e->flags & HWT_PT_F_IP_RESET) ||
+	    s->bytes_out + pos >= s->psb_due)
+		return i;
+	for (; i < n && pos < limit && pos < psb_pos; i++) {
+		const struct hwt_qemu_block *b = v->log[i];
+		const uint64_t next = b->start;
+
+		if (__builtin_expect(b->untraced, 0))
+			break;
+		switch (prev->branch) {
+		case HWT_INSN_COND:
+			if (next != prev->fallthrough && next != prev->target)
+				goto out;
+			bits = bits << 1 | (next != prev->fallthrough);
+			if (++count == HWT_PT_TNT_LONG_BITS) {
+				uint64_t payload = 1ull << count | bits;
+
+				buf[pos++] = 0x02; /* long TNT */
+				buf[pos++] = 0xa3;
+				for (unsigned k = 0; k < 6; k++, payload >>= 8)
+					buf[pos++] = (uint8_t)payload;
+				bits = 0;
+				count = 0;
+			}
+			break;
+		case HWT_INSN_JUMP_INDIRECT:
+		case HWT_INSN_CALL_INDIRECT:
+		case HWT_INSN_RETURN: {
+			uint64_t diff = next ^ last_ip, top = next >> 47;
+			unsigned ipc, len;
+
+			if (__builtin_expect(any_handler, 0) && is_handler(next))
+				goto out;
+			if (count) {
+				uint64_t payload = 1ull << count | bits;
+
+				if (count <= HWT_PT_TNT_SHORT_BITS) {
+					buf[pos++] = (uint8_t)(payload << 1);
+				} else {
+					buf[pos++] = 0x02;
+					buf[pos++] = 0xa3;
+					for (unsigned k = 0; k < 6; k++, payload >>= 8)
+						buf[pos++] = (uint8_t)payload;
+				}
+				bits = 0;
+				count = 0;
+			}
+			/* IPBytes: update 16, update 32, sign-extend 48, update 48, full. */
+			if (!(diff >> 16))
+				ipc = 1, len = 2;
+			else if (!(diff >> 32))
+				ipc = 2, len = 4;
+			else if (top == 0 || top == 0x1ffffu)
+				ipc = 3, len = 6;
+			else if (!(diff >> 48))
+				ipc = 4, len = 6;
+			else
+				ipc = 6, len = 8;
+			buf[pos++] = (uint8_t)(0x0d | ipc << 5); /* TIP */
+			for (unsigned k = 0; k < len; k++)
+				buf[pos++] = (uint8_t)(next >> (8 * k));
+			last_ip = next;
+			break;
+		}
+		case HWT_INSN_JUMP:
+		case HWT_INSN_CALL:
+			if (next != prev->target)
+				goto out;
+			break;
+		case HWT_INSN_OTHER:
+			if (next != prev->fallthrough && !(prev->rep && next == prev->insn))
+				goto out;
+			break;
+		default:
+			goto out;
+		}
+		if (__builtin_expect(debug_blocks, 0))
+			log_block(v, b);
+		prev = b;
+	}
+out:
+	e->pos = pos;
+	e->tnt_bits = bits;
+	e->tnt_count = count;
+	e->last_ip = last_ip;
+	if (i != first) {
+		/* After the run's last block, as encode() does after each. */
+		v->prev = prev;
+		hwt_sw_stream_psb_if_due(s, prev->start);
+	}
+	return i;
+}
+
 static void encode(struct vcpu *v)
 {
 	unsigned n = v->nlog;
 	/* Records other threads write meanwhile are not ordered with these blocks anyway. */
 	uint64_t now = hwt_qemu_process_clock();
 	bool debug_blocks = hwt_qemu_opts.debug_blocks;
+	bool fast = !hwt_qemu_etm && hwt_qemu_opts.fast_encode;
 
 	v->nlog = 0;
 	if (n == 0)
@@ -411,9 +539,27 @@ static void encode(struct vcpu *v)
 	if (!v->open)
 		open_stream(v);
 	for (unsigned i = 0; i < n; i++) {
-		const struct hwt_qemu_block *b = v->log[i], *prev = v->prev;
+		const struct hwt_qemu_block *b, *prev;
+
+		if (fast && (i = encode_pt_run(v, i, n, now)) == n)
+			break;
+		b = v->log[i];
+		prev = v->prev;
 
 		if (__builtin_expect(b->untraced, 0)) {
+			if (!enabled(v) && v->sigreturn) {
+				/* rt_sigreturn went back to untraced code: the branch a
+				   signal interrupted (if any) left traced code. */
+				const struct hwt_qemu_block *p =
+					v->npending ? v->pending[--v->npending] : NULL;
+
+				v->sigreturn = false;
+				v->syscall = NULL;
+				if (p) {
+					enable(v, p->insn);
+					v->prev = prev = p;
+				}
+			}
 			if (enabled(v) && prev) {
 				sync_clock(v, now, here(v));
 				leave(v, prev, b->start);
@@ -438,12 +584,42 @@ static void encode(struct vcpu *v)
 	}
 }
 
+/* A thread's first block (its state is made here): out of the hot path. */
+static __attribute__((noinline)) void first_block(void *block)
+{
+	struct vcpu *v = make_mine();
+
+	if (v)
+		v->log[v->nlog++] = block;
+}
+
+/* Run for every traced block: kept to a few stores and no stack frame. */
 void hwt_qemu_vcpu_block(unsigned index, void *block)
+{
+	struct vcpu *v = self;
+	unsigned n;
+
+	(void)index;
+	if (__builtin_expect(v == NULL, 0)) {
+		first_block(block);
+		return;
+	}
+	n = v->nlog;
+	v->log[n++] = block;
+	v->nlog = n;
+	if (__builtin_expect(n == LOG_ENTRIES, 0))
+		encode(v);
+}
+
+void hwt_qemu_vcpu_outside(unsigned index, void *block)
 {
 	struct vcpu *v = mine();
 
 	(void)index;
 	if (__builtin_expect(v == NULL, 0))
+		return;
+	/* Only the first block out of traced code says something. */
+	if (v->nlog && v->log[v->nlog - 1]->untraced)
 		return;
 	v->log[v->nlog++] = block;
 	if (__builtin_expect(v->nlog == LOG_ENTRIES, 0))

@@ -3,7 +3,7 @@
  * PATH) with hwt's TCG plugin lib/hwt/qemu/libhwt-qemu.so (or the one in
  * $HWT_QEMU_LIB), run as
  *
- *   qemu-x86_64 -plugin PLUGIN,bundle=DIR[,psb_period=N][,debug_blocks=on]
+ *   qemu-x86_64 -plugin PLUGIN,bundle=DIR[,psb_period=N][,debug_blocks=on][,filter=GLOB]...
  *               -0 ARGV0 -- PROGRAM ARGS...
  *
  * and aarch64 programs under qemu-aarch64 with the same plugin (it writes
@@ -13,7 +13,8 @@
  *
  * The preloaded library adds what follows -plugin's argument (preload.c).
  * The plugin writes the bundle files the Valgrind tool writes and sees by
- * itself when a program is statically linked; it has no address filter.
+ * itself when a program is statically linked. Its address filter takes
+ * whole images (--filter IMAGE), not functions.
  * unit_run.c runs it.
  */
 #define _GNU_SOURCE
@@ -29,12 +30,14 @@
 static int qemu_prepare(struct hwt_unit_files *files, const struct hwt_unit_options *opts,
 			const char *prefix, int quiet)
 {
-	if (opts->filters[0]) {
-		if (!quiet)
-			fprintf(stderr, "%s: the qemu trace unit does not support --filter "
-				"(use --unit valgrind)\n", prefix);
-		return -1;
-	}
+	for (size_t i = 0; opts->filters[i]; i++)
+		if (strchr(opts->filters[i], ':')) {
+			if (!quiet)
+				fprintf(stderr, "%s: the qemu trace unit filters whole images "
+					"(--filter IMAGE), not functions (use --unit valgrind)\n",
+					prefix);
+			return -1;
+		}
 	if (hwt_unit_find_in_path(QEMU_EXE, files->exe, sizeof(files->exe)) < 0) {
 		if (!quiet)
 			fprintf(stderr, "%s: cannot run " QEMU_EXE ": not found in PATH "
@@ -69,15 +72,33 @@ static int plugin_args(const struct hwt_unit_files *files, const char *bundle,
 		       const struct hwt_unit_options *opts, struct hwt_unit_argv *out)
 {
 	char *lib = escape_commas(files->lib), *dir = escape_commas(bundle), psb[48] = "";
+	char *filters = NULL;
+	size_t used = 0;
 	int rc = -1;
 
 	if (lib && dir) {
 		if (opts->psb_period > 0)
 			snprintf(psb, sizeof(psb), ",psb_period=%ld", opts->psb_period);
+		/* filter=GLOB for each --filter IMAGE (16 at most, like the plugin). */
+		for (size_t i = 0; i < 16 && opts->filters[i]; i++) {
+			char *glob = escape_commas(opts->filters[i]);
+			char *grown = glob ? realloc(filters, used + strlen(glob) + 9) : NULL;
+
+			if (!grown) {
+				free(glob);
+				goto out;
+			}
+			filters = grown;
+			used += (size_t)sprintf(filters + used, ",filter=%s", glob);
+			free(glob);
+		}
 		rc = hwt_unit_arg(out, "-plugin") |
-		     hwt_unit_argf(out, "%s/" QEMU_PLUGIN ",bundle=%s%s%s", lib, dir, psb,
-				   opts->debug_blocks ? ",debug_blocks=on" : "");
+		     hwt_unit_argf(out, "%s/" QEMU_PLUGIN ",bundle=%s%s%s%s", lib, dir, psb,
+				   opts->debug_blocks ? ",debug_blocks=on" : "",
+				   filters ? filters : "");
 	}
+out:
+	free(filters);
 	free(lib);
 	free(dir);
 	return rc ? -1 : 0;

@@ -50,12 +50,13 @@ expect_argv() { # description expected-line (tab-separated)
 }
 
 # ---- what --unit refuses (a): exit status 2 and a message ----
-"$hwt" record -o "$W/r1" --unit qemu --filter x -- true >"$W/r1.out" 2>&1
+# (the QEMU unit filters whole images, not functions)
+"$hwt" record -o "$W/r1" --unit qemu --filter x:f -- true >"$W/r1.out" 2>&1
 st=$?
-if [ $st -eq 2 ] && grep -q "qemu trace unit does not support --filter" "$W/r1.out" && [ ! -e "$W/r1" ]; then
-	ok "--unit qemu --filter: exit 2, said why, no bundle"
+if [ $st -eq 2 ] && grep -q "qemu trace unit filters whole images" "$W/r1.out" && [ ! -e "$W/r1" ]; then
+	ok "--unit qemu --filter IMAGE:FUNCTION: exit 2, said why, no bundle"
 else
-	bad "--unit qemu --filter: status $st"; cat "$W/r1.out"
+	bad "--unit qemu --filter IMAGE:FUNCTION: status $st"; cat "$W/r1.out"
 fi
 # (b) an unknown unit, from the option and from HWT_UNIT, in each front end
 for cmd in "$hwt record" "$cov" "$pgo -o $W/p"; do
@@ -173,18 +174,26 @@ fi
 
 # ---- (d) the choice: auto, HWT_UNIT, the option over the variable ----
 : >"$log"
-"$hwt" record -q -o "$W/a1" --unit auto --filter 'test_calc' -- "$W/test_calc" gcd 3 >/dev/null 2>&1
+"$hwt" record -q -o "$W/a1" --unit auto --filter 'test_calc:main' -- "$W/test_calc" gcd 3 >/dev/null 2>&1
 if [ "$(unit_of "$W/a1")" = valgrind ] && [ ! -s "$log" ] &&
    [ "$(sed -n 's/^processes=//p' "$W/a1/summary")" = 1 ]; then
-	ok "auto with --filter: valgrind (traced), QEMU not started"
+	ok "auto with --filter IMAGE:FUNCTION: valgrind (traced), QEMU not started"
 else
-	bad "auto with --filter: unit $(unit_of "$W/a1")"; cat "$log"
+	bad "auto with --filter IMAGE:FUNCTION: unit $(unit_of "$W/a1")"; cat "$log"
 fi
 "$hwt" record -q -o "$W/a2" --unit auto -- "$W/test_calc" gcd 3 >/dev/null 2>&1
 if [ "$(unit_of "$W/a2")" = qemu ] && [ "$(argvs | wc -l)" = 1 ]; then
 	ok "auto with qemu-x86_64 and the plugin: qemu"
 else
 	bad "auto: unit $(unit_of "$W/a2")"
+fi
+: >"$log"
+"$hwt" record -q -o "$W/a2f" --unit auto --filter 'test,,calc' -- "$W/test_calc" gcd 3 >/dev/null 2>&1
+if [ "$(unit_of "$W/a2f")" = qemu ] &&
+   argvs | grep -qF "${tab}$plugin,bundle=$W/a2f,filter=test,,,,calc${tab}"; then
+	ok "auto with --filter IMAGE: qemu, the glob passed with its commas doubled"
+else
+	bad "auto with --filter IMAGE: unit $(unit_of "$W/a2f")"; cat "$log"
 fi
 HWT_QEMU_LIB=$W/noqemu "$hwt" record -q -o "$W/a3" --unit auto -- "$W/test_calc" gcd 3 >/dev/null 2>&1
 if [ "$(unit_of "$W/a3")" = valgrind ]; then
