@@ -13,6 +13,7 @@
 #include "sw_block_log.h"
 #include "sw_stream.h"
 #include "x86_insn.h"
+#include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
@@ -38,7 +39,7 @@ static struct hwt_vg_thread *threads;
 struct hwt_vg_thread *hwt_vg_thread_current;
 static ULong total_bytes;
 
-struct hwt_vg_log_entry hwt_vg_log[HWT_VG_LOG_ENTRIES + 1];
+struct hwt_vg_log_entry hwt_vg_log[HWT_VG_LOG_ENTRIES + 1] __attribute__((aligned(64)));
 struct hwt_vg_log_entry *hwt_vg_log_cursor = hwt_vg_log;
 
 void hwt_vg_thread_init(void)
@@ -189,10 +190,50 @@ static void exit_filtered(struct hwt_vg_thread *t, const struct hwt_vg_exit *exi
 	t->next_ip = target;
 }
 
+/* Intel PT's TIP opcode and its IPBytes field (bits 7:5), as common/pt_encoder.c writes them. */
+#define TIP_OPCODE 0x0du
+#define TIP_IPBYTES_16 (1u << 5)
+#define TIP_IPBYTES_32 (2u << 5)
+
+/*
+ * TIP(ip) where it is cheap to write inline: IP compression against the
+ * last IP with 16 or 32 bits (the usual case for code in one image) and at
+ * most a short TNT pending. The bytes are those of hwt_pt_tip(); returns
+ * False, having written nothing, where hwt_pt_tip() must write them. The
+ * caller made sure HWT_PT_MAX_WRITE bytes are free.
+ */
+static inline Bool tip_inline(struct hwt_pt_encoder *enc, Addr ip)
+{
+	ULong diff = ip ^ enc->last_ip;
+	UChar *p = enc->buf + enc->pos;
+
+	if (UNLIKELY((diff >> 32) != 0 || (enc->flags & HWT_PT_F_IP_RESET) != 0 ||
+		     enc->tnt_count > HWT_PT_TNT_SHORT_BITS))
+		return False;
+	if (enc->tnt_count) {
+		/* Short TNT: the stop bit above the oldest bit, shifted past bit 0. */
+		*p++ = (UChar)(((1ull << enc->tnt_count) | enc->tnt_bits) << 1);
+		enc->tnt_bits = 0;
+		enc->tnt_count = 0;
+	}
+	__builtin_memcpy(p + 1, &ip, sizeof(ip)); /* the bytes past the IP are not counted */
+	if (!(diff >> 16)) {
+		p[0] = TIP_OPCODE | TIP_IPBYTES_16;
+		p += 3;
+	} else {
+		p[0] = TIP_OPCODE | TIP_IPBYTES_32;
+		p += 5;
+	}
+	enc->pos = (size_t)(p - enc->buf);
+	enc->last_ip = ip;
+	return True;
+}
+
 /*
  * The common case, kept tight: the thread is traced, nothing else is due
- * and no block log is kept. Returns where it stopped: at end, or at the
- * first entry that needs exit_taken().
+ * and no block log is kept. It reads only the log, not the exits'
+ * descriptions: the kind in the entry's word says what to write. Returns
+ * where it stopped: at end, or at the first entry that needs exit_taken().
  */
 static const struct hwt_vg_log_entry *encode_fast(struct hwt_vg_thread *t,
 						  const struct hwt_vg_log_entry *e,
@@ -201,30 +242,24 @@ static const struct hwt_vg_log_entry *encode_fast(struct hwt_vg_thread *t,
 	struct hwt_pt_encoder *enc = &t->st.enc;
 
 	for (; e < end; e++) {
-		const struct hwt_vg_exit *exit = e->exit;
-
-		if (UNLIKELY(exit->prefix_count))
+		switch (e->word & HWT_VG_LOG_KIND) {
+		case HWT_VG_EXIT_QUIET:
 			break;
-		switch (exit->branch) {
-		case HWT_X86_COND:
+		case HWT_VG_EXIT_NOT_TAKEN:
+		case HWT_VG_EXIT_TAKEN:
 			if (UNLIKELY(hwt_pt_encoder_space(enc) < HWT_PT_MAX_WRITE))
 				return e;
-			hwt_pt_tnt(enc, e->target != exit->fallthrough);
+			hwt_pt_tnt(enc, (e->word & HWT_VG_LOG_KIND) == HWT_VG_EXIT_TAKEN);
 			break;
-		case HWT_X86_JUMP_INDIRECT:
-		case HWT_X86_CALL_INDIRECT:
-		case HWT_X86_RETURN:
+		case HWT_VG_EXIT_TIP:
 			if (UNLIKELY(hwt_pt_encoder_space(enc) < HWT_PT_MAX_WRITE ||
 				     t->st.bytes_out + enc->pos >= t->st.psb_due))
 				return e;
-			hwt_pt_tip(enc, e->target);
-			break;
-		case HWT_X86_FAR:
-			if (exit->leaves_user)
-				return e;
+			if (UNLIKELY(!tip_inline(enc, e->target)))
+				hwt_pt_tip(enc, e->target);
 			break;
 		default:
-			break;
+			return e;
 		}
 	}
 	return e;
@@ -235,7 +270,7 @@ static void log_blocks(struct hwt_vg_thread *t, const struct hwt_vg_log_entry *e
 		       const struct hwt_vg_log_entry *end)
 {
 	for (; e < end; e++) {
-		const struct hwt_vg_exit *exit = e->exit;
+		const struct hwt_vg_exit *exit = hwt_vg_log_exit(e);
 
 		/* A REP string instruction runs as a block per iteration: log it once. */
 		if (!(exit->rep && exit->ninsns == 1 && exit->start == t->last_insn) &&
@@ -259,19 +294,19 @@ void hwt_vg_thread_flush_log(void)
 		log_blocks(t, e, end);
 	if (UNLIKELY(hwt_vg_filter_active)) {
 		for (; e < end; e++)
-			exit_filtered(t, e->exit, e->target);
+			exit_filtered(t, hwt_vg_log_exit(e), hwt_vg_log_target(e));
 		return;
 	}
 	while (e < end) {
 		if (t->st.enabled && !t->st.lost && t->st.time == hwt_vg_process_clock) {
 			stop = encode_fast(t, e, end);
 			if (stop != e)
-				t->next_ip = stop[-1].target;
+				t->next_ip = hwt_vg_log_target(stop - 1);
 			e = stop;
 			if (e == end)
 				break;
 		}
-		exit_taken(t, e->exit, e->target);
+		exit_taken(t, hwt_vg_log_exit(e), hwt_vg_log_target(e));
 		e++;
 	}
 }
