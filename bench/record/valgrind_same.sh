@@ -36,6 +36,11 @@ cases=(
 	"mini_suite|$all|sh tests/programs/mini_suite/run-tests.sh $progs/mini_suite"
 )
 
+# Valgrind switches threads also when one blocks in the kernel, so where the
+# threads program's streams switch varies from run to run (even with one
+# build): for it only the reports must be the same.
+unrepeatable_streams="threads"
+
 # The contents of a bundle's streams, one hash per stream, sorted.
 stream_hashes() {
 	for f in "$1"/streams/*; do sha256sum <"$f"; done | sort
@@ -66,6 +71,9 @@ for c in "${cases[@]}"; do
 	done
 	diffs=
 	for what in streams $formats; do
+		if [ "$what" = streams ] && [[ " $unrepeatable_streams " == *" $name "* ]]; then
+			continue
+		fi
 		cmp -s "$work/$name.a.$what" "$work/$name.b.$what" || diffs="$diffs $what"
 	done
 	bytes=$(du -cb "$work/$name.b"/streams/* | tail -n 1 | cut -f1)

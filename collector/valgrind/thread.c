@@ -190,78 +190,100 @@ static void exit_filtered(struct hwt_vg_thread *t, const struct hwt_vg_exit *exi
 	t->next_ip = target;
 }
 
-/* Intel PT's TIP opcode and its IPBytes field (bits 7:5), as common/pt_encoder.c writes them. */
+/* Packet bytes as common/pt_encoder.c writes them (Intel SDM): TIP's opcode
+   and its IPBytes field (bits 7:5), the long TNT's two opcode bytes. */
 #define TIP_OPCODE 0x0du
 #define TIP_IPBYTES_16 (1u << 5)
 #define TIP_IPBYTES_32 (2u << 5)
-
-/*
- * TIP(ip) where it is cheap to write inline: IP compression against the
- * last IP with 16 or 32 bits (the usual case for code in one image) and at
- * most a short TNT pending. The bytes are those of hwt_pt_tip(); returns
- * False, having written nothing, where hwt_pt_tip() must write them. The
- * caller made sure HWT_PT_MAX_WRITE bytes are free.
- */
-static inline Bool tip_inline(struct hwt_pt_encoder *enc, Addr ip)
-{
-	ULong diff = ip ^ enc->last_ip;
-	UChar *p = enc->buf + enc->pos;
-
-	if (UNLIKELY((diff >> 32) != 0 || (enc->flags & HWT_PT_F_IP_RESET) != 0 ||
-		     enc->tnt_count > HWT_PT_TNT_SHORT_BITS))
-		return False;
-	if (enc->tnt_count) {
-		/* Short TNT: the stop bit above the oldest bit, shifted past bit 0. */
-		*p++ = (UChar)(((1ull << enc->tnt_count) | enc->tnt_bits) << 1);
-		enc->tnt_bits = 0;
-		enc->tnt_count = 0;
-	}
-	__builtin_memcpy(p + 1, &ip, sizeof(ip)); /* the bytes past the IP are not counted */
-	if (!(diff >> 16)) {
-		p[0] = TIP_OPCODE | TIP_IPBYTES_16;
-		p += 3;
-	} else {
-		p[0] = TIP_OPCODE | TIP_IPBYTES_32;
-		p += 5;
-	}
-	enc->pos = (size_t)(p - enc->buf);
-	enc->last_ip = ip;
-	return True;
-}
+#define TNT_LONG_OPCODE 0x02u
+#define TNT_LONG_EXT 0xa3u
 
 /*
  * The common case, kept tight: the thread is traced, nothing else is due
  * and no block log is kept. It reads only the log, not the exits'
- * descriptions: the kind in the entry's word says what to write. Returns
- * where it stopped: at end, or at the first entry that needs exit_taken().
+ * descriptions: the kind in the entry's word says what to write. The
+ * encoder's state stays in locals (stores into the packet buffer could
+ * alias it otherwise), and the usual packets are written here: TNT bits,
+ * the long TNT that 47 of them fill, and TIP with 16- or 32-bit IP
+ * compression after at most a short TNT; the bytes are those of
+ * common/pt_encoder.c, which writes the other cases. Returns where it
+ * stopped: at end, or at the first entry that needs exit_taken().
  */
 static const struct hwt_vg_log_entry *encode_fast(struct hwt_vg_thread *t,
 						  const struct hwt_vg_log_entry *e,
 						  const struct hwt_vg_log_entry *end)
 {
 	struct hwt_pt_encoder *enc = &t->st.enc;
+	UChar *buf = enc->buf;
+	SizeT pos = enc->pos;
+	/* Room for one more encoder call while pos <= limit (HWT_PT_MAX_WRITE free). */
+	SizeT limit = enc->size - HWT_PT_MAX_WRITE;
+	/* A PSB+ is due once pos reaches psb_at: a TIP then takes the slow path. */
+	Long psb_at = (Long)(t->st.psb_due - t->st.bytes_out);
+	ULong bits = enc->tnt_bits, last_ip = enc->last_ip;
+	UInt count = enc->tnt_count;
 
 	for (; e < end; e++) {
-		switch (e->word & HWT_VG_LOG_KIND) {
-		case HWT_VG_EXIT_QUIET:
-			break;
-		case HWT_VG_EXIT_NOT_TAKEN:
-		case HWT_VG_EXIT_TAKEN:
-			if (UNLIKELY(hwt_pt_encoder_space(enc) < HWT_PT_MAX_WRITE))
-				return e;
-			hwt_pt_tnt(enc, (e->word & HWT_VG_LOG_KIND) == HWT_VG_EXIT_TAKEN);
-			break;
-		case HWT_VG_EXIT_TIP:
-			if (UNLIKELY(hwt_pt_encoder_space(enc) < HWT_PT_MAX_WRITE ||
-				     t->st.bytes_out + enc->pos >= t->st.psb_due))
-				return e;
-			if (UNLIKELY(!tip_inline(enc, e->target)))
-				hwt_pt_tip(enc, e->target);
-			break;
-		default:
-			return e;
+		UInt kind = e->word & HWT_VG_LOG_KIND;
+		ULong ip, diff, payload;
+
+		if (kind == HWT_VG_EXIT_QUIET)
+			continue;
+		if (kind == HWT_VG_EXIT_NOT_TAKEN || kind == HWT_VG_EXIT_TAKEN) {
+			if (UNLIKELY(pos > limit))
+				break;
+			bits = bits << 1 | (kind == HWT_VG_EXIT_TAKEN);
+			if (UNLIKELY(++count == HWT_PT_TNT_LONG_BITS)) {
+				/* Long TNT: the stop bit above the oldest bit, 6 payload bytes. */
+				payload = 1ull << count | bits;
+				buf[pos] = TNT_LONG_OPCODE;
+				buf[pos + 1] = TNT_LONG_EXT;
+				__builtin_memcpy(buf + pos + 2, &payload, 6);
+				pos += 8;
+				bits = 0;
+				count = 0;
+			}
+			continue;
 		}
+		if (kind != HWT_VG_EXIT_TIP)
+			break;
+		if (UNLIKELY(pos > limit || (Long)pos >= psb_at))
+			break;
+		ip = e->target;
+		diff = ip ^ last_ip;
+		if (UNLIKELY((diff >> 32) != 0 || (enc->flags & HWT_PT_F_IP_RESET) != 0 ||
+			     count > HWT_PT_TNT_SHORT_BITS)) {
+			enc->pos = pos;
+			enc->tnt_bits = bits;
+			enc->tnt_count = count;
+			enc->last_ip = last_ip;
+			hwt_pt_tip(enc, ip);
+			pos = enc->pos;
+			bits = enc->tnt_bits;
+			count = enc->tnt_count;
+			last_ip = enc->last_ip;
+			continue;
+		}
+		if (count) {
+			/* Short TNT: the stop bit above the oldest bit, shifted past bit 0. */
+			buf[pos++] = (UChar)((1ull << count | bits) << 1);
+			bits = 0;
+			count = 0;
+		}
+		__builtin_memcpy(buf + pos + 1, &ip, sizeof(ip)); /* bytes past the IP: not counted */
+		if (!(diff >> 16)) {
+			buf[pos] = TIP_OPCODE | TIP_IPBYTES_16;
+			pos += 3;
+		} else {
+			buf[pos] = TIP_OPCODE | TIP_IPBYTES_32;
+			pos += 5;
+		}
+		last_ip = ip;
 	}
+	enc->pos = pos;
+	enc->tnt_bits = bits;
+	enc->tnt_count = count;
+	enc->last_ip = last_ip;
 	return e;
 }
 
