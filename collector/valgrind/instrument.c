@@ -194,7 +194,9 @@ static IRExpr *flush_when_full(IRSB *out)
 	di->mAddr = word((HWord)&hwt_vg_log_cursor);
 	di->mSize = sizeof(hwt_vg_log_cursor);
 	addStmtToIRSB(out, IRStmt_Dirty(di));
-	return bind(out, Ity_I64, IRExpr_ITE(full, word((HWord)hwt_vg_log), cursor));
+	/* Loaded again rather than chosen with the guard: VEX then tests the
+	   guard in the flags for the call alone. */
+	return bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, word((HWord)&hwt_vg_log_cursor)));
 }
 
 IRSB *hwt_vg_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
