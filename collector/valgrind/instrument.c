@@ -1,12 +1,15 @@
 /*
- * Instrumentation: every way out of a translated block gets a call to the
- * exit helper, guarded like the exit itself, so exactly one call runs per
- * executed block and it knows which exit was taken and where it went.
+ * Instrumentation: every way out of a translated block appends its entry
+ * to the exit log (tool.h) just before it leaves, so exactly one entry is
+ * added per executed block, naming the exit taken and, when that is not
+ * constant, where it went. What the encoder will do for the exit (its
+ * kind: TNT bit, TIP, nothing) is decided here, once per translation, so
+ * the encoder reads nothing but the log for the common exits.
  *
  * `hwt record` runs Valgrind with --vex-guest-chase=no and
  * --vex-iropt-unroll-thresh=0, so a block is one run of straight-line code
  * ending at its first control transfer. The prefix bits below keep the
- * helper right should a block ever pass conditional branches before an exit.
+ * encoder right should a block ever pass conditional branches before an exit.
  */
 #include "tool.h"
 #include "x86_insn.h"
@@ -64,19 +67,58 @@ static Bool leaves_user_mode(IRJumpKind jk)
 	}
 }
 
-/* Describes the exit that leaves from marks[at] (at < 0: before any instruction). */
-static const struct hwt_vg_exit *describe_exit(const struct insn_mark *marks, Int at,
-					       IRJumpKind jk)
+struct hwt_vg_exit *hwt_vg_exits;
+static UInt nexits, exits_size;
+
+/* What the encoder does for exit, from its branch and whether its target is constant. */
+static UChar exit_kind(const struct hwt_vg_exit *exit, Bool constant_target)
 {
-	struct hwt_vg_exit *exit = VG_(calloc)("hwt.exit", 1, sizeof(*exit));
+	if (exit->prefix_count)
+		return HWT_VG_EXIT_SLOW;
+	switch (exit->branch) {
+	case HWT_X86_COND:
+		if (!constant_target)
+			return HWT_VG_EXIT_SLOW;
+		return exit->target != exit->fallthrough ? HWT_VG_EXIT_TAKEN
+							 : HWT_VG_EXIT_NOT_TAKEN;
+	case HWT_X86_JUMP_INDIRECT:
+	case HWT_X86_CALL_INDIRECT:
+	case HWT_X86_RETURN:
+		return HWT_VG_EXIT_TIP;
+	case HWT_X86_FAR:
+		return exit->leaves_user ? HWT_VG_EXIT_SLOW : HWT_VG_EXIT_QUIET;
+	default:
+		return HWT_VG_EXIT_QUIET;
+	}
+}
+
+/*
+ * Describes the exit that leaves from marks[at] (at >= 0) for target
+ * (NULL: not constant) and returns its log word, without the target flag.
+ */
+static UInt describe_exit(const struct insn_mark *marks, Int at, IRJumpKind jk,
+			  const IRConst *target)
+{
+	struct hwt_vg_exit *exit;
 	Int i;
 
-	if (at < 0)
-		return exit; /* ninsns == 0: the helper ignores it */
+	if (nexits == exits_size) {
+		if (exits_size >= HWT_VG_EXITS_MAX / 2)
+			VG_(tool_panic)("hwt: more translated block exits than the exit log can name");
+		exits_size = exits_size ? 2 * exits_size : 4096;
+		hwt_vg_exits = VG_(realloc)("hwt.exits", hwt_vg_exits,
+					    exits_size * sizeof(*hwt_vg_exits));
+	}
+	exit = &hwt_vg_exits[nexits];
+	VG_(memset)(exit, 0, sizeof(*exit));
 	exit->start = marks[0].addr;
 	exit->insn = marks[at].addr;
 	exit->fallthrough = marks[at].addr + marks[at].len;
 	exit->ninsns = marks[at].insns;
+	if (target) {
+		tl_assert(target->tag == Ico_U64);
+		exit->target = (Addr)target->Ico.U64;
+	}
 	if (marks[at].decoded) {
 		exit->branch = marks[at].insn.branch;
 		exit->rep = (marks[at].insn.flags & HWT_X86_REP) != 0;
@@ -91,7 +133,8 @@ static const struct hwt_vg_exit *describe_exit(const struct insn_mark *marks, In
 			exit->prefix_count++;
 		}
 	}
-	return exit;
+	exit->kind = exit_kind(exit, target != NULL);
+	return nexits++ << HWT_VG_LOG_INDEX_SHIFT | exit->kind;
 }
 
 static IRExpr *word(HWord w)
@@ -109,28 +152,34 @@ static IRExpr *bind(IRSB *out, IRType ty, IRExpr *e)
 }
 
 /*
- * Appends {exit, target} to the exit log; with a guard, the cursor only
- * moves when the guard holds (the entry is written either way and simply
- * overwritten next time).
+ * Appends the entry of an exit at cursor: its word, its target unless
+ * constant (or a TIP's, always), and moves the log's cursor past it. Before
+ * a guarded exit the cursor moves whether or not the exit is taken: when
+ * it is not, the block's next exit writes its own entry at the same place
+ * (cursor is the block's temporary, not the variable).
  */
-static void log_exit(IRSB *out, const struct hwt_vg_exit *exit, IRExpr *target, IRExpr *guard)
+static void log_exit(IRSB *out, IRExpr *cursor, UInt entry, IRExpr *target)
 {
-	IRExpr *cursor = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
-							 word((HWord)&hwt_vg_log_cursor)));
-	IRExpr *next = bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cursor,
-						       word(sizeof(struct hwt_vg_log_entry))));
-	IRExpr *target_at = bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cursor,
-			word(offsetof(struct hwt_vg_log_entry, target))));
+	Bool with_target = (entry & HWT_VG_LOG_KIND) == HWT_VG_EXIT_TIP ||
+			   target->tag != Iex_Const;
 
-	addStmtToIRSB(out, IRStmt_Store(Iend_LE, cursor, word((HWord)exit)));
-	addStmtToIRSB(out, IRStmt_Store(Iend_LE, target_at, target));
-	if (guard)
-		next = bind(out, Ity_I64, IRExpr_ITE(guard, next, cursor));
-	addStmtToIRSB(out, IRStmt_Store(Iend_LE, word((HWord)&hwt_vg_log_cursor), next));
+	addStmtToIRSB(out, IRStmt_Store(Iend_LE, cursor,
+		IRExpr_Const(IRConst_U32(entry | (with_target ? HWT_VG_LOG_TARGET : 0)))));
+	if (with_target)
+		addStmtToIRSB(out, IRStmt_Store(Iend_LE,
+			bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cursor,
+				word(offsetof(struct hwt_vg_log_entry, target)))), target));
+	addStmtToIRSB(out, IRStmt_Store(Iend_LE, word((HWord)&hwt_vg_log_cursor),
+		bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cursor,
+					       word(sizeof(struct hwt_vg_log_entry))))));
 }
 
-/* At block entry: turn the log into packets when it is full. */
-static void flush_when_full(IRSB *out)
+/*
+ * At block entry: turns the log into packets when it is full, and returns
+ * the cursor that the block's exits write at (the start of the log after
+ * a flush, which always empties it).
+ */
+static IRExpr *flush_when_full(IRSB *out)
 {
 	IRExpr *cursor = bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
 							 word((HWord)&hwt_vg_log_cursor)));
@@ -145,12 +194,9 @@ static void flush_when_full(IRSB *out)
 	di->mAddr = word((HWord)&hwt_vg_log_cursor);
 	di->mSize = sizeof(hwt_vg_log_cursor);
 	addStmtToIRSB(out, IRStmt_Dirty(di));
-}
-
-static IRExpr *const_target(const IRConst *dst)
-{
-	tl_assert(dst->tag == Ico_U64);
-	return word((HWord)dst->Ico.U64);
+	/* Loaded again rather than chosen with the guard: VEX then tests the
+	   guard in the flags for the call alone. */
+	return bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, word((HWord)&hwt_vg_log_cursor)));
 }
 
 IRSB *hwt_vg_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
@@ -159,6 +205,7 @@ IRSB *hwt_vg_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 {
 	static struct insn_mark marks[MAX_BLOCK_INSNS];
 	IRSB *out;
+	IRExpr *cursor = NULL;
 	Int i, nmarks = 0, at = -1;
 
 	(void)closure;
@@ -192,13 +239,16 @@ IRSB *hwt_vg_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 
 		/* Exits before the first instruction (self-checks) ran nothing: not logged. */
 		if (st->tag == Ist_Exit && at >= 0)
-			log_exit(out, describe_exit(marks, at, st->Ist.Exit.jk),
-				 const_target(st->Ist.Exit.dst), st->Ist.Exit.guard);
+			log_exit(out, cursor, describe_exit(marks, at, st->Ist.Exit.jk,
+							    st->Ist.Exit.dst),
+				 IRExpr_Const(st->Ist.Exit.dst));
 		addStmtToIRSB(out, st);
 		if (st->tag == Ist_IMark && ++at == 0)
-			flush_when_full(out);
+			cursor = flush_when_full(out);
 	}
 	if (nmarks > 0)
-		log_exit(out, describe_exit(marks, nmarks - 1, in->jumpkind), in->next, NULL);
+		log_exit(out, cursor, describe_exit(marks, nmarks - 1, in->jumpkind,
+						    in->next->tag == Iex_Const ? in->next->Iex.Const.con : NULL),
+			 in->next);
 	return out;
 }

@@ -13,6 +13,7 @@
 #include "sw_block_log.h"
 #include "sw_stream.h"
 #include "x86_insn.h"
+#include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
@@ -38,7 +39,7 @@ static struct hwt_vg_thread *threads;
 struct hwt_vg_thread *hwt_vg_thread_current;
 static ULong total_bytes;
 
-struct hwt_vg_log_entry hwt_vg_log[HWT_VG_LOG_ENTRIES + 1];
+struct hwt_vg_log_entry hwt_vg_log[HWT_VG_LOG_ENTRIES + 1] __attribute__((aligned(64)));
 struct hwt_vg_log_entry *hwt_vg_log_cursor = hwt_vg_log;
 
 void hwt_vg_thread_init(void)
@@ -192,44 +193,100 @@ static void exit_filtered(struct hwt_vg_thread *t, const struct hwt_vg_exit *exi
 	t->next_ip = target;
 }
 
+/* Packet bytes as common/pt_encoder.c writes them (Intel SDM): TIP's opcode
+   and its IPBytes field (bits 7:5), the long TNT's two opcode bytes. */
+#define TIP_OPCODE 0x0du
+#define TIP_IPBYTES_16 (1u << 5)
+#define TIP_IPBYTES_32 (2u << 5)
+#define TNT_LONG_OPCODE 0x02u
+#define TNT_LONG_EXT 0xa3u
+
 /*
  * The common case, kept tight: the thread is traced, nothing else is due
- * and no block log is kept. Returns where it stopped: at end, or at the
- * first entry that needs exit_taken().
+ * and no block log is kept. It reads only the log, not the exits'
+ * descriptions: the kind in the entry's word says what to write. The
+ * encoder's state stays in locals (stores into the packet buffer could
+ * alias it otherwise), and the usual packets are written here: TNT bits,
+ * the long TNT that 47 of them fill, and TIP with 16- or 32-bit IP
+ * compression after at most a short TNT; the bytes are those of
+ * common/pt_encoder.c, which writes the other cases. Returns where it
+ * stopped: at end, or at the first entry that needs exit_taken().
  */
 static const struct hwt_vg_log_entry *encode_fast(struct hwt_vg_thread *t,
 						  const struct hwt_vg_log_entry *e,
 						  const struct hwt_vg_log_entry *end)
 {
 	struct hwt_pt_encoder *enc = &t->st.enc;
+	UChar *buf = enc->buf;
+	SizeT pos = enc->pos;
+	/* Room for one more encoder call while pos <= limit (HWT_PT_MAX_WRITE free). */
+	SizeT limit = enc->size - HWT_PT_MAX_WRITE;
+	/* A PSB+ is due once pos reaches psb_at: a TIP then takes the slow path. */
+	Long psb_at = (Long)(t->st.psb_due - t->st.bytes_out);
+	ULong bits = enc->tnt_bits, last_ip = enc->last_ip;
+	UInt count = enc->tnt_count;
 
 	for (; e < end; e++) {
-		const struct hwt_vg_exit *exit = e->exit;
+		UInt kind = e->word & HWT_VG_LOG_KIND;
+		ULong ip, diff, payload;
 
-		if (UNLIKELY(exit->prefix_count))
-			break;
-		switch (exit->branch) {
-		case HWT_X86_COND:
-			if (UNLIKELY(hwt_pt_encoder_space(enc) < HWT_PT_MAX_WRITE))
-				return e;
-			hwt_pt_tnt(enc, e->target != exit->fallthrough);
-			break;
-		case HWT_X86_JUMP_INDIRECT:
-		case HWT_X86_CALL_INDIRECT:
-		case HWT_X86_RETURN:
-			if (UNLIKELY(hwt_pt_encoder_space(enc) < HWT_PT_MAX_WRITE ||
-				     t->st.bytes_out + enc->pos >= t->st.psb_due))
-				return e;
-			hwt_pt_tip(enc, e->target);
-			break;
-		case HWT_X86_FAR:
-			if (exit->leaves_user)
-				return e;
-			break;
-		default:
-			break;
+		if (kind == HWT_VG_EXIT_QUIET)
+			continue;
+		if (kind == HWT_VG_EXIT_NOT_TAKEN || kind == HWT_VG_EXIT_TAKEN) {
+			if (UNLIKELY(pos > limit))
+				break;
+			bits = bits << 1 | (kind == HWT_VG_EXIT_TAKEN);
+			if (UNLIKELY(++count == HWT_PT_TNT_LONG_BITS)) {
+				/* Long TNT: the stop bit above the oldest bit, 6 payload bytes. */
+				payload = 1ull << count | bits;
+				buf[pos] = TNT_LONG_OPCODE;
+				buf[pos + 1] = TNT_LONG_EXT;
+				__builtin_memcpy(buf + pos + 2, &payload, 6);
+				pos += 8;
+				bits = 0;
+				count = 0;
+			}
+			continue;
 		}
+		if (kind != HWT_VG_EXIT_TIP)
+			break;
+		if (UNLIKELY(pos > limit || (Long)pos >= psb_at))
+			break;
+		ip = e->target;
+		diff = ip ^ last_ip;
+		if (UNLIKELY((diff >> 32) != 0 || (enc->flags & HWT_PT_F_IP_RESET) != 0 ||
+			     count > HWT_PT_TNT_SHORT_BITS)) {
+			enc->pos = pos;
+			enc->tnt_bits = bits;
+			enc->tnt_count = count;
+			enc->last_ip = last_ip;
+			hwt_pt_tip(enc, ip);
+			pos = enc->pos;
+			bits = enc->tnt_bits;
+			count = enc->tnt_count;
+			last_ip = enc->last_ip;
+			continue;
+		}
+		if (count) {
+			/* Short TNT: the stop bit above the oldest bit, shifted past bit 0. */
+			buf[pos++] = (UChar)((1ull << count | bits) << 1);
+			bits = 0;
+			count = 0;
+		}
+		__builtin_memcpy(buf + pos + 1, &ip, sizeof(ip)); /* bytes past the IP: not counted */
+		if (!(diff >> 16)) {
+			buf[pos] = TIP_OPCODE | TIP_IPBYTES_16;
+			pos += 3;
+		} else {
+			buf[pos] = TIP_OPCODE | TIP_IPBYTES_32;
+			pos += 5;
+		}
+		last_ip = ip;
 	}
+	enc->pos = pos;
+	enc->tnt_bits = bits;
+	enc->tnt_count = count;
+	enc->last_ip = last_ip;
 	return e;
 }
 
@@ -238,7 +295,7 @@ static void log_blocks(struct hwt_vg_thread *t, const struct hwt_vg_log_entry *e
 		       const struct hwt_vg_log_entry *end)
 {
 	for (; e < end; e++) {
-		const struct hwt_vg_exit *exit = e->exit;
+		const struct hwt_vg_exit *exit = hwt_vg_log_exit(e);
 
 		/* A REP string instruction runs as a block per iteration: log it once. */
 		if (!(exit->rep && exit->ninsns == 1 && exit->start == t->last_insn) &&
@@ -262,19 +319,19 @@ void hwt_vg_thread_flush_log(void)
 		log_blocks(t, e, end);
 	if (UNLIKELY(hwt_vg_filter_active)) {
 		for (; e < end; e++)
-			exit_filtered(t, e->exit, e->target);
+			exit_filtered(t, hwt_vg_log_exit(e), hwt_vg_log_target(e));
 		return;
 	}
 	while (e < end) {
 		if (t->st.enabled && !t->st.lost && t->st.time == hwt_vg_process_clock) {
 			stop = encode_fast(t, e, end);
 			if (stop != e)
-				t->next_ip = stop[-1].target;
+				t->next_ip = hwt_vg_log_target(stop - 1);
 			e = stop;
 			if (e == end)
 				break;
 		}
-		exit_taken(t, e->exit, e->target);
+		exit_taken(t, hwt_vg_log_exit(e), hwt_vg_log_target(e));
 		e++;
 	}
 }

@@ -88,14 +88,28 @@ static inline Bool hwt_vg_filter_in(Addr a)
 /* ---- thread.c: per-thread trace stream ---- */
 
 /*
+ * What the encoder does when an exit is taken, decided when its block is
+ * translated, so that the common exits need nothing but their log entry.
+ */
+enum hwt_vg_exit_kind {
+	HWT_VG_EXIT_QUIET,     /* no packet: direct jump or call, no branch */
+	HWT_VG_EXIT_NOT_TAKEN, /* conditional branch that fell through: TNT 0 */
+	HWT_VG_EXIT_TAKEN,     /* conditional branch taken: TNT 1 */
+	HWT_VG_EXIT_TIP,       /* indirect branch or return: TIP(target) */
+	HWT_VG_EXIT_SLOW,      /* anything else (leaves user mode, prefix bits) */
+};
+
+/*
  * Static description of one way out of a translated block, built when the
- * block is instrumented and passed to the exit helper.
+ * block is instrumented; the exit log names it by its index.
  */
 struct hwt_vg_exit {
 	Addr start;          /* first instruction of the block */
 	Addr insn;           /* the instruction this exit leaves from */
 	Addr fallthrough;    /* insn + its length */
+	Addr target;         /* where the exit goes, when that is constant */
 	UInt ninsns;         /* instructions executed from start to insn, inclusive */
+	UChar kind;          /* enum hwt_vg_exit_kind */
 	UChar branch;        /* enum hwt_x86_branch of insn */
 	UChar leaves_user;   /* syscall / int: tracing stops (TIP.PGD) */
 	UChar rep;           /* insn is a REP string instruction */
@@ -103,24 +117,52 @@ struct hwt_vg_exit {
 	ULong prefix_bits;   /* their outcomes, oldest first in bit 0 */
 };
 
+/* Every exit described so far (instrument.c); entries of the log index it. */
+extern struct hwt_vg_exit *hwt_vg_exits;
+
 struct hwt_vg_thread;
 /* The thread running guest code now. */
 extern struct hwt_vg_thread *hwt_vg_thread_current;
 
 /*
- * The exit log: translated code appends one entry per executed block.
+ * The exit log: translated code appends one entry per executed block. Its
+ * word holds the exit's index << 4, HWT_VG_LOG_TARGET, and the exit's kind
+ * in the low 3 bits; target is where the exit went, written only when that
+ * is not constant or the exit is a TIP (HWT_VG_LOG_TARGET). The encoder
+ * handles QUIET, TAKEN and NOT_TAKEN from the word alone and TIP from the
+ * word and the target, without looking at the exit's description. Entries
+ * have one size, so that reading one does not wait for the one before.
+ *
  * HWT_VG_LOG_ENTRIES entries fit (16 KiB: it stays in the L1 cache between
  * the stores and the encoding loop; 256 and 4096 entries were measured 5%
- * slower on cpu_interp); the one extra slot is the slack that lets
- * the fullness check run once at block entry (a block adds one entry).
+ * slower on cpu_interp); the one extra slot is the slack that lets the
+ * fullness check run once at block entry (a block adds one entry).
  */
 struct hwt_vg_log_entry {
-	const struct hwt_vg_exit *exit;
+	UInt word;
+	UInt unused;
 	Addr target;
 };
 #define HWT_VG_LOG_ENTRIES 1024
+#define HWT_VG_LOG_KIND 0x7u
+#define HWT_VG_LOG_TARGET 0x8u
+#define HWT_VG_LOG_INDEX_SHIFT 4
+/* Exits the log's index field can name. */
+#define HWT_VG_EXITS_MAX (1u << (32 - HWT_VG_LOG_INDEX_SHIFT))
 extern struct hwt_vg_log_entry hwt_vg_log[HWT_VG_LOG_ENTRIES + 1];
 extern struct hwt_vg_log_entry *hwt_vg_log_cursor;
+
+/* The exit an entry names. */
+static inline const struct hwt_vg_exit *hwt_vg_log_exit(const struct hwt_vg_log_entry *e)
+{
+	return &hwt_vg_exits[e->word >> HWT_VG_LOG_INDEX_SHIFT];
+}
+
+/* Where the exit of an entry went. */
+static inline Addr hwt_vg_log_target(const struct hwt_vg_log_entry *e)
+{
+	return e->word & HWT_VG_LOG_TARGET ? e->target : hwt_vg_log_exit(e)->target;
+}
 
 void hwt_vg_thread_init(void);
 /* Turns the exit log into packets of the current thread. Called by translated
