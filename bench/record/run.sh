@@ -78,7 +78,10 @@ done
 # prepare, configure, build, run_suite, gcov_full, run_logged, say, die;
 # its own temporary directory ($W) is removed when this script exits.
 if [[ " $workloads " == *" pcre2 "* || " $workloads " == *" cjson "* ]]; then
+	# it parses its own options (runs, among others): ours are kept apart
+	my_runs=$runs
 	HWT_REAL_SUITES_STEPS_ONLY=1 source "$root/bench/select/real_suites.sh" -b "$hwt_build" cjson
+	runs=$my_runs
 fi
 trap - ERR
 prog=record
