@@ -2,7 +2,7 @@
 # The recording's cost on three CPU-bound workloads (issue 35):
 #   interp  the bundled interpreter's training run (tests/programs/cpu_interp.c
 #           "train", built by hwt-pgo as its training binary): one process
-#   pcre2   PCRE2 10.42's own tests (RunTest: ~20 pcre2test processes over
+#   pcre2   PCRE2 10.42's own tests (RunTest: 34 pcre2test processes over
 #           the test files), from Debian bookworm's source package, -O0 -g,
 #           built without JIT (JIT code is anonymous memory: no unit traces it)
 #   cjson   cJSON 1.7.15's ctest suite (22 short test processes), fetched and
