@@ -94,6 +94,7 @@ if [ -n "$work" ]; then
 else
 	work=$(mktemp -d "${TMPDIR:-/tmp}/hwt-record-bench.XXXXXX")
 	old_trap=$(trap -p EXIT | sed "s/^trap -- '\(.*\)' EXIT$/\1/")
+	# shellcheck disable=SC2064 # the work directory is known now
 	trap "${old_trap:+$old_trap; }rm -rf '$work'" EXIT
 fi
 log=$work/log
@@ -250,6 +251,7 @@ cjson() {
 			same "$d/$u.1.info" "$d/$u.0.info"
 		done
 		rm -rf "$d/gcov"
+		# shellcheck disable=SC2154 # nproc: real_suites.sh's
 		timed bash -c "$(declare -f configure build run_suite run_logged suite_command gcov_full); nproc=$nproc
 			gcov_full cjson '$src' '$d/gcov' '$d/gcov.info'"
 		best cjson.gcov
