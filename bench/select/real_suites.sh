@@ -435,6 +435,8 @@ compare() {
 }
 
 # ---------------------------------------------------------------- main
+# bench/record/run.sh sources this file for its fetch and build steps alone
+[ -z "${HWT_REAL_SUITES_STEPS_ONLY:-}" ] || return 0
 results=$W/results
 : >"$results"
 for s in $suites; do
