@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""hwt-cov --per-test against gcov, test by test: a small CMake project
+(examples/calc's library and tests, as four CTest tests, one of them a
+shell script that runs the three programs) is built twice, at -O0 -g and
+with --coverage. hwt-cov --per-test runs its ctest once; for each test,
+`ctest -R '^NAME$'` alone in the --coverage build and `lcov --capture -t
+NAME` are the oracle that hwt's TN section of that test must equal (lines
+run and not run, their counts, function calls; the documented exceptions of
+gcov_oracle.py), and genhtml --show-details must read the file. Under a
+generic driver (sh), each traced process tree is a test named by its
+command line, or by --test-name.
+
+usage: per_test.py HWT_COV WORK_DIR
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gcov_oracle import compare, parse_lcov, run  # noqa: E402
+
+CALC = os.path.join(os.path.dirname(os.path.dirname(HERE)), 'examples', 'calc')
+TESTS = ['test_arith', 'test_parse', 'test_prime']
+PROJECT = """cmake_minimum_required(VERSION 3.16)
+project(per_test C)
+enable_testing()
+add_library(calc SHARED {calc}/calc.c)
+target_include_directories(calc PUBLIC {calc})
+foreach(t test_arith test_parse test_prime)
+  add_executable(${{t}} {calc}/${{t}}.c)
+  target_link_libraries(${{t}} PRIVATE calc)
+  add_test(NAME calc.${{t}} COMMAND ${{t}})
+endforeach()
+configure_file({calc}/run-tests.sh ${{CMAKE_BINARY_DIR}}/run-tests.sh COPYONLY)
+add_test(NAME calc.script COMMAND sh ${{CMAKE_BINARY_DIR}}/run-tests.sh)
+"""
+NAMES = ['calc.' + t for t in TESTS] + ['calc.script']
+
+
+def sections(path):
+    """{TN: lcov text of its records}"""
+    out = {}
+    name = None
+    for line in open(path):
+        if line.startswith('TN:'):
+            name = line[3:].strip()
+        out.setdefault(name, []).append(line)
+    return {k: ''.join(v) for k, v in out.items()}
+
+
+def parse_lcov_text(text):
+    """parse_lcov of a section's text"""
+    fd, path = tempfile.mkstemp(suffix='.info')
+    with os.fdopen(fd, 'w') as f:
+        f.write(text)
+    try:
+        return parse_lcov(path)
+    finally:
+        os.unlink(path)
+
+
+def build(src, out, flags):
+    r = run(['cmake', '-S', src, '-B', out, '-DCMAKE_BUILD_TYPE=', '-DCMAKE_C_COMPILER=gcc',
+             '-DCMAKE_C_FLAGS=' + flags])
+    if r.returncode == 0:
+        r = run(['cmake', '--build', out, '-j2'])
+    if r.returncode != 0:
+        sys.exit('build failed: %s%s' % (r.stdout, r.stderr))
+
+
+def main():
+    hwt_cov, work = sys.argv[1:3]
+    shutil.rmtree(work, ignore_errors=True)
+    src = os.path.join(work, 'src')
+    os.makedirs(src)
+    # The sources in the project (the selection traces what it built).
+    for name in os.listdir(CALC):
+        if name.endswith(('.c', '.h', '.sh')):
+            shutil.copy(os.path.join(CALC, name), src)
+    with open(os.path.join(src, 'CMakeLists.txt'), 'w') as f:
+        f.write(PROJECT.format(calc=src))
+    plain, cov = os.path.join(work, 'plain'), os.path.join(work, 'cov')
+    build(src, plain, '-O0 -g')
+    build(src, cov, '-O0 -g --coverage')
+    sources = [os.path.join(src, s + '.c') for s in ['calc'] + TESTS]
+    failures = []
+
+    # One traced run of the whole suite, a section per CTest test.
+    info = os.path.join(work, 'per_test.info')
+    r = run([hwt_cov, '--per-test', '-o', info, '--html', os.path.join(work, 'html'), '--',
+             'ctest'], cwd=plain)
+    print(r.stderr, end='')
+    if r.returncode != 0 or 'warning' in r.stderr:
+        failures.append('hwt-cov --per-test ctest: status %d or a warning' % r.returncode)
+    got = sections(info)
+    tn = {n: re.sub(r'\W', '_', n) for n in NAMES}
+    for name in NAMES:
+        if tn[name] not in got:
+            failures.append('no section TN:%s (sections: %s)' % (tn[name], sorted(got)))
+    # genhtml --show-details lists the tests on each source page.
+    detail = os.path.join(work, 'html', 'src', 'index-detail.html')
+    page = open(detail).read() if os.path.exists(detail) else ''
+    for name in NAMES:
+        if tn[name] not in page:
+            failures.append('genhtml --show-details: %s not in %s' % (tn[name], detail))
+
+    # The oracle: each test alone under gcov.
+    for name in NAMES:
+        if tn[name] not in got:
+            continue
+        run(['lcov', '--zerocounters', '-d', cov])
+        r = run(['ctest', '-R', '^%s$' % re.escape(name)], cwd=cov)
+        if r.returncode != 0:
+            failures.append('%s: ctest under gcov failed' % name)
+        oracle = os.path.join(work, name + '.gcov.info')
+        r = run(['lcov', '--quiet', '--capture', '-d', cov, '-t', name, '-o', oracle])
+        if r.returncode != 0:
+            failures.append('%s: lcov --capture: %s' % (name, r.stderr))
+            continue
+        mine = os.path.join(work, name + '.hwt.info')
+        with open(mine, 'w') as f:
+            f.write(got[tn[name]])
+        # The sources the test ran (a program's own sources only in its test).
+        ran = [s for s in sources if ('SF:' + s) in open(oracle).read()]
+        print('%s: %d source files' % (name, len(ran)))
+        mismatches, stats = compare(oracle, mine, ran, 'gcc', sys.stdout)
+        print('  %d lines, %d with the same count' % (stats['lines'], stats['counts_agree']))
+        failures += ['%s: %s' % (name, m) for m in mismatches]
+        # A test's own program appears in its section only.
+        for t in TESTS:
+            path = os.path.join(src, t + '.c')
+            in_mine = ('SF:' + path) in got[tn[name]]
+            expected = name in ('calc.' + t, 'calc.script')
+            if in_mine != expected:
+                failures.append('%s: %s.c %s its section' % (name, t, 'missing from' if expected else 'in'))
+
+    # A generic driver: each traced process tree a test, named by its command line.
+    info2 = os.path.join(work, 'generic.info')
+    script = ' ; '.join('./%s' % t for t in TESTS)
+    r = run([hwt_cov, '-q', '--per-test', '-o', info2, '--', 'sh', '-c', script], cwd=plain)
+    got2 = sections(info2)
+    for t in TESTS:
+        if '__' + t not in got2:
+            failures.append('generic driver: no section for ./%s (sections: %s)' % (t, sorted(got2)))
+    # The same named by --test-name.
+    info3 = os.path.join(work, 'named.info')
+    r = run([hwt_cov, '-q', '--test-name', r'test_(\w+)', '-o', info3, '--', 'sh', '-c', script],
+            cwd=plain)
+    got3 = sections(info3)
+    if sorted(k for k in got3 if k) != ['arith', 'parse', 'prime']:
+        failures.append('--test-name: sections %s' % sorted(got3))
+    # The sections add up to the whole run: function calls and branches
+    # exactly; a line ran iff it ran in some section, its count between the
+    # largest and the sum of theirs (the most any of its instructions ran).
+    whole = os.path.join(work, 'whole.info')
+    run([hwt_cov, '-q', '-o', whole, '--', 'sh', '-c', script], cwd=plain)
+    a = parse_lcov(whole)
+    parts = [parse_lcov_text(text) for text in got2.values()]
+    for src in set(a) | set(k for p in parts for k in p):
+        mine = [p[src] for p in parts if src in p]
+        w = a.get(src, {'lines': {}, 'fns': {}, 'brs': {}})
+        for n in set(w['lines']) | set(k for p in mine for k in p['lines']):
+            counts = [p['lines'].get(n, 0) for p in mine]
+            c = w['lines'].get(n)
+            if c is None or not max(counts) <= c <= sum(counts) or (c > 0) != (sum(counts) > 0):
+                failures.append('%s:%d: whole %s, sections %s' % (src, n, c, counts))
+        for name in set(w['fns']) | set(k for p in mine for k in p['fns']):
+            total = sum(p['fns'].get(name, 0) for p in mine)
+            if w['fns'].get(name) != total:
+                failures.append('%s: %s: whole %s calls, sections %d' %
+                                (src, name, w['fns'].get(name), total))
+        for key in set(w['brs']) | set(k for p in mine for k in p['brs']):
+            total = sum(p['brs'].get(key) or 0 for p in mine)
+            if (w['brs'].get(key) or 0) != total:
+                failures.append('%s: branch %s: whole %s, sections %d' %
+                                (src, key, w['brs'].get(key), total))
+
+    for f in failures:
+        print('FAIL:', f)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
