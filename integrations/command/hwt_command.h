@@ -433,6 +433,16 @@ struct hwt_diff_report_command {
  */
 int hwt_diff_report_run(const struct hwt_cov_files *files, struct hwt_diff_report_command *how);
 
+struct hwt_diff;
+/*
+ * The lines added or changed since the merge base of rev and HEAD (`git
+ * diff` from there to the working tree, in the repository of the current
+ * directory): *diff, the repository's top directory (*top, malloc'd) and
+ * the merge base (*merge_base, malloc'd). 0, or -1 with a message said.
+ */
+int hwt_diff_from_git(const char *rev, const char *prefix, struct hwt_diff **diff, char **top,
+		      char **merge_base);
+
 /* ----- ctest_list.c: the tests CTest would run ---------------------------- */
 
 struct hwt_ctest_test {

@@ -12,6 +12,7 @@ command line, or by --test-name.
 
 usage: per_test.py HWT_COV WORK_DIR
 """
+import json
 import os
 import re
 import shutil
@@ -109,6 +110,7 @@ def main():
             failures.append('genhtml --show-details: %s not in %s' % (tn[name], detail))
 
     # The oracle: each test alone under gcov.
+    oracles = {}
     for name in NAMES:
         if tn[name] not in got:
             continue
@@ -127,6 +129,7 @@ def main():
         # The sources the test ran (a program's own sources only in its test).
         ran = [s for s in sources if ('SF:' + s) in open(oracle).read()]
         print('%s: %d source files' % (name, len(ran)))
+        oracles[name] = parse_lcov(oracle)
         mismatches, stats = compare(oracle, mine, ran, 'gcc', sys.stdout)
         print('  %d lines, %d with the same count' % (stats['lines'], stats['counts_agree']))
         failures += ['%s: %s' % (name, m) for m in mismatches]
@@ -137,6 +140,47 @@ def main():
             expected = name in ('calc.' + t, 'calc.script')
             if in_mine != expected:
                 failures.append('%s: %s.c %s its section' % (name, t, 'missing from' if expected else 'in'))
+
+    # Impact: a change to one function (calc_is_prime's body, its lines
+    # kept) lists exactly the tests whose gcov coverage runs a changed line.
+    git = ['git', '-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main']
+    for cmd in (['init', '-q'], ['add', '.'], ['commit', '-qm', 'base']):
+        run(git + cmd, cwd=src)
+    calc_c = os.path.join(src, 'calc.c')
+    text = open(calc_c).read().split('\n')
+    start = next(i for i, l in enumerate(text) if l.startswith('int calc_is_prime('))
+    changed = [n for n in range(start + 1, start + 12) if '%' in text[n - 1]]
+    for n in changed:
+        text[n - 1] += ' /* changed */'
+    open(calc_c, 'w').write('\n'.join(text))
+    expected = sorted(tn[name] for name in oracles
+                      if any(oracles[name].get(calc_c, {'lines': {}})['lines'].get(n, 0) > 0
+                             for n in changed))
+    hwt = os.path.join(os.path.dirname(hwt_cov), 'hwt')
+    r = run([hwt, 'report', 'impact', '--diff', 'HEAD', info], cwd=src)
+    listed = sorted(r.stdout.split())
+    print('impact of lines %s of calc.c: %s (gcov: %s)' % (changed, listed, expected))
+    if r.returncode != 0 or listed != expected or not expected:
+        failures.append('impact: %s, gcov says %s: %s' % (listed, expected, r.stderr))
+    r = run([hwt, 'report', 'impact', '--diff', 'HEAD', '--format', 'regex', info], cwd=src)
+    sel = run(['ctest', '-N', '-R', r.stdout.strip()], cwd=plain)
+    selected = sorted(re.sub(r'\W', '_', m) for m in re.findall(r'Test +#\d+: (\S+)', sel.stdout))
+    if selected != expected:
+        failures.append('impact --format regex %r selects %s' % (r.stdout.strip(), selected))
+    r = run([hwt, 'report', 'impact', '--diff', 'HEAD', '--format', 'json', info], cwd=src)
+    try:
+        if sorted(t['name'] for t in json.loads(r.stdout)['tests']) != expected:
+            failures.append('impact --format json: %s' % r.stdout)
+    except ValueError:
+        failures.append('impact --format json: not JSON: %s' % r.stdout)
+    # The tests that ran a function, with its calls in each.
+    r = run([hwt, 'report', 'tests', info, 'calc_is_prime'])
+    got_calls = dict((l.split()[1], int(l.split()[0])) for l in r.stdout.splitlines()[1:]
+                     if l.strip() != '(no test)')
+    want_calls = dict((tn[n], o[calc_c]['fns'].get('calc_is_prime', 0)) for n, o in oracles.items()
+                      if o.get(calc_c) and o[calc_c]['fns'].get('calc_is_prime', 0) > 0)
+    if got_calls != want_calls:
+        failures.append('report tests calc_is_prime: %s, gcov %s' % (got_calls, want_calls))
 
     # A generic driver: each traced process tree a test, named by its command line.
     info2 = os.path.join(work, 'generic.info')
