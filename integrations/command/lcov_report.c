@@ -438,7 +438,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	struct per_test tests = { 0 };
 	const char *prefix = options->prefix ? options->prefix : "hwt report lcov";
 	struct hwt_command_decode_options how = { 0 };
-	struct hwt_lcov_profile_options images;
+	struct hwt_lcov_profile_options images = { 0 };
 	struct hwt_cov_files *files = NULL;
 	struct hwt_profile *profile;
 	struct hwt_coverage *cov;
@@ -479,6 +479,8 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 			ret = HWT_EXIT_ERROR;
 			goto done;
 		}
+	/* Per test, each image's debug information is read once, not once a test. */
+	images.cache = options->per_test ? hwt_debuginfo_cache_alloc() : NULL;
 	images.system = options->system;
 	images.verbose = options->common.verbose;
 	images.debug_dirs = options->common.debug_dirs;
@@ -518,6 +520,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 done:
 	if (options->per_test)
 		per_test_fini(&tests);
+	hwt_debuginfo_cache_free(images.cache);
 	hwt_cov_files_free(files);
 	hwt_coverage_free(cov);
 	hwt_profile_free(profile);
