@@ -31,7 +31,7 @@ static const struct hwt_report_format formats[] = {
 	{ "folded", hwt_report_flame_main,
 	  "folded stacks (flamegraph.pl, inferno, speedscope read them)" },
 	{ "impact", hwt_report_impact_main,
-	  "the tests whose coverage meets the lines changed since a git revision" },
+	  "the tests that ran the lines changed since a git revision" },
 	{ "lcov", hwt_report_lcov_main,
 	  "lcov: line, function and branch coverage of images with debug info" },
 	{ "profile", hwt_report_profile_main,
@@ -39,7 +39,7 @@ static const struct hwt_report_format formats[] = {
 	{ "speedscope", hwt_report_flame_main,
 	  "a speedscope file: a timeline of every call per thread" },
 	{ "tests", hwt_report_tests_main,
-	  "the tests that ran a line or a function (lcov of hwt-cov --per-test)" },
+	  "the tests that ran a line or a function (hwt-cov --per-test)" },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
