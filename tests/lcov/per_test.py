@@ -92,8 +92,9 @@ def main():
 
     # One traced run of the whole suite, a section per CTest test.
     info = os.path.join(work, 'per_test.info')
-    r = run([hwt_cov, '--per-test', '-o', info, '--html', os.path.join(work, 'html'), '--',
-             'ctest'], cwd=plain)
+    bundle = os.path.join(work, 'bundle')
+    r = run([hwt_cov, '--per-test', '--keep', bundle, '-o', info, '--html',
+             os.path.join(work, 'html'), '--', 'ctest'], cwd=plain)
     print(r.stderr, end='')
     if r.returncode != 0 or 'warning' in r.stderr:
         failures.append('hwt-cov --per-test ctest: status %d or a warning' % r.returncode)
@@ -108,6 +109,20 @@ def main():
     for name in NAMES:
         if tn[name] not in page:
             failures.append('genhtml --show-details: %s not in %s' % (tn[name], detail))
+
+    hwt = os.path.join(os.path.dirname(hwt_cov), 'hwt')
+    # The kept bundle gives the same sections (ctest's list taken where it ran).
+    again = os.path.join(work, 'again.info')
+    r = run([hwt, 'report', 'lcov', '-q', '--per-test', '-o', again, bundle], cwd=plain)
+    if r.returncode != 0 or open(again).read() != open(info).read():
+        failures.append('hwt report lcov --per-test BUNDLE differs: %s' % r.stderr)
+    # Bad input: a clear message and status 2, nothing written.
+    for cmd in ([hwt_cov, '--test-name', '(', '--', 'true'],
+                [hwt, 'report', 'tests', os.path.join(src, 'calc.c'), 'calc_add'],
+                [hwt, 'report', 'impact', '--diff', 'HEAD', info]):
+        r = run(cmd, cwd='/')
+        if r.returncode != 2 or not r.stderr.strip() or 'Traceback' in r.stderr:
+            failures.append('%s: status %d, %r' % (' '.join(cmd[1:]), r.returncode, r.stderr))
 
     # The oracle: each test alone under gcov.
     oracles = {}
@@ -156,7 +171,6 @@ def main():
     expected = sorted(tn[name] for name in oracles
                       if any(oracles[name].get(calc_c, {'lines': {}})['lines'].get(n, 0) > 0
                              for n in changed))
-    hwt = os.path.join(os.path.dirname(hwt_cov), 'hwt')
     r = run([hwt, 'report', 'impact', '--diff', 'HEAD', info], cwd=src)
     listed = sorted(r.stdout.split())
     print('impact of lines %s of calc.c: %s (gcov: %s)' % (changed, listed, expected))
