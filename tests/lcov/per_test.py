@@ -199,14 +199,16 @@ def main():
     # A generic driver: each traced process tree a test, named by its command line.
     info2 = os.path.join(work, 'generic.info')
     script = ' ; '.join('./%s' % t for t in TESTS)
-    r = run([hwt_cov, '-q', '--per-test', '-o', info2, '--', 'sh', '-c', script], cwd=plain)
+    gbundle = os.path.join(work, 'generic.bundle')
+    r = run([hwt_cov, '-q', '--per-test', '--keep', gbundle, '-o', info2, '--', 'sh', '-c', script],
+            cwd=plain)
     got2 = sections(info2)
     for t in TESTS:
         if '__' + t not in got2:
             failures.append('generic driver: no section for ./%s (sections: %s)' % (t, sorted(got2)))
     # The same named by --test-name.
     info3 = os.path.join(work, 'named.info')
-    r = run([hwt_cov, '-q', '--test-name', r'test_(\w+)', '-o', info3, '--', 'sh', '-c', script],
+    r = run([hwt, 'report', 'lcov', '-q', '--test-name', r'test_(\w+)', '-o', info3, gbundle],
             cwd=plain)
     got3 = sections(info3)
     if sorted(k for k in got3 if k) != ['arith', 'parse', 'prime']:
@@ -215,7 +217,7 @@ def main():
     # exactly; a line ran iff it ran in some section, its count between the
     # largest and the sum of theirs (the most any of its instructions ran).
     whole = os.path.join(work, 'whole.info')
-    run([hwt_cov, '-q', '-o', whole, '--', 'sh', '-c', script], cwd=plain)
+    run([hwt, 'report', 'lcov', '-q', '-o', whole, gbundle], cwd=plain)
     a = parse_lcov(whole)
     parts = [parse_lcov_text(text) for text in got2.values()]
     for src in set(a) | set(k for p in parts for k in p):
