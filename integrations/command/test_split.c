@@ -132,6 +132,23 @@ static int by_time(const void *a, const void *b, void *context)
 	return (x > y) - (x < y);
 }
 
+/* pid -> the latest image of it met so far (the images go in time order). */
+struct latest {
+	uint32_t *pid;
+	int64_t *image;              /* -1: empty slot */
+	size_t mask;
+};
+
+static int64_t *latest_slot(struct latest *l, uint32_t pid)
+{
+	size_t i = (pid * 2654435761u) & l->mask;
+
+	while (l->image[i] >= 0 && l->pid[i] != pid)
+		i = (i + 1) & l->mask;
+	l->pid[i] = pid;
+	return &l->image[i];
+}
+
 static int is_ctest(const struct process *p)
 {
 	const char *slash = p->path ? strrchr(p->path, '/') : NULL;
@@ -147,6 +164,8 @@ int hwt_test_split_find(struct hwt_test_split *split, struct hwt_bundle *bundle,
 	struct process *procs = calloc(n + 1, sizeof(*procs));
 	unsigned char *taken = ctest ? calloc(ctest->count + 1, 1) : NULL;
 	struct hwt_sideband *sb = hwt_sideband_alloc();
+	struct latest latest = { NULL, NULL, 0 };
+	size_t slots = 16;
 	uint32_t ctest_pid = 0;
 	int have_ctest = 0, rc = -1;
 
@@ -154,7 +173,15 @@ int hwt_test_split_find(struct hwt_test_split *split, struct hwt_bundle *bundle,
 	split->images = n;
 	split->image_test = malloc((n + 1) * sizeof(*split->image_test));
 	order = malloc((n + 1) * sizeof(*order));
-	if (!procs || !sb || !split->image_test || !order || (ctest && !taken))
+	while (slots < 2 * n)
+		slots *= 2;
+	latest.mask = slots - 1;
+	latest.pid = calloc(slots, sizeof(*latest.pid));
+	latest.image = malloc(slots * sizeof(*latest.image));
+	if (latest.image)
+		memset(latest.image, 0xff, slots * sizeof(*latest.image));
+	if (!procs || !sb || !split->image_test || !order || !latest.pid || !latest.image ||
+	    (ctest && !taken))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		read_process(hwt_bundle_image_at(bundle, i), sb, &procs[i]);
@@ -170,12 +197,12 @@ int hwt_test_split_find(struct hwt_test_split *split, struct hwt_bundle *bundle,
 		regmatch_t m[2];
 
 		/* The parent: the latest image of the same pid, else of the parent pid. */
-		for (size_t j = k; j-- > 0 && parent < 0;)
-			if (procs[order[j]].pid == p->pid)
-				parent = (int64_t)order[j];
-		for (size_t j = k; j-- > 0 && parent < 0 && p->known;)
-			if (procs[order[j]].pid == p->ppid)
-				parent = (int64_t)order[j];
+		int64_t *same = latest_slot(&latest, p->pid);
+
+		parent = *same;
+		*same = (int64_t)i;
+		if (parent < 0 && p->known && p->ppid != p->pid)
+			parent = *latest_slot(&latest, p->ppid);
 		if (!have_ctest && ctest && parent < 0 && p->known && is_ctest(p)) {
 			have_ctest = 1;
 			ctest_pid = p->pid;
@@ -221,6 +248,8 @@ out:
 	}
 	free(procs);
 	free(order);
+	free(latest.pid);
+	free(latest.image);
 	free(taken);
 	hwt_sideband_free(sb);
 	if (rc < 0)
