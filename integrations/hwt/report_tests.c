@@ -196,8 +196,8 @@ static void tests_usage(FILE *out)
 	      "\n"
 	      "  -h, --help                this text\n"
 	      "\n"
-	      "Exit status: 0; 1 when one of them ran in no test; 2 when the file cannot\n"
-	      "be read.\n",
+	      "Exit status: 0 (a line or function that ran in no test is listed with\n"
+	      "\"(no test)\"); 2 when the file cannot be read.\n",
 	      out);
 }
 
@@ -236,10 +236,8 @@ int hwt_report_tests_main(int argc, char **argv)
 								      : "(outside every test)");
 			tests += all.s[i]->name[0] != 0;
 		}
-		if (!tests) {
+		if (!tests)
 			printf("  (no test)\n");
-			rc = 1;
-		}
 	}
 out:
 	sections_free(&all);
