@@ -1,7 +1,7 @@
 /*
  * The tests CTest would run: `COMMAND --show-only=json-v1` (the recorded
  * ctest command line, so that --test-dir, -R, -L and -C select as they
- * did) read for each test's name and command. Only the part of JSON that
+ * did; run without a shell) read for each test's name and command. Only the part of JSON that
  * CTest writes is read: objects, arrays, strings (\uXXXX to UTF-8),
  * numbers, true, false, null.
  */
@@ -258,40 +258,113 @@ void hwt_ctest_list_fini(struct hwt_ctest_list *list)
 	memset(list, 0, sizeof(*list));
 }
 
+/*
+ * The words of a command line as hwt_bundle_quote_argv writes it (plain
+ * words, '...' with '\'' for a quote, $'...' with \n \t \\ \' \xHH),
+ * malloc'd and NULL-terminated; NULL for anything else: a bundle is data,
+ * and its command is never handed to a shell.
+ */
+static char **unquote(const char *line)
+{
+	size_t n = 0, len = strlen(line);
+	char **argv = calloc(len / 2 + 2, sizeof(*argv));
+	const char *p = line;
+
+	while (argv && *p) {
+		char *word = malloc(len + 1), *o = word;
+
+		if (!word)
+			goto bad;
+		argv[n++] = word;
+		while (*p && *p != ' ') {
+			if (*p == '\'') {
+				for (p++; *p && *p != '\''; p++)
+					*o++ = *p;
+				if (!*p++)
+					goto bad;
+			} else if (p[0] == '$' && p[1] == '\'') {
+				for (p += 2; *p && *p != '\''; p++) {
+					unsigned x;
+
+					if (*p != '\\') {
+						*o++ = *p;
+						continue;
+					}
+					p++;
+					if (*p == 'n')
+						*o++ = '\n';
+					else if (*p == 't')
+						*o++ = '\t';
+					else if (*p == '\\' || *p == '\'')
+						*o++ = *p;
+					else if (*p == 'x' && sscanf(p + 1, "%2x", &x) == 1 && x)
+						*o++ = (char)x, p += 2;
+					else
+						goto bad;
+				}
+				if (!*p++)
+					goto bad;
+			} else if (strchr("@%+=:,./_-", *p) || (*p >= 'a' && *p <= 'z') ||
+				   (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) {
+				*o++ = *p++;
+			} else {
+				goto bad; /* what a shell would read as more than a word */
+			}
+		}
+		*o = 0;
+		while (*p == ' ')
+			p++;
+	}
+	return argv;
+bad:
+	for (size_t i = 0; i < n; i++)
+		free(argv[i]);
+	free(argv);
+	return NULL;
+}
+
 int hwt_ctest_list_run(struct hwt_ctest_list *list, const char *command, const char *prefix)
 {
-	char *line = NULL, *text = NULL;
-	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	char *text = NULL, **argv = unquote(command), **with = NULL;
 	FILE *out = tmpfile();
-	size_t size = 0;
-	long n;
+	size_t size = 0, n = 0;
+	long end;
 	int err, status, rc = -1;
 
 	memset(list, 0, sizeof(*list));
-	if (!out || asprintf(&line, "%s --show-only=json-v1", command) < 0) {
-		fprintf(stderr, "%s: out of memory\n", prefix);
+	while (argv && argv[n])
+		n++;
+	with = argv && n ? calloc(n + 2, sizeof(*with)) : NULL;
+	if (!out || !with) {
+		fprintf(stderr, "%s: %s: the tests are named by their command lines\n", prefix,
+			!argv || (argv && !n) ? "not a command line that can be run again"
+					      : "out of memory");
 		goto out;
 	}
-	argv[2] = line;
-	err = hwt_command_run_output(argv, out, &status);
+	memcpy(with, argv, n * sizeof(*with));
+	with[n] = "--show-only=json-v1";
+	err = hwt_command_run_output(with, out, &status);
 	if (err || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "%s: '%s' failed: the tests are named by their command lines\n",
-			prefix, line);
+		fprintf(stderr, "%s: '%s --show-only=json-v1' failed: the tests are named by their "
+			"command lines\n", prefix, command);
 		goto out;
 	}
-	n = ftell(out);
-	if (n > 0 && (text = malloc((size_t)n)) && fseek(out, 0, SEEK_SET) == 0)
-		size = fread(text, 1, (size_t)n, out);
+	end = ftell(out);
+	if (end > 0 && (text = malloc((size_t)end)) && fseek(out, 0, SEEK_SET) == 0)
+		size = fread(text, 1, (size_t)end, out);
 	if (!size || hwt_ctest_list_parse(list, text, size) < 0) {
-		fprintf(stderr, "%s: '%s' wrote no test list that can be read: the tests are "
-			"named by their command lines\n", prefix, line);
+		fprintf(stderr, "%s: '%s --show-only=json-v1' wrote no test list that can be read: "
+			"the tests are named by their command lines\n", prefix, command);
 		goto out;
 	}
 	rc = 0;
 out:
 	if (out)
 		fclose(out);
-	free(line);
+	for (size_t i = 0; argv && i < n; i++)
+		free(argv[i]);
+	free(argv);
+	free(with);
 	free(text);
 	return rc;
 }

@@ -457,9 +457,10 @@ struct hwt_ctest_list {
 };
 
 /*
- * Runs `command --show-only=json-v1` (command: a ctest command line,
- * shell-quoted) and reads its tests into list: 0, or -1 with a message
- * said (prefix first).
+ * Runs `command --show-only=json-v1` (command: a ctest command line as
+ * hwt_bundle_quote_argv quotes it; split into its words here, never given
+ * to a shell) and reads its tests into list: 0, or -1 with a message said
+ * (prefix first).
  */
 int hwt_ctest_list_run(struct hwt_ctest_list *list, const char *command, const char *prefix);
 /* Reads `ctest --show-only=json-v1` output: 0, or -1 (malformed, out of memory). */

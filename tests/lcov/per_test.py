@@ -116,6 +116,17 @@ def main():
     r = run([hwt, 'report', 'lcov', '-q', '--per-test', '-o', again, bundle], cwd=plain)
     if r.returncode != 0 or open(again).read() != open(info).read():
         failures.append('hwt report lcov --per-test BUNDLE differs: %s' % r.stderr)
+    # A bundle's command is data: one a shell would run more of is not run.
+    evil = os.path.join(work, 'evil.bundle')
+    shutil.copytree(bundle, evil)
+    header = os.path.join(evil, 'hwt-bundle')
+    text = open(header).read().replace('command=ctest\n', 'command=ctest $(touch PWNED)\n')
+    open(header, 'w').write(text)
+    r = run([hwt, 'report', 'lcov', '-q', '--per-test', '-o', os.path.join(work, 'evil.info'),
+             evil], cwd=plain)
+    if os.path.exists(os.path.join(plain, 'PWNED')) or r.returncode != 0 or \
+            'named by their command lines' not in r.stderr:
+        failures.append('a bundle command with $(...): status %d, %r' % (r.returncode, r.stderr))
     # Bad input: a clear message and status 2, nothing written.
     for cmd in ([hwt_cov, '--test-name', '(', '--', 'true'],
                 [hwt, 'report', 'tests', os.path.join(src, 'calc.c'), 'calc_add'],
