@@ -555,6 +555,12 @@ struct hwt_profile *hwt_decoder_profile_like(struct hwt_decoder *d)
 	return p;
 }
 
+/* Whether the options leave image i (nimages: the streams without sideband) to decode. */
+static int wants_image(const struct hwt_decoder *d, size_t i)
+{
+	return !d->options || !d->options->only_images || d->options->only_images[i];
+}
+
 /* The decode of every process image with streams, by jobs workers. */
 static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag_list *const *done)
 {
@@ -583,7 +589,7 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 		const struct hwt_bundle_image *img = hwt_bundle_image_at(d->bundle, i);
 		struct hwt_job *job = &par.jobs[par.job_count];
 
-		if (!img->streams || (done && done[i]))
+		if (!img->streams || (done && done[i]) || !wants_image(d, i))
 			continue;
 		job->image = img;
 		for (size_t k = 0; k < img->streams; k++)
@@ -807,10 +813,11 @@ int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
 	for (size_t k = 0; k < hwt_bundle_stream_count(bundle); k++) {
 		const struct hwt_bundle_stream *st = hwt_bundle_stream_at(bundle, k);
 
-		if (st->image < 0)
-			hwt_bundle_diag_add(bundle, hwt_diag_stream, st->path, -1,
-					    "not decoded: without sideband its code is unknown");
-		else if (!done || !done[st->image])
+		if (st->image < 0) {
+			if (wants_image(d, nimages))
+				hwt_bundle_diag_add(bundle, hwt_diag_stream, st->path, -1,
+						    "not decoded: without sideband its code is unknown");
+		} else if ((!done || !done[st->image]) && wants_image(d, (size_t)st->image))
 			d->total_bytes += st->size;
 	}
 
@@ -823,7 +830,8 @@ int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
 
 		if (done && done[i])
 			hwt_diag_list_flush(done[i], bundle);
-		else if (img->streams && (status = hwt_decoder_decode_image(d, img)) < 0)
+		else if (img->streams && wants_image(d, i) &&
+			 (status = hwt_decoder_decode_image(d, img)) < 0)
 			break;
 	}
 	/* Decoded before: their diagnostics are not lost when this one stops. */

@@ -87,6 +87,13 @@ struct hwt_decode_options {
 	   instead of counting it into the profile, which then only gets the
 	   images; NULL: count into the profile. */
 	const struct hwt_flow_consumer *flow;
+	/* Decode only the process images i (hwt_bundle_image_at) whose
+	   only_images[i] is set, one byte each, into the profile: per-test
+	   coverage decodes a test's processes at a time. Streams without
+	   sideband are said (a diagnostic) only when only_images[count] is set
+	   too (count: hwt_bundle_image_count), so that once across the calls.
+	   NULL: every image. Not with the decode while recording. */
+	const unsigned char *only_images;
 };
 
 /*

@@ -69,6 +69,61 @@ static int note_image(struct hwt_coverage *cov, const struct hwt_debuginfo *info
 	return 0;
 }
 
+/* Images whose debug information loaded, by path and the options' debug dirs. */
+struct hwt_debuginfo_cache {
+	struct cached_info {
+		char *path;
+		struct hwt_debuginfo *info;
+	} *entries;
+	size_t count;
+};
+
+struct hwt_debuginfo_cache *hwt_debuginfo_cache_alloc(void)
+{
+	return calloc(1, sizeof(struct hwt_debuginfo_cache));
+}
+
+void hwt_debuginfo_cache_free(struct hwt_debuginfo_cache *cache)
+{
+	if (!cache)
+		return;
+	for (size_t i = 0; i < cache->count; i++) {
+		free(cache->entries[i].path);
+		hwt_debuginfo_free(cache->entries[i].info);
+	}
+	free(cache->entries);
+	free(cache);
+}
+
+static struct hwt_debuginfo *cache_find(const struct hwt_debuginfo_cache *cache, const char *path)
+{
+	for (size_t i = 0; cache && i < cache->count; i++)
+		if (!strcmp(cache->entries[i].path, path))
+			return cache->entries[i].info;
+	return NULL;
+}
+
+/* Keeps info (loaded whole) in cache: 1, or 0 when it could not (the caller frees it). */
+static int cache_keep(struct hwt_debuginfo_cache *cache, const char *path,
+		      struct hwt_debuginfo *info)
+{
+	struct cached_info *more;
+	char *copy;
+
+	if (!cache)
+		return 0;
+	more = realloc(cache->entries, (cache->count + 1) * sizeof(*more));
+	if (!more)
+		return 0;
+	cache->entries = more;
+	copy = strdup(path);
+	if (!copy)
+		return 0;
+	more[cache->count].path = copy;
+	more[cache->count++].info = info;
+	return 1;
+}
+
 /* Adds one profile image to the coverage, or warns why it cannot. */
 static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile, size_t index,
 		     const struct hwt_lcov_profile_options *options)
@@ -80,7 +135,7 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 	const uint8_t *file_id;
 	size_t n = 0, i, file_id_size;
 	char id[2 * HWT_PROFILE_BUILD_ID_MAX + 1];
-	int rc, quiet;
+	int rc, quiet, cached = 0;
 
 	if (image->flags & (HWT_PROFILE_IMAGE_TRACE_UNIT | HWT_PROFILE_IMAGE_VDSO))
 		return 0;
@@ -106,10 +161,19 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 					  image->path, id);
 		return 0;
 	}
-	info = hwt_debuginfo_alloc();
-	if (!info)
-		return -hle_nomem;
-	rc = hwt_debuginfo_load_dirs(info, image->path, options->debug_dirs);
+	info = cache_find(options->cache, image->path);
+	if (info) {
+		/* Read before, whole and with debug info: the checks below hold again. */
+		cached = 1;
+		rc = 0;
+	} else {
+		info = hwt_debuginfo_alloc();
+		if (!info)
+			return -hle_nomem;
+		rc = hwt_debuginfo_load_dirs(info, image->path, options->debug_dirs);
+		if (rc == 0 && !hwt_debuginfo_crc_mismatch(info))
+			cached = cache_keep(options->cache, image->path, info);
+	}
 	if (hwt_debuginfo_crc_mismatch(info) && !quiet)
 		hwt_coverage_warn(cov, "%s: its debug link names %s, whose CRC32 is not the link's "
 				  "(another build's debug information): not used",
@@ -189,7 +253,8 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 out:
 	free(insns);
 	free(pinsns);
-	hwt_debuginfo_free(info);
+	if (!cached)
+		hwt_debuginfo_free(info);
 	return rc;
 }
 

@@ -57,6 +57,43 @@ static int decoder_kind(const char *given, const char **name)
 	return *name && **name ? hwt_command_decoder(*name) : hwt_decoder_edge;
 }
 
+/* Each group of images into its profile (--per-test): one decode each. */
+static int decode_groups(struct hwt_bundle *bundle, struct hwt_decode_options *options,
+			 const struct hwt_command_decode_options *how)
+{
+	size_t n = hwt_bundle_image_count(bundle);
+	unsigned char *only = calloc(n + 1, 1);
+	struct hwt_decode_stats sum = { 0 }, one;
+	int status = 0;
+
+	if (!only)
+		return -hbe_nomem;
+	options->only_images = only;
+	if (how->stats)
+		options->stats = &one;
+	for (size_t g = 0; g <= how->groups && status >= 0; g++) {
+		for (size_t i = 0; i < n; i++)
+			only[i] = how->image_group[i] < 0 ? g == how->groups
+							  : (size_t)how->image_group[i] == g;
+		only[n] = g == how->groups; /* streams without sideband: said once */
+		status = hwt_decode(bundle, how->profiles[g], options);
+		if (how->stats) {
+			sum.streams += one.streams;
+			sum.trace_bytes += one.trace_bytes;
+			sum.blocks += one.blocks;
+			sum.insns += one.insns;
+			sum.errors += one.errors;
+			sum.overflows += one.overflows;
+			sum.wall_ns += one.wall_ns;
+		}
+	}
+	if (how->stats)
+		*how->stats = sum;
+	options->only_images = NULL;
+	free(only);
+	return status;
+}
+
 int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 		       const struct hwt_command_decode_options *how)
 {
@@ -90,7 +127,9 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 	options.progress_context = &progress;
 	options.stats = how->stats;
 	options.decoder = (enum hwt_decoder_kind)kind;
-	if (how->live)
+	if (how->profiles)
+		status = decode_groups(bundle, &options, how);
+	else if (how->live)
 		status = hwt_decode_live_finish(how->live, bundle, profile, &options);
 	else
 		status = hwt_decode(bundle, profile, &options);

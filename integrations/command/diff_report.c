@@ -74,6 +74,67 @@ static int write_report(FILE *file, void *context)
 	return hwt_diff_coverage_write(w->coverage, w->format, w->options, file);
 }
 
+int hwt_diff_from_git(const char *rev, const char *prefix, struct hwt_diff **diffp, char **topp,
+		      char **merge_basep)
+{
+	char *top = NULL, *base = NULL;
+	struct hwt_diff *diff = NULL;
+	FILE *out = NULL;
+	size_t bad_line;
+	int rc = -1;
+
+	char *toplevel[] = { "git", "rev-parse", "--show-toplevel", NULL };
+	char *merge_base[] = { "git", "merge-base", (char *)rev, "HEAD", NULL };
+	char *diff_argv[] = { "git", "-c", "core.quotePath=false", "-c", "diff.noprefix=false",
+			      "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+			      "--no-relative", "-U0", "--src-prefix=a/", "--dst-prefix=b/",
+			      NULL /* the merge base */, "--", NULL };
+
+	if (!rev[0] || rev[0] == '-') {
+		/* git would read it as an option. */
+		fprintf(stderr, "%s: '%s' is not a revision\n", prefix, rev);
+		return -1;
+	}
+	top = git_line(toplevel, "not in a git repository?", prefix);
+	if (!top)
+		goto out;
+	base = git_line(merge_base, "no merge base of the --diff revision and HEAD", prefix);
+	if (!base)
+		goto out;
+	diff_argv[13] = base;
+	out = git_output(diff_argv, "git diff", prefix);
+	if (!out)
+		goto out;
+	diff = hwt_diff_alloc();
+	if (!diff) {
+		fprintf(stderr, "%s: out of memory\n", prefix);
+		goto out;
+	}
+	rc = hwt_diff_read(diff, out, &bad_line);
+	if (rc < 0) {
+		if (bad_line)
+			fprintf(stderr, "%s: git diff, line %zu: %s\n", prefix, bad_line,
+				hwt_diffcov_errstr(rc));
+		else
+			fprintf(stderr, "%s: git diff: %s\n", prefix, hwt_diffcov_errstr(rc));
+		rc = -1;
+		goto out;
+	}
+	*diffp = diff;
+	*topp = top;
+	*merge_basep = base;
+	diff = NULL;
+	top = base = NULL;
+	rc = 0;
+out:
+	if (out)
+		fclose(out);
+	hwt_diff_free(diff);
+	free(base);
+	free(top);
+	return rc;
+}
+
 int hwt_diff_report_run(const struct hwt_cov_files *files, struct hwt_diff_report_command *how)
 {
 	char *top = NULL, *base = NULL;
@@ -81,48 +142,11 @@ int hwt_diff_report_run(const struct hwt_cov_files *files, struct hwt_diff_repor
 	struct hwt_diff_coverage *coverage = NULL;
 	struct hwt_diff_report_options options = { how->base, NULL };
 	struct report_write w;
-	FILE *out = NULL;
-	size_t bad_line;
 	int rc = -1;
 
-	char *toplevel[] = { "git", "rev-parse", "--show-toplevel", NULL };
-	char *merge_base[] = { "git", "merge-base", (char *)how->base, "HEAD", NULL };
-	char *diff_argv[] = { "git", "-c", "core.quotePath=false", "-c", "diff.noprefix=false",
-			      "diff", "--no-color", "--no-ext-diff", "--no-textconv",
-			      "--no-relative", "-U0", "--src-prefix=a/", "--dst-prefix=b/",
-			      NULL /* the merge base */, "--", NULL };
-
-	if (!how->base[0] || how->base[0] == '-') {
-		/* git would read it as an option. */
-		fprintf(stderr, "%s: '%s' is not a revision\n", how->prefix, how->base);
+	if (hwt_diff_from_git(how->base, how->prefix, &diff, &top, &base) < 0)
 		return -1;
-	}
-	top = git_line(toplevel, "not in a git repository?", how->prefix);
-	if (!top)
-		goto out;
-	base = git_line(merge_base, "no merge base of the --diff revision and HEAD", how->prefix);
-	if (!base)
-		goto out;
 	options.merge_base = base;
-	diff_argv[13] = base;
-	out = git_output(diff_argv, "git diff", how->prefix);
-	if (!out)
-		goto out;
-	diff = hwt_diff_alloc();
-	if (!diff) {
-		fprintf(stderr, "%s: out of memory\n", how->prefix);
-		goto out;
-	}
-	rc = hwt_diff_read(diff, out, &bad_line);
-	if (rc < 0) {
-		if (bad_line)
-			fprintf(stderr, "%s: git diff, line %zu: %s\n", how->prefix, bad_line,
-				hwt_diffcov_errstr(rc));
-		else
-			fprintf(stderr, "%s: git diff: %s\n", how->prefix, hwt_diffcov_errstr(rc));
-		rc = -1;
-		goto out;
-	}
 	rc = hwt_diff_coverage_compute(diff, files, top, &coverage);
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", how->prefix, hwt_diffcov_errstr(rc));
@@ -150,8 +174,6 @@ int hwt_diff_report_run(const struct hwt_cov_files *files, struct hwt_diff_repor
 	}
 	rc = hwt_coverage_gate_check_diff(how->gates, how->percent, how->prefix);
 out:
-	if (out)
-		fclose(out);
 	hwt_diff_coverage_free(coverage);
 	hwt_diff_free(diff);
 	free(base);

@@ -8,6 +8,7 @@
 #define HWT_COMMAND_H
 
 #include <getopt.h>
+#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -180,6 +181,12 @@ struct hwt_command_decode_options {
 	const char *decoder;             /* --decoder NAME; NULL: $HWT_DECODER, else edge */
 	struct hwt_decode_live *live;    /* the decode while recording to finish, or NULL */
 	struct hwt_decode_stats *stats;  /* filled when not NULL */
+	/* Per test (--per-test): image i of the bundle decoded into
+	   profiles[image_group[i]], -1 into profiles[groups] (outside every
+	   test), instead of into profile; live is then not used. */
+	const int32_t *image_group;
+	size_t groups;
+	struct hwt_profile **profiles;
 };
 
 /*
@@ -525,6 +532,58 @@ int hwt_summary_table_print(FILE *out, const struct hwt_cov_files *files, const 
 /* The totals, a line each: "PREFIX: lines......: 80.0% (8 of 10 lines)" or "no lines". */
 void hwt_summary_totals_print(FILE *out, const struct hwt_lcov_totals *totals,
 			      const char *prefix);
+struct hwt_diff;
+/*
+ * The lines added or changed since the merge base of rev and HEAD (`git
+ * diff` from there to the working tree, in the repository of the current
+ * directory): *diff, the repository's top directory (*top, malloc'd) and
+ * the merge base (*merge_base, malloc'd). 0, or -1 with a message said.
+ */
+int hwt_diff_from_git(const char *rev, const char *prefix, struct hwt_diff **diff, char **top,
+		      char **merge_base);
+
+/* ----- ctest_list.c: the tests CTest would run ---------------------------- */
+
+struct hwt_ctest_test {
+	char *name;
+	char **argv;                 /* its command, NULL-terminated */
+	size_t argc;
+};
+
+struct hwt_ctest_list {
+	struct hwt_ctest_test *tests;
+	size_t count;
+};
+
+/*
+ * Runs `command --show-only=json-v1` (command: a ctest command line as
+ * hwt_bundle_quote_argv quotes it; split into its words here, never given
+ * to a shell) and reads its tests into list: 0, or -1 with a message said
+ * (prefix first).
+ */
+int hwt_ctest_list_run(struct hwt_ctest_list *list, const char *command, const char *prefix);
+/* Reads `ctest --show-only=json-v1` output: 0, or -1 (malformed, out of memory). */
+int hwt_ctest_list_parse(struct hwt_ctest_list *list, const char *json, size_t size);
+void hwt_ctest_list_fini(struct hwt_ctest_list *list);
+
+/* ----- test_split.c: which test each process ran for ---------------------- */
+
+struct hwt_test_split {
+	char **names;                /* the tests, in the order they started */
+	size_t count;
+	int32_t *image_test;         /* per bundle image: index in names, -1: no test */
+	size_t images;
+};
+
+/*
+ * The tests of the processes of bundle (test_split.c says how): by the
+ * CTest list when the recorded command is ctest (ctest may be NULL), else
+ * by the regular expression name (--test-name, may be NULL), else by
+ * command line. 0, or -1 when out of memory.
+ */
+int hwt_test_split_find(struct hwt_test_split *split, struct hwt_bundle *bundle,
+			const struct hwt_ctest_list *ctest, const regex_t *name);
+void hwt_test_split_fini(struct hwt_test_split *split);
 
 /* ----- lcov_report.c: a bundle's lcov report ------------------------------ */
 
@@ -556,6 +615,8 @@ struct hwt_lcov_report_options {
 	const char *diff_output;     /* --diff-output FILE, or NULL */
 	const char *prefix;          /* message prefix ("hwt report lcov", "hwt-cov") */
 	struct hwt_decode_live *live; /* the decode while recording to finish, or NULL */
+	int per_test;                /* --per-test: a TN section per test */
+	const char *test_name;       /* --test-name REGEX, or NULL */
 };
 
 /* Defaults, room for up to argc filters; -1 when out of memory. */
@@ -578,6 +639,8 @@ enum {
 	HWT_LCOV_OPT_DIFF_OUTPUT,
 	HWT_LCOV_OPT_NO_MARKERS,
 	HWT_LCOV_OPT_SUMMARY_ONLY,
+	HWT_LCOV_OPT_PER_TEST,
+	HWT_LCOV_OPT_TEST_NAME,
 };
 /* getopt_long entries of the diff gate. */
 #define HWT_OPTION_FAIL_UNDER_DIFF { "fail-under-diff", required_argument, NULL, HWT_LCOV_OPT_FAIL_DIFF }
@@ -598,6 +661,8 @@ enum {
 	HWT_OPTION_FAIL_UNDER_DIFF,                                                       \
 	{ "diff", required_argument, NULL, HWT_LCOV_OPT_DIFF },                           \
 	{ "diff-output", required_argument, NULL, HWT_LCOV_OPT_DIFF_OUTPUT },             \
+	{ "per-test", no_argument, NULL, HWT_LCOV_OPT_PER_TEST },                         \
+	{ "test-name", required_argument, NULL, HWT_LCOV_OPT_TEST_NAME },                 \
 	HWT_OPTION_QUIET,                                                                 \
 	{ "summary-only", no_argument, NULL, HWT_LCOV_OPT_SUMMARY_ONLY },                 \
 	HWT_OPTION_COLOR,                                                                 \
@@ -637,7 +702,15 @@ enum {
 	"                            working tree), per file and in total\n"                  \
 	"      --diff-output FILE    write that report to FILE: Markdown (*.md), JSON\n"      \
 	"                            (*.json) or text [text on stderr]\n"                     \
-	HWT_DIFF_GATE_USAGE
+	HWT_DIFF_GATE_USAGE                                                                   \
+	"      --per-test            a section (lcov TN) per test: each CTest test when\n"   \
+	"                            the command is ctest, else each process tree that\n"    \
+	"                            an untraced driver starts (by its command line);\n"    \
+	"                            code outside every test in a section of its own\n"     \
+	"                            (docs/hwt-cov.md, \"Per-test coverage\")\n"            \
+	"      --test-name REGEX     with --per-test: a test is a process whose command\n"  \
+	"                            line matches REGEX (POSIX extended), named by the\n"   \
+	"                            match or its first group\n"
 
 /* Checks every output of options (-o, --html, --diff-output) with
    hwt_command_check_output before a run: 0, or -1 (said). */

@@ -5,6 +5,7 @@
  * print the warnings and a summary, report the diff coverage, check the
  * gates.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -44,15 +45,20 @@ static int in_path(const char *program)
  * -1. FN records name C++ functions by their mangled names, as gcov's lcov
  * does: genhtml demangles them with c++filt when there is one.
  */
-static int run_genhtml(const char *info, const char *dir, const char *prefix)
+static int run_genhtml(const char *info, const char *dir, int details, const char *prefix)
 {
 	char *argv[] = { "genhtml", "--quiet", "--branch-coverage", "--function-coverage",
-			 "-o", (char *)dir, (char *)info, NULL, NULL };
+			 "-o", (char *)dir, (char *)info, NULL, NULL, NULL };
 	int status, err;
 
 	if (in_path("c++filt")) {
 		memmove(&argv[2], &argv[1], 6 * sizeof(*argv));
 		argv[1] = "--demangle-cpp";
+	}
+	/* Per test: each line's tests, as genhtml lists them. */
+	if (details) {
+		memmove(&argv[2], &argv[1], 7 * sizeof(*argv));
+		argv[1] = "--show-details";
 	}
 	err = hwt_command_run(argv, 0, &status);
 
@@ -63,18 +69,38 @@ static int run_genhtml(const char *info, const char *dir, const char *prefix)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* --per-test: the coverage of each test, and of the code outside every test. */
+struct per_test {
+	struct hwt_test_split split;
+	struct hwt_profile **profiles;   /* split.count + 1: the last is outside every test */
+	struct hwt_coverage **covs;      /* the same */
+	struct hwt_cov_files **files;    /* the same (their names are the covs') */
+	char **tn;                       /* their lcov TN: \W as '_', as lcov has it; "" outside */
+};
+
 /* What one -o writes. */
 struct output_write {
 	const struct hwt_cov_files *files;
 	enum hwt_cov_format format;
 	const struct hwt_cov_write_options *options;
+	const struct per_test *tests;    /* lcov: a section each; NULL: files */
 };
 
 static int write_output(FILE *file, void *context)
 {
 	const struct output_write *w = context;
+	struct hwt_cov_write_options how = { 0 };
+	int rc = 0;
 
-	return hwt_cov_files_write(w->files, w->format, w->options, file);
+	if (w->format != hwt_cov_lcov || !w->tests)
+		return hwt_cov_files_write(w->files, w->format, w->options, file);
+	if (w->options)
+		how = *w->options;
+	for (size_t g = 0; g <= w->tests->split.count && rc == 0; g++) {
+		how.test_name = w->tests->tn[g];
+		rc = hwt_cov_files_write(w->tests->files[g], w->format, &how, file);
+	}
+	return rc;
 }
 
 /* The default output of a format, when no -o is given. */
@@ -143,10 +169,11 @@ static long long timestamp(void)
 
 /* genhtml's input: the first lcov output, else a temporary lcov file (*tmp to remove). */
 static const char *html_input(const struct hwt_cov_output *outputs, size_t n,
-			      const struct hwt_cov_files *files, char **tmp, const char *prefix)
+			      const struct hwt_cov_files *files, const struct per_test *tests,
+			      char **tmp, const char *prefix)
 {
 	const char *dir = getenv("TMPDIR");
-	struct output_write w = { files, hwt_cov_lcov, NULL };
+	struct output_write w = { files, hwt_cov_lcov, NULL, tests };
 	size_t i;
 	int fd;
 
@@ -200,14 +227,14 @@ int hwt_lcov_report_check_outputs(const struct hwt_lcov_report_options *options)
  * Writes every output, the HTML and the diff report of files; 0, gate bits,
  * or HWT_EXIT_ERROR. Only an output that was written is said to be.
  */
-static int write_reports(const struct hwt_cov_files *files,
+static int write_reports(const struct hwt_cov_files *files, const struct per_test *tests,
 			 const struct hwt_lcov_report_options *options, const char *prefix)
 {
 	struct hwt_cov_output *outputs = malloc((options->noutputs + 1) * sizeof(*outputs));
 	unsigned char *written = calloc(options->noutputs + 1, 1);
 	struct hwt_cov_write_options how = { NULL, NULL, timestamp(), "hwt " HWT_VERSION };
 	struct hwt_diff_report_command diff = { 0 };
-	struct output_write w = { files, hwt_cov_lcov, &how };
+	struct output_write w = { files, hwt_cov_lcov, &how, tests };
 	char *root = root_dir(options->root), *tmp = NULL;
 	const char *info;
 	size_t n = 0, i;
@@ -251,8 +278,8 @@ static int write_reports(const struct hwt_cov_files *files,
 					hwt_noun(files->totals.files, "source file", "source files"));
 	}
 	if (options->html && files->totals.files) {
-		info = html_input(outputs, n, files, &tmp, prefix);
-		rc = info ? run_genhtml(info, options->html, prefix) : -1;
+		info = html_input(outputs, n, files, tests, &tmp, prefix);
+		rc = info ? run_genhtml(info, options->html, tests != NULL, prefix) : -1;
 		if (tmp)
 			unlink(tmp);
 		if (rc != 0) {
@@ -292,11 +319,113 @@ out:
 	return ret & HWT_EXIT_ERROR ? HWT_EXIT_ERROR : ret;
 }
 
+/* Whether the shell-quoted command line runs ctest. */
+static int runs_ctest(const char *command)
+{
+	size_t n = strcspn(command, " \t'\"");
+	const char *base = command;
+
+	for (size_t i = 0; i < n; i++)
+		if (command[i] == '/')
+			base = command + i + 1;
+	return command + n - base == 5 && !strncmp(base, "ctest", 5);
+}
+
+/* The tests of the bundle in dir, and a profile for each: 0, or -1 (said). */
+static int per_test_split(struct per_test *t, const char *dir,
+			  const struct hwt_lcov_report_options *options, const char *prefix)
+{
+	struct hwt_ctest_list ctest = { 0 };
+	struct hwt_bundle *bundle = hwt_command_open_bundle(dir, stderr, prefix);
+	const char *command = bundle ? hwt_bundle_key(bundle, "command") : NULL;
+	regex_t re;
+	int rc, have_ctest = 0, have_re = 0;
+
+	if (!bundle)
+		return -1;
+	/* No list (ctest failed, said): the tests are named by their command lines. */
+	if (command && runs_ctest(command) && !options->test_name)
+		have_ctest = hwt_ctest_list_run(&ctest, command, prefix) == 0;
+	if (options->test_name)
+		have_re = regcomp(&re, options->test_name, REG_EXTENDED) == 0;
+	rc = hwt_test_split_find(&t->split, bundle, have_ctest ? &ctest : NULL,
+				 have_re ? &re : NULL);
+	if (have_re)
+		regfree(&re);
+	hwt_ctest_list_fini(&ctest);
+	hwt_bundle_free(bundle);
+	if (rc < 0)
+		goto nomem;
+	t->profiles = calloc(t->split.count + 1, sizeof(*t->profiles));
+	t->files = calloc(t->split.count + 1, sizeof(*t->files));
+	t->covs = calloc(t->split.count + 1, sizeof(*t->covs));
+	t->tn = calloc(t->split.count + 1, sizeof(*t->tn));
+	if (!t->profiles || !t->files || !t->covs || !t->tn)
+		goto nomem;
+	for (size_t g = 0; g <= t->split.count; g++) {
+		t->profiles[g] = hwt_profile_alloc();
+		t->tn[g] = strdup(g < t->split.count ? t->split.names[g] : "");
+		if (!t->profiles[g] || !t->tn[g])
+			goto nomem;
+		for (char *c = t->tn[g]; *c; c++)
+			if (!isalnum((unsigned char)*c) && *c != '_')
+				*c = '_';
+	}
+	return 0;
+nomem:
+	fprintf(stderr, "%s: out of memory\n", prefix);
+	return -1;
+}
+
+/* Each test's coverage (its warnings are the whole run's, said once): 0 or -1 (said). */
+static int per_test_coverage(struct per_test *t, const struct hwt_lcov_report_options *options,
+			     const struct hwt_lcov_profile_options *images, const char *prefix)
+{
+	struct hwt_lcov_profile_options quiet = *images;
+	int rc = 0;
+
+	quiet.verbose = 0;
+	for (size_t g = 0; g <= t->split.count && rc == 0; g++) {
+		struct hwt_coverage *cov = t->covs[g] = hwt_coverage_alloc();
+
+		rc = cov ? hwt_coverage_add_profile(cov, t->profiles[g], &quiet, NULL) : -hle_nomem;
+		if (rc == 0) {
+			hwt_coverage_drop_unreadable(cov, &options->filter);
+			rc = hwt_coverage_check_sources(cov, &options->filter, !options->no_markers);
+		}
+		if (rc == 0)
+			rc = hwt_coverage_files(cov, &options->filter, &t->files[g]);
+	}
+	if (rc < 0)
+		fprintf(stderr, "%s: %s\n", prefix, hwt_lcov_errstr(rc));
+	return rc < 0 ? -1 : 0;
+}
+
+static void per_test_fini(struct per_test *t)
+{
+	for (size_t g = 0; g <= t->split.count; g++) {
+		if (t->profiles)
+			hwt_profile_free(t->profiles[g]);
+		if (t->files)
+			hwt_cov_files_free(t->files[g]);
+		if (t->covs)
+			hwt_coverage_free(t->covs[g]);
+		if (t->tn)
+			free(t->tn[g]);
+	}
+	free(t->profiles);
+	free(t->files);
+	free(t->covs);
+	free(t->tn);
+	hwt_test_split_fini(&t->split);
+}
+
 int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options)
 {
+	struct per_test tests = { 0 };
 	const char *prefix = options->prefix ? options->prefix : "hwt report lcov";
 	struct hwt_command_decode_options how = { 0 };
-	struct hwt_lcov_profile_options images;
+	struct hwt_lcov_profile_options images = { 0 };
 	struct hwt_cov_files *files = NULL;
 	struct hwt_profile *profile;
 	struct hwt_coverage *cov;
@@ -315,11 +444,30 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	how.jobs = options->common.jobs;
 	how.decoder = options->common.decoder;
 	how.live = options->live;
+	if (options->per_test) {
+		if (per_test_split(&tests, bundle_dir, options, prefix) < 0) {
+			ret = HWT_EXIT_ERROR;
+			goto done;
+		}
+		how.live = NULL;
+		how.image_group = tests.split.image_test;
+		how.groups = tests.split.count;
+		how.profiles = tests.profiles;
+	}
 	warnings = hwt_command_decode(bundle_dir, profile, &how);
 	if (warnings < 0) {
 		ret = HWT_EXIT_ERROR;
 		goto done;
 	}
+	/* The whole run: the sum of its tests and of what ran outside them. */
+	for (size_t g = 0; options->per_test && g <= tests.split.count; g++)
+		if (hwt_profile_merge(profile, tests.profiles[g]) < 0) {
+			fprintf(stderr, "%s: out of memory\n", prefix);
+			ret = HWT_EXIT_ERROR;
+			goto done;
+		}
+	/* Per test, each image's debug information is read once, not once a test. */
+	images.cache = options->per_test ? hwt_debuginfo_cache_alloc() : NULL;
 	images.system = options->system;
 	images.verbose = options->common.verbose;
 	images.debug_dirs = options->common.debug_dirs;
@@ -349,11 +497,18 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		ret = HWT_EXIT_ERROR;
 		goto done;
 	}
-	ret = write_reports(files, options, prefix);
+	if (options->per_test && per_test_coverage(&tests, options, &images, prefix) < 0) {
+		ret = HWT_EXIT_ERROR;
+		goto done;
+	}
+	ret = write_reports(files, options->per_test ? &tests : NULL, options, prefix);
 	/* Written from a bundle with warnings: a partial result, as every report says it. */
 	if (warnings > 0 && ret != HWT_EXIT_ERROR)
 		ret |= HWT_EXIT_PARTIAL;
 done:
+	if (options->per_test)
+		per_test_fini(&tests);
+	hwt_debuginfo_cache_free(images.cache);
 	hwt_cov_files_free(files);
 	hwt_coverage_free(cov);
 	hwt_profile_free(profile);
@@ -443,6 +598,23 @@ int hwt_lcov_report_option(struct hwt_lcov_report_options *options, int opt, con
 		}
 		hwt_color_set((enum hwt_color_mode)hwt_color_mode_parse(arg));
 		return 1;
+	case HWT_LCOV_OPT_PER_TEST: options->per_test = 1; return 1;
+	case HWT_LCOV_OPT_TEST_NAME: {
+		regex_t re;
+		int err = regcomp(&re, arg, REG_EXTENDED);
+
+		if (err) {
+			char msg[256];
+
+			regerror(err, &re, msg, sizeof(msg));
+			fprintf(stderr, "%s: --test-name '%s': %s\n", p, arg, msg);
+			return -1;
+		}
+		regfree(&re);
+		options->test_name = arg;
+		options->per_test = 1;
+		return 1;
+	}
 	default: return hwt_command_option(&options->common, opt, arg, options->prefix);
 	}
 }

@@ -35,7 +35,7 @@ _hwt_value()
 		COMPREPLY=($(compgen -W "HEAD $(git for-each-ref --format='%(refname:short)' 2>/dev/null)" -- "$cur")) ;;
 	--cc)
 		COMPREPLY=($(compgen -c -- "$cur")) ;;
-	-j|--jobs|--trace|--no-trace|--filter|--train|--cflags|--measure|--runs|--psb-period|--pid|--fail-under-*|--include|--exclude)
+	-j|--jobs|--test-name|--trace|--no-trace|--filter|--train|--cflags|--measure|--runs|--psb-period|--pid|--fail-under-*|--include|--exclude)
 		COMPREPLY=() ;;
 	*)
 		return 1 ;;
@@ -64,7 +64,7 @@ _hwt_first_operand()
 		case $w in
 		--bolt|--sample) ;; # hwt-pgo's options without a value
 		--) echo $((i + 1)); return ;;
-		--*=*|--help|--quiet|--verbose|--system|--no-markers|--trace-all|--no-preload|--force|--progress|--stats|--sideband-only|--packets|--debug-blocks|-q|-v|-f|-h) ;;
+		--*=*|--help|--quiet|--verbose|--system|--no-markers|--per-test|--trace-all|--no-preload|--force|--progress|--stats|--sideband-only|--packets|--debug-blocks|-q|-v|-f|-h) ;;
 		-*) i=$((i + 1)) ;; # an option with a value
 		*) echo "$i"; return ;;
 		esac

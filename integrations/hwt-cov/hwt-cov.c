@@ -216,7 +216,7 @@ static int record_and_report(const char *keep, const struct hwt_lcov_report_opti
 		}
 	}
 	/* Decoded while the command runs; without it (out of memory), at the end. */
-	live.live = hwt_decode_live_alloc(bundle);
+	live.live = opts.per_test ? NULL : hwt_decode_live_alloc(bundle); /* per test: at the end */
 	unit->quiet = opts.common.quiet;
 	unit->root = opts.root; /* the project's, for the selection too */
 	if (hwt_record_run_live(bundle, unit, cmd, &status, PREFIX, &live) < 0) {

@@ -29,6 +29,10 @@ int hwt_report_flame_main(int argc, char **argv);
 int hwt_flame_main(int argc, char **argv);
 /* report_diff.c: `hwt report diff --base REF COVERAGE.info`. */
 int hwt_report_diff_main(int argc, char **argv);
+/* report_tests.c: `hwt report tests COVERAGE.info FILE:LINE|FUNCTION...` and
+   `hwt report impact --diff REV COVERAGE.info` (lcov of hwt-cov --per-test). */
+int hwt_report_tests_main(int argc, char **argv);
+int hwt_report_impact_main(int argc, char **argv);
 /* merge.c: `hwt merge -o OUT IN...`. */
 int hwt_merge_main(int argc, char **argv);
 /* record.c: removes an old bundle for -f (hwt record, hwt import); refuses

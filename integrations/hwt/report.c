@@ -30,12 +30,16 @@ static const struct hwt_report_format formats[] = {
 	  "an SVG flame graph of the exact call stacks (--diff A B too)" },
 	{ "folded", hwt_report_flame_main,
 	  "folded stacks (flamegraph.pl, inferno, speedscope read them)" },
+	{ "impact", hwt_report_impact_main,
+	  "the tests that ran the lines changed since a git revision" },
 	{ "lcov", hwt_report_lcov_main,
 	  "lcov: line, function and branch coverage of images with debug info" },
 	{ "profile", hwt_report_profile_main,
 	  "an hwt profile: exact counts per image and file offset" },
 	{ "speedscope", hwt_report_flame_main,
 	  "a speedscope file: a timeline of every call per thread" },
+	{ "tests", hwt_report_tests_main,
+	  "the tests that ran a line or a function (hwt-cov --per-test)" },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
