@@ -106,6 +106,10 @@ static const struct hwt_config_key config_keys[] = {
 	{ "decoder", 0 },
 	{ "quiet", 0 },
 	{ "verbose", 0 },
+	{ "summary-only", 0 },
+	{ "color", 0 },
+	{ "per-test", 0 },
+	{ "test-name", 0 },
 	{ NULL, 0 },
 };
 

@@ -44,6 +44,7 @@ trace-all = yes        # loops is not built under this root
 output = reports/cov.json
 fail-under-branches = 100
 max-trace-size = 1
+summary-only = yes     # the totals, no table of files
 CFG
 
 cd "$proj/sub/dir" || exit 1
@@ -56,6 +57,8 @@ grep -qx "hwt-cov: options from $proj/hwt.cfg" run.err || fail "the file read is
 [ ! -e reports ] || fail "the output went under the current directory"
 grep -q 'the trace stopped at --max-trace-size (1 bytes)' run.err ||
 	fail "max-trace-size = 1 not applied: $(cat run.err)"
+grep -q '^hwt-cov: lines\.\.\.\.\.\.: ' run.err || fail "no totals: $(cat run.err)"
+! grep -q '^File  *Lines' run.out run.err || fail "summary-only = yes not applied: $(cat run.err)"
 echo "ok: keys applied from $proj/hwt.cfg (found from sub/dir)"
 
 # The command line wins for single values and adds to lists.
