@@ -134,17 +134,20 @@ void hwt_progress_print(uint64_t done, uint64_t total, void *context);
 void hwt_progress_end(struct hwt_progress *progress);
 
 /*
- * The recording's progress, a line redrawn every second while the command
- * runs: the process images traced so far and the size of their trace, as
- * the bundle (or the unit's work directory) in dir has them, and the
- * unit. Shown as mode says; NULL when not (or no thread could start).
- * hwt_record_progress_stop (NULL: nothing) clears the line.
+ * The recording's progress, a line that hwt_record_progress_show redraws
+ * (record_run.c does it every second while the command runs): the process
+ * images traced so far and the size of their trace, as the bundle (or the
+ * unit's work directory) in dir has them, and the unit. Shown as mode
+ * says; NULL when not (every function takes NULL and does nothing).
+ * hwt_record_progress_clear clears the line (before another message),
+ * hwt_record_progress_free too.
  */
 struct hwt_record_progress;
-struct hwt_record_progress *hwt_record_progress_start(const char *dir, const char *unit,
-						      const char *prefix,
-						      enum hwt_progress_mode mode);
-void hwt_record_progress_stop(struct hwt_record_progress *progress);
+struct hwt_record_progress *hwt_record_progress_new(const char *dir, const char *unit,
+						    const char *prefix, enum hwt_progress_mode mode);
+void hwt_record_progress_show(struct hwt_record_progress *progress);
+void hwt_record_progress_clear(struct hwt_record_progress *progress);
+void hwt_record_progress_free(struct hwt_record_progress *progress);
 
 /* ----- run.c: another program ------------------------------------------ */
 

@@ -80,10 +80,6 @@ void hwt_progress_end(struct hwt_progress *progress)
 /* ----- the recording's progress ----- */
 
 struct hwt_record_progress {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	int stop;                /* under lock */
 	int printed;
 	char *dir, *prefix, *unit;
 	struct timespec start;
@@ -147,30 +143,6 @@ static void record_line(struct hwt_record_progress *p)
 	p->printed = 1;
 }
 
-static void *record_main(void *arg)
-{
-	struct hwt_record_progress *p = arg;
-	struct timespec until;
-	int stop = 0;
-
-	pthread_mutex_lock(&p->lock);
-	while (!stop) {
-		/* A redraw a second: a count of a few directories, cheap beside the trace units. */
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
-		while (!p->stop && pthread_cond_timedwait(&p->wake, &p->lock, &until) != ETIMEDOUT)
-			;
-		stop = p->stop;
-		if (!stop) {
-			pthread_mutex_unlock(&p->lock);
-			record_line(p);
-			pthread_mutex_lock(&p->lock);
-		}
-	}
-	pthread_mutex_unlock(&p->lock);
-	return NULL;
-}
-
 static void record_free(struct hwt_record_progress *p)
 {
 	free(p->dir);
@@ -179,9 +151,8 @@ static void record_free(struct hwt_record_progress *p)
 	free(p);
 }
 
-struct hwt_record_progress *hwt_record_progress_start(const char *dir, const char *unit,
-						      const char *prefix,
-						      enum hwt_progress_mode mode)
+struct hwt_record_progress *hwt_record_progress_new(const char *dir, const char *unit,
+						    const char *prefix, enum hwt_progress_mode mode)
 {
 	struct hwt_record_progress *p;
 
@@ -194,30 +165,32 @@ struct hwt_record_progress *hwt_record_progress_start(const char *dir, const cha
 	p->prefix = strdup(prefix);
 	p->unit = strdup(unit);
 	clock_gettime(CLOCK_MONOTONIC, &p->start);
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->wake, NULL);
-	/* No thread, no progress: the recording goes on without it. */
-	if (!p->dir || !p->prefix || !p->unit || pthread_create(&p->thread, NULL, record_main, p)) {
-		pthread_cond_destroy(&p->wake);
-		pthread_mutex_destroy(&p->lock);
+	/* Out of memory: no progress, the recording goes on without it. */
+	if (!p->dir || !p->prefix || !p->unit) {
 		record_free(p);
 		return NULL;
 	}
 	return p;
 }
 
-void hwt_record_progress_stop(struct hwt_record_progress *p)
+void hwt_record_progress_show(struct hwt_record_progress *p)
+{
+	if (p)
+		record_line(p);
+}
+
+void hwt_record_progress_clear(struct hwt_record_progress *p)
+{
+	if (p && p->printed)
+		clear_line();
+	if (p)
+		p->printed = 0;
+}
+
+void hwt_record_progress_free(struct hwt_record_progress *p)
 {
 	if (!p)
 		return;
-	pthread_mutex_lock(&p->lock);
-	p->stop = 1;
-	pthread_cond_signal(&p->wake);
-	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
-	if (p->printed)
-		clear_line();
-	pthread_cond_destroy(&p->wake);
-	pthread_mutex_destroy(&p->lock);
+	hwt_record_progress_clear(p);
 	record_free(p);
 }

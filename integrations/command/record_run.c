@@ -115,38 +115,45 @@ static int budget_create(const char *dir, unsigned long long cap, const char *pr
 }
 
 /*
- * Says the stop once, when it happens: a thread of the recorder looks at
- * the budget every 100 ms while the command runs (the units say nothing:
- * the command's stderr is its own, and ctest or make keep it).
+ * While the command runs, one thread of the recorder watches the bundle:
+ * every 100 ms it looks at the --max-trace-size budget and says the stop
+ * once, when it happens (the units say nothing: the command's stderr is its
+ * own, and ctest or make keep it); every second it redraws the progress
+ * line on a terminal.
  */
-struct budget_watch {
-	struct hwt_trace_budget *budget;  /* mapped; NULL: no watch */
+struct record_watch {
+	struct hwt_trace_budget *budget;        /* mapped; NULL: no cap */
+	struct hwt_record_progress *progress;   /* NULL: none shown */
 	const char *prefix;
-	int quiet;
+	int quiet, said;
+	int started;                            /* the thread runs */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t done_cond;
-	int done;                         /* the run ended (under lock) */
+	int done;                               /* the run ended (under lock) */
+	void (*running)(void *context);         /* the caller's, after the thread starts */
+	void *running_context;
 };
 
-static void *budget_watch_run(void *arg)
+static void watch_budget(struct record_watch *w)
 {
-	struct budget_watch *w = arg;
+	if (!w->budget || w->said || !hwt_trace_budget_spent(w->budget))
+		return;
+	w->said = 1;
+	hwt_record_progress_clear(w->progress);
+	if (!w->quiet)
+		fprintf(stderr, "%s: the trace reached --max-trace-size (%llu bytes): "
+			"tracing stops, the command runs on\n", w->prefix,
+			(unsigned long long)w->budget->cap);
+}
+
+static void *watch_run(void *arg)
+{
+	struct record_watch *w = arg;
 	struct timespec at;
-	int said = 0;
 
 	pthread_mutex_lock(&w->lock);
-	/* A last look once the run ended: a short one may reach the cap and end within 100 ms. */
-	for (;;) {
-		if (!said && hwt_trace_budget_spent(w->budget)) {
-			said = 1;
-			if (!w->quiet)
-				fprintf(stderr, "%s: the trace reached --max-trace-size (%llu bytes): "
-					"tracing stops, the command runs on\n", w->prefix,
-					(unsigned long long)w->budget->cap);
-		}
-		if (w->done)
-			break;
+	for (unsigned tick = 1; !w->done; tick++) {
 		clock_gettime(CLOCK_REALTIME, &at);
 		at.tv_nsec += 100 * 1000 * 1000;
 		if (at.tv_nsec >= 1000000000) {
@@ -154,50 +161,72 @@ static void *budget_watch_run(void *arg)
 			at.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&w->done_cond, &w->lock, &at);
+		if (w->done)
+			break;
+		watch_budget(w);
+		/* A count of a few directories a second: cheap beside the trace units. */
+		if (tick % 10 == 0)
+			hwt_record_progress_show(w->progress);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
 }
 
-/* Starts the watch of the budget in dir (none when it cannot: the summary still says it). */
-static void budget_watch_start(struct budget_watch *w, const char *dir, const char *prefix,
-			       int quiet)
+/* The unit's running callback: the thread starts only now, after the fork (unit_run.c's child does more than exec). */
+static void watch_start(void *context)
 {
-	char path[PATH_MAX + 32];
-	void *map;
-	int fd;
+	struct record_watch *w = context;
 
-	memset(w, 0, sizeof(*w));
-	w->prefix = prefix;
-	w->quiet = quiet;
-	snprintf(path, sizeof(path), "%s/" HWT_TRACE_BUDGET_FILE, dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	map = mmap(NULL, HWT_TRACE_BUDGET_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return;
-	w->budget = map;
-	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->done_cond, NULL);
-	if (pthread_create(&w->thread, NULL, budget_watch_run, w) != 0) {
-		munmap(map, HWT_TRACE_BUDGET_SIZE);
-		w->budget = NULL;
-	}
+	if ((w->budget || w->progress) && pthread_create(&w->thread, NULL, watch_run, w) == 0)
+		w->started = 1;
+	if (w->running)
+		w->running(w->running_context);
 }
 
-static void budget_watch_stop(struct budget_watch *w)
+/* hwt_unit_run watched: the budget in dir, if the run has one, and the progress on a terminal unless quiet. */
+static int run_watched(const struct hwt_unit_run *run, const char *dir,
+		       const struct hwt_unit_options *unit, char *const argv[], int *status,
+		       const char *prefix)
 {
-	if (!w->budget)
-		return;
-	pthread_mutex_lock(&w->lock);
-	w->done = 1;
-	pthread_cond_signal(&w->done_cond);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
-	munmap(w->budget, HWT_TRACE_BUDGET_SIZE);
-	w->budget = NULL;
+	struct record_watch w = { .prefix = prefix, .quiet = unit->quiet,
+				  .running = unit->running,
+				  .running_context = unit->running_context };
+	struct hwt_unit_options watched = *unit;
+	char path[PATH_MAX + 32];
+	void *map;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/" HWT_TRACE_BUDGET_FILE, dir);
+	fd = unit->max_trace_size ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		map = mmap(NULL, HWT_TRACE_BUDGET_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+		close(fd);
+		/* None: the stop is still said after the run (budget_finish). */
+		w.budget = map == MAP_FAILED ? NULL : map;
+	}
+	if (!unit->quiet)
+		w.progress = hwt_record_progress_new(dir, run->unit->name, prefix,
+						     hwt_progress_tty);
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.done_cond, NULL);
+	watched.running = watch_start;
+	watched.running_context = &w;
+	err = hwt_unit_run(run, dir, &watched, argv, status, prefix);
+	if (w.started) {
+		pthread_mutex_lock(&w.lock);
+		w.done = 1;
+		pthread_cond_signal(&w.done_cond);
+		pthread_mutex_unlock(&w.lock);
+		pthread_join(w.thread, NULL);
+	}
+	/* A last look: a short run may reach the cap and end within 100 ms. */
+	watch_budget(&w);
+	hwt_record_progress_free(w.progress);
+	if (w.budget)
+		munmap(w.budget, HWT_TRACE_BUDGET_SIZE);
+	pthread_cond_destroy(&w.done_cond);
+	pthread_mutex_destroy(&w.lock);
+	return err;
 }
 
 /*
@@ -232,44 +261,6 @@ static void budget_finish(const char *dir, const char *prefix)
 			hwt_bundle_errstr(err));
 }
 
-/* What runs once the command does: the progress line, then what the caller asked for. */
-struct progress_start {
-	void (*running)(void *context);
-	void *running_context;
-	const char *dir, *unit, *prefix;
-	struct hwt_record_progress *progress;
-};
-
-static void start_progress(void *context)
-{
-	struct progress_start *start = context;
-
-	/* Only now, after the fork: the child does more than exec (unit_run.c). */
-	start->progress = hwt_record_progress_start(start->dir, start->unit, start->prefix,
-						    hwt_progress_tty);
-	if (start->running)
-		start->running(start->running_context);
-}
-
-/* hwt_unit_run with the recording's progress on a terminal, unless quiet. */
-static int run_with_progress(const struct hwt_unit_run *run, const char *dir,
-			     const struct hwt_unit_options *unit, char *const argv[], int *status,
-			     const char *prefix)
-{
-	struct progress_start start = { unit->running, unit->running_context, dir, run->unit->name,
-					prefix, NULL };
-	struct hwt_unit_options with_progress = *unit;
-	int err;
-
-	if (!unit->quiet) {
-		with_progress.running = start_progress;
-		with_progress.running_context = &start;
-	}
-	err = hwt_unit_run(run, dir, &with_progress, argv, status, prefix);
-	hwt_record_progress_stop(start.progress);
-	return err;
-}
-
 static int record_then_finish(const struct hwt_unit_run *run, const char *dir,
 			      const struct hwt_unit_options *unit, char *const argv[],
 			      int *status, const char *prefix)
@@ -295,7 +286,7 @@ static int record_then_finish(const struct hwt_unit_run *run, const char *dir,
 		fprintf(stderr, "%s: cannot create %s: %s\n", prefix, work, strerror(errno));
 		return -1;
 	}
-	err = run_with_progress(run, work, unit, argv, status, prefix);
+	err = run_watched(run, work, unit, argv, status, prefix);
 	if (err < 0)
 		return -1;
 	if (run->unit->finish(&run->files, work, abs_dir, unit, prefix, 1) < 0)
@@ -311,7 +302,6 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 		   int *status, const char *prefix)
 {
 	struct hwt_unit_run run;
-	struct budget_watch watch;
 	struct hwt_unit_options with_root = *unit;
 	char abs_dir[PATH_MAX], root[PATH_MAX], *command;
 	int argc, err, use_root;
@@ -352,9 +342,7 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 	}
 	if (unit->max_trace_size && budget_create(abs_dir, unit->max_trace_size, prefix) < 0)
 		return -1;
-	budget_watch_start(&watch, abs_dir, prefix, unit->quiet);
-	err = run_with_progress(&run, abs_dir, unit, argv, status, prefix);
-	budget_watch_stop(&watch);
+	err = run_watched(&run, abs_dir, unit, argv, status, prefix);
 	if (err < 0)
 		return -1;
 	if (unit->max_trace_size)
