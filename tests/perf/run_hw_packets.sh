@@ -31,12 +31,12 @@ one_cpu=
 cat "$work.imp.log"
 failed=0
 if [ -n "$kernel" ]; then
-	if ! grep -q "bytes of kernel-mode trace skipped" "$work.imp.log" ||
+	if ! grep -q " of kernel-mode trace skipped" "$work.imp.log" ||
 		! grep -q "^pt_kernel=1$" "$work.imp/hwt-bundle"; then
 		echo "FAIL: no kernel-mode trace was cut out"
 		failed=1
 	else
-		echo "ok   kernel-mode trace cut out: $(grep -o '[0-9]* bytes of kernel-mode' "$work.imp.log") trace skipped"
+		echo "ok   kernel-mode trace cut out:$(grep -o ': [^:]* of kernel-mode trace skipped' "$work.imp.log" | sed 's/^://')"
 	fi
 fi
 # The TSC:CTC ratio grows by the export's clock scale (one CTC tick stays one
