@@ -10,16 +10,8 @@
 
 #include "hwt_diffcov.h"
 #include "hwt_lcov.h"
+#include "unit_check.h"
 
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
 
 /* text as a FILE (fmemopen of a copy). */
 static FILE *text_file(const char *text)
@@ -365,10 +357,5 @@ int main(void)
 	test_writers();
 	test_diff_read();
 	test_diff_coverage();
-	if (failures) {
-		fprintf(stderr, "ci_unit: %d failures\n", failures);
-		return 1;
-	}
-	printf("ci_unit: all checks passed\n");
-	return 0;
+	return unit_exit("ci_unit");
 }

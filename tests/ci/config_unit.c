@@ -14,16 +14,8 @@
 #include <unistd.h>
 
 #include "config_file.h"
+#include "unit_check.h"
 
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
 
 static char work[PATH_MAX];
 
@@ -248,10 +240,5 @@ int main(void)
 		if (system(cmd) != 0)
 			fprintf(stderr, "cannot remove %s\n", work);
 	}
-	if (failures) {
-		fprintf(stderr, "%d failures\n", failures);
-		return 1;
-	}
-	printf("config_unit: ok\n");
-	return 0;
+	return unit_exit("config_unit");
 }

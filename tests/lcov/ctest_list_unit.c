@@ -7,16 +7,8 @@
 #include <string.h>
 
 #include "hwt_command.h"
+#include "unit_check.h"
 
-static int failures;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                              \
-		}                                                                \
-	} while (0)
 
 static const char good[] =
 	"{\"kind\": \"ctestInfo\", \"version\": {\"major\": 1, \"minor\": 0},\n"
@@ -64,10 +56,5 @@ int main(void)
 		CHECK(list.count == 0);
 		hwt_ctest_list_fini(&list);
 	}
-	if (failures) {
-		fprintf(stderr, "ctest_list_unit: %d failures\n", failures);
-		return 1;
-	}
-	printf("ctest_list_unit: all checks passed\n");
-	return 0;
+	return unit_exit("ctest_list_unit");
 }
