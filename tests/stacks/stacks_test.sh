@@ -356,8 +356,10 @@ damage)
 	grep -q "decode error" corrupt.err || fail "corrupt: no warning"
 	has corrupt.folded '\[decode error\];'
 	[ "$(total corrupt.folded)" -lt "$(total clean.folded)" ] || fail "corrupt: nothing lost?"
-	timeout 120 "$hwt" report flame -o corrupt.svg corrupt.hwt 2>/dev/null
-	[ $? -eq 1 ] && grep -q 'data-n="\[decode error\]"' corrupt.svg || fail "corrupt: no marked frame in the SVG"
+	timeout 120 "$hwt" report flame -o corrupt.svg corrupt.hwt 2>corrupt.flame.err
+	rc=$?
+	[ $rc -eq 1 ] && grep -q 'data-n="\[decode error\]"' corrupt.svg ||
+		fail "corrupt: no marked frame in the SVG (hwt report flame: exit $rc, $(cat corrupt.flame.err))"
 	grep 'data-n="\[decode error\]"' corrupt.svg | grep -q 'stroke' || fail "corrupt: the gap is not outlined"
 	cp -r clean.hwt cut.hwt
 	truncate -s $((size / 2 + 3)) cut.hwt/streams/*.pt
