@@ -130,11 +130,12 @@ static int read_sections(struct sections *all, const char *path, const char *pre
 		fclose(text);
 		if (rc == 0)
 			rc = hwt_coverage_files(s->cov, NULL, &s->files);
+		else if (rc == -hle_syntax)
+			/* the section that is wrong, not the last one read */
+			fprintf(stderr, "%s: %s: test %s, line %zu of its section: %s\n", prefix,
+				path, s->name, bad_line, hwt_lcov_errstr(rc));
 	}
-	if (rc == -hle_syntax)
-		fprintf(stderr, "%s: %s: test %s, line %zu of its section: %s\n", prefix, path,
-			all->s[all->count - 1]->name, bad_line, hwt_lcov_errstr(rc));
-	else if (rc < 0)
+	if (rc < 0 && rc != -hle_syntax)
 		fprintf(stderr, "%s: %s: %s\n", prefix, path, hwt_lcov_errstr(rc));
 	return rc < 0 ? -1 : 0;
 }
