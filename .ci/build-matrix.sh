@@ -21,6 +21,15 @@
 # build them with fixed flags whatever the compiler and build type here,
 # scripts/test.sh builds them too, and they took half a minute of CPU of
 # each build.
+#
+# With ccache installed (scripts/setup.sh --tests), the builds go through it,
+# keyed by the source root's relative paths (CCACHE_BASEDIR, and no working
+# directory in the key), so a fresh clone reuses the objects of the clone
+# before it: a file that did not change is not compiled again, and its
+# warnings are replayed from the cache, so a warning still fails the build.
+# The objects are thrown away after each build, so where their debug
+# information says they were compiled does not matter here (it would in
+# build/, whose programs the tests read: scripts/test.sh does not use it).
 #   .ci/build-matrix.sh           CI's set
 #   .ci/build-matrix.sh --all     every build type with gcc, clang-19 and clang
 set -euo pipefail
@@ -45,6 +54,12 @@ else
 	builds=(gcc:Release gcc:None clang-19:Release clang-19:None)
 fi
 
+launcher=()
+if command -v ccache >/dev/null; then
+	export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+	launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+
 for build in "${builds[@]}"; do
 	cc=${build%%:*} type=${build#*:}
 	if ! command -v "$cc" >/dev/null; then
@@ -62,7 +77,7 @@ for build in "${builds[@]}"; do
 	t0=$(date +%s)
 	if ! cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="${type/None/}" -DCMAKE_C_COMPILER="$cc" \
 		-DCMAKE_CXX_COMPILER="$cxx" -DHWT_WERROR=ON -DHWT_TESTS=ON -DHWT_KMOD=OFF \
-		-DHWT_A64_PROGRAMS=OFF >"$dir.log" 2>&1 ||
+		-DHWT_A64_PROGRAMS=OFF "${launcher[@]}" >"$dir.log" 2>&1 ||
 	   ! cmake --build "$dir" -j"$jobs" >>"$dir.log" 2>&1; then
 		# The first errors, then the end of the log.
 		grep -n -A8 -E "(error|Error)[: ]" "$dir.log" | head -80 || true

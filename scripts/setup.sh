@@ -62,6 +62,8 @@ test_packages=(
   time
   # perf.data: Linux perf (the oracle of the perf import and export)
   linux-perf
+  # .ci/build-matrix.sh: the builds share compiled objects across CI runs
+  ccache
 )
 [ $tests = 0 ] || packages+=("${test_packages[@]}")
 
