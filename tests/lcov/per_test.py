@@ -262,7 +262,8 @@ def main():
     r = run([hwt, 'report', 'impact', '--diff', 'HEAD', info], cwd=src)
     listed = sorted(r.stdout.split())
     print('impact of lines %s of calc.c: %s (gcov: %s)' % (changed, listed, expected))
-    if r.returncode != 0 or listed != expected or not expected:
+    # Some tests but not all: a list of every test would pass otherwise.
+    if r.returncode != 0 or listed != expected or not 0 < len(expected) < len(oracles):
         failures.append('impact: %s, gcov says %s: %s' % (listed, expected, r.stderr))
     r = run([hwt, 'report', 'impact', '--diff', 'HEAD', '--format', 'regex', info], cwd=src)
     sel = run(['ctest', '-N', '-R', r.stdout.strip()], cwd=plain)
