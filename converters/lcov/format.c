@@ -88,11 +88,18 @@ int hwt_cov_files_write(const struct hwt_cov_files *files, enum hwt_cov_format f
 
 	switch (format) {
 	case hwt_cov_lcov:
+		if (o->tests) {
+			int rc = 0;
+
+			for (size_t t = 0; t < o->ntests && rc == 0; t++)
+				rc = hwt_cov_write_lcov(o->tests[t].files, o->tests[t].tn, file);
+			return rc;
+		}
 		return hwt_cov_write_lcov(files, o->test_name, file);
 	case hwt_cov_cobertura:
 		return hwt_cov_write_cobertura(files, o->root, o->timestamp, o->producer, file);
 	case hwt_cov_json_summary:
-		return hwt_cov_write_json_summary(files, o->root, file);
+		return hwt_cov_write_json_summary(files, o->tests, o->ntests, o->root, file);
 	case hwt_cov_sonarqube:
 		return hwt_cov_write_sonarqube(files, o->root, file);
 	}

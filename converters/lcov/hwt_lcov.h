@@ -284,6 +284,18 @@ int hwt_cov_format_from_name(const char *name);
    *.json JSON summary, anything else lcov. */
 enum hwt_cov_format hwt_cov_format_from_path(const char *path);
 
+/*
+ * One test's coverage (--per-test), for the formats that have a place for
+ * tests: lcov (a TN section each) and the JSON summary (a "tests" entry
+ * each). Cobertura and SonarQube have none and write the whole run.
+ */
+struct hwt_cov_test {
+	const char *name;      /* as the test is named (CTest's name); NULL: the
+				  code that ran outside every test */
+	const char *tn;        /* its lcov TN (letters, digits and '_') */
+	const struct hwt_cov_files *files;
+};
+
 struct hwt_cov_write_options {
 	const char *test_name; /* lcov TN (NULL: empty) */
 	/* Absolute directory that the XML and JSON formats name paths relative
@@ -291,6 +303,10 @@ struct hwt_cov_write_options {
 	const char *root;
 	long long timestamp;   /* Cobertura's, seconds since 1970 */
 	const char *producer;  /* Cobertura's version attribute ("hwt 0.1.0") */
+	/* Per test: lcov writes these sections instead of files (which the
+	   other formats write, the sum of them); the JSON summary adds them. */
+	const struct hwt_cov_test *tests;
+	size_t ntests;
 };
 
 /* Writes files in format to file. options may be NULL. 0 or -hle_io. */

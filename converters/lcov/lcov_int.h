@@ -8,6 +8,7 @@
 
 struct hwt_cov_file;
 struct hwt_cov_files;
+struct hwt_cov_test;
 struct hwt_coverage;
 
 /*
@@ -32,7 +33,8 @@ uint64_t hwt_cov_line_branches(const struct hwt_cov_file *f, uint32_t line, size
 int hwt_cov_write_lcov(const struct hwt_cov_files *files, const char *test_name, FILE *file);
 int hwt_cov_write_cobertura(const struct hwt_cov_files *files, const char *root,
 			    long long timestamp, const char *producer, FILE *file);
-int hwt_cov_write_json_summary(const struct hwt_cov_files *files, const char *root,
+int hwt_cov_write_json_summary(const struct hwt_cov_files *files,
+			       const struct hwt_cov_test *tests, size_t ntests, const char *root,
 			       FILE *file);
 int hwt_cov_write_sonarqube(const struct hwt_cov_files *files, const char *root, FILE *file);
 

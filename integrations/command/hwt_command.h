@@ -709,7 +709,9 @@ enum {
 	"      --per-test            a section (lcov TN) per test: each CTest test when\n"   \
 	"                            the command is ctest, else each process tree that\n"    \
 	"                            an untraced driver starts (by its command line);\n"    \
-	"                            code outside every test in a section of its own\n"     \
+	"                            code outside every test in a section of its own;\n"    \
+	"                            the JSON summary lists the tests too (Cobertura\n"      \
+	"                            and SonarQube have no place for them)\n"                \
 	"                            (docs/hwt-cov.md, \"Per-test coverage\")\n"            \
 	"      --test-name REGEX     with --per-test: a test is a process whose command\n"  \
 	"                            line matches REGEX (POSIX extended), named by the\n"   \

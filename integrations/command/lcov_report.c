@@ -76,6 +76,7 @@ struct per_test {
 	struct hwt_coverage **covs;      /* the same */
 	struct hwt_cov_files **files;    /* the same (their names are the covs') */
 	char **tn;                       /* their lcov TN: \W as '_', as lcov has it; "" outside */
+	struct hwt_cov_test *list;       /* the same, for the formats that carry tests */
 };
 
 /* What one -o writes. */
@@ -83,24 +84,21 @@ struct output_write {
 	const struct hwt_cov_files *files;
 	enum hwt_cov_format format;
 	const struct hwt_cov_write_options *options;
-	const struct per_test *tests;    /* lcov: a section each; NULL: files */
+	const struct per_test *tests;    /* lcov: a section each, JSON: a test each; NULL: none */
 };
 
 static int write_output(FILE *file, void *context)
 {
 	const struct output_write *w = context;
 	struct hwt_cov_write_options how = { 0 };
-	int rc = 0;
 
-	if (w->format != hwt_cov_lcov || !w->tests)
-		return hwt_cov_files_write(w->files, w->format, w->options, file);
 	if (w->options)
 		how = *w->options;
-	for (size_t g = 0; g <= w->tests->split.count && rc == 0; g++) {
-		how.test_name = w->tests->tn[g];
-		rc = hwt_cov_files_write(w->tests->files[g], w->format, &how, file);
+	if (w->tests) {
+		how.tests = w->tests->list;
+		how.ntests = w->tests->split.count + 1;
 	}
-	return rc;
+	return hwt_cov_files_write(w->files, w->format, &how, file);
 }
 
 /* The default output of a format, when no -o is given. */
@@ -232,7 +230,8 @@ static int write_reports(const struct hwt_cov_files *files, const struct per_tes
 {
 	struct hwt_cov_output *outputs = malloc((options->noutputs + 1) * sizeof(*outputs));
 	unsigned char *written = calloc(options->noutputs + 1, 1);
-	struct hwt_cov_write_options how = { NULL, NULL, timestamp(), "hwt " HWT_VERSION };
+	struct hwt_cov_write_options how = { .timestamp = timestamp(),
+					     .producer = "hwt " HWT_VERSION };
 	struct hwt_diff_report_command diff = { 0 };
 	struct output_write w = { files, hwt_cov_lcov, &how, tests };
 	char *root = root_dir(options->root), *tmp = NULL;
@@ -360,7 +359,8 @@ static int per_test_split(struct per_test *t, const char *dir,
 	t->files = calloc(t->split.count + 1, sizeof(*t->files));
 	t->covs = calloc(t->split.count + 1, sizeof(*t->covs));
 	t->tn = calloc(t->split.count + 1, sizeof(*t->tn));
-	if (!t->profiles || !t->files || !t->covs || !t->tn)
+	t->list = calloc(t->split.count + 1, sizeof(*t->list));
+	if (!t->profiles || !t->files || !t->covs || !t->tn || !t->list)
 		goto nomem;
 	for (size_t g = 0; g <= t->split.count; g++) {
 		t->profiles[g] = hwt_profile_alloc();
@@ -395,6 +395,11 @@ static int per_test_coverage(struct per_test *t, const struct hwt_lcov_report_op
 		}
 		if (rc == 0)
 			rc = hwt_coverage_files(cov, &options->filter, &t->files[g]);
+		if (rc == 0) {
+			t->list[g].name = g < t->split.count ? t->split.names[g] : NULL;
+			t->list[g].tn = t->tn[g];
+			t->list[g].files = t->files[g];
+		}
 	}
 	if (rc < 0)
 		fprintf(stderr, "%s: %s\n", prefix, hwt_lcov_errstr(rc));
@@ -417,6 +422,7 @@ static void per_test_fini(struct per_test *t)
 	free(t->files);
 	free(t->covs);
 	free(t->tn);
+	free(t->list);
 	hwt_test_split_fini(&t->split);
 }
 

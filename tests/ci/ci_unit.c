@@ -125,7 +125,7 @@ static void test_writers(void)
 		"SF:/r/top.c\nFN:1,main\nFNDA:1,main\nDA:1,1\nend_of_record\n"
 		"SF:/elsewhere/x.c\nDA:7,0\nend_of_record\n"
 		"SF:/r/empty.h\nend_of_record\n";
-	struct hwt_cov_write_options o = { NULL, "/r", 1234, "hwt test" };
+	struct hwt_cov_write_options o = { .root = "/r", .timestamp = 1234, .producer = "hwt test" };
 	struct hwt_cov_files *files;
 	size_t bad;
 	int rc;
@@ -173,6 +173,73 @@ static void test_writers(void)
 	free(json);
 	free(sonar);
 	hwt_coverage_free(cov);
+}
+
+/* --per-test: lcov writes a section per test, the JSON summary a "tests" entry each. */
+static void test_writers_per_test(void)
+{
+	static const char whole_in[] = "SF:/r/a.c\nFN:1,f\nFNDA:3,f\nDA:1,3\nDA:2,0\nend_of_record\n";
+	static const char test_in[] = "SF:/r/a.c\nFN:1,f\nFNDA:2,f\nDA:1,2\nDA:2,0\nend_of_record\n";
+	static const char outside_in[] = "SF:/r/a.c\nFN:1,f\nFNDA:1,f\nDA:1,1\nDA:2,0\n"
+					 "end_of_record\n";
+	struct hwt_cov_files *whole = NULL, *one = NULL, *outside = NULL;
+	size_t bad;
+	int rc[3];
+	struct hwt_coverage *covs[3] = { read_lcov(whole_in, &rc[0], &bad),
+					 read_lcov(test_in, &rc[1], &bad),
+					 read_lcov(outside_in, &rc[2], &bad) };
+	char *lcov = NULL, *json = NULL, *xml = NULL, *xml_whole = NULL;
+	const char *json_end = "    \"branch_percent\": null\n  }\n}\n";
+
+	CHECK(rc[0] == 0 && rc[1] == 0 && rc[2] == 0);
+	CHECK(hwt_coverage_files(covs[0], NULL, &whole) == 0);
+	CHECK(hwt_coverage_files(covs[1], NULL, &one) == 0);
+	CHECK(hwt_coverage_files(covs[2], NULL, &outside) == 0);
+	if (!whole || !one || !outside)
+		goto out;
+	{
+		struct hwt_cov_test tests[] = { { "calc.t-1", "calc_t_1", one },
+						{ NULL, "", outside } };
+		struct hwt_cov_write_options o = { .root = "/r", .timestamp = 1, .producer = "p",
+						   .tests = tests, .ntests = 2 };
+		struct hwt_cov_write_options plain = o;
+
+		plain.tests = NULL;
+		plain.ntests = 0;
+		CAPTURE(lcov, hwt_cov_files_write(whole, hwt_cov_lcov, &o, file));
+		CAPTURE(json, hwt_cov_files_write(whole, hwt_cov_json_summary, &o, file));
+		CAPTURE(xml, hwt_cov_files_write(whole, hwt_cov_cobertura, &o, file));
+		CAPTURE(xml_whole, hwt_cov_files_write(whole, hwt_cov_cobertura, &plain, file));
+	}
+	/* lcov: the test's section, then the one outside every test; not the whole. */
+	CHECK(lcov && !strncmp(lcov, "TN:calc_t_1\nSF:/r/a.c\n", strlen("TN:calc_t_1\nSF:/r/a.c\n")));
+	CHECK(lcov && strstr(lcov, "FNDA:2,f\n") && strstr(lcov, "\nTN:\nSF:/r/a.c\n") &&
+	      strstr(lcov, "FNDA:1,f\n") && !strstr(lcov, "FNDA:3,f"));
+	/* JSON: the whole run first (as without tests), then each test and what was outside. */
+	CHECK(json && strstr(json, "\n  \"line_total\": 2,\n  \"line_covered\": 1,\n"
+			     "  \"line_percent\": 50.0,\n"));
+	CHECK(json && strstr(json, "\n  \"tests\": [\n    {\n      \"name\": \"calc.t-1\",\n"
+			     "      \"lcov_test_name\": \"calc_t_1\",\n      \"files\": [\n"
+			     "        {\n          \"filename\": \"a.c\",\n"
+			     "          \"line_total\": 2,\n"));
+	CHECK(json && strstr(json, "      ],\n      \"line_total\": 2,\n      \"line_covered\": 1,\n"
+			     "      \"line_percent\": 50.0,\n      \"function_total\": 1,\n"
+			     "      \"function_covered\": 1,\n"));
+	CHECK(json && strstr(json, "\n  ],\n  \"outside_tests\": {\n    \"files\": [\n"));
+	CHECK(json && strlen(json) > strlen(json_end) &&
+	      !strcmp(json + strlen(json) - strlen(json_end), json_end));
+	/* Cobertura has no place for tests: the whole run, as without them. */
+	CHECK(xml && xml_whole && !strcmp(xml, xml_whole) && strstr(xml, "hits=\"3\""));
+out:
+	free(lcov);
+	free(json);
+	free(xml);
+	free(xml_whole);
+	hwt_cov_files_free(whole);
+	hwt_cov_files_free(one);
+	hwt_cov_files_free(outside);
+	for (int i = 0; i < 3; i++)
+		hwt_coverage_free(covs[i]);
 }
 
 static struct hwt_diff *read_diff(const char *text, int *rc, size_t *bad)
@@ -355,6 +422,7 @@ int main(void)
 	test_lcov_read();
 	test_formats();
 	test_writers();
+	test_writers_per_test();
 	test_diff_read();
 	test_diff_coverage();
 	return unit_exit("ci_unit");

@@ -6,7 +6,9 @@ with --coverage. hwt-cov --per-test runs its ctest once; for each test,
 `ctest -R '^NAME$'` alone in the --coverage build and `lcov --capture -t
 NAME` are the oracle that hwt's TN section of that test must equal (lines
 run and not run, their counts, function calls; the documented exceptions of
-gcov_oracle.py), and genhtml --show-details must read the file. Under a
+gcov_oracle.py), and genhtml --show-details must read the file. The
+JSON summary's tests have their sections' totals; its whole run, and
+Cobertura (no place for tests), are those of a report without --per-test. Under a
 generic driver (sh), each traced process tree is a test named by its
 command line, or by --test-name.
 
@@ -19,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -64,6 +67,59 @@ def parse_lcov_text(text):
         os.unlink(path)
 
 
+def totals(parsed):
+    """{path: gcovr's summary keys} and the same summed, of parse_lcov's result"""
+    keys = ('line_total', 'line_covered', 'function_total', 'function_covered',
+            'branch_total', 'branch_covered')
+    files, whole = {}, dict.fromkeys(keys, 0)
+    for path, f in parsed.items():
+        files[path] = dict(zip(keys, (
+            len(f['lines']), sum(c > 0 for c in f['lines'].values()),
+            len(f['fns']), sum(c > 0 for c in f['fns'].values()),
+            len(f['brs']), sum(bool(t) for t in f['brs'].values()))))
+        for k in keys:
+            whole[k] += files[path][k]
+    return files, whole
+
+
+def json_totals(entry, root):
+    """totals() of an object of the JSON summary (the whole run, a test)"""
+    files = {}
+    for f in entry['files']:
+        path = os.path.normpath(os.path.join(root, f['filename']))
+        files[path] = {k: v for k, v in f.items() if k.endswith(('_total', '_covered'))}
+    return files, {k: v for k, v in entry.items() if k.endswith(('_total', '_covered'))}
+
+
+def check_summary(path, info_sections, tn, failures):
+    """The JSON summary of --per-test: a test each with the totals of its lcov section."""
+    try:
+        summary = json.load(open(path))
+    except (OSError, ValueError) as e:
+        failures.append('%s: %s' % (path, e))
+        return
+    root = summary.get('root') or '/'
+    entries = {t.get('name'): t for t in summary.get('tests', [])}
+    if sorted(entries) != sorted(tn):
+        failures.append('JSON tests %s, want %s' % (sorted(entries), sorted(tn)))
+    wanted = [(name, entries.get(name), tn[name]) for name in tn]
+    if '' in info_sections:
+        wanted.append(('(outside every test)', summary.get('outside_tests'), ''))
+    for name, entry, section in wanted:
+        if entry is None or section not in info_sections:
+            failures.append('JSON: %s: no entry or no TN:%s section' % (name, section))
+            continue
+        if 'name' in entry and entry.get('lcov_test_name') != section:
+            failures.append('JSON: %s: lcov_test_name %r' % (name, entry.get('lcov_test_name')))
+        want = totals(parse_lcov_text(info_sections[section]))
+        got = json_totals(entry, root)
+        if got != want:
+            failures.append('JSON: %s: totals %s, its lcov section %s' % (name, got, want))
+        print('JSON summary, %s: %d files, %d of %d lines' %
+              (name, len(got[0]), got[1]['line_covered'], got[1]['line_total']))
+    return summary
+
+
 def build(src, out, flags):
     r = run(['cmake', '-S', src, '-B', out, '-DCMAKE_BUILD_TYPE=', '-DCMAKE_C_COMPILER=gcc',
              '-DCMAKE_C_FLAGS=' + flags])
@@ -93,8 +149,10 @@ def main():
     # One traced run of the whole suite, a section per CTest test.
     info = os.path.join(work, 'per_test.info')
     bundle = os.path.join(work, 'bundle')
-    r = run([hwt_cov, '--per-test', '--keep', bundle, '-o', info, '--html',
-             os.path.join(work, 'html'), '--', 'ctest'], cwd=plain)
+    summary_json, xml = os.path.join(work, 'per_test.json'), os.path.join(work, 'per_test.xml')
+    epoch = dict(os.environ, SOURCE_DATE_EPOCH='1')
+    r = run([hwt_cov, '--per-test', '--keep', bundle, '-o', info, '-o', summary_json, '-o', xml,
+             '--html', os.path.join(work, 'html'), '--', 'ctest'], cwd=plain, env=epoch)
     print(r.stderr, end='')
     if r.returncode != 0 or 'warning' in r.stderr:
         failures.append('hwt-cov --per-test ctest: status %d or a warning' % r.returncode)
@@ -111,6 +169,25 @@ def main():
             failures.append('genhtml --show-details: %s not in %s' % (tn[name], detail))
 
     hwt = os.path.join(os.path.dirname(hwt_cov), 'hwt')
+    # The JSON summary carries the tests (their totals: those of their
+    # sections); beside them, and in Cobertura (no place for tests), the
+    # whole run, as hwt report lcov writes it without --per-test.
+    summary = check_summary(summary_json, got, tn, failures)
+    whole_json, whole_xml = os.path.join(work, 'whole.json'), os.path.join(work, 'whole.xml')
+    r = run([hwt, 'report', 'lcov', '-q', '-o', whole_json, '-o', whole_xml, bundle], cwd=plain,
+            env=epoch)
+    if summary is not None and r.returncode == 0:
+        whole = json.load(open(whole_json))
+        if {k: v for k, v in summary.items() if k not in ('tests', 'outside_tests')} != whole:
+            failures.append('JSON summary of --per-test: the whole run differs from %s' %
+                            whole_json)
+    try:
+        per_test_xml = ET.parse(xml).getroot()
+        if ET.tostring(per_test_xml) != ET.tostring(ET.parse(whole_xml).getroot()) or \
+                not per_test_xml.findall('.//class/lines/line'):
+            failures.append('Cobertura of --per-test: not the whole run of %s' % whole_xml)
+    except (OSError, ET.ParseError) as e:
+        failures.append('Cobertura: %s' % e)
     # The kept bundle gives the same sections (ctest's list taken where it ran).
     again = os.path.join(work, 'again.info')
     r = run([hwt, 'report', 'lcov', '-q', '--per-test', '-o', again, bundle], cwd=plain)
@@ -185,7 +262,8 @@ def main():
     r = run([hwt, 'report', 'impact', '--diff', 'HEAD', info], cwd=src)
     listed = sorted(r.stdout.split())
     print('impact of lines %s of calc.c: %s (gcov: %s)' % (changed, listed, expected))
-    if r.returncode != 0 or listed != expected or not expected:
+    # Some tests but not all: a list of every test would pass otherwise.
+    if r.returncode != 0 or listed != expected or not 0 < len(expected) < len(oracles):
         failures.append('impact: %s, gcov says %s: %s' % (listed, expected, r.stderr))
     r = run([hwt, 'report', 'impact', '--diff', 'HEAD', '--format', 'regex', info], cwd=src)
     sel = run(['ctest', '-N', '-R', r.stdout.strip()], cwd=plain)
