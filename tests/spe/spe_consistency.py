@@ -17,6 +17,8 @@ streams, ETMv4 and SPE:
    as one) must match the function's exact share of the instructions
    (from the ETMv4 profile of that run) within 4.5 standard deviations of
    a binomial share, and their number total/100 within 5 %.
+0. Bad --spe values, --spe with another unit, hwt dump --spe with
+   --packets: exit status 2 and a message.
 3. The first bundle's SPE file damaged (a bad header byte inside a record,
    then a cut inside the last one): `hwt dump --spe` exits 1, lists every
    record before the damage as before, an error line where it is, and
@@ -195,6 +197,21 @@ def damage(hwt, work):
     print("damaged: %d of %d records kept; %s" % (kept, len(offsets), errors[0].strip()))
 
 
+def bad_options(hwt, work):
+    """--spe's bad values and units: exit status 2, a message naming the option."""
+    for args, words in ((["--spe=0"], "--spe wants"), (["--spe=x"], "--spe wants"),
+                        (["--unit", "valgrind", "--spe"], "needs the qemu trace unit")):
+        out = os.path.join(work, "bad")
+        p = subprocess.run([hwt, "record", "-o", out] + args + ["--", "true"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 2 or words not in p.stderr or os.path.exists(out):
+            fail("hwt record %s: exit %d, %r" % (" ".join(args), p.returncode, p.stderr))
+    p = subprocess.run([hwt, "dump", "--spe", "--packets", work], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if p.returncode != 2 or "--spe" not in p.stderr:
+        fail("hwt dump --spe --packets: exit %d, %r" % (p.returncode, p.stderr))
+
+
 def functions(maps, bid):
     """Sorted (file offset, name) of the functions of the image build-id bid."""
     path = maps.paths[bid]
@@ -274,6 +291,7 @@ def main():
             print("SKIP: %s is not installed (scripts/setup.sh --tests)" % tool)
             sys.exit(77)
     os.makedirs(work, exist_ok=True)
+    bad_options(hwt, work)
     consistency(hwt, work, prog)
     shares(hwt, work, prog, 100)
     damage(hwt, work)
