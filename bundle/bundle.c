@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-static const char *const top_dirs[] = { "sideband", "streams", "images", "blocks", "select" };
+static const char *const top_dirs[] = { "sideband", "streams", "images", "blocks", "select",
+					"spe" };
 
 struct hwt_bundle *hwt_bundle_alloc(void)
 {
@@ -34,6 +35,11 @@ void hwt_bundle_free(struct hwt_bundle *bundle)
 		free((char *)bundle->streams[i].path);
 	}
 	free(bundle->streams);
+	for (i = 0; i < bundle->nspe; i++) {
+		free((char *)bundle->spe[i].name);
+		free((char *)bundle->spe[i].path);
+	}
+	free(bundle->spe);
 	for (i = 0; i < bundle->ndiags; i++) {
 		free((char *)bundle->diags[i].path);
 		free((char *)bundle->diags[i].message);
@@ -124,6 +130,8 @@ int hwt_bundle_open(struct hwt_bundle *bundle, const char *dir)
 		err = hwt_bundle_images_list(bundle);
 	if (!err)
 		err = hwt_bundle_streams_list(bundle);
+	if (!err)
+		err = hwt_bundle_spe_list(bundle);
 	if (!err)
 		err = hwt_bundle_images_check(bundle);
 	if (!err)

@@ -36,6 +36,9 @@ struct hwt_bundle {
 	struct hwt_bundle_stream *streams;
 	size_t nstreams;
 	size_t cap_streams;
+	struct hwt_bundle_stream *spe;   /* spe/ */
+	size_t nspe;
+	size_t cap_spe;
 
 	struct hwt_bundle_diag *diags;
 	size_t ndiags;
@@ -124,6 +127,8 @@ int hwt_bundle_images_check(struct hwt_bundle *bundle);
 
 /* stream.c */
 int hwt_bundle_streams_list(struct hwt_bundle *bundle);
+/* Lists spe/ when there is one. */
+int hwt_bundle_spe_list(struct hwt_bundle *bundle);
 
 /* Grows *items (of size elem) to hold at least need; 0 or -hbe_nomem. */
 int hwt_grow(void **items, size_t *cap, size_t need, size_t elem);

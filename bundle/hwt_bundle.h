@@ -121,6 +121,7 @@ struct hwt_bundle_image {
 enum hwt_bundle_trace {
 	hwt_trace_intel_pt,    /* <name>.pt: Intel PT packets */
 	hwt_trace_etmv4,       /* <name>.etm: ETMv4 instruction trace, unformatted */
+	hwt_trace_spe,         /* spe/<name>.spe: Arm SPE records (never among the streams) */
 };
 
 /* One thread stream: streams/<pid>.<gen>-<tid>.pt (or .etm). */
@@ -192,6 +193,15 @@ const struct hwt_bundle_image *hwt_bundle_image_find(const struct hwt_bundle *bu
 
 size_t hwt_bundle_stream_count(const struct hwt_bundle *bundle);
 const struct hwt_bundle_stream *hwt_bundle_stream_at(const struct hwt_bundle *bundle, size_t i);
+
+/*
+ * The SPE streams: spe/<pid>.<gen>-<tid>.spe, the Arm SPE records sampled
+ * from one thread (docs/bundle.md), sorted as the streams; trace is
+ * hwt_trace_spe. They are not thread streams: hwt_bundle_stream_at does not
+ * list them, and the decoders of branch traces do not read them.
+ */
+size_t hwt_bundle_spe_count(const struct hwt_bundle *bundle);
+const struct hwt_bundle_stream *hwt_bundle_spe_at(const struct hwt_bundle *bundle, size_t i);
 
 /* Totals computed from the files (not read from summary). */
 int hwt_bundle_totals(const struct hwt_bundle *bundle, struct hwt_bundle_totals *totals);

@@ -1,4 +1,7 @@
-/* Thread streams: the files streams/<pid>.<gen>-<tid>.pt (Intel PT) and .etm (ETMv4). */
+/*
+ * Thread streams: the files streams/<pid>.<gen>-<tid>.pt (Intel PT) and .etm
+ * (ETMv4); and the SPE records of a thread, spe/<pid>.<gen>-<tid>.spe.
+ */
 #include "bundle_int.h"
 
 #include <errno.h>
@@ -25,24 +28,25 @@ static int parse_name(const char *name, void *ctx)
 		n->trace = hwt_trace_intel_pt;
 	else if (!strcmp(p, ".etm"))
 		n->trace = hwt_trace_etmv4;
+	else if (!strcmp(p, ".spe"))
+		n->trace = hwt_trace_spe;
 	else
 		return -1;
 	return 0;
 }
 
-static int add_stream(struct hwt_bundle *bundle, void *ctx, char *path, uint64_t size)
+static int add_to(struct hwt_bundle_stream **array, size_t *count, size_t *cap,
+		  const struct stream_name *n, char *path, uint64_t size)
 {
-	const struct stream_name *n = ctx;
 	struct hwt_bundle_stream *stream;
 	int err;
 
-	err = hwt_grow((void **)&bundle->streams, &bundle->cap_streams, bundle->nstreams + 1,
-		       sizeof(*bundle->streams));
+	err = hwt_grow((void **)array, cap, *count + 1, sizeof(**array));
 	if (err) {
 		free(path);
 		return err;
 	}
-	stream = &bundle->streams[bundle->nstreams++];
+	stream = &(*array)[(*count)++];
 	memset(stream, 0, sizeof(*stream));
 	stream->pid = n->pid;
 	stream->generation = n->gen;
@@ -54,6 +58,44 @@ static int add_stream(struct hwt_bundle *bundle, void *ctx, char *path, uint64_t
 	stream->name = hwt_strdup_printf("%" PRIu32 ".%" PRIu32 "-%" PRIu32, n->pid, n->gen,
 					 n->tid);
 	return stream->name ? 0 : -hbe_nomem;
+}
+
+static int add_stream(struct hwt_bundle *bundle, void *ctx, char *path, uint64_t size)
+{
+	const struct stream_name *n = ctx;
+
+	if (n->trace == hwt_trace_spe) {
+		/* An SPE file among the thread streams is not one. */
+		free(path);
+		return hwt_bundle_diag_add(bundle, hwt_diag_stray, NULL, -1,
+					   "stray .spe file in streams/, ignored (SPE records go in spe/)");
+	}
+	return add_to(&bundle->streams, &bundle->nstreams, &bundle->cap_streams, n, path, size);
+}
+
+static int spe_name(const char *name, void *ctx)
+{
+	const struct stream_name *n = ctx;
+
+	return parse_name(name, ctx) || n->trace != hwt_trace_spe ? -1 : 0;
+}
+
+static int add_spe(struct hwt_bundle *bundle, void *ctx, char *path, uint64_t size)
+{
+	struct hwt_bundle_stream *s;
+	int err = add_to(&bundle->spe, &bundle->nspe, &bundle->cap_spe, ctx, path, size);
+
+	if (err)
+		return err;
+	/* Linked to its image as a stream is, without counting in its streams. */
+	s = &bundle->spe[bundle->nspe - 1];
+	{
+		const struct hwt_bundle_image *img =
+			hwt_bundle_image_find(bundle, s->pid, s->generation);
+
+		s->image = img ? img - bundle->images : -1;
+	}
+	return 0;
 }
 
 static int stream_cmp(const void *a, const void *b)
@@ -111,6 +153,38 @@ int hwt_bundle_streams_list(struct hwt_bundle *bundle)
 	if (bundle->nstreams > 1)
 		qsort(bundle->streams, bundle->nstreams, sizeof(*bundle->streams), stream_cmp);
 	return streams_link(bundle);
+}
+
+int hwt_bundle_spe_list(struct hwt_bundle *bundle)
+{
+	struct stream_name name;
+	struct stat st;
+	char *dir = hwt_path_join(bundle->dir, "spe");
+	int err, present;
+
+	if (!dir)
+		return -hbe_nomem;
+	present = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	free(dir);
+	if (!present)
+		return 0;
+	err = hwt_bundle_list_folder(bundle, "spe", "SPE streams", "<pid>.<gen>-<tid>.spe",
+				     spe_name, add_spe, &name);
+	if (!err && bundle->nspe > 1)
+		qsort(bundle->spe, bundle->nspe, sizeof(*bundle->spe), stream_cmp);
+	return err;
+}
+
+size_t hwt_bundle_spe_count(const struct hwt_bundle *bundle)
+{
+	return bundle ? bundle->nspe : 0;
+}
+
+const struct hwt_bundle_stream *hwt_bundle_spe_at(const struct hwt_bundle *bundle, size_t i)
+{
+	if (!bundle || i >= bundle->nspe)
+		return NULL;
+	return &bundle->spe[i];
 }
 
 size_t hwt_bundle_stream_count(const struct hwt_bundle *bundle)

@@ -3,7 +3,7 @@
  * become sideband records or change a thread's tracing state.
  *
  *   qemu-x86_64 -plugin libhwt-qemu.so,bundle=DIR[,psb_period=N][,debug_blocks=on]
- *               [,fast_encode=off][,filter=GLOB]...
+ *               [,fast_encode=off][,filter=GLOB]...[,spe=INTERVAL]
  *               [-0 ARGV0] -- PROGRAM ARGS...
  *   qemu-aarch64 -L SYSROOT -U LD_PRELOAD -plugin libhwt-qemu.so,... -- PROGRAM ARGS...
  *
@@ -13,7 +13,9 @@
  * between two ETMv4 sync points). filter=GLOB (repeatable) traces only the
  * images whose path or base name a glob matches, as a hardware IP filter
  * would: TIP.PGD with the target where a branch leaves them, TIP.PGE where
- * one enters them again.
+ * one enters them again. spe=INTERVAL (aarch64 guests) also writes Arm SPE
+ * records, one per INTERVAL operations (spe.c); x86-64 guests ignore it,
+ * so that a run of both kinds of program can ask for it.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -63,6 +65,7 @@ static pid_t owner_pid;
 static int exit_status = -1;      /* from exit_group; -1 until seen */
 static bool checked_addresses;
 static bool ended;                /* PROCESS_EXIT written */
+static bool spe;                  /* the software SPE unit is on (aarch64, spe=N) */
 /* Guest addresses are host addresses: guest memory can be read directly. */
 static bool direct_memory;
 /* clone flags of the call in progress, per thread. */
@@ -179,6 +182,14 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		b->untraced = 1;
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, b->untraced ? hwt_qemu_vcpu_outside :
 						  hwt_qemu_vcpu_block, QEMU_PLUGIN_CB_NO_REGS, b);
+	/* SPE samples what the ETM traces (EL0 code of the traced images). */
+	if (hwt_qemu_etm && hwt_qemu_opts.spe_interval && !b->untraced) {
+		struct hwt_qemu_spe_block *sb = hwt_qemu_spe_translate(b, tb);
+
+		if (sb)
+			qemu_plugin_register_vcpu_tb_exec_cb(tb, hwt_qemu_spe_block,
+							     QEMU_PLUGIN_CB_NO_REGS, sb);
+	}
 }
 
 /* EXEC, written by the image that calls execve (flags: HWT_EXEC_FAILED). */
@@ -322,6 +333,8 @@ static void syscall_entry(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, u
 	(void)a8;
 	/* Tracing stops at the system call, after the blocks that led to it. */
 	hwt_qemu_vcpu_syscall(num == nr->rt_sigreturn);
+	if (spe)
+		hwt_qemu_spe_syscall();
 	if (num == nr->rt_sigaction) {
 		/* struct sigaction as the kernel takes it: the handler comes first. */
 		if (direct_memory && a2) {
@@ -351,11 +364,15 @@ static void syscall_entry(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, u
 			   since their last write cannot be read from here. */
 			hwt_qemu_process_lost(HWT_LOST_TRACE_WRITE, 0, 0);
 		hwt_qemu_vcpu_drain_self();
+		if (spe)
+			hwt_qemu_spe_drain_self();
 		if (hwt_qemu_etm)
 			exec_guest(num == nr->execveat, a1, a2, a3, a4, a5);
 	} else if (num == nr->kill || num == nr->tkill || num == nr->tgkill) {
 		/* The process may be gone when the call returns (SIGKILL, say). */
 		hwt_qemu_vcpu_drain_self();
+		if (spe)
+			hwt_qemu_spe_drain_self();
 	} else if (num == nr->exit_group) {
 		exit_status = (int)((a1 & 0xff) << 8);
 	}
@@ -388,6 +405,8 @@ static void syscall_return(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
 		exit_status = -1;
 		hwt_qemu_vcpu_forget_all();
 		hwt_qemu_process_start_forked();
+		if (spe)
+			hwt_qemu_spe_forget_all();
 	}
 }
 
@@ -399,6 +418,8 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
 	(void)vcpu;
 	/* QEMU runs this in the exiting thread. */
 	hwt_qemu_vcpu_finish_self();
+	if (spe)
+		hwt_qemu_spe_finish_self();
 	memset(&rec, 0, sizeof(rec));
 	hwt_qemu_process_record(&rec.hdr, HWT_RECORD_THREAD_EXIT, sizeof(rec));
 }
@@ -412,6 +433,8 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 	ended = true;
 	/* QEMU has stopped the other threads and removed their callbacks. */
 	hwt_qemu_vcpu_finish_all();
+	if (spe)
+		hwt_qemu_spe_finish_all();
 	/* Without exit_group (a fatal signal), the status is not known here. */
 	hwt_qemu_process_exit(exit_status >= 0 ? exit_status : 0);
 }
@@ -428,6 +451,8 @@ static void dying(int sig)
 		return;
 	ended = true;
 	hwt_qemu_vcpu_die();
+	if (spe)
+		hwt_qemu_spe_finish_all();
 	hwt_qemu_process_exit(sig & 0x7f);
 }
 
@@ -486,6 +511,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			   parse_bool(v, &hwt_qemu_opts.debug_blocks)) {
 		} else if (klen == 11 && !strncmp(argv[i], "fast_encode", 11) &&
 			   parse_bool(v, &hwt_qemu_opts.fast_encode)) {
+		} else if (klen == 3 && !strncmp(argv[i], "spe", 3)) {
+			hwt_qemu_opts.spe_interval = strtol(v, &end, 0);
+			if (*end || hwt_qemu_opts.spe_interval < 1 ||
+			    hwt_qemu_opts.spe_interval > (1l << 24)) {
+				dprintf(2, "hwt: spe wants an interval of 1..16777216 operations, "
+					   "not '%s'\n", v);
+				return -1;
+			}
 		} else if (klen == 6 && !strncmp(argv[i], "filter", 6) && *v) {
 			if (hwt_qemu_opts.nfilters == sizeof(hwt_qemu_opts.filters) /
 							   sizeof(hwt_qemu_opts.filters[0])) {
@@ -497,7 +530,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 				return -1;
 		} else {
 			dprintf(2, "hwt: unknown QEMU trace unit option '%s' (known: bundle=DIR, "
-				   "psb_period=N, debug_blocks=on|off, fast_encode=on|off, filter=GLOB)\n", argv[i]);
+				   "psb_period=N, debug_blocks=on|off, fast_encode=on|off, filter=GLOB, spe=N)\n", argv[i]);
 			return -1;
 		}
 	}
@@ -512,8 +545,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		dprintf(2, "hwt: the QEMU trace unit needs bundle=DIR; use `hwt record --unit qemu`\n");
 		return -1;
 	}
+	/* x86-64 guests have no SPE: the option is for the aarch64 programs of a run. */
+	spe = hwt_qemu_etm && hwt_qemu_opts.spe_interval > 0;
 	owner_pid = getpid();
 	hwt_qemu_process_start();
+	if (spe)
+		hwt_qemu_spe_start();
 	register_dying();
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_translated);
 	qemu_plugin_register_vcpu_syscall_cb(id, syscall_entry);

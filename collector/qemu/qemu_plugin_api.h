@@ -35,6 +35,16 @@ enum qemu_plugin_cb_flags {
 	QEMU_PLUGIN_CB_RW_REGS,
 };
 
+/* Memory accesses (the software SPE unit's data addresses). */
+typedef uint32_t qemu_plugin_meminfo_t;
+enum qemu_plugin_mem_rw {
+	QEMU_PLUGIN_MEM_R = 1,
+	QEMU_PLUGIN_MEM_W,
+	QEMU_PLUGIN_MEM_RW,
+};
+typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+					  uint64_t vaddr, void *userdata);
+
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
 typedef void (*qemu_plugin_vcpu_simple_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index);
@@ -55,6 +65,10 @@ void qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_
 void qemu_plugin_register_vcpu_syscall_ret_cb(qemu_plugin_id_t id,
 					      qemu_plugin_vcpu_syscall_ret_cb_t cb);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
+void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_mem_cb_t cb,
+				      enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw,
+				      void *userdata);
+bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);

@@ -27,6 +27,8 @@ struct hwt_qemu_options {
 	bool debug_blocks;      /* write blocks/<image>-<tid>.blk */
 	bool fast_encode;       /* x86-64: encode runs of plain blocks in one pass (off:
 	                           block by block, the reference the tests compare with) */
+	long spe_interval;      /* spe=N: aarch64 guests also write SPE records, one per N
+				   operations (0: no SPE) */
 	const char *filters[16]; /* filter=GLOB: only images whose path or base name match
 	                            are traced (none: every image) */
 	unsigned nfilters;
@@ -126,5 +128,28 @@ void hwt_qemu_vcpu_drain_self(void);
 unsigned hwt_qemu_vcpu_others_busy(void);
 /* In a fork child: forget the parent's streams (the parent writes them). */
 void hwt_qemu_vcpu_forget_all(void);
+
+/* ---- spe.c: the software SPE unit (aarch64 guests, spe=N) ---- */
+
+struct qemu_plugin_tb;
+struct hwt_qemu_spe_block;
+/* Makes spe/ in the bundle. */
+void hwt_qemu_spe_start(void);
+/* At translation: what each instruction of b is; registers the memory
+   callbacks of its loads and stores. NULL when out of memory. */
+struct hwt_qemu_spe_block *hwt_qemu_spe_translate(const struct hwt_qemu_block *b,
+						  struct qemu_plugin_tb *tb);
+/* Translated code's callbacks: a block runs (userdata: its spe block), a
+   load or store accesses vaddr (userdata: the instruction's address). */
+void hwt_qemu_spe_block(unsigned vcpu, void *userdata);
+void hwt_qemu_spe_mem(unsigned vcpu, uint32_t info, uint64_t vaddr, void *userdata);
+/* The calling thread enters a system call. */
+void hwt_qemu_spe_syscall(void);
+/* Writes out the calling thread's records (before execve, kill). */
+void hwt_qemu_spe_drain_self(void);
+/* The calling thread is gone / the process ends / a fork child forgets the parent's. */
+void hwt_qemu_spe_finish_self(void);
+void hwt_qemu_spe_finish_all(void);
+void hwt_qemu_spe_forget_all(void);
 
 #endif /* HWT_QEMU_UNIT_H */

@@ -3,7 +3,7 @@
  * PATH) with hwt's TCG plugin lib/hwt/qemu/libhwt-qemu.so (or the one in
  * $HWT_QEMU_LIB), run as
  *
- *   qemu-x86_64 -plugin PLUGIN,bundle=DIR[,psb_period=N][,debug_blocks=on][,filter=GLOB]...
+ *   qemu-x86_64 -plugin PLUGIN,bundle=DIR[,psb_period=N][,debug_blocks=on][,filter=GLOB]...[,spe=N]
  *               -0 ARGV0 -- PROGRAM ARGS...
  *
  * and aarch64 programs under qemu-aarch64 with the same plugin (it writes
@@ -72,6 +72,7 @@ static int plugin_args(const struct hwt_unit_files *files, const char *bundle,
 		       const struct hwt_unit_options *opts, struct hwt_unit_argv *out)
 {
 	char *lib = escape_commas(files->lib), *dir = escape_commas(bundle), psb[48] = "";
+	char spe[48] = "";
 	char *filters = NULL;
 	size_t used = 0;
 	int rc = -1;
@@ -79,6 +80,8 @@ static int plugin_args(const struct hwt_unit_files *files, const char *bundle,
 	if (lib && dir) {
 		if (opts->psb_period > 0)
 			snprintf(psb, sizeof(psb), ",psb_period=%ld", opts->psb_period);
+		if (opts->spe_interval > 0)
+			snprintf(spe, sizeof(spe), ",spe=%ld", opts->spe_interval);
 		/* filter=GLOB for each --filter IMAGE (16 at most, like the plugin). */
 		for (size_t i = 0; i < 16 && opts->filters[i]; i++) {
 			char *glob = escape_commas(opts->filters[i]);
@@ -93,9 +96,9 @@ static int plugin_args(const struct hwt_unit_files *files, const char *bundle,
 			free(glob);
 		}
 		rc = hwt_unit_arg(out, "-plugin") |
-		     hwt_unit_argf(out, "%s/" QEMU_PLUGIN ",bundle=%s%s%s%s", lib, dir, psb,
+		     hwt_unit_argf(out, "%s/" QEMU_PLUGIN ",bundle=%s%s%s%s%s", lib, dir, psb,
 				   opts->debug_blocks ? ",debug_blocks=on" : "",
-				   filters ? filters : "");
+				   filters ? filters : "", spe);
 	}
 out:
 	free(filters);

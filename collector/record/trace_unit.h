@@ -36,6 +36,9 @@ struct hwt_unit_options {
 	const char *project_root;
 	int quiet;          /* say nothing but errors and warnings (the root used) */
 	const char *filters[16]; /* --filter IMAGE[:FUNCTION], NULL-terminated */
+	/* --spe[=INTERVAL]: the QEMU unit's aarch64 guests also write Arm SPE records,
+	   one per INTERVAL operations (docs/qemu-unit.md); 0: none. */
+	long spe_interval;
 	/* --max-trace-size: bytes of trace of the whole run (valgrind, qemu units); 0: no cap. */
 	unsigned long long max_trace_size;
 	/* The kernel unit's (kmod_unit.c): */

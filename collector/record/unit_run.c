@@ -199,8 +199,17 @@ int hwt_unit_prepare(struct hwt_unit_run *run, const struct hwt_unit_options *op
 	 * under QEMU 7.2's user mode, which cannot run some (scripts; ctest
 	 * dies at its first SIGCHLD): docs/qemu-unit.md.
 	 */
+	if (opts->spe_interval && strcmp(name, "auto") != 0 && strcmp(name, "qemu") != 0) {
+		/* The software SPE unit is the QEMU unit's (its aarch64 guests). */
+		fprintf(stderr, "%s: --spe needs the qemu trace unit (--unit qemu), not %s\n", prefix,
+			name);
+		return -1;
+	}
 	if (strcmp(name, "auto") == 0) {
-		/* Hardware first: perf where the CPU has Intel PT. */
+		/* Hardware first: perf where the CPU has Intel PT (not with --spe:
+		   only the QEMU unit writes SPE records). */
+		if (opts->spe_interval)
+			return prepare(run, &hwt_qemu_unit, opts, prefix, 0);
 		if (prepare(run, &hwt_perf_unit, opts, prefix, 1) == 0)
 			return 0;
 		return !opts->trace_all && prepare(run, &hwt_qemu_unit, opts, prefix, 1) == 0 ?

@@ -118,6 +118,11 @@ int hwt_dump_bundle(FILE *out, struct hwt_bundle *bundle, const struct hwt_dump_
 
 	if (!sb)
 		return -hbe_nomem;
+	if (options->spe) {
+		hwt_sideband_free(sb);
+		hwt_dump_spe(out, bundle, options->pid);
+		return 0;
+	}
 	dump_header(out, bundle);
 	for (i = 0; i < hwt_bundle_image_count(bundle); i++) {
 		const struct hwt_bundle_image *image = hwt_bundle_image_at(bundle, i);
@@ -144,6 +149,16 @@ int hwt_dump_bundle(FILE *out, struct hwt_bundle *bundle, const struct hwt_dump_
 				fputc('\n', out);
 			first = 0;
 			dump_stream(out, bundle, stream, options->packets);
+		}
+	}
+	if (!options->sideband_only && hwt_bundle_spe_count(bundle)) {
+		fputc('\n', out);
+		for (i = 0; i < hwt_bundle_spe_count(bundle); i++) {
+			const struct hwt_bundle_stream *s = hwt_bundle_spe_at(bundle, i);
+
+			if (matches(options, s->pid))
+				fprintf(out, "spe %s spe/%s.spe %" PRIu64 " bytes (hwt dump --spe lists "
+					"its records)\n", s->name, s->name, s->size);
 		}
 	}
 	hwt_sideband_free(sb);

@@ -23,6 +23,7 @@ struct hwt_dump_options {
 	int64_t pid;        /* only this pid, or -1 for all */
 	int sideband_only;  /* no streams */
 	int packets;        /* decode every packet of every stream */
+	int spe;            /* list only the SPE streams, a line per record (spe.c) */
 };
 
 /*
@@ -47,5 +48,17 @@ int hwt_dump_packets(FILE *out, struct hwt_bundle *bundle, const char *path,
 /* etm_packet.c: the same for an ETMv4 stream (OpenCSD's packet processor). */
 int hwt_dump_etm_packets(FILE *out, struct hwt_bundle *bundle, const char *path,
 			 const uint8_t *begin, size_t size);
+
+/*
+ * spe.c: the records of every SPE stream (of process pid, or all when -1),
+ * one line each; damage is listed and added to the diagnostics.
+ */
+void hwt_dump_spe(FILE *out, struct hwt_bundle *bundle, int64_t pid);
+/* The records of size bytes at begin (read from path); returns the errors found. */
+int hwt_dump_spe_records(FILE *out, struct hwt_bundle *bundle, const char *path,
+			 const uint8_t *begin, size_t size);
+struct hwt_spe_record;
+/* One record's fields, each " key=value" (no newline). */
+void hwt_dump_spe_record(FILE *out, const struct hwt_spe_record *r);
 
 #endif /* HWT_DUMP_H */

@@ -18,11 +18,15 @@ static const char usage_text[] =
 	"Lists a trace bundle: its header and summary, per process image its\n"
 	"sideband records (one per line: offset, time, pid/tid, type, fields),\n"
 	"per thread stream its size and, with --packets, its packets (Intel PT, ETMv4).\n"
+	"With --spe, only the Arm SPE records (hwt record --spe), a line each.\n"
 	"\n"
 	"options:\n"
 	"  --pid N          only the images and streams of process N\n"
 	"  --sideband-only  list no streams\n"
 	"  --packets        decode and list every packet of every stream (libipt, OpenCSD)\n"
+	"  --spe            list the SPE records of every thread instead: PC, operation,\n"
+	"                   branch target, events, data address, latencies, context,\n"
+	"                   timestamp\n"
 	"  -h, --help       this text\n"
 	"\n"
 	"Warnings about the bundle go to stderr. Exit status: 0 clean, 1 the\n"
@@ -96,6 +100,8 @@ int hwt_dump_main(int argc, char **argv)
 			return hwt_command_version("hwt dump");
 		} else if (!strcmp(a, "--packets")) {
 			options.packets = 1;
+		} else if (!strcmp(a, "--spe")) {
+			options.spe = 1;
 		} else if (!strcmp(a, "--sideband-only")) {
 			options.sideband_only = 1;
 		} else if (!strcmp(a, "--pid") || !strncmp(a, "--pid=", 6)) {
@@ -113,5 +119,8 @@ int hwt_dump_main(int argc, char **argv)
 		return usage_error("%s", "no bundle given");
 	if (options.packets && options.sideband_only)
 		return usage_error("%s", "--packets and --sideband-only exclude each other");
+	if (options.spe && (options.packets || options.sideband_only))
+		return usage_error("%s", "--spe lists only SPE records: not with --packets or "
+				   "--sideband-only");
 	return hwt_dump(dir, &options, stdout, stderr);
 }

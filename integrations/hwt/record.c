@@ -42,6 +42,9 @@ static void usage(FILE *out)
 		HWT_UNIT_USAGE
 		"      --psb-period N    bytes of trace between two sync points [4096]\n"
 		"      --debug-blocks    also log every executed block (for tests)\n"
+		"      --spe[=N]         aarch64 programs (QEMU unit) also write Arm SPE records:\n"
+		"                        one sampled operation per N, randomly perturbed as\n"
+		"                        hardware does; 1 samples every one [1024]\n"
 		HWT_UNIT_ROOT_USAGE HWT_UNIT_SELECT_USAGE
 		"\n"
 		"The kernel unit (--unit kmod; -p and -a imply it):\n"
@@ -120,6 +123,7 @@ int hwt_record_main(int argc, char **argv)
 		HWT_OPTION_QUIET,
 		{ "psb-period", required_argument, NULL, 'S' },
 		{ "debug-blocks", no_argument, NULL, 'd' },
+		{ "spe", optional_argument, NULL, 'E' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -148,6 +152,16 @@ int hwt_record_main(int argc, char **argv)
 			if (errno || *end || unit->psb_period < 256 || unit->psb_period > (1 << 20)) {
 				fprintf(stderr, "hwt record: --psb-period wants 256..1048576, not '%s'\n",
 					optarg);
+				return 2;
+			}
+			break;
+		case 'E':
+			errno = 0;
+			unit->spe_interval = optarg ? strtol(optarg, &end, 0) : 1024;
+			if (optarg && (errno || *end || unit->spe_interval < 1 ||
+				       unit->spe_interval > (1l << 24))) {
+				fprintf(stderr, "hwt record: --spe wants an interval of 1..16777216 "
+					"operations, not '%s'\n", optarg);
 				return 2;
 			}
 			break;
