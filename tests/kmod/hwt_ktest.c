@@ -2646,6 +2646,595 @@ static int t_no_leak(void)
 	return 0;
 }
 
+/* ---- fuzz: random ioctl sequences against hwt.ko and the test backends ---- */
+
+#define FUZZ_SEED_DEFAULT 0x68777466757a7aull	/* "hwtfuzz" */
+#define FUZZ_ROUNDS_DEFAULT 600
+#define FUZZ_SLOTS 4
+#define FUZZ_MAPS 8
+
+static uint64_t fuzz_state;
+
+/* xorshift64*: the same sequence for the same seed on every machine. */
+static uint64_t fuzz_rand(void)
+{
+	fuzz_state ^= fuzz_state >> 12;
+	fuzz_state ^= fuzz_state << 25;
+	fuzz_state ^= fuzz_state >> 27;
+	return fuzz_state * 0x2545f4914f6cdd1dull;
+}
+
+static uint64_t fuzz_below(uint64_t n)
+{
+	return fuzz_rand() % n;
+}
+
+static uint64_t fuzz_env(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : dflt;
+}
+
+/*
+ * Argument memory: a writable arena whose last page is followed by a
+ * PROT_NONE page, so that a struct placed near its end is cut off by a
+ * fault, and a read-only page (the kernel's copy out fails).
+ */
+struct fuzz_mem {
+	unsigned char *arena;	/* FUZZ_ARENA bytes, then a guard page */
+	unsigned char *ro;	/* one read-only page */
+};
+#define FUZZ_ARENA (64u << 10)
+
+/* What kind of pointer fuzz_ptr gave: whether the call may succeed. */
+enum { FUZZ_PTR_OK, FUZZ_PTR_BAD, FUZZ_PTR_CUT, FUZZ_PTR_RO };
+
+/*
+ * A pointer to @len bytes of @src as an ioctl argument: in the arena (most
+ * often), NULL, a kernel address, a non-canonical one, an unmapped page,
+ * cut off by the guard page, or read-only. *@kind tells which.
+ */
+static void *fuzz_ptr(struct fuzz_mem *m, const void *src, size_t len, int *kind)
+{
+	static const uint64_t bad[] = { 0, 1, 0xffff888000000000ull, 0xffffffffff600000ull,
+					0x0000800000000000ull, 0xdead0000ull };
+	uint64_t r = fuzz_below(16);
+	size_t cut;
+
+	if (len > FUZZ_ARENA)
+		len = FUZZ_ARENA;
+	if (r < 10) {
+		*kind = FUZZ_PTR_OK;
+		memcpy(m->arena, src, len);
+		return m->arena;
+	}
+	if (r < 13) {
+		*kind = FUZZ_PTR_BAD;
+		return (void *)(uintptr_t)bad[fuzz_below(sizeof(bad) / sizeof(bad[0]))];
+	}
+	if (r < 15 && len > 1) {
+		*kind = FUZZ_PTR_CUT;
+		cut = 1 + fuzz_below(len - 1);	/* bytes readable before the guard */
+		memcpy(m->arena + FUZZ_ARENA - cut, src, cut);
+		return m->arena + FUZZ_ARENA - cut;
+	}
+	*kind = FUZZ_PTR_RO;
+	return m->ro;
+}
+
+/* A struct size: the right one mostly, else around the versions or absurd. */
+static uint32_t fuzz_size(uint32_t right, uint32_t ver0)
+{
+	static const uint32_t odd[] = { 0, 1, 4, 7, 4096, 4097, 65536, 0x7fffffffu, 0xffffffffu };
+
+	switch (fuzz_below(8)) {
+	case 0:
+		return odd[fuzz_below(sizeof(odd) / sizeof(odd[0]))];
+	case 1:
+		return ver0 - 1 + (uint32_t)fuzz_below(3);
+	case 2:
+		return right + 8 * (uint32_t)fuzz_below(4);
+	default:
+		return right;
+	}
+}
+
+/* errnos the module may answer with; anything else (EIO, ERESTARTSYS leaking...) fails */
+static int fuzz_errno_ok(int e)
+{
+	switch (e) {
+	case EINVAL: case EFAULT: case E2BIG: case ENOENT: case ESRCH: case EBUSY:
+	case ENOTTY: case EPERM: case EACCES: case EAGAIN: case ENOMEM: case EBADF:
+	case ENODEV: case ENXIO: case EOPNOTSUPP: case EEXIST: case ENOSPC: case EOVERFLOW:
+	case EXDEV: case EINTR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+struct fuzz {
+	struct fuzz_mem mem;
+	int ctx[FUZZ_SLOTS];		/* context fds, -1 when free */
+	int cpu_mode[FUZZ_SLOTS];
+	struct { void *p; size_t len; } map[FUZZ_MAPS];
+	struct target t;		/* the traced process */
+	int nops, nok, nbad_errno, nbad_ok;
+	char first_bad[256];
+};
+
+static void fuzz_note(struct fuzz *f, const char *what, long r, int e, int ptr_kind)
+{
+	f->nops++;
+	if (r >= 0) {
+		f->nok++;
+		/* A struct the kernel could not read (or write back) must not be taken. */
+		if (ptr_kind == FUZZ_PTR_BAD || ptr_kind == FUZZ_PTR_CUT || ptr_kind == FUZZ_PTR_RO) {
+			if (!f->nbad_ok++ && !f->first_bad[0])
+				snprintf(f->first_bad, sizeof(f->first_bad),
+					 "%s succeeded with an unusable argument pointer (kind %d)",
+					 what, ptr_kind);
+		}
+		return;
+	}
+	if (!fuzz_errno_ok(e) && !f->nbad_errno++ && !f->first_bad[0])
+		snprintf(f->first_bad, sizeof(f->first_bad), "%s: unexpected errno %d (%s)", what, e,
+			 strerror(e));
+}
+
+/*
+ * The traced process: maps and unmaps an executable file (MMAP records,
+ * pauses), and at the fuzzer's request makes a thread, forks, or execs
+ * hwt_dyn, which waits there until killed (an exec while traced).
+ */
+static void fuzz_target_body(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		void *p = map_exec_file();
+		int cmd = shm->step;
+
+		if (p != MAP_FAILED)
+			munmap(p, 8192);
+		if (cmd) {
+			shm->step = 0;
+			if (cmd == 1) {
+				char *argv[] = { DYN, "wait", "/tmp/hwt_fuzz_wait", NULL };
+
+				execv(DYN, argv);
+				_exit(98);
+			} else if (cmd == 2) {
+				fn_thread(NULL);
+			} else {
+				fn_fork(NULL);
+			}
+		}
+		sched_yield();
+	}
+}
+
+static void fuzz_target_restart(struct fuzz *f)
+{
+	if (f->t.pid > 0) {
+		kill(f->t.pid, SIGKILL);
+		target_wait(&f->t, HANG_MS);
+	}
+	shm->step = 0;
+	if (target_start(&f->t, fuzz_target_body, NULL) == 0)
+		target_go(&f->t);
+}
+
+/* A pid for ALLOC: the target mostly; never init or this case's parent. */
+static pid_t fuzz_pid(struct fuzz *f)
+{
+	switch (fuzz_below(8)) {
+	case 0: return getpid();
+	case 1: return 0;
+	case 2: return -1;
+	case 3: return 0x3fffffff;
+	default: return f->t.pid;
+	}
+}
+
+/* A buffer id: the target's tid, a CPU, or nonsense. */
+static uint32_t fuzz_id(struct fuzz *f)
+{
+	switch (fuzz_below(6)) {
+	case 0: return (uint32_t)fuzz_below(3);
+	case 1: return (uint32_t)fuzz_rand();
+	case 2: return (uint32_t)getpid();
+	default: return (uint32_t)f->t.pid;
+	}
+}
+
+/* A context fd, or now and then something that is not one. */
+static int fuzz_fd(struct fuzz *f, int *slot)
+{
+	int i = (int)fuzz_below(FUZZ_SLOTS);
+
+	*slot = i;
+	if (fuzz_below(10) == 0)
+		return fuzz_below(2) ? -1 : 0;	/* not a context: -EBADF or ENOTTY */
+	return f->ctx[i];
+}
+
+static void fuzz_alloc(struct fuzz *f)
+{
+	static const char *const names[] = { "test", "test2", "", "nosuch", "test\ttest" };
+	static const uint64_t bufsizes[] = { 4096, 8192, 65536, 0, 4095, 12288, 1ull << 40 };
+	unsigned long cpus[2] = { 1 + fuzz_below(3), 0 };
+	struct hwt_alloc a;
+	int slot = (int)fuzz_below(FUZZ_SLOTS), kind, dev, r, e;
+	void *p;
+
+	memset(&a, 0, sizeof(a));
+	a.size = fuzz_size(sizeof(a), HWT_ALLOC_SIZE_VER0);
+	a.mode = fuzz_below(8) ? (fuzz_below(4) ? HWT_MODE_THREAD : HWT_MODE_CPU) : (uint32_t)fuzz_below(5);
+	snprintf(a.backend_name, sizeof(a.backend_name), "%s", names[fuzz_below(fuzz_below(4) ? 2 : 5)]);
+	if (fuzz_below(20) == 0)
+		memset(a.backend_name, 'x', sizeof(a.backend_name));	/* unterminated */
+	if (a.mode == HWT_MODE_CPU || fuzz_below(10) == 0) {
+		a.cpu_map = fuzz_below(8) ? (uintptr_t)cpus : (uintptr_t)fuzz_rand();
+		a.cpusetsize = fuzz_below(8) ? sizeof(cpus) : fuzz_rand() % (2 * HWT_CPUSETSIZE_MAX);
+	}
+	if (a.mode == HWT_MODE_THREAD || fuzz_below(10) == 0)
+		a.pid = fuzz_pid(f);
+	a.flags = fuzz_below(4) ? (uint32_t)fuzz_below(2) : (uint32_t)fuzz_rand();
+	a.bufsize = bufsizes[fuzz_below(fuzz_below(3) ? 3 : 7)];
+	a.recq_size = fuzz_below(4) ? 0 : (fuzz_below(2) ? 4096u << fuzz_below(4) : fuzz_rand() % (32u << 20));
+	a.reserved = fuzz_below(20) == 0;
+	a.aux_bufsize = fuzz_below(6) ? 0 : bufsizes[fuzz_below(4)];
+	p = fuzz_ptr(&f->mem, &a, sizeof(a), &kind);
+	dev = dev_open();
+	if (dev < 0)
+		return;
+	r = ioctl(dev, HWT_IOC_ALLOC, p);
+	e = errno;
+	close(dev);
+	fuzz_note(f, "ALLOC", r, e, kind);
+	if (r >= 0) {
+		if (f->ctx[slot] >= 0)
+			close(f->ctx[slot]);
+		f->ctx[slot] = r;
+		f->cpu_mode[slot] = a.mode == HWT_MODE_CPU;
+	}
+}
+
+static void fuzz_config(struct fuzz *f)
+{
+	static const uint32_t timeouts[] = { 1, 20, 100, 200, 0, HWT_PAUSE_TIMEOUT_MAX_MS + 1 };
+	static const char globs[] = "hwt_dyn\n*/hwt_*\n";
+	struct hwt_config c;
+	int slot, fd = fuzz_fd(f, &slot), kind, r;
+	void *p;
+
+	memset(&c, 0, sizeof(c));
+	c.size = fuzz_size(sizeof(c), HWT_CONFIG_SIZE_VER0);
+	c.flags = fuzz_below(6) ? (uint32_t)fuzz_below(HWT_CFG_FLAGS + 1) : (uint32_t)fuzz_rand();
+	/* Short pauses only: a valid long one would hold the target (or this process). */
+	c.pause_timeout_ms = timeouts[fuzz_below(fuzz_below(4) ? 4 : 6)];
+	if (fuzz_below(6) == 0) {
+		c.backend_config_size = (uint32_t)fuzz_below(8192);
+		c.backend_config = fuzz_below(2) ? (uintptr_t)f->mem.arena : (uintptr_t)fuzz_rand();
+	}
+	if (c.flags & HWT_CFG_SELECT) {
+		c.select_trace = fuzz_below(4) ? (uintptr_t)globs : (uintptr_t)fuzz_rand();
+		c.select_trace_size = fuzz_below(4) ? sizeof(globs) - 1 : (uint32_t)fuzz_rand();
+		c.select_no_trace = (uintptr_t)globs;
+		c.select_no_trace_size = (uint32_t)fuzz_below(sizeof(globs));
+	}
+	p = fuzz_ptr(&f->mem, &c, sizeof(c), &kind);
+	r = ioctl(fd, HWT_IOC_SET_CONFIG, p);
+	/* SET_CONFIG only reads: a read-only page is a good argument. */
+	fuzz_note(f, "SET_CONFIG", r, errno, kind == FUZZ_PTR_RO ? FUZZ_PTR_OK : kind);
+}
+
+static void fuzz_small(struct fuzz *f)
+{
+	struct hwt_wakeup w = { .size = sizeof(w) };
+	struct hwt_bufptr bp;
+	struct hwt_bufread br;
+	int slot, fd = fuzz_fd(f, &slot), kind, r;
+	unsigned long cmd;
+	void *p;
+
+	switch (fuzz_below(7)) {
+	case 0:
+		r = ioctl(fd, HWT_IOC_START);
+		fuzz_note(f, "START", r, errno, FUZZ_PTR_OK);
+		break;
+	case 1:
+		r = ioctl(fd, HWT_IOC_STOP);
+		fuzz_note(f, "STOP", r, errno, FUZZ_PTR_OK);
+		break;
+	case 2:
+		w.size = fuzz_size(sizeof(w), HWT_WAKEUP_SIZE_VER0);
+		w.tid = fuzz_below(3) ? -1 : (int32_t)fuzz_id(f);
+		p = fuzz_ptr(&f->mem, &w, sizeof(w), &kind);
+		r = ioctl(fd, HWT_IOC_WAKEUP, p);
+		fuzz_note(f, "WAKEUP", r, errno, kind == FUZZ_PTR_RO ? FUZZ_PTR_OK : kind);
+		break;
+	case 3:
+		memset(&bp, 0, sizeof(bp));
+		bp.size = fuzz_size(sizeof(bp), HWT_BUFPTR_SIZE_VER0);
+		bp.id = fuzz_id(f);
+		bp.flags = fuzz_below(4) ? 0 : (uint32_t)fuzz_rand() & 3;
+		p = fuzz_ptr(&f->mem, &bp, sizeof(bp), &kind);
+		r = ioctl(fd, HWT_IOC_BUFPTR, p);
+		fuzz_note(f, "BUFPTR", r, errno, kind);
+		break;
+	case 4:
+		memset(&br, 0, sizeof(br));
+		br.size = fuzz_size(sizeof(br), HWT_BUFREAD_SIZE_VER0);
+		br.id = fuzz_id(f);
+		br.flags = fuzz_below(4) ? 0 : (uint32_t)fuzz_rand() & 3;
+		br.offset = fuzz_below(2) ? fuzz_below(1 << 20) : fuzz_rand();
+		p = fuzz_ptr(&f->mem, &br, sizeof(br), &kind);
+		r = ioctl(fd, HWT_IOC_BUFREAD, p);
+		fuzz_note(f, "BUFREAD", r, errno, kind == FUZZ_PTR_RO ? FUZZ_PTR_OK : kind);
+		break;
+	case 5: {
+		/* Records into the arena, up to and past its guard page. */
+		size_t len = fuzz_below(4) ? fuzz_below(4096) : fuzz_below(2 * FUZZ_ARENA);
+		size_t off = fuzz_below(FUZZ_ARENA);
+		ssize_t n = read(fd, f->mem.arena + off, len);
+
+		fuzz_note(f, "read", n, errno, FUZZ_PTR_OK);
+		break;
+	}
+	default:
+		/* Unknown commands of hwt's type, any direction and size, on either fd. */
+		cmd = _IOC(fuzz_below(4), HWT_IOC_TYPE, fuzz_below(0x20), fuzz_below(256));
+		if (fuzz_below(2)) {
+			int dev = dev_open();
+
+			r = ioctl(dev, cmd, f->mem.arena);
+			fuzz_note(f, "device ioctl", r, errno, FUZZ_PTR_OK);
+			close(dev);
+		} else {
+			r = ioctl(fd, cmd, f->mem.arena);
+			fuzz_note(f, "context ioctl", r, errno, FUZZ_PTR_OK);
+		}
+		break;
+	}
+}
+
+/* Maps a buffer (sometimes a bad offset or length); unmaps some, in part or whole. */
+static void fuzz_mmap(struct fuzz *f)
+{
+	int slot, fd = fuzz_fd(f, &slot), i = (int)fuzz_below(FUZZ_MAPS);
+	size_t len = 4096 * (1 + fuzz_below(fuzz_below(4) ? 2 : 40));
+	uint64_t off = HWT_MMAP_OFFSET(fuzz_id(f)) | (fuzz_below(6) ? 0 : HWT_MMAP_AUX);
+	int prot = fuzz_below(4) ? PROT_READ : PROT_READ | PROT_WRITE;
+	void *p;
+
+	if (fuzz_below(8) == 0)
+		off += 4096 * fuzz_below(4) + (fuzz_below(2) ? 0 : 1);
+	if (f->map[i].p) {
+		/* Unmap in part (a page from the start) or whole. */
+		if (f->map[i].len > 4096 && fuzz_below(2)) {
+			munmap(f->map[i].p, 4096);
+			f->map[i].p = (char *)f->map[i].p + 4096;
+			f->map[i].len -= 4096;
+		} else {
+			munmap(f->map[i].p, f->map[i].len);
+			f->map[i].p = NULL;
+		}
+		return;
+	}
+	p = mmap(NULL, len, prot, MAP_SHARED, fd, (off_t)off);
+	fuzz_note(f, "mmap", p == MAP_FAILED ? -1 : 0, errno, FUZZ_PTR_OK);
+	if (p != MAP_FAILED) {
+		int pp[2];
+		char c[64];
+
+		f->map[i].p = p;
+		f->map[i].len = len;
+		/* Read it through the kernel: a page it cannot give is EFAULT, not SIGBUS here. */
+		if (pipe(pp) == 0) {
+			if (write(pp[1], p, sizeof(c)) == (ssize_t)sizeof(c) &&
+			    read(pp[0], c, sizeof(c)) < 0)
+				perror("fuzz pipe");
+			close(pp[0]);
+			close(pp[1]);
+		}
+	}
+}
+
+struct fuzz_racer {
+	int fd;
+	uint64_t seed;
+	int ops;
+};
+
+/* Another thread's ioctls, polls and maps on a context fd while it is closed. */
+static void *fuzz_racer_body(void *arg)
+{
+	struct fuzz_racer *rc = arg;
+	uint64_t s = rc->seed;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		struct hwt_bufptr bp = { .size = sizeof(bp), .id = (uint32_t)shm->b_tid };
+		struct pollfd pfd = { .fd = rc->fd, .events = POLLIN };
+		void *p;
+
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		switch (s % 5) {
+		case 0:
+			ioctl(rc->fd, HWT_IOC_BUFPTR, &bp);
+			break;
+		case 1:
+			ioctl(rc->fd, (s & 64) ? HWT_IOC_START : HWT_IOC_STOP);
+			break;
+		case 2:
+			poll(&pfd, 1, 0);
+			break;
+		case 3:
+			p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, rc->fd, (off_t)HWT_MMAP_OFFSET(bp.id));
+			if (p != MAP_FAILED)
+				munmap(p, 4096);
+			break;
+		default: {
+			struct hwt_wakeup w = { .size = sizeof(w), .tid = -1 };
+
+			ioctl(rc->fd, HWT_IOC_WAKEUP, &w);
+			break;
+		}
+		}
+		rc->ops++;
+	}
+	return NULL;
+}
+
+/* Closes a context while another thread works on it (its number is not reused meanwhile). */
+static void fuzz_close_racing(struct fuzz *f)
+{
+	int slot = (int)fuzz_below(FUZZ_SLOTS);
+	struct fuzz_racer rc = { .fd = f->ctx[slot], .seed = fuzz_rand() | 1 };
+	pthread_t th;
+
+	if (rc.fd < 0)
+		return;
+	shm->b_tid = f->t.pid;
+	if (pthread_create(&th, NULL, fuzz_racer_body, &rc) == 0) {
+		while (rc.ops < (int)fuzz_below(100))
+			sched_yield();
+		close(rc.fd);
+		pthread_join(th, NULL);
+	} else {
+		close(rc.fd);
+	}
+	f->ctx[slot] = -1;
+	f->nops++;
+}
+
+/* New dmesg lines since @kmsg was opened that a clean run never prints. */
+static int kmsg_bad(int kmsg, char *out, size_t len)
+{
+	static const char *const pats[] = { "WARNING:", "BUG:", "Oops", "general protection",
+					    "KASAN", "UBSAN", "refcount_t:", "list_add corruption",
+					    "list_del corruption", "sleeping function called",
+					    "scheduling while atomic", "lockdep", "circular locking",
+					    "Call Trace", "RIP:", "hwt: leak", "kmemleak",
+					    "Bad page", "soft lockup", "blocked for more than" };
+	char rec[2048];
+	int bad = 0;
+	size_t i;
+
+	for (;;) {
+		ssize_t n = read(kmsg, rec, sizeof(rec) - 1);
+
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records: read on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+			if (strstr(rec, pats[i])) {
+				if (!bad++)
+					snprintf(out, len, "%.400s", rec);
+				break;
+			}
+		}
+	}
+	return bad;
+}
+
+/*
+ * Random ioctl sequences for a fixed count with a fixed seed (HWT_FUZZ_SEED,
+ * HWT_FUZZ_ROUNDS override them: on the kernel command line, through
+ * run_qemu.sh's HWT_QEMU_APPEND): ALLOC, SET_CONFIG, START, STOP, WAKEUP,
+ * BUFPTR, BUFREAD, read and unknown commands with odd sizes, flags and
+ * pointers (NULL, kernel, unmapped, cut off by a guard page, read-only);
+ * buffer maps unmapped in part, after the context closed or not; a context
+ * closed while another thread works on it; a target that maps, forks, makes
+ * threads, execs and is killed while traced. Every call returns, with
+ * success or an errno of the module's (never one a struct it could not copy
+ * was taken with); the kernel log gains no warning; the module's counters,
+ * slab caches and vmalloc areas come back to where they were.
+ */
+static int t_fuzz(void)
+{
+	uint64_t seed = fuzz_env("HWT_FUZZ_SEED", FUZZ_SEED_DEFAULT);
+	int rounds = (int)fuzz_env("HWT_FUZZ_ROUNDS", FUZZ_ROUNDS_DEFAULT);
+	struct kcounts before, after;
+	struct hwt_stats st;
+	char err[128], fig[512], bad[512] = "";
+	struct fuzz f;
+	int i, kmsg, nbad, r;
+
+	printf("KINFO fuzz seed %#llx rounds %d (HWT_FUZZ_SEED, HWT_FUZZ_ROUNDS)\n",
+	       (unsigned long long)seed, rounds);
+	fuzz_state = seed ? seed : 1;
+	memset(&f, 0, sizeof(f));
+	for (i = 0; i < FUZZ_SLOTS; i++)
+		f.ctx[i] = -1;
+	f.mem.arena = mmap(NULL, FUZZ_ARENA + 4096, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	f.mem.ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(f.mem.arena != MAP_FAILED && f.mem.ro != MAP_FAILED, "mmap");
+	CHECK(mprotect(f.mem.arena + FUZZ_ARENA, 4096, PROT_NONE) == 0, "mprotect");
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	CHECK(kmsg >= 0, "/dev/kmsg: %s", strerror(errno));
+	lseek(kmsg, 0, SEEK_END);
+	CHECK(stats_settle(&st, HANG_MS) == 0, "objects live before the fuzz");
+	CHECK(kcounts_read(&before, err, sizeof(err)) == 0, "counts: %s", err);
+
+	f.t.pid = 0;
+	fuzz_target_restart(&f);
+	for (i = 0; i < rounds; i++) {
+		uint64_t op = fuzz_below(100);
+
+		if (op < 15)
+			fuzz_alloc(&f);
+		else if (op < 30)
+			fuzz_config(&f);
+		else if (op < 70)
+			fuzz_small(&f);
+		else if (op < 82)
+			fuzz_mmap(&f);
+		else if (op < 88)
+			fuzz_close_racing(&f);
+		else if (op < 96)
+			shm->step = 2 + (int)fuzz_below(2);	/* a thread or a fork */
+		else if (op < 98)
+			shm->step = 1;				/* exec hwt_dyn */
+		else
+			fuzz_target_restart(&f);		/* killed while traced */
+	}
+
+	/* Everything let go: maps, contexts, the target. */
+	for (i = 0; i < FUZZ_MAPS; i++)
+		if (f.map[i].p)
+			munmap(f.map[i].p, f.map[i].len);
+	for (i = 0; i < FUZZ_SLOTS; i++)
+		if (f.ctx[i] >= 0)
+			close(f.ctx[i]);
+	kill(f.t.pid, SIGKILL);
+	CHECK(target_wait(&f.t, HANG_MS) != -1, "the target did not die");
+	r = stats_settle(&st, HANG_MS);
+	CHECK(r == 0, "module counters after the fuzz: %llu contexts %llu threads %llu buffers "
+	      "%llu works %llu paused", (unsigned long long)st.contexts,
+	      (unsigned long long)st.threads, (unsigned long long)st.buffers,
+	      (unsigned long long)st.works, (unsigned long long)st.paused);
+	r = kcounts_settle(&before, &after, HANG_MS);
+	kcounts_fmt(fig, sizeof(fig), &before, NULL, &after);
+	sub("fuzz.counts", r == 0, "%s", fig);
+	nbad = kmsg_bad(kmsg, bad, sizeof(bad));
+	close(kmsg);
+	sub("fuzz.dmesg", nbad == 0, "%d bad lines%s%s", nbad, nbad ? ", first: " : "", bad);
+	printf("KINFO fuzz %d calls, %d succeeded, %d unexpected errnos, %d accepted bad pointers\n",
+	       f.nops, f.nok, f.nbad_errno, f.nbad_ok);
+	CHECK(!f.first_bad[0], "seed %#llx: %s", (unsigned long long)seed, f.first_bad);
+	CHECK(r == 0, "seed %#llx: objects left: %s", (unsigned long long)seed, fig);
+	CHECK(nbad == 0, "seed %#llx: kernel log: %s", (unsigned long long)seed, bad);
+	return 0;
+}
+
 struct ktest {
 	const char *name;
 	int (*fn)(void);
@@ -2685,6 +3274,7 @@ static const struct ktest tests[] = {
 	{ "exit_orders", t_exit_orders },
 	{ "churn", t_churn },
 	{ "rmmod_busy", t_rmmod_busy },
+	{ "fuzz", t_fuzz },
 	{ "no_leak", t_no_leak },
 };
 
