@@ -2757,9 +2757,9 @@ static int fuzz_errno_ok(int e)
 struct fuzz {
 	struct fuzz_mem mem;
 	int ctx[FUZZ_SLOTS];		/* context fds, -1 when free */
-	int cpu_mode[FUZZ_SLOTS];
 	struct { void *p; size_t len; } map[FUZZ_MAPS];
 	struct target t;		/* the traced process */
+	int devnull;			/* an fd that is not a context */
 	int nops, nok, nbad_errno, nbad_ok;
 	char first_bad[256];
 };
@@ -2855,7 +2855,7 @@ static int fuzz_fd(struct fuzz *f, int *slot)
 
 	*slot = i;
 	if (fuzz_below(10) == 0)
-		return fuzz_below(2) ? -1 : 0;	/* not a context: -EBADF or ENOTTY */
+		return fuzz_below(2) ? -1 : f->devnull;	/* not a context */
 	return f->ctx[i];
 }
 
@@ -2897,7 +2897,8 @@ static void fuzz_alloc(struct fuzz *f)
 		if (f->ctx[slot] >= 0)
 			close(f->ctx[slot]);
 		f->ctx[slot] = r;
-		f->cpu_mode[slot] = a.mode == HWT_MODE_CPU;
+		/* read() must not wait for records that may never come */
+		fcntl(r, F_SETFL, fcntl(r, F_GETFL) | O_NONBLOCK);
 	}
 }
 
@@ -2984,8 +2985,13 @@ static void fuzz_small(struct fuzz *f)
 		break;
 	}
 	default:
-		/* Unknown commands of hwt's type, any direction and size, on either fd. */
-		cmd = _IOC(fuzz_below(4), HWT_IOC_TYPE, fuzz_below(0x20), fuzz_below(256));
+		/*
+		 * Commands of hwt's type, any number, direction and size, on
+		 * either fd, with a zeroed argument (no long pause slips in).
+		 * ALLOC's number on the device is left out: its fd would leak.
+		 */
+		cmd = _IOC(fuzz_below(4), HWT_IOC_TYPE, 2 + fuzz_below(0x1e), fuzz_below(256));
+		memset(f->mem.arena, 0, 256);
 		if (fuzz_below(2)) {
 			int dev = dev_open();
 
@@ -3176,6 +3182,8 @@ static int t_fuzz(void)
 	f.mem.arena = mmap(NULL, FUZZ_ARENA + 4096, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	f.mem.ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	f.devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	CHECK(f.devnull >= 0, "/dev/null: %s", strerror(errno));
 	CHECK(f.mem.arena != MAP_FAILED && f.mem.ro != MAP_FAILED, "mmap");
 	CHECK(mprotect(f.mem.arena + FUZZ_ARENA, 4096, PROT_NONE) == 0, "mprotect");
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
@@ -3214,6 +3222,7 @@ static int t_fuzz(void)
 	for (i = 0; i < FUZZ_SLOTS; i++)
 		if (f.ctx[i] >= 0)
 			close(f.ctx[i]);
+	close(f.devnull);
 	kill(f.t.pid, SIGKILL);
 	CHECK(target_wait(&f.t, HANG_MS) != -1, "the target did not die");
 	r = stats_settle(&st, HANG_MS);
