@@ -3006,7 +3006,24 @@ static void fuzz_small(struct fuzz *f)
 	}
 }
 
-/* Maps a buffer (sometimes a bad offset or length); unmaps some, in part or whole. */
+/* Reads a mapping through the kernel: a page it cannot give is EFAULT, not SIGBUS here. */
+static void fuzz_touch(const void *p)
+{
+	char c[64];
+	int pp[2];
+
+	if (pipe(pp))
+		return;
+	if (write(pp[1], p, sizeof(c)) == (ssize_t)sizeof(c) && read(pp[0], c, sizeof(c)) < 0)
+		perror("fuzz pipe");
+	close(pp[0]);
+	close(pp[1]);
+}
+
+/*
+ * Maps a buffer (sometimes a bad offset or length), or unmaps one in part or
+ * whole, read first (its context may be closed by now).
+ */
 static void fuzz_mmap(struct fuzz *f)
 {
 	int slot, fd = fuzz_fd(f, &slot), i = (int)fuzz_below(FUZZ_MAPS);
@@ -3018,6 +3035,7 @@ static void fuzz_mmap(struct fuzz *f)
 	if (fuzz_below(8) == 0)
 		off += 4096 * fuzz_below(4) + (fuzz_below(2) ? 0 : 1);
 	if (f->map[i].p) {
+		fuzz_touch(f->map[i].p);
 		/* Unmap in part (a page from the start) or whole. */
 		if (f->map[i].len > 4096 && fuzz_below(2)) {
 			munmap(f->map[i].p, 4096);
@@ -3032,19 +3050,9 @@ static void fuzz_mmap(struct fuzz *f)
 	p = mmap(NULL, len, prot, MAP_SHARED, fd, (off_t)off);
 	fuzz_note(f, "mmap", p == MAP_FAILED ? -1 : 0, errno, FUZZ_PTR_OK);
 	if (p != MAP_FAILED) {
-		int pp[2];
-		char c[64];
-
 		f->map[i].p = p;
 		f->map[i].len = len;
-		/* Read it through the kernel: a page it cannot give is EFAULT, not SIGBUS here. */
-		if (pipe(pp) == 0) {
-			if (write(pp[1], p, sizeof(c)) == (ssize_t)sizeof(c) &&
-			    read(pp[0], c, sizeof(c)) < 0)
-				perror("fuzz pipe");
-			close(pp[0]);
-			close(pp[1]);
-		}
+		fuzz_touch(p);
 	}
 }
 
