@@ -2299,13 +2299,14 @@ static int t_select_shell(void)
 	CHECK(fd >= 0, "context");
 	u = recs_wait(fd, &r, HWT_RECORD_UNTRACED, pred_untraced, &qsh, HANG_MS);
 	CHECK(u, "no UNTRACED \"system binary\" for the shell");
-	CHECK(bufptr(fd, t.pid, &bsh) == 0, "BUFPTR shell");
 	CHECK(u->pid == (uint32_t)t.pid && u->tid == (uint32_t)t.pid &&
 	      !(u->flags & HWT_RECORD_PAUSED), "UNTRACED pid %u tid %u flags %#x", u->pid, u->tid,
 	      u->flags);
 	/* Not paused: the shell goes on to run the program (the pause would be 30 s). */
 	h = recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, SEL_DBG, HANG_MS);
 	CHECK(h, "no EXEC of %s", SEL_DBG);
+	/* The shell has forked since its exec: its buffer must not move from here on. */
+	CHECK(bufptr(fd, t.pid, &bsh) == 0, "BUFPTR shell");
 	child = h->tid;
 	CHECK(h->pid == (uint32_t)child && child != t.pid &&
 	      ((const struct hwt_record_process *)h)->ppid == (uint32_t)t.pid,
