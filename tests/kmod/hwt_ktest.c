@@ -2655,6 +2655,12 @@ static int t_no_leak(void)
 #define FUZZ_MAPS 8
 
 static uint64_t fuzz_state;
+/*
+ * Whether this round's call may be odd (a third of them): the others are
+ * well formed, so that contexts live long enough for the odd calls to
+ * reach the states behind them.
+ */
+static int fuzz_odd;
 
 /* xorshift64*: the same sequence for the same seed on every machine. */
 static uint64_t fuzz_rand(void)
@@ -2700,7 +2706,7 @@ static void *fuzz_ptr(struct fuzz_mem *m, const void *src, size_t len, int *kind
 {
 	static const uint64_t bad[] = { 0, 1, 0xffff888000000000ull, 0xffffffffff600000ull,
 					0x0000800000000000ull, 0xdead0000ull };
-	uint64_t r = fuzz_below(16);
+	uint64_t r = fuzz_odd ? fuzz_below(16) : 0;
 	size_t cut;
 
 	if (len > FUZZ_ARENA)
@@ -2729,6 +2735,8 @@ static uint32_t fuzz_size(uint32_t right, uint32_t ver0)
 {
 	static const uint32_t odd[] = { 0, 1, 4, 7, 4096, 4097, 65536, 0x7fffffffu, 0xffffffffu };
 
+	if (!fuzz_odd)
+		return right;
 	switch (fuzz_below(8)) {
 	case 0:
 		return odd[fuzz_below(sizeof(odd) / sizeof(odd[0]))];
@@ -2852,11 +2860,15 @@ static uint32_t fuzz_id(struct fuzz *f)
 /* A context fd, or now and then something that is not one. */
 static int fuzz_fd(struct fuzz *f, int *slot)
 {
-	int i = (int)fuzz_below(FUZZ_SLOTS);
+	int i = (int)fuzz_below(FUZZ_SLOTS), k;
 
-	*slot = i;
-	if (fuzz_below(10) == 0)
+	if (fuzz_odd && fuzz_below(5) == 0) {
+		*slot = i;
 		return fuzz_below(2) ? -1 : f->devnull;	/* not a context */
+	}
+	for (k = 0; !fuzz_odd && k < FUZZ_SLOTS && f->ctx[i] < 0; k++)
+		i = (i + 1) % FUZZ_SLOTS;		/* a live one if any */
+	*slot = i;
 	return f->ctx[i];
 }
 
@@ -2886,6 +2898,19 @@ static void fuzz_alloc(struct fuzz *f)
 	a.recq_size = fuzz_below(4) ? 0 : (fuzz_below(2) ? 4096u << fuzz_below(4) : fuzz_rand() % (32u << 20));
 	a.reserved = fuzz_below(20) == 0;
 	a.aux_bufsize = fuzz_below(6) ? 0 : bufsizes[fuzz_below(4)];
+	if (!fuzz_odd) {
+		/* Well formed: THREAD mode on the target mostly, or CPU mode. */
+		a.mode = fuzz_below(4) ? HWT_MODE_THREAD : HWT_MODE_CPU;
+		snprintf(a.backend_name, sizeof(a.backend_name), "%s", names[fuzz_below(2)]);
+		a.cpu_map = a.mode == HWT_MODE_CPU ? (uintptr_t)cpus : 0;
+		a.cpusetsize = a.mode == HWT_MODE_CPU ? sizeof(cpus) : 0;
+		a.pid = a.mode == HWT_MODE_THREAD ? (fuzz_below(6) ? f->t.pid : getpid()) : 0;
+		a.flags = a.mode == HWT_MODE_THREAD ? (uint32_t)fuzz_below(2) : 0;
+		a.bufsize = bufsizes[fuzz_below(3)];
+		a.recq_size = 0;
+		a.reserved = 0;
+		a.aux_bufsize = a.mode == HWT_MODE_THREAD && !fuzz_below(4) ? 4096 : 0;
+	}
 	p = fuzz_ptr(&f->mem, &a, sizeof(a), &kind);
 	dev = dev_open();
 	if (dev < 0)
@@ -2925,6 +2950,16 @@ static void fuzz_config(struct fuzz *f)
 		c.select_trace_size = fuzz_below(4) ? sizeof(globs) - 1 : (uint32_t)fuzz_rand();
 		c.select_no_trace = (uintptr_t)globs;
 		c.select_no_trace_size = (uint32_t)fuzz_below(sizeof(globs));
+	}
+	if (!fuzz_odd) {
+		c.flags &= HWT_CFG_FLAGS;
+		c.pause_timeout_ms = timeouts[fuzz_below(4)];
+		c.backend_config_size = 0;
+		c.backend_config = 0;
+		if (c.flags & HWT_CFG_SELECT) {
+			c.select_trace = (uintptr_t)globs;
+			c.select_trace_size = sizeof(globs) - 1;
+		}
 	}
 	p = fuzz_ptr(&f->mem, &c, sizeof(c), &kind);
 	r = ioctl(fd, HWT_IOC_SET_CONFIG, p);
@@ -3206,6 +3241,7 @@ static int t_fuzz(void)
 	for (i = 0; i < rounds; i++) {
 		uint64_t op = fuzz_below(100);
 
+		fuzz_odd = fuzz_below(3) == 0;
 		if (op < 15)
 			fuzz_alloc(&f);
 		else if (op < 30)
