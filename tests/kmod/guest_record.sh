@@ -48,13 +48,28 @@ done
 # --wrap only let go after the target's end (.done): however slowly the guest
 # steps, the target's whole run has no one draining (under load a fixed sleep
 # once let the target run after the collector was let go, and nothing was lost).
+# Every wait here is for a state (a mark, a process state, a slab count);
+# its limit only catches hangs.
 wait_mark() { # file, seconds: 0 once it exists
 	i=0
-	while [ ! -e "$1" ] && [ $i -lt $(($2 * 10)) ]; do
+	while [ ! -s "$1" ] && [ $i -lt $(($2 * 10)) ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	[ -e "$1" ]
+	[ -s "$1" ]
+}
+# spin writes its pid into MARK.ready; 0 once that process sleeps (S or D):
+# spin never does by itself, so it is paused in the kernel.
+wait_asleep() { # ready mark, seconds
+	pid=$(cat "$1") i=0
+	while [ $i -lt $(($2 * 10)) ]; do
+		case $(sed 's/.*) \(.\).*/\1/' "/proc/$pid/stat" 2>/dev/null) in
+		S | D) return 0 ;;
+		esac
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
 }
 for mode in wrap pause; do
 	rm -f "$mode.mark.ready" "$mode.mark.done"
@@ -64,11 +79,19 @@ for mode in wrap pause; do
 	collector=$!
 	wait_mark "$mode.mark.ready" 120
 	kill -STOP $collector
-	# pause: the target waits for the stopped collector, so it cannot end.
-	if [ $mode = wrap ]; then wait_mark "$mode.mark.done" 120; else sleep 1; fi
+	# pause: the target waits for the stopped collector, so it cannot end:
+	# wait until it sleeps, its buffer full.
+	waited=0
+	if [ $mode = wrap ]; then
+		wait_mark "$mode.mark.done" 120 || waited=1
+	else
+		wait_asleep "$mode.mark.ready" 120 || waited=1
+	fi
 	kill -CONT $collector
 	wait $collector
-	result "record.full_buffer_$mode" $? "$(cat "$mode.out")"
+	st=$?
+	result "record.full_buffer_$mode" $([ $st = 0 ] && [ $waited = 0 ] && echo 0 || echo 1) \
+		"status $st, $([ $waited = 0 ] && echo "the state reached" || echo "the target never $([ $mode = wrap ] && echo ended || echo paused) in 120 s") $(cat "$mode.out")"
 done
 
 # examples/calc's suite under hwt-cov (the host compares with the Valgrind unit's lcov).
@@ -99,11 +122,13 @@ slabs_settle() { # waits (up to 15 s) for the counts to equal $1
 before=$(slabs | tr '\n' ' ')
 
 # Attach: a running process traced for 2 s, then detached; it goes on and ends
-# well. spin's SECONDS are a bound for a slow guest: once seen running on, it
-# is let go (SIGUSR1) rather than waited for (here and below).
-"$spin" 12 > attach.spin.out 2>&1 &
+# well. spin runs until it is let go (SIGUSR1) once seen running on (its
+# SECONDS, 600, only bound a hang), here and below; the attach waits for its
+# ready mark, not for a time.
+rm -f attach.mark.ready
+"$spin" 600 attach.mark > attach.spin.out 2>&1 &
 target=$!
-sleep 1
+wait_mark attach.mark.ready 120
 "$hwt" record --unit kmod -q -p "$target" --duration 2 -o attach.spin > attach.out 2>&1
 st=$?
 alive=1
@@ -119,9 +144,10 @@ result attach $([ $st = 0 ] && [ $alive = 0 ] && [ $spin_st = 0 ] && echo 0 || e
 # rather than at its next switch-in, seconds later or never. The recorder
 # on the other CPU; the host checks how soon each trace began.
 for i in 1 2 3; do
-	taskset -c 1 "$spin" 12 > "attach.pinned.$i.out" 2>&1 &
+	rm -f "attach.pinned.$i.mark.ready"
+	taskset -c 1 "$spin" 600 "attach.pinned.$i.mark" > "attach.pinned.$i.out" 2>&1 &
 	target=$!
-	sleep 1
+	wait_mark "attach.pinned.$i.mark.ready" 120
 	taskset -c 0 "$hwt" record --unit kmod -q -p "$target" --duration 1 -o "attach.pinned.$i" \
 		>> "attach.pinned.$i.out" 2>&1
 	st=$?
@@ -145,9 +171,10 @@ for entry in loops:loops threads:threads two:"$P/loops & $P/recursion; wait"; do
 	esac
 	result "cpu.$name" $? "($(($(date +%s) - t0)) s)"
 done
-"$spin" 6 > cpu.spin.out 2>&1 &
+rm -f cpu.mark.ready
+"$spin" 600 cpu.mark > cpu.spin.out 2>&1 &
 target=$!
-sleep 0.5
+wait_mark cpu.mark.ready 120
 "$hwt" record --unit kmod -q -a --duration 2 -o cpu.duration > cpu.duration.out 2>&1
 st=$?
 kill -USR1 "$target" 2>/dev/null
@@ -157,20 +184,29 @@ result cpu.duration $([ $st = 0 ] && [ $spin_st = 0 ] && echo 0 || echo 1) \
 	"record $st, target $spin_st: $(cat cpu.spin.out)"
 
 # The collector killed while it traces: the target runs on, untraced (it
-# must be running when the collector dies, and end well: a busy host's
-# guest may take seconds to start the collector, and in CPU mode every
-# process on every CPU is stepped, this shell too, whose 1.5 s sleep once
-# ended after a 10 s target had: hence 30 s, let go by SIGUSR1 as above).
+# must be running when the collector dies, and end well). The collector is
+# killed once its context exists (one more hwt_context object than before),
+# however long the guest takes to start it; the target runs until let go.
+slab_count() { # cache
+	echo 1 > "/sys/kernel/slab/$1/shrink" 2>/dev/null
+	awk -v c="$1" '$1 == c { print $2 }' /proc/slabinfo
+}
 collector_killed() { # name, bundle, what to trace (-p PID is filled in: "-p")
 	name=$1 bundle=$2
 	shift 2
-	"$spin" 30 > "$bundle.spin.out" 2>&1 &
+	rm -f "$bundle.mark.ready"
+	"$spin" 600 "$bundle.mark" > "$bundle.spin.out" 2>&1 &
 	target=$!
-	sleep 0.5
+	wait_mark "$bundle.mark.ready" 120
 	if [ "$1" = -p ]; then set -- -p "$target"; fi
+	ctx0=$(slab_count hwt_context)
 	"$hwt" record --unit kmod -q "$@" -o "$bundle" > "$bundle.out" 2>&1 &
 	collector=$!
-	sleep 1.5
+	i=0
+	while [ "$(slab_count hwt_context)" -le "$ctx0" ] && [ $i -lt 1200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	alive=1
 	kill -0 "$target" 2>/dev/null && alive=0
 	kill -9 "$collector"

@@ -151,7 +151,7 @@ set +e
 timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 ${accel:+-accel $accel} ${HWT_QEMU_OPTS:-} \
 	-smp 2 -m 1024 -nographic -no-reboot -net none "${qemu_9p[@]}" \
 	-kernel "$kernel" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 quiet loglevel=5 panic=-1 softlockup_panic=1 watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 ${HWT_QEMU_APPEND:-}" < /dev/null > "$work/console.log" 2>&1
+	-append "console=ttyS0 quiet loglevel=5 panic=-1 softlockup_panic=1 watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 no_timer_check ${HWT_QEMU_APPEND:-}" < /dev/null > "$work/console.log" 2>&1
 qrc=$?
 set -e
 t2=$(date +%s)

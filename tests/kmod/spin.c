@@ -3,8 +3,9 @@
  * SECONDS (a checksum each round, checked against the first round's, so
  * that a round the tracing disturbed would show), then prints the rounds
  * and exits 0 when every round agreed, 1 otherwise. With MARK it creates
- * MARK.ready before its first round and MARK.done after its last, for a
- * test that must act while it runs, however slowly the machine is.
+ * MARK.ready before its first round and MARK.done after its last (each
+ * holding its pid), for a test that must act while it runs, however slowly
+ * the machine is.
  * SIGUSR1 ends it after the round it is in (as well as SECONDS running out):
  * a test that has seen what it needed lets it go, and SECONDS can stay long
  * enough for the slowest machine.
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile unsigned work_size = 2000;
 static volatile sig_atomic_t stop;
@@ -47,8 +49,10 @@ static void mark(const char *prefix, const char *what)
 		return;
 	snprintf(path, sizeof(path), "%s.%s", prefix, what);
 	f = fopen(path, "w");
-	if (f)
+	if (f) {
+		fprintf(f, "%d\n", (int)getpid());	/* whom to watch: tests wait on its state */
 		fclose(f);
+	}
 }
 
 int main(int argc, char **argv)
