@@ -112,7 +112,8 @@ size_t hwt_rec_current_args(char *dst)
 
 static bool hwt_rec_is_vdso(struct vm_area_struct *vma)
 {
-#ifdef CONFIG_X86
+/* Both keep the vDSO's text address in the mm's context (arm64's after its data pages). */
+#if defined(CONFIG_X86) || defined(CONFIG_ARM64)
 	return vma->vm_mm && (unsigned long)vma->vm_mm->context.vdso == vma->vm_start;
 #else
 	return false;
