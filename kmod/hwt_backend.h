@@ -135,7 +135,7 @@ void hwt_buffer_full(struct hwt_context *ctx, struct hwt_buffer *buf);
 void hwt_buffer_lost(struct hwt_context *ctx, u64 bytes);
 /* Queues @rec (its header filled, sealed here) if @ctx runs (atomic-safe). */
 void hwt_context_record(struct hwt_context *ctx, struct hwt_record_header *rec);
-/* Time of the newest record queued in @ctx (TSC), for a backend's sideband clock. */
+/* Time of the newest record queued in @ctx (hwt_clock), for a backend's sideband clock. */
 u64 hwt_context_record_time(struct hwt_context *ctx);
 
 /* Asks for ops->thread_work in @thr's task work (atomic-safe); false if it is exiting. */

@@ -6,9 +6,15 @@
 #ifndef HWT_COMPAT_H
 #define HWT_COMPAT_H
 
+#include <linux/elf-em.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/version.h>
+#if defined(CONFIG_X86)
+#include <asm/msr.h>
+#elif defined(CONFIG_ARM64)
+#include <clocksource/arm_arch_timer.h>
+#endif
 
 /* vm_flags became read-only in 6.3 (vm_flags_mod). */
 static inline void hwt_vma_flags_mod(struct vm_area_struct *vma, unsigned long set,
@@ -41,6 +47,31 @@ static inline struct file *hwt_mm_exe_file_rcu(struct mm_struct *mm)
 #define HWT_MUNMAP_SYMBOL	"do_vmi_munmap"
 #else
 #define HWT_MUNMAP_SYMBOL	"do_mas_munmap"
+#endif
+
+/*
+ * The records' clock: the one the trace units' own timestamps count, so that a
+ * decoder can tell which records a piece of trace follows. x86: the TSC
+ * (Intel PT's TSC packets; user space converts it). arm64: the generic
+ * timer's counter (CNTVCT_EL0, which ETM and SPE timestamps count), read the
+ * way the arch timer driver reads it, with its errata workarounds.
+ */
+static inline u64 hwt_clock(void)
+{
+#if defined(CONFIG_X86)
+	return rdtsc();
+#elif defined(CONFIG_ARM64)
+	return arch_timer_read_counter();
+#else
+#error "hwt.ko: no record clock for this architecture (x86-64 and arm64 only)"
+#endif
+}
+
+/* The e_machine of the native programs whose images selection reads. */
+#if defined(CONFIG_X86)
+#define HWT_EM_NATIVE	EM_X86_64
+#elif defined(CONFIG_ARM64)
+#define HWT_EM_NATIVE	EM_AARCH64
 #endif
 
 #endif /* HWT_COMPAT_H */

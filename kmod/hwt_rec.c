@@ -8,7 +8,6 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <asm/msr.h>
 
 #include "hwt_compat.h"
 #include "hwt_rec.h"
@@ -24,8 +23,7 @@ void hwt_rec_hdr(struct hwt_record_header *h, u16 type, u32 size, struct task_st
 	h->flags = 0;
 	h->size = size;
 	h->crc32 = 0;
-	/* The TSC: the clock of Intel PT's TSC packets. */
-	h->time = rdtsc();
+	h->time = hwt_clock();
 	h->pid = task_tgid_nr(t);
 	h->tid = task_pid_nr(t);
 }
@@ -114,7 +112,8 @@ size_t hwt_rec_current_args(char *dst)
 
 static bool hwt_rec_is_vdso(struct vm_area_struct *vma)
 {
-#ifdef CONFIG_X86
+/* Both keep the vDSO's text address in the mm's context (arm64's after its data pages). */
+#if defined(CONFIG_X86) || defined(CONFIG_ARM64)
 	return vma->vm_mm && (unsigned long)vma->vm_mm->context.vdso == vma->vm_start;
 #else
 	return false;
@@ -193,7 +192,7 @@ struct hwt_record_header *hwt_rec_untraced(void *s, size_t size, struct task_str
 	if (!hwt_record_untraced_build(s, size, hwt_rec_ppid(p), 0, path, PATH_MAX, why,
 				       HWT_REC_REASON_MAX))
 		return NULL;
-	rec->hdr.time = rdtsc();
+	rec->hdr.time = hwt_clock();
 	rec->hdr.pid = task_tgid_nr(p);
 	rec->hdr.tid = task_pid_nr(p);
 	return &rec->hdr;

@@ -31,7 +31,7 @@ struct hwt_map {
 	unsigned long	vm_flags;
 };
 
-/* The header for a record of @type and @size about @t; time is the TSC. */
+/* The header for a record of @type and @size about @t; time is hwt_clock() (hwt_compat.h). */
 void hwt_rec_hdr(struct hwt_record_header *h, u16 type, u32 size, struct task_struct *t);
 
 /*

@@ -4,8 +4,8 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <asm/msr.h>
 
+#include "hwt_compat.h"
 #include "hwt_record.h"
 #include "hwt_recq.h"
 #include "hwt_stats.h"
@@ -77,7 +77,7 @@ static void hwt_recq_put_lost(struct hwt_recq *q, u32 extra)
 	lost.hdr.magic = HWT_RECORD_MAGIC;
 	lost.hdr.type = HWT_RECORD_LOST;
 	lost.hdr.size = sizeof(lost);
-	lost.hdr.time = rdtsc();
+	lost.hdr.time = hwt_clock();
 	lost.reason = HWT_LOST_RECORD_QUEUE;
 	lost.records = q->lost;
 	hwt_record_seal(&lost.hdr);

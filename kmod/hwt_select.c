@@ -16,6 +16,7 @@
 #include "hwt_buildid.h"
 #include "hwt_record.h"
 #include "hwt_cache.h"
+#include "hwt_compat.h"
 #include "hwt_context.h"
 #include "hwt_dest.h"
 #include "hwt_rec.h"
@@ -217,7 +218,7 @@ enum hwt_rule_verdict hwt_select_judge(struct hwt_context *ctx, struct file *f, 
 
 	facts.set_id = !!(file_inode(f)->i_mode & (S_ISUID | S_ISGID));
 	facts.elf = !hwt_sel_read(f, 0, &eh, sizeof(eh)) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-		    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_machine == EM_X86_64 &&
+		    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_machine == HWT_EM_NATIVE &&
 		    eh.e_phentsize == sizeof(Elf64_Phdr);
 	facts.system_dir = hwt_rule_system_dir(p);
 	v = hwt_rule_decide(&facts, why);

@@ -46,6 +46,9 @@ test_packages=(
   # kernel framework tests: Debian's 6.1, and the 6.12 of bookworm-backports (below);
   # dkms builds the modules as users would
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod dkms xz-utils
+  # and the arm64 guest (qemu-system-aarch64; its kernel, headers and busybox:
+  # scripts/setup_arm64.sh, below)
+  qemu-system-arm
   # looking at pages: the flame graph and speedscope tests (tests/stacks/web,
   # whose npm packages scripts/setup_npm.sh installs; npm below)
   chromium nodejs
@@ -114,3 +117,4 @@ else
   echo "setup: done"
 fi
 [ $tests = 0 ] || bash "$(dirname "$0")/setup_npm.sh"
+[ $tests = 0 ] || bash "$(dirname "$0")/setup_arm64.sh"

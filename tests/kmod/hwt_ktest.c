@@ -38,6 +38,16 @@
 #define SEL_NODBG "/opt/t/hwt_sel_nodbg"	/* stripped */
 #define SEL_LINK "/opt/t/hwt_sel_link"		/* stripped, .gnu_debuglink to .debug/ */
 #define SEL_BID "/opt/t/hwt_sel_bid"		/* stripped, debug file by build-id */
+/* The guest architecture's dynamic loader and libc, where run_qemu.sh puts them. */
+#if defined(__aarch64__)
+#define LDSO "/lib/ld-linux-aarch64.so.1"
+#define LDSO_MULTIARCH "/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1"
+#define LIBC "/lib/aarch64-linux-gnu/libc.so.6"
+#else
+#define LDSO "/lib64/ld-linux-x86-64.so.2"
+#define LDSO_MULTIARCH "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+#define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+#endif
 #define HWT_RULE_WHY_SET_ID_TEXT "setuid or setgid: the trace unit cannot run it with its privileges"
 /*
  * No check depends on how fast the guest runs: cases wait for states (a
@@ -1265,6 +1275,53 @@ static int t_ebusy(void)
 	return 0;
 }
 
+/* The records' clock as user space reads it: the TSC on x86, the generic timer's counter on arm64. */
+static uint64_t arch_clock(void)
+{
+#if defined(__aarch64__)
+	uint64_t v;
+
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+#else
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return (uint64_t)hi << 32 | lo;
+#endif
+}
+
+/* Records are stamped with the architecture's trace clock (hwt_compat.h's hwt_clock). */
+static int t_rec_clock(void)
+{
+	char *argv[] = { DYN, "exit", NULL };
+	const struct hwt_record_header *h, *e;
+	uint64_t before, after;
+	struct target t;
+	struct recs r;
+	int fd;
+
+	recs_init(&r);
+	CHECK(target_start(&t, fn_exec, argv) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	before = arch_clock();
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	CHECK(target_wait(&t, 5000) == 0, "target");
+	after = arch_clock();
+	h = recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, DYN, HANG_MS);
+	CHECK(h, "no EXEC record");
+	e = recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid, HANG_MS);
+	CHECK(e, "no PROCESS_EXIT");
+	CHECK(before <= h->time && h->time <= e->time && e->time <= after,
+	      "times not of the user-visible clock: before %llu, EXEC %llu, exit %llu, after %llu",
+	      (unsigned long long)before, (unsigned long long)h->time,
+	      (unsigned long long)e->time, (unsigned long long)after);
+	close(fd);
+	return 0;
+}
+
 static int t_rec_exec(void)
 {
 	char *argv[] = { DYN, "exit", "arg two", NULL };
@@ -1296,10 +1353,10 @@ static int t_rec_exec(void)
 	h = recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, DYN, HANG_MS);
 	CHECK(h, "no MMAP of the new image");
 	CHECK(((const struct hwt_record_mmap *)h)->prot & HWT_PROT_EXEC, "MMAP prot");
-	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, "/lib64/ld-linux-x86-64.so.2", HANG_MS) ||
-	      recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", HANG_MS),
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, LDSO, HANG_MS) ||
+	      recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, LDSO_MULTIARCH, HANG_MS),
 	      "no MMAP of the interpreter");
-	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, "/lib/x86_64-linux-gnu/libc.so.6", HANG_MS),
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, LIBC, HANG_MS),
 	      "no MMAP of libc (mapped by ld.so)");
 	h = recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, "[vdso]", HANG_MS);
 	CHECK(h && (h->flags & HWT_MMAP_VDSO), "no vDSO MMAP");
@@ -1451,8 +1508,7 @@ static int t_rec_buildid(void)
 {
 	char *argv[] = { DYN, "dlopen", NULL };
 	char *wargv[] = { DYN, "wait", "/tmp/hwt_waiting", NULL };
-	const char *want[] = { DYN, LIB, "/lib/x86_64-linux-gnu/libc.so.6",
-			       "/lib64/ld-linux-x86-64.so.2" };
+	const char *want[] = { DYN, LIB, LIBC, LDSO };
 	struct bid b[16], *x;
 	struct target t;
 	struct recs r;
@@ -3312,6 +3368,7 @@ static const struct ktest tests[] = {
 	{ "two_contexts", t_two_contexts },
 	{ "ebusy", t_ebusy },
 	{ "rec_exec", t_rec_exec },
+	{ "rec_clock", t_rec_clock },
 	{ "rec_dlopen", t_rec_dlopen },
 	{ "rec_mmap_munmap", t_rec_mmap },
 	{ "rec_buildid", t_rec_buildid },

@@ -8,6 +8,11 @@
 # host's file system read-only over 9p, chroots into it and records with
 # the kernel unit (guest_record.sh) into WORK_DIR/out, which the host checks
 # afterwards (check_records.sh).
+# A kernel version ending in -arm64 boots Debian's arm64 kernel in
+# qemu-system-aarch64 (virt machine, TCG) with the modules and test programs
+# cross-built, from what scripts/setup_arm64.sh unpacks under HWT_ARM64_ROOT
+# (default /opt/hwt-arm64): the framework's cases only (hwt_sw.ko and the
+# record phase are x86-64 only); exit 77 (skipped) when a piece is missing.
 # Environment: HWT_KVER (kernel version; default the newest /boot/vmlinuz-*-amd64),
 # HWT_KIMAGE, HWT_KDIR, HWT_KMODULES (its image, headers' build directory and
 # modules; default where Debian installs them),
@@ -23,14 +28,52 @@ set -euo pipefail
 root=$(cd "$1" && pwd)
 work=$2
 build=${3:+$(cd "$3" && pwd)}
-timeout_s=${HWT_QEMU_TIMEOUT:-$([ -n "$build" ] && echo 1500 || echo 300)}
 # Two vCPUs on one host thread: faster here than multi-threaded TCG on a busy
 # 2-core host, and see kmod/README.md (known gaps) on MTTCG.
 accel=${HWT_QEMU_ACCEL-tcg,thread=single}
 kver=${HWT_KVER:-$(ls /boot/vmlinuz-*-amd64 | sed 's|.*/vmlinuz-||' | sort -V | tail -1)}
-kernel=${HWT_KIMAGE:-/boot/vmlinuz-$kver}
-kmodules=${HWT_KMODULES:-/lib/modules/$kver}
 here=$root/tests/kmod
+
+# What differs between the guest architectures: compiler, busybox, QEMU.
+case "$kver" in
+*-arm64)
+	arch=aarch64
+	arm64_root=${HWT_ARM64_ROOT:-/opt/hwt-arm64}
+	kernel=${HWT_KIMAGE:-$arm64_root/boot/vmlinuz-$kver}
+	kmodules=${HWT_KMODULES:-$arm64_root/lib/modules/$kver}
+	cc=aarch64-linux-gnu-gcc objcopy=aarch64-linux-gnu-objcopy
+	sysroot=/usr/aarch64-linux-gnu
+	busybox=$arm64_root/bin/busybox
+	# cortex-a57: TCG emulates it faster than "max" (no pointer authentication).
+	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57)
+	console=ttyAMA0
+	arch_append=
+	modules="hwt.ko hwt_test.ko"
+	for need in "$kernel" "$busybox" "$sysroot/lib/libc.so.6"; do
+		[ -e "$need" ] || { echo "kmod: $need not found (scripts/setup.sh --tests): skipped"; exit 77; }
+	done
+	for need in "$cc" qemu-system-aarch64; do
+		command -v "$need" >/dev/null || { echo "kmod: $need not installed (scripts/setup.sh --tests): skipped"; exit 77; }
+	done
+	# The record phase runs hwt_sw.ko and the host's x86-64 programs.
+	record=0
+	;;
+*)
+	arch=x86_64
+	kernel=${HWT_KIMAGE:-/boot/vmlinuz-$kver}
+	kmodules=${HWT_KMODULES:-/lib/modules/$kver}
+	cc=gcc objcopy=objcopy sysroot=
+	busybox=/bin/busybox
+	qemu=(qemu-system-x86_64)
+	console=ttyS0
+	# Under a load of 20 the boot-time timer check panicked the guest
+	# ("IO-APIC + timer doesn't work!"); the option is the x86 kernel's.
+	arch_append=no_timer_check
+	modules="hwt.ko hwt_test.ko hwt_sw.ko"
+	record=${build:+1}
+	;;
+esac
+timeout_s=${HWT_QEMU_TIMEOUT:-$([ "${record:-0}" = 1 ] && echo 1500 || echo 300)}
 
 t0=$(date +%s)
 mkdir -p "$work"
@@ -50,14 +93,14 @@ echo "kmod: building modules for $kver in $kbuild"
 
 echo "kmod: building test programs"
 cflags=(-O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -I"$root/kmod/include/uapi" -I"$root/common" -pthread)
-gcc "${cflags[@]}" -static -o "$work/initramfs/bin/hwt_ktest" "$here"/hwt_ktest.c \
+$cc "${cflags[@]}" -static -o "$work/initramfs/bin/hwt_ktest" "$here"/hwt_ktest.c \
 	"$root/common/hwt_record.c" "$root/common/crc32.c"
-gcc "${cflags[@]}" -fPIC -shared -o "$work/initramfs/lib/libhwtt.so" "$here/libhwtt.c"
-gcc "${cflags[@]}" -o "$work/initramfs/bin/hwt_dyn" "$here/hwt_dyn.c" -ldl
+$cc "${cflags[@]}" -fPIC -shared -o "$work/initramfs/lib/libhwtt.so" "$here/libhwtt.c"
+$cc "${cflags[@]}" -o "$work/initramfs/bin/hwt_dyn" "$here/hwt_dyn.c" -ldl
 # Set-user-ID root: the exec that must end THREAD-mode tracing for an
 # unprivileged owner. The archive lists every file as root's (-R 0:0), so
 # this holds when the harness does not run as root too.
-gcc "${cflags[@]}" -static -o "$work/initramfs/bin/hwt_suid" "$here/hwt_suid.c"
+$cc "${cflags[@]}" -static -o "$work/initramfs/bin/hwt_suid" "$here/hwt_suid.c"
 chmod 4755 "$work/initramfs/bin/hwt_suid"
 
 # Selection (HWT_CFG_SELECT): one program outside the system directories,
@@ -65,16 +108,16 @@ chmod 4755 "$work/initramfs/bin/hwt_suid"
 # .gnu_debuglink to /opt/t/.debug/, and a variant of its own build-id
 # stripped with its debug file under /usr/lib/debug/.build-id/.
 opt=$work/initramfs/opt/t
-gcc "${cflags[@]}" -static -o "$opt/hwt_sel_dbg" "$here/hwt_sel.c"
-objcopy --strip-debug "$opt/hwt_sel_dbg" "$opt/hwt_sel_nodbg"
-objcopy --only-keep-debug "$opt/hwt_sel_dbg" "$opt/.debug/hwt_sel_link.debug"
-(cd "$opt/.debug" && objcopy --strip-debug --add-gnu-debuglink=hwt_sel_link.debug \
+$cc "${cflags[@]}" -static -o "$opt/hwt_sel_dbg" "$here/hwt_sel.c"
+$objcopy --strip-debug "$opt/hwt_sel_dbg" "$opt/hwt_sel_nodbg"
+$objcopy --only-keep-debug "$opt/hwt_sel_dbg" "$opt/.debug/hwt_sel_link.debug"
+(cd "$opt/.debug" && $objcopy --strip-debug --add-gnu-debuglink=hwt_sel_link.debug \
 	"$opt/hwt_sel_dbg" "$opt/hwt_sel_link")
-gcc "${cflags[@]}" -static -DHWT_SEL_VARIANT='"build-id"' -o "$work/hwt_sel_bid_full" "$here/hwt_sel.c"
-objcopy --strip-debug "$work/hwt_sel_bid_full" "$opt/hwt_sel_bid"
+$cc "${cflags[@]}" -static -DHWT_SEL_VARIANT='"build-id"' -o "$work/hwt_sel_bid_full" "$here/hwt_sel.c"
+$objcopy --strip-debug "$work/hwt_sel_bid_full" "$opt/hwt_sel_bid"
 bid=$(readelf -n "$opt/hwt_sel_bid" | sed -n 's/^ *Build ID: *//p' | head -1)
 mkdir -p "$work/initramfs/usr/lib/debug/.build-id/${bid:0:2}"
-objcopy --only-keep-debug "$work/hwt_sel_bid_full" \
+$objcopy --only-keep-debug "$work/hwt_sel_bid_full" \
 	"$work/initramfs/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
 for f in hwt_sel_nodbg hwt_sel_link hwt_sel_bid; do
 	if readelf -S "$opt/$f" | grep -q 'debug_info'; then
@@ -83,26 +126,41 @@ for f in hwt_sel_nodbg hwt_sel_link hwt_sel_bid; do
 	fi
 done
 
-# The dynamically linked program needs its interpreter and libraries.
-for lib in $(ldd "$work/initramfs/bin/hwt_dyn" | grep -o '/[^ ]*'); do
-	mkdir -p "$work/initramfs$(dirname "$lib")"
-	cp -L "$lib" "$work/initramfs$lib"
-done
+# The dynamically linked program needs its interpreter and libraries:
+# "HOST_FILE GUEST_PATH" lines (ldd's; for a cross-built one, from readelf
+# and the cross toolchain's libraries, under the multiarch directory).
+dyn_libs() {
+	local lib
+	if [ -z "$sysroot" ]; then
+		for lib in $(ldd "$1" | grep -o '/[^ ]*'); do echo "$lib $lib"; done
+		return
+	fi
+	lib=$(readelf -l "$1" | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+	echo "$sysroot/lib/$(basename "$lib") $lib"
+	for lib in $(readelf -d "$1" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+		echo "$sysroot/lib/$lib /lib/$arch-linux-gnu/$lib"
+	done
+}
+dyn_libs "$work/initramfs/bin/hwt_dyn" > "$work/dyn_libs"
+while read -r lib guest; do
+	mkdir -p "$work/initramfs$(dirname "$guest")"
+	cp -L "$lib" "$work/initramfs$guest"
+done < "$work/dyn_libs"
 
 # Build-ids of the test's ELF files as readelf sees them: "PATH HEX" lines in
 # /buildids, to compare with those of MMAP records.
-for f in /bin/hwt_dyn /bin/hwt_ktest /lib/libhwtt.so $(ldd "$work/initramfs/bin/hwt_dyn" | grep -o '/[^ ]*'); do
+for f in /bin/hwt_dyn /bin/hwt_ktest /lib/libhwtt.so $(cut -d' ' -f2 "$work/dyn_libs"); do
 	id=$(readelf -n "$work/initramfs$f" | sed -n 's/^ *Build ID: *//p' | head -1)
 	[ -n "$id" ] && echo "$f $id"
 done > "$work/initramfs/buildids"
 
-cp /bin/busybox "$work/initramfs/bin/busybox"
-cp "$kbuild/hwt.ko" "$kbuild/hwt_test.ko" "$kbuild/hwt_sw.ko" "$work/initramfs/"
+cp "$busybox" "$work/initramfs/bin/busybox"
+for m in $modules; do cp "$kbuild/$m" "$work/initramfs/"; done
 
 # The record phase: 9p over virtio, the modules in load order (dependencies
 # first; those not found are built in), uncompressed for busybox's insmod.
 qemu_9p=()
-if [ -n "$build" ]; then
+if [ "$record" = 1 ]; then
 	seen="" order=""
 	add_module() {
 		local f d
@@ -148,10 +206,10 @@ t1=$(date +%s)
 
 echo "kmod: booting $kernel (timeout ${timeout_s}s)"
 set +e
-timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 ${accel:+-accel $accel} ${HWT_QEMU_OPTS:-} \
+timeout --foreground -k 5 "$timeout_s" "${qemu[@]}" ${accel:+-accel $accel} ${HWT_QEMU_OPTS:-} \
 	-smp 2 -m 1024 -nographic -no-reboot -net none "${qemu_9p[@]}" \
 	-kernel "$kernel" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 quiet loglevel=5 panic=-1 softlockup_panic=1 watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 no_timer_check ${HWT_QEMU_APPEND:-}" < /dev/null > "$work/console.log" 2>&1
+	-append "console=$console quiet loglevel=5 panic=-1 softlockup_panic=1 watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 $arch_append ${HWT_QEMU_APPEND:-}" < /dev/null > "$work/console.log" 2>&1
 qrc=$?
 set -e
 t2=$(date +%s)
@@ -175,7 +233,7 @@ if [ "$pass" -eq 0 ]; then
 	fail=$((fail + 1))
 fi
 # What the guest recorded, checked on the host against the oracles.
-if [ -n "$build" ] && [ "$done_line" -gt 0 ] && [ -z "${HWT_GUEST_SCRIPT:-}" ]; then
+if [ "$record" = 1 ] && [ "$done_line" -gt 0 ] && [ -z "${HWT_GUEST_SCRIPT:-}" ]; then
 	"$here/check_records.sh" "$root" "$build" "$work/out" ${HWT_KMOD_ORACLES:-} | tee "$work/check.txt"
 	pass=$((pass + $(grep -c '^CHECK [^ ]* PASS' "$work/check.txt" || true)))
 	fail=$((fail + $(grep -c '^CHECK [^ ]* FAIL' "$work/check.txt" || true)))
