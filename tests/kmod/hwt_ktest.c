@@ -1308,7 +1308,7 @@ static int t_rec_clock(void)
 	before = arch_clock();
 	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
 	target_go(&t);
-	CHECK(target_wait(&t, 5000) == 0, "target");
+	CHECK(target_wait(&t, HANG_MS) == 0, "target");
 	after = arch_clock();
 	h = recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, DYN, HANG_MS);
 	CHECK(h, "no EXEC record");
