@@ -62,6 +62,9 @@ test_packages=(
   time
   # perf.data: Linux perf (the oracle of the perf import and export)
   linux-perf
+  # per-test coverage inside processes: test frameworks whose tests are functions
+  # (tests/lcov/per_test_function.py)
+  libgtest-dev libcmocka-dev catch2
 )
 [ $tests = 0 ] || packages+=("${test_packages[@]}")
 
