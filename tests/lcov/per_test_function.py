@@ -35,10 +35,13 @@ CALC = os.path.join(os.path.dirname(os.path.dirname(HERE)), 'examples', 'calc')
 
 GTEST_PROJECT = """cmake_minimum_required(VERSION 3.16)
 project(per_test_function C CXX)
+enable_testing()
 find_package(GTest REQUIRED)
 add_library(calc STATIC calc.c)
 add_executable(calc_tests calc_tests.cc)
 target_link_libraries(calc_tests PRIVATE calc GTest::gtest_main)
+# A CTest test of one gtest test, named as gtest_discover_tests names it.
+add_test(NAME Calc_Arith.Add COMMAND calc_tests --gtest_filter=Calc_Arith.Add)
 """
 GTEST_TESTS = r"""#include <gtest/gtest.h>
 extern "C" {
@@ -263,6 +266,32 @@ def main():
         run([hwt, 'report', 'lcov', '-q', '--per-test', '-o', plain_info, bundle], cwd=plain)
         if any(tn[n] in sections(plain_info) for n in names):
             failures.append('in-process tests without --test-function')
+
+    # GoogleTest under CTest (a test per gtest test, as gtest_discover_tests
+    # makes them): the CTest test and the test function of one name are one
+    # section (a test function named Calc.Arith_Add would be a second
+    # section of the same TN), equal to the whole process under gcov.
+    if case == 'gtest':
+        name = 'Calc_Arith.Add'
+        ctest_info = os.path.join(work, 'ctest.info')
+        r = run([hwt_cov, '-q', '--per-test', '-o', ctest_info, '--', 'ctest'], cwd=plain)
+        tns, cur = [], None  # (TN, SF) of each record: one of each
+        for line in open(ctest_info) if os.path.exists(ctest_info) else []:
+            if line.startswith('TN:'):
+                cur = line[3:].strip()
+            elif line.startswith('SF:'):
+                tns.append((cur, line[3:].strip()))
+        if r.returncode != 0 or sorted(set(t for t, _ in tns)) != [tn[name]] or \
+                len(tns) != len(set(tns)):
+            failures.append('under ctest: sections %s (status %d: %s)' % (tns, r.returncode,
+                                                                         r.stderr))
+        else:
+            gcov_run(cov, ['./calc_tests', filt(name)], tn[name],
+                     os.path.join(work, 'ctest.gcov.info'))
+            print('%s under ctest:' % name)
+            mismatches, _ = compare(os.path.join(work, 'ctest.gcov.info'), ctest_info,
+                                    sources, 'gcc', sys.stdout)
+            failures += ['%s under ctest: %s' % (name, m) for m in mismatches]
 
     # hwt report tests: the tests that ran calc_gcd / calc_fib, with calls.
     fn = 'calc_gcd' if case == 'gtest' else 'calc_fib'
