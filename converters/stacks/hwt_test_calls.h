@@ -33,7 +33,7 @@ enum hwt_test_framework {
 	                         testing::TestInfo::Run() around it when there is one
 	                         (constructor, SetUp, TearDown, destructor: the
 	                         test as --gtest_filter runs it) */
-	hwt_test_catch2,      /* a ____C_A_T_C_H____T_E_S_T____N function */
+	hwt_test_catch2,      /* a C_A_T_C_H_T_E_S_T_N function (older: ____C_A_T_C_H____T_E_S_T____N) */
 	hwt_test_unity,       /* called through a pointer by UnityDefaultTestRun */
 	hwt_test_function,    /* matched a --test-function glob */
 };

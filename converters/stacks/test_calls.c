@@ -98,7 +98,12 @@ const char *hwt_test_framework_name(enum hwt_test_framework framework)
 	return "unknown";
 }
 
-#define CATCH2_TEST "____C_A_T_C_H____T_E_S_T____"
+/* Catch2's test case functions: C_A_T_C_H_T_E_S_T_N (v2.13, Debian's),
+   ____C_A_T_C_H____T_E_S_T____N (v2 before 2.13.5, v3). */
+static int catch2_test(const char *name)
+{
+	return strstr(name, "C_A_T_C_H_T_E_S_T_") || strstr(name, "____C_A_T_C_H____T_E_S_T____");
+}
 
 /*
  * GoogleTest: "[ns::]Suite_Name_Test[<...>]::TestBody()" (demangled) ->
@@ -161,7 +166,7 @@ static int static_framework(const char *name, const char *plain, const char *con
 		*test_name = cls;
 		return hwt_test_gtest;
 	}
-	if (strstr(name, CATCH2_TEST))
+	if (catch2_test(name))
 		return hwt_test_catch2;
 	if (glob_matches(globs, name, plain))
 		return hwt_test_function;
@@ -685,7 +690,7 @@ int hwt_test_calls_in_file(const char *path, const char *const *functions)
 			const char *name = syms[i].name;
 
 			found = (strstr(name, "8TestBodyEv") && strstr(name, "_Test")) ||
-				strstr(name, CATCH2_TEST) || !strcmp(name, "UnityDefaultTestRun");
+				catch2_test(name) || !strcmp(name, "UnityDefaultTestRun");
 			if (!found && functions) {
 				char *plain = plain_name(name);
 

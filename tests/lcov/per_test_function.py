@@ -83,6 +83,40 @@ TEST(Gcd, Twice)
 """
 GTEST_NAMES = ['Calc_Arith.Add', 'Calc_Arith.Sum', 'Prime.Small', 'Gcd.Twice']
 
+CATCH2_PROJECT = """cmake_minimum_required(VERSION 3.16)
+project(per_test_function C CXX)
+add_library(calc STATIC calc.c)
+add_executable(calc_tests calc_main.cc calc_tests.cc)
+target_link_libraries(calc_tests PRIVATE calc)
+"""
+CATCH2_MAIN = """#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+"""
+CATCH2_TESTS = r"""#include <catch2/catch.hpp>
+extern "C" {
+#include "calc.h"
+}
+
+TEST_CASE("gcd of two numbers", "[calc]")
+{
+	REQUIRE(calc_gcd(12, 18) == 6);
+}
+
+TEST_CASE("primes \"small\"")
+{
+	int primes = 0;
+	for (int n = 2; n < 20; n++)
+		primes += calc_is_prime(n);
+	REQUIRE(primes == 8);
+}
+
+SCENARIO("fibonacci")
+{
+	REQUIRE(calc_fib(7) == 13);
+}
+"""
+CATCH2_NAMES = ['gcd of two numbers', 'primes "small"', 'Scenario: fibonacci']
+
 CMOCKA_PROJECT = """cmake_minimum_required(VERSION 3.16)
 project(per_test_function C)
 add_library(calc STATIC calc.c)
@@ -140,6 +174,9 @@ CASES = {
     'gtest': (GTEST_PROJECT, 'calc_tests.cc', GTEST_TESTS, GTEST_NAMES,
               '/usr/include/gtest/gtest.h',
               lambda name: '--gtest_filter=' + (name or '-*'), []),
+    'catch2': (CATCH2_PROJECT, 'calc_tests.cc', CATCH2_TESTS, CATCH2_NAMES,
+               '/usr/include/catch2/catch.hpp',
+               lambda name: name.replace('"', '\\"') if name else 'no such test', []),
     'cmocka': (CMOCKA_PROJECT, 'calc_tests.c', CMOCKA_TESTS, CMOCKA_NAMES,
                '/usr/include/cmocka.h',
                lambda name: name or 'no_such_test', ['--test-function', 'test_*']),
@@ -215,6 +252,9 @@ def main():
         f.write(project)
     with open(os.path.join(src, test_file), 'w') as f:
         f.write(test_text)
+    if case == 'catch2':
+        with open(os.path.join(src, 'calc_main.cc'), 'w') as f:
+            f.write(CATCH2_MAIN)
     plain, cov = os.path.join(work, 'plain'), os.path.join(work, 'cov')
     build(src, plain, '-O0 -g')
     build(src, cov, '-O0 -g --coverage')
@@ -294,8 +334,9 @@ def main():
             failures += ['%s under ctest: %s' % (name, m) for m in mismatches]
 
     # hwt report tests: the tests that ran calc_gcd / calc_fib, with calls.
-    fn = 'calc_gcd' if case == 'gtest' else 'calc_fib'
-    want = {'Gcd_Twice': 2} if case == 'gtest' else {'test_fib': 1}
+    fn, want = {'gtest': ('calc_gcd', {'Gcd_Twice': 2}),
+                'catch2': ('calc_gcd', {'gcd_of_two_numbers': 1}),
+                'cmocka': ('calc_fib', {'test_fib': 1})}[case]
     r = run([hwt, 'report', 'tests', info, fn])
     listed = dict((l.split()[1], int(l.split()[0])) for l in r.stdout.splitlines()[1:]
                   if l.strip() and l.strip() != '(no test)')
