@@ -67,6 +67,9 @@ test_packages=(
   linux-perf
   # .ci/build-matrix.sh: the builds share compiled objects across CI runs
   ccache
+  # per-test coverage inside processes: test frameworks whose tests are functions
+  # (tests/lcov/per_test_function.py)
+  libgtest-dev libcmocka-dev catch2
 )
 [ $tests = 0 ] || packages+=("${test_packages[@]}")
 

@@ -127,7 +127,8 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 	options.progress_context = &progress;
 	options.stats = how->stats;
 	options.decoder = (enum hwt_decoder_kind)kind;
-	if (how->profiles)
+	options.flow = how->flow;
+	if (how->profiles && !how->flow)
 		status = decode_groups(bundle, &options, how);
 	else if (how->live)
 		status = hwt_decode_live_finish(how->live, bundle, profile, &options);

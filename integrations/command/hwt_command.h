@@ -176,6 +176,7 @@ int hwt_command_check_runnable(const char *file, const char *prefix);
 
 /* ----- decode.c: a bundle's decode ---------------------------------------- */
 
+struct hwt_flow_consumer;
 struct hwt_command_decode_options {
 	const char *prefix;              /* of every message */
 	enum hwt_progress_mode progress;
@@ -190,6 +191,9 @@ struct hwt_command_decode_options {
 	const int32_t *image_group;
 	size_t groups;
 	struct hwt_profile **profiles;
+	/* The ordered flow of every stream to this consumer (hwt_decode_options.flow)
+	   instead of counts into profile, which gets the images; NULL: none. */
+	const struct hwt_flow_consumer *flow;
 };
 
 /*
@@ -576,6 +580,8 @@ struct hwt_test_split {
 	size_t count;
 	int32_t *image_test;         /* per bundle image: index in names, -1: no test */
 	size_t images;
+	char **programs;             /* the executables of the traced processes, once each */
+	size_t nprograms;
 };
 
 /*
@@ -587,6 +593,9 @@ struct hwt_test_split {
 int hwt_test_split_find(struct hwt_test_split *split, struct hwt_bundle *bundle,
 			const struct hwt_ctest_list *ctest, const regex_t *name);
 void hwt_test_split_fini(struct hwt_test_split *split);
+/* The index of the test named name (added when new, after the others), or -1
+   when out of memory. */
+int32_t hwt_test_split_name(struct hwt_test_split *split, const char *name, size_t len);
 
 /* ----- lcov_report.c: a bundle's lcov report ------------------------------ */
 
@@ -620,6 +629,8 @@ struct hwt_lcov_report_options {
 	struct hwt_decode_live *live; /* the decode while recording to finish, or NULL */
 	int per_test;                /* --per-test: a TN section per test */
 	const char *test_name;       /* --test-name REGEX, or NULL */
+	const char **test_functions; /* --test-function GLOBs, NULL-terminated (room for argc) */
+	size_t ntest_functions;
 };
 
 /* Defaults, room for up to argc filters; -1 when out of memory. */
@@ -644,6 +655,7 @@ enum {
 	HWT_LCOV_OPT_SUMMARY_ONLY,
 	HWT_LCOV_OPT_PER_TEST,
 	HWT_LCOV_OPT_TEST_NAME,
+	HWT_LCOV_OPT_TEST_FUNCTION,
 };
 /* getopt_long entries of the diff gate. */
 #define HWT_OPTION_FAIL_UNDER_DIFF { "fail-under-diff", required_argument, NULL, HWT_LCOV_OPT_FAIL_DIFF }
@@ -666,6 +678,7 @@ enum {
 	{ "diff-output", required_argument, NULL, HWT_LCOV_OPT_DIFF_OUTPUT },             \
 	{ "per-test", no_argument, NULL, HWT_LCOV_OPT_PER_TEST },                         \
 	{ "test-name", required_argument, NULL, HWT_LCOV_OPT_TEST_NAME },                 \
+	{ "test-function", required_argument, NULL, HWT_LCOV_OPT_TEST_FUNCTION },         \
 	HWT_OPTION_QUIET,                                                                 \
 	{ "summary-only", no_argument, NULL, HWT_LCOV_OPT_SUMMARY_ONLY },                 \
 	HWT_OPTION_COLOR,                                                                 \
@@ -709,13 +722,18 @@ enum {
 	"      --per-test            a section (lcov TN) per test: each CTest test when\n"   \
 	"                            the command is ctest, else each process tree that\n"    \
 	"                            an untraced driver starts (by its command line);\n"    \
+	"                            inside a process, each call of a test function\n"     \
+	"                            (GoogleTest, Catch2, Unity: named as they name it);\n" \
 	"                            code outside every test in a section of its own;\n"    \
 	"                            the JSON summary lists the tests too (Cobertura\n"      \
 	"                            and SonarQube have no place for them)\n"                \
 	"                            (docs/hwt-cov.md, \"Per-test coverage\")\n"            \
 	"      --test-name REGEX     with --per-test: a test is a process whose command\n"  \
 	"                            line matches REGEX (POSIX extended), named by the\n"   \
-	"                            match or its first group\n"
+	"                            match or its first group\n"                           \
+	"      --test-function GLOB  with --per-test: each call of a function whose name\n"  \
+	"                            matches GLOB (C++: demangled, without parameters)\n"  \
+	"                            is a test of that name (repeatable)\n"
 
 /* Checks every output of options (-o, --html, --diff-output) with
    hwt_command_check_output before a run: 0, or -1 (said). */

@@ -20,6 +20,8 @@
 #include "hwt_command.h"
 #include "hwt_decode.h"
 #include "hwt_lcov.h"
+#include "hwt_stacks.h"
+#include "hwt_test_calls.h"
 #include "profile.h"
 
 /* Whether program is an executable file in a directory of $PATH. */
@@ -406,6 +408,232 @@ static int per_test_coverage(struct per_test *t, const struct hwt_lcov_report_op
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * --per-test inside processes: the ordered flow to a struct hwt_test_calls
+ * when a traced program holds a test function (the per-process split
+ * alone, as fast as before, when none does). NULL: none, or out of memory
+ * (*failed set, said).
+ */
+static struct hwt_test_calls *in_process_calls(const struct per_test *t,
+					       const struct hwt_lcov_report_options *options,
+					       struct hwt_stacks_symbols *symbols, int *failed,
+					       const char *prefix)
+{
+	struct hwt_test_calls_options how = { 0 };
+	struct hwt_test_calls *calls;
+	size_t i;
+
+	*failed = 0;
+	for (i = 0; i < t->split.nprograms; i++)
+		if (hwt_test_calls_in_file(t->split.programs[i], options->test_functions))
+			break;
+	if (i == t->split.nprograms)
+		return NULL;
+	how.functions = options->test_functions;
+	how.image_test = t->split.image_test;
+	how.images = t->split.images;
+	how.process_tests = t->split.count;
+	calls = symbols ? hwt_test_calls_alloc(symbols, &how) : NULL;
+	if (!calls) {
+		fprintf(stderr, "%s: out of memory\n", prefix);
+		*failed = 1;
+	}
+	return calls;
+}
+
+/* The FN record of function in files: its file (NULL: none) and *line. */
+static const char *function_line(const struct hwt_cov_files *files, const char *function,
+				 uint32_t *line)
+{
+	for (size_t f = 0; files && f < files->count; f++)
+		for (size_t k = 0; k < files->file[f].nfunctions; k++)
+			if (!strcmp(files->file[f].functions[k].name, function)) {
+				*line = files->file[f].functions[k].line;
+				return files->file[f].path;
+			}
+	return NULL;
+}
+
+/* Lines line..line+2 of the source file path, joined, into buf ("" when unreadable). */
+static void source_lines(const char *path, uint32_t line, char *buf, size_t size)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+	char text[1024];
+	uint32_t n = 0;
+
+	buf[0] = 0;
+	while (f && n < line + 2 && fgets(text, sizeof(text), f)) {
+		size_t len = strlen(text);
+
+		if (len && text[len - 1] == '\n')
+			n++;
+		if (n >= line && n <= line + 2 && strlen(buf) + len < size)
+			strcat(buf, text);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The identifier at *p (after blanks) into id, *p past it: its length (0: none). */
+static size_t take_identifier(const char **p, char *id, size_t size)
+{
+	size_t n = 0;
+
+	while (isspace((unsigned char)**p))
+		(*p)++;
+	while ((isalnum((unsigned char)**p) || **p == '_') && n + 1 < size)
+		id[n++] = *(*p)++;
+	id[n] = 0;
+	while (isspace((unsigned char)**p))
+		(*p)++;
+	return n;
+}
+
+/*
+ * GoogleTest's name of the test whose class is Suite_Name_Test (cls:
+ * "Suite_Name"), from its TEST(Suite, Name), TEST_F or TEST_P at the
+ * source line of TestBody (an underscore in Suite or Name makes the class
+ * name ambiguous): "Suite.Name" into name. 0, or -1 when the line says
+ * nothing of it.
+ */
+static int gtest_name(const char *source, const char *cls, char *name, size_t size)
+{
+	for (const char *p = strstr(source, "TEST"); p; p = strstr(p + 1, "TEST")) {
+		const char *q = p + 4;
+		char suite[256], test[256];
+
+		if (p > source && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+			continue;
+		if (*q == '_' && (q[1] == 'F' || q[1] == 'P'))
+			q += 2;
+		while (isspace((unsigned char)*q))
+			q++;
+		if (*q++ != '(' || !take_identifier(&q, suite, sizeof(suite)) || *q++ != ',' ||
+		    !take_identifier(&q, test, sizeof(test)) || *q != ')')
+			continue;
+		if (strlen(suite) + 1 + strlen(test) != strlen(cls) ||
+		    strncmp(cls, suite, strlen(suite)) || cls[strlen(suite)] != '_' ||
+		    strcmp(cls + strlen(suite) + 1, test))
+			continue;
+		snprintf(name, size, "%s.%s", suite, test);
+		return 0;
+	}
+	return -1;
+}
+
+/* Catch2's name of a TEST_CASE("name", ...) (SCENARIO: "Scenario: name"): 0, or -1. */
+static int catch2_name(const char *source, char *name, size_t size)
+{
+	const char *q = strchr(source, '"'), *scenario = strstr(source, "SCENARIO");
+	size_t n = 0, at;
+
+	if (!q)
+		return -1;
+	at = (size_t)snprintf(name, size, "%s", scenario && scenario < q ? "Scenario: " : "");
+	for (q++; *q && *q != '"' && at + n + 1 < size; q++) {
+		if (*q == '\\' && q[1])
+			q++;
+		name[at + n++] = *q;
+	}
+	name[at + n] = 0;
+	return *q == '"' ? 0 : -1;
+}
+
+/* The test's name as its framework prints it, into name. */
+static void test_call_name(const struct hwt_test_call *call, const struct hwt_cov_files *files,
+			   char *name, size_t size)
+{
+	char source[3 * 1024];
+	uint32_t line = 0;
+	const char *path = NULL;
+
+	if (call->framework == hwt_test_gtest || call->framework == hwt_test_catch2)
+		path = function_line(files, call->function, &line);
+	source_lines(path, line, source, sizeof(source));
+	if (call->framework == hwt_test_gtest && gtest_name(source, call->name, name, size) < 0) {
+		/* Unreadable source: the class's first '_' taken for the '.'. */
+		char *u;
+
+		snprintf(name, size, "%s", call->name);
+		u = strchr(name, '_');
+		if (u)
+			*u = '.';
+		return;
+	}
+	if (call->framework == hwt_test_gtest ||
+	    (call->framework == hwt_test_catch2 && catch2_name(source, name, size) == 0))
+		return;
+	snprintf(name, size, "%s", call->name);
+}
+
+/*
+ * The tests inside processes into t, after its process tests (a name
+ * already there is the same test), named from files (the whole run's):
+ * 0, or -1 when out of memory (said).
+ */
+static int per_test_add_calls(struct per_test *t, const struct hwt_test_calls *calls,
+			      const struct hwt_cov_files *files, const char *prefix)
+{
+	size_t before = t->split.count, n = hwt_test_calls_count(calls);
+	int32_t *group = calloc(n + 1, sizeof(*group));
+	struct hwt_profile *outside = t->profiles[before];
+	char *outside_tn = t->tn[before];
+	char name[1024];
+	void *p;
+	int rc = -1;
+
+	if (!group)
+		goto out;
+	for (size_t k = 0; k < n; k++) {
+		test_call_name(hwt_test_calls_at(calls, k), files, name, sizeof(name));
+		group[k] = hwt_test_split_name(&t->split, name, strlen(name));
+		if (group[k] < 0)
+			goto out;
+	}
+	/* Room for the new tests; outside every test stays last. */
+	if (!(p = realloc(t->profiles, (t->split.count + 1) * sizeof(*t->profiles))))
+		goto out;
+	t->profiles = p;
+	if (!(p = realloc(t->tn, (t->split.count + 1) * sizeof(*t->tn))))
+		goto out;
+	t->tn = p;
+	if (!(p = realloc(t->files, (t->split.count + 1) * sizeof(*t->files))))
+		goto out;
+	t->files = p;
+	if (!(p = realloc(t->covs, (t->split.count + 1) * sizeof(*t->covs))))
+		goto out;
+	t->covs = p;
+	for (size_t g = before; g <= t->split.count; g++) {
+		t->profiles[g] = NULL;
+		t->tn[g] = NULL;
+		t->files[g] = NULL;
+		t->covs[g] = NULL;
+	}
+	t->profiles[t->split.count] = outside;
+	t->tn[t->split.count] = outside_tn;
+	for (size_t g = before; g < t->split.count; g++) {
+		t->profiles[g] = hwt_profile_alloc();
+		t->tn[g] = strdup(t->split.names[g]);
+		if (!t->profiles[g] || !t->tn[g])
+			goto out;
+		for (char *c = t->tn[g]; *c; c++)
+			if (!isalnum((unsigned char)*c) && *c != '_')
+				*c = '_';
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct hwt_profile *from = hwt_test_calls_profile(calls, before + 1 + k);
+
+		if (from && hwt_profile_merge(t->profiles[group[k]], from) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc < 0)
+		fprintf(stderr, "%s: out of memory\n", prefix);
+	free(group);
+	return rc;
+}
+
 static void per_test_fini(struct per_test *t)
 {
 	for (size_t g = 0; g <= t->split.count; g++) {
@@ -429,6 +657,8 @@ static void per_test_fini(struct per_test *t)
 int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options)
 {
 	struct per_test tests = { 0 };
+	struct hwt_stacks_symbols *symbols = NULL;
+	struct hwt_test_calls *calls = NULL;
 	const char *prefix = options->prefix ? options->prefix : "hwt report lcov";
 	struct hwt_command_decode_options how = { 0 };
 	struct hwt_lcov_profile_options images = { 0 };
@@ -459,9 +689,36 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		how.image_group = tests.split.image_test;
 		how.groups = tests.split.count;
 		how.profiles = tests.profiles;
+		symbols = hwt_stacks_symbols_alloc(profile, bundle_dir, 0);
+		if (symbols)
+			hwt_stacks_symbols_set_debug_dirs(symbols, options->common.debug_dirs);
+		calls = in_process_calls(&tests, options, symbols, &rc, prefix);
+		if (rc) {
+			ret = HWT_EXIT_ERROR;
+			goto done;
+		}
+		if (calls)
+			how.flow = hwt_test_calls_consumer(calls);
 	}
 	warnings = hwt_command_decode(bundle_dir, profile, &how);
 	if (warnings < 0) {
+		ret = HWT_EXIT_ERROR;
+		goto done;
+	}
+	/* Inside processes: the process tests' and the outside's counts; the
+	   test functions' go to the whole run now, to their tests once named. */
+	for (size_t g = 0; calls && g <= tests.split.count + hwt_test_calls_count(calls); g++) {
+		struct hwt_profile *from = hwt_test_calls_profile(calls, g);
+
+		if (from && hwt_profile_merge(g <= tests.split.count ? tests.profiles[g] : profile,
+					      from) < 0) {
+			fprintf(stderr, "%s: out of memory\n", prefix);
+			ret = HWT_EXIT_ERROR;
+			goto done;
+		}
+	}
+	if (calls && hwt_test_calls_status(calls) < 0) {
+		fprintf(stderr, "%s: out of memory: the per-test coverage is incomplete\n", prefix);
 		ret = HWT_EXIT_ERROR;
 		goto done;
 	}
@@ -503,6 +760,10 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		ret = HWT_EXIT_ERROR;
 		goto done;
 	}
+	if (calls && per_test_add_calls(&tests, calls, files, prefix) < 0) {
+		ret = HWT_EXIT_ERROR;
+		goto done;
+	}
 	if (options->per_test && per_test_coverage(&tests, options, &images, prefix) < 0) {
 		ret = HWT_EXIT_ERROR;
 		goto done;
@@ -514,6 +775,8 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 done:
 	if (options->per_test)
 		per_test_fini(&tests);
+	hwt_test_calls_free(calls);
+	hwt_stacks_symbols_free(symbols);
 	hwt_debuginfo_cache_free(images.cache);
 	hwt_cov_files_free(files);
 	hwt_coverage_free(cov);
@@ -527,8 +790,10 @@ int hwt_lcov_report_options_init(struct hwt_lcov_report_options *options, int ar
 	const char **include = calloc((size_t)argc + 1, sizeof(*include));
 	const char **exclude = calloc((size_t)argc + 1, sizeof(*exclude));
 	struct hwt_cov_output *outputs = calloc((size_t)argc + 1, sizeof(*outputs));
+	const char **functions = calloc((size_t)argc + 1, sizeof(*functions));
 
 	memset(options, 0, sizeof(*options));
+	options->test_functions = functions;
 	options->common.output = HWT_LCOV_REPORT_DEFAULT_OUTPUT;
 	options->prefix = prefix;
 	options->filter.include = include;
@@ -537,7 +802,7 @@ int hwt_lcov_report_options_init(struct hwt_lcov_report_options *options, int ar
 	options->next_format = -1;
 	hwt_coverage_gates_init(&options->gates);
 	hwt_color_set(hwt_color_auto); /* until --color says otherwise */
-	if (!include || !exclude || !outputs) {
+	if (!include || !exclude || !outputs || !functions) {
 		hwt_lcov_report_options_fini(options);
 		return -1;
 	}
@@ -549,6 +814,8 @@ void hwt_lcov_report_options_fini(struct hwt_lcov_report_options *options)
 	free((void *)options->filter.include);
 	free((void *)options->filter.exclude);
 	free(options->outputs);
+	free(options->test_functions);
+	options->test_functions = NULL;
 	options->filter.include = options->filter.exclude = NULL;
 	options->outputs = NULL;
 }
@@ -621,6 +888,10 @@ int hwt_lcov_report_option(struct hwt_lcov_report_options *options, int opt, con
 		options->per_test = 1;
 		return 1;
 	}
+	case HWT_LCOV_OPT_TEST_FUNCTION:
+		options->test_functions[options->ntest_functions++] = arg;
+		options->per_test = 1;
+		return 1;
 	default: return hwt_command_option(&options->common, opt, arg, options->prefix);
 	}
 }

@@ -104,8 +104,7 @@ static int runs_test(const struct process *p, const struct hwt_ctest_test *t)
 	return !strcmp(p->argv[0], t->argv[0]) || same_program(p->path, t->argv[0]);
 }
 
-/* The index of the test named name (added when new), or -1 when out of memory. */
-static int32_t test_named(struct hwt_test_split *split, const char *name, size_t len)
+int32_t hwt_test_split_name(struct hwt_test_split *split, const char *name, size_t len)
 {
 	char **names;
 
@@ -188,6 +187,27 @@ int hwt_test_split_find(struct hwt_test_split *split, struct hwt_bundle *bundle,
 		order[i] = i;
 		split->image_test[i] = -1;
 	}
+	/* The programs traced (where test functions may be). */
+	for (size_t i = 0; i < n; i++) {
+		const struct process *p = &procs[i];
+		size_t k = 0;
+		char **programs;
+
+		if (!p->known || p->native || !p->path || !*p->path)
+			continue;
+		while (k < split->nprograms && strcmp(split->programs[k], p->path))
+			k++;
+		if (k < split->nprograms)
+			continue;
+		programs = realloc(split->programs, (k + 1) * sizeof(*programs));
+		if (!programs)
+			goto out;
+		split->programs = programs;
+		programs[k] = strdup(p->path);
+		if (!programs[k])
+			goto out;
+		split->nprograms++;
+	}
 	qsort_r(order, n, sizeof(*order), by_time, procs);
 	for (size_t k = 0; k < n; k++) {
 		size_t i = order[k];
@@ -214,7 +234,7 @@ int hwt_test_split_find(struct hwt_test_split *split, struct hwt_bundle *bundle,
 			for (size_t t = 0; t < ctest->count && test < 0; t++)
 				if (!taken[t] && runs_test(p, &ctest->tests[t])) {
 					taken[t] = 1;
-					test = test_named(split, ctest->tests[t].name,
+					test = hwt_test_split_name(split, ctest->tests[t].name,
 							  strlen(ctest->tests[t].name));
 					if (test < 0)
 						goto out;
@@ -224,14 +244,14 @@ int hwt_test_split_find(struct hwt_test_split *split, struct hwt_bundle *bundle,
 		    regexec(name, p->command, 2, m, 0) == 0) {
 			size_t g = m[1].rm_so >= 0 ? 1 : 0;
 
-			test = test_named(split, p->command + m[g].rm_so,
+			test = hwt_test_split_name(split, p->command + m[g].rm_so,
 					  (size_t)(m[g].rm_eo - m[g].rm_so));
 			if (test < 0)
 				goto out;
 		}
 		if (test < 0 && p->known && !name && !p->native &&
 		    (parent < 0 || procs[parent].native)) {
-			test = test_named(split, p->command, strlen(p->command));
+			test = hwt_test_split_name(split, p->command, strlen(p->command));
 			if (test < 0)
 				goto out;
 		}
@@ -262,6 +282,9 @@ void hwt_test_split_fini(struct hwt_test_split *split)
 	for (size_t i = 0; i < split->count; i++)
 		free(split->names[i]);
 	free(split->names);
+	for (size_t i = 0; i < split->nprograms; i++)
+		free(split->programs[i]);
+	free(split->programs);
 	free(split->image_test);
 	memset(split, 0, sizeof(*split));
 }

@@ -110,6 +110,7 @@ static const struct hwt_config_key config_keys[] = {
 	{ "color", 0 },
 	{ "per-test", 0 },
 	{ "test-name", 0 },
+	{ "test-function", 0 },
 	{ NULL, 0 },
 };
 

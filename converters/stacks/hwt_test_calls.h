@@ -1,0 +1,101 @@
+/*
+ * Tests inside one process (hwt-cov --per-test): each call of a test
+ * function, from its entry until it returns, callees included, is a test
+ * of its own. A consumer of the decoder's ordered flow (hwt_flow.h) that
+ * counts what each thread ran into one profile per test, as the profile
+ * accumulator counts the whole run:
+ *  - a process test (the process-tree split, given per bundle image) gets
+ *    what its processes ran outside every test function;
+ *  - the images of no process test get it in the "outside" profile;
+ *  - each test function found (hwt_test_calls_at) gets what ran from its
+ *    entry to its return, whatever process test it ran in.
+ * The profiles add up to the whole run's.
+ *
+ * Test functions are recognised by their symbol or by the function that
+ * calls them (hwt_test_framework). Their names are the functions' (the
+ * caller names GoogleTest's and Catch2's tests from their source lines).
+ */
+#ifndef HWT_TEST_CALLS_H
+#define HWT_TEST_CALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hwt_flow.h"
+#include "hwt_stacks.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum hwt_test_framework {
+	hwt_test_gtest,       /* a Suite_Name_Test::TestBody(); with the call of
+	                         testing::TestInfo::Run() around it when there is one
+	                         (constructor, SetUp, TearDown, destructor: the
+	                         test as --gtest_filter runs it) */
+	hwt_test_catch2,      /* a C_A_T_C_H_T_E_S_T_N function (older: ____C_A_T_C_H____T_E_S_T____N) */
+	hwt_test_unity,       /* called through a pointer by UnityDefaultTestRun */
+	hwt_test_function,    /* matched a --test-function glob */
+};
+
+/* "googletest", "catch2", "unity", "function". */
+const char *hwt_test_framework_name(enum hwt_test_framework framework);
+
+struct hwt_test_calls_options {
+	/* --test-function globs (fnmatch, on the function's name, C++ names
+	   demangled without their parameters, or its linkage name); NULL-terminated
+	   or NULL. */
+	const char *const *functions;
+	/* Per bundle image: its process test (< process_tests), -1 none. */
+	const int32_t *image_test;
+	size_t images;
+	size_t process_tests;
+};
+
+struct hwt_test_calls;
+
+/*
+ * Names the functions with symbols (the profile a decode gives its blocks'
+ * images), which must outlive it. NULL when out of memory.
+ */
+struct hwt_test_calls *hwt_test_calls_alloc(struct hwt_stacks_symbols *symbols,
+					    const struct hwt_test_calls_options *options);
+void hwt_test_calls_free(struct hwt_test_calls *calls);
+
+/* The consumer to give the decode (hwt_decode_options.flow). */
+const struct hwt_flow_consumer *hwt_test_calls_consumer(struct hwt_test_calls *calls);
+
+struct hwt_test_call {
+	const char *function;     /* linkage name (as the symbol table has it) */
+	const char *name;         /* C++: demangled, without parameters; else function */
+	enum hwt_test_framework framework;
+	uint64_t calls;           /* times it was called */
+};
+
+/* After the decode: the test functions that ran, in the order first called. */
+size_t hwt_test_calls_count(const struct hwt_test_calls *calls);
+const struct hwt_test_call *hwt_test_calls_at(const struct hwt_test_calls *calls, size_t i);
+
+/*
+ * After the decode: the profile of process test i (< process_tests),
+ * outside every test (i == process_tests), or of test function
+ * i - process_tests - 1. NULL when there is none (nothing ran there).
+ */
+struct hwt_profile *hwt_test_calls_profile(const struct hwt_test_calls *calls, size_t i);
+
+/* 0, or -hse_nomem when something could not be counted. */
+int hwt_test_calls_status(const struct hwt_test_calls *calls);
+
+/*
+ * Whether the ELF file at path holds a function that the built-in
+ * frameworks or the globs name as a test (a GoogleTest TestBody, a Catch2
+ * test case, Unity's runner): 1, else 0 (also when it cannot be read).
+ * Cheap enough to decide whether the ordered flow is needed at all.
+ */
+int hwt_test_calls_in_file(const char *path, const char *const *functions);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWT_TEST_CALLS_H */
