@@ -603,7 +603,11 @@ static int per_test_add_calls(struct per_test *t, const struct hwt_test_calls *c
 	if (!(p = realloc(t->covs, (t->split.count + 1) * sizeof(*t->covs))))
 		goto out;
 	t->covs = p;
+	if (!(p = realloc(t->list, (t->split.count + 1) * sizeof(*t->list))))
+		goto out;
+	t->list = p;
 	for (size_t g = before; g <= t->split.count; g++) {
+		memset(&t->list[g], 0, sizeof(t->list[g]));
 		t->profiles[g] = NULL;
 		t->tn[g] = NULL;
 		t->files[g] = NULL;
