@@ -499,8 +499,8 @@ int hwt_hook_on_mmap(struct kprobe *kp, struct pt_regs *regs)
 	void *s;
 	int n;
 
-	if (!hwt_hook_wanted(t) || (t->flags & PF_KTHREAD) || t->in_execve || !vma || vma->vm_mm != t->mm ||
-	    !(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+	if (!hwt_hook_wanted(t) || (t->flags & PF_KTHREAD) || t->in_execve || !vma ||
+	    vma->vm_mm != t->mm || !(vma->vm_flags & VM_EXEC) || !vma->vm_file)
 		return 0;
 	rcu_read_lock();
 	n = hwt_dest_find(t, d);
