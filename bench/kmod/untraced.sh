@@ -6,21 +6,25 @@
 #   nomod: hwt.ko not loaded
 #   ctx0:  hwt.ko and hwt_test.ko loaded, no context
 #   ctx1:  one THREAD-mode context alive, tracing some other (sleeping) process
-# in ROUNDS rounds that alternate the three (the host is shared: a round
-# is measured against its neighbours, not against an old figure). Prints
+# in ROUNDS rounds that alternate the three. The guest runs with QEMU's
+# -icount (HWT_BENCH_ICOUNT, default shift=0,align=off,sleep=off): its
+# clock counts the instructions it executes, not the host's time, so the
+# figures are instructions (ns at 1 GHz) and a loaded host does not move
+# them (without it, on the shared 2-core host, rounds varied by +-30%).
+# The work runs on CPU 0 (children inherit it). Prints
 # each round and, per work, the median of the rounds and the overheads of
 # ctx0 and ctx1 over nomod.
 #   untraced.sh SRC_ROOT WORK_DIR
 # Environment: HWT_KVER (default the newest /boot/vmlinuz-*-amd64),
 # HWT_BENCH_KBUILD (a built tree of the modules for that kernel, e.g.
 # BUILD/kmod/kbuild-KVER; default: built into WORK_DIR/kbuild),
-# ROUNDS (7), FORKS (400), MMAPS (20000), PINGS (20000), HWT_QEMU_TIMEOUT (1800).
+# ROUNDS (5), FORKS (200), MMAPS (20000), PINGS (20000), HWT_QEMU_TIMEOUT (1800).
 set -euo pipefail
 
 root=$(cd "$1" && pwd)
 work=$2
 kver=${HWT_KVER:-$(ls /boot/vmlinuz-*-amd64 | sed 's|.*/vmlinuz-||' | sort -V | tail -1)}
-rounds=${ROUNDS:-7} forks=${FORKS:-400} maps=${MMAPS:-20000} pings=${PINGS:-20000}
+rounds=${ROUNDS:-5} forks=${FORKS:-200} maps=${MMAPS:-20000} pings=${PINGS:-20000}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 kbuild=${HWT_BENCH_KBUILD:-$work/kbuild}
@@ -58,7 +62,9 @@ chmod +x "$work/initramfs/init"
 (cd "$work/initramfs" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) > "$work/initrd.gz"
 echo "untraced: booting $kver: $rounds rounds of $forks fork+exec, $maps mmap/munmap, $pings ping-pongs"
 set +e
+icount=${HWT_BENCH_ICOUNT-shift=0,align=off,sleep=off}
 timeout --foreground -k 5 "${HWT_QEMU_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg,thread=single \
+	${icount:+-icount $icount} \
 	-smp 2 -m 1024 -nographic -no-reboot -net none \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
 	-append "console=ttyS0 quiet loglevel=5 panic=-1 watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120" \

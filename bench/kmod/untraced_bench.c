@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -155,6 +156,14 @@ int main(int argc, char **argv)
 	if (argc != 6) {
 		fprintf(stderr, "usage: untraced_bench LABEL none|ctx FORKS MMAPS PINGS\n");
 		return 2;
+	}
+	/* One CPU: the ping-pong switches every round trip, the same way each run. */
+	{
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(0, &one);
+		sched_setaffinity(0, sizeof(one), &one);
 	}
 	forks = atol(argv[3]);
 	maps = atol(argv[4]);
