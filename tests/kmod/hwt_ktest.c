@@ -2027,7 +2027,7 @@ static int t_buffer_full(void)
 
 	recs_init(&r);
 	CHECK(target_start(&t, fn_switches, (void *)(intptr_t)400) == 0, "fork");
-	fd = ctx_thread("test", t.pid, 0, 65536);
+	fd = ctx_thread("test", t.pid, 0, 4096);
 	CHECK(fd >= 0, "alloc");
 	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
 	target_go(&t);
