@@ -14,7 +14,6 @@
 #include "hwt_buffer.h"
 #include "hwt_cache.h"
 #include "hwt_context.h"
-#include "hwt_probe.h"
 #include "hwt_record.h"
 #include "hwt_snapshot.h"
 #include "hwt_stats.h"
@@ -68,15 +67,10 @@ struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags
 	ret = hwt_recq_init(&ctx->recq, recq_size);
 	if (ret)
 		goto err_cpus;
-	if (hwt_nr_contexts == 0) {
-		ret = hwt_probe_register();
-		if (ret)
-			goto err_recq;
-	}
 	if (b->ops->init) {
 		ret = b->ops->init(ctx);
 		if (ret)
-			goto err_hooks;
+			goto err_recq;
 	}
 	hwt_nr_contexts++;
 	__module_get(THIS_MODULE);
@@ -84,9 +78,6 @@ struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags
 	atomic64_inc(&hwt_stats.contexts);
 	return ctx;
 
-err_hooks:
-	if (hwt_nr_contexts == 0)
-		hwt_probe_unregister();
 err_recq:
 	hwt_recq_fini(&ctx->recq);
 err_cpus:
@@ -126,8 +117,7 @@ static void hwt_context_free_work(struct work_struct *work)
 
 	mutex_lock(&hwt_mtx);
 	list_del(&ctx->link);
-	if (--hwt_nr_contexts == 0)
-		hwt_probe_unregister();
+	hwt_nr_contexts--;
 	ida_free(&hwt_idents, ctx->ident);
 	mutex_unlock(&hwt_mtx);
 

@@ -44,12 +44,12 @@ static int __init hwt_init(void)
 		ret = -ENOMEM;
 		goto err_cache;
 	}
-	ret = hwt_probe_init();
-	if (ret)
-		goto err_wq;
 	ret = hwt_scratch_init();
 	if (ret)
 		goto err_wq;
+	ret = hwt_probe_init();
+	if (ret)
+		goto err_scratch;
 	hwt_perm_init();
 	ret = misc_register(&hwt_miscdev);
 	if (ret)
@@ -57,6 +57,8 @@ static int __init hwt_init(void)
 	return 0;
 
 err_hook:
+	hwt_probe_exit();
+err_scratch:
 	hwt_scratch_exit();
 err_wq:
 	destroy_workqueue(hwt_wq);
@@ -70,6 +72,7 @@ static void __exit hwt_exit(void)
 	misc_deregister(&hwt_miscdev);
 	/* Waits for the last context frees (they hold module references until done). */
 	destroy_workqueue(hwt_wq);
+	hwt_probe_exit();
 	hwt_scratch_exit();
 	if (atomic64_read(&hwt_stats.contexts) || atomic64_read(&hwt_stats.threads) ||
 	    atomic64_read(&hwt_stats.buffers) || atomic64_read(&hwt_stats.works))

@@ -23,6 +23,17 @@
 #include "hwt_thread.h"
 
 /*
+ * The first test of every hook: false for a task that no context traces
+ * while no CPU-mode context exists (CPU mode traces every task). The
+ * probes stay registered while the module is loaded (hwt_probe.h); this is
+ * what keeps them cheap.
+ */
+static __always_inline bool hwt_hook_wanted(const struct task_struct *t)
+{
+	return hwt_thread_marked(t) || atomic_read(&hwt_nr_cpu_contexts);
+}
+
+/*
  * CPU mode: the running contexts that trace the CPU current runs on, into
  * @ctxs. RCU held, preemption off.
  */
@@ -173,7 +184,7 @@ void hwt_hook_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 	void *s;
 	int i, n;
 
-	if (p->flags & PF_KTHREAD)
+	if (!hwt_hook_wanted(p) || (p->flags & PF_KTHREAD))
 		return;
 	rcu_read_lock();
 	hwt_hook_exec_backends(p);
@@ -255,7 +266,7 @@ void hwt_hook_on_fork(void *data, struct task_struct *parent, struct task_struct
 	bool thread = child->tgid == parent->tgid;
 	int i, n, m = 0;
 
-	if (child->flags & PF_KTHREAD)
+	if (!hwt_hook_wanted(parent) || (child->flags & PF_KTHREAD))
 		return;
 	rcu_read_lock();
 	n = hwt_thread_find(parent, thrs, HWT_HOOK_MAX_CTX);
@@ -333,7 +344,7 @@ void hwt_hook_on_exit(void *data, struct task_struct *p)
 	int cpu = smp_processor_id();
 	int i, n, m;
 
-	if (p->flags & PF_KTHREAD)
+	if (!hwt_hook_wanted(p) || (p->flags & PF_KTHREAD))
 		return;
 	rcu_read_lock();
 	/* Units off first: a collector that drains at THREAD_EXIT finds the trace complete. */
@@ -384,7 +395,7 @@ void hwt_hook_on_signal(void *data, int sig, struct kernel_siginfo *info, struct
 	struct hwt_record_signal rec;
 	int i, n;
 
-	if (t->flags & PF_KTHREAD)
+	if (!hwt_hook_wanted(t) || (t->flags & PF_KTHREAD))
 		return;
 	rcu_read_lock();
 	n = hwt_thread_find(t, thrs, HWT_HOOK_MAX_CTX);
@@ -434,9 +445,13 @@ void hwt_hook_on_switch(void *data, bool preempt, struct task_struct *prev,
 {
 	struct hwt_thread *thrs[HWT_HOOK_MAX_CTX];
 	struct hwt_context *ctx;
-	int cpu = smp_processor_id();
+	int cpu;
 	int i, n;
 
+	if (!hwt_thread_marked(prev) && !hwt_thread_marked(next) &&
+	    !atomic_read(&hwt_nr_cpu_contexts))
+		return;
+	cpu = smp_processor_id();
 	rcu_read_lock();
 	n = hwt_thread_find(prev, thrs, HWT_HOOK_MAX_CTX);
 	for (i = 0; i < n; i++) {
@@ -484,8 +499,8 @@ int hwt_hook_on_mmap(struct kprobe *kp, struct pt_regs *regs)
 	void *s;
 	int n;
 
-	if ((t->flags & PF_KTHREAD) || t->in_execve || !vma || vma->vm_mm != t->mm ||
-	    !(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+	if (!hwt_hook_wanted(t) || (t->flags & PF_KTHREAD) || t->in_execve || !vma ||
+	    vma->vm_mm != t->mm || !(vma->vm_flags & VM_EXEC) || !vma->vm_file)
 		return 0;
 	rcu_read_lock();
 	n = hwt_dest_find(t, d);
@@ -522,7 +537,7 @@ int hwt_hook_on_munmap(struct kprobe *kp, struct pt_regs *regs)
 	bool exec = false;
 	int n;
 
-	if ((t->flags & PF_KTHREAD) || t->in_execve || mm != t->mm || !len ||
+	if (!hwt_hook_wanted(t) || (t->flags & PF_KTHREAD) || t->in_execve || mm != t->mm || !len ||
 	    offset_in_page(start) || start + len < start)
 		return 0;
 	rcu_read_lock();

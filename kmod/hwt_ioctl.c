@@ -25,6 +25,7 @@
 #include "hwt_pause.h"
 #include "hwt_perm.h"
 #include "hwt_select.h"
+#include "hwt_probe.h"
 #include "hwt_stats.h"
 #include "hwt_thread.h"
 
@@ -548,6 +549,9 @@ static long hwt_ioctl_stats(void __user *uarg)
 	s.paused = atomic64_read(&hwt_stats.paused);
 	s.pause_timeouts = atomic64_read(&hwt_stats.pause_timeouts);
 	s.records_lost = atomic64_read(&hwt_stats.records_lost);
+	s.hook_registrations = atomic64_read(&hwt_stats.hook_registrations);
+	s.untraced_lookups = atomic64_read(&hwt_stats.untraced_lookups);
+	s.features_off = hwt_probe_features_off;
 	return hwt_copy_out(uarg, &s, sizeof(s), usize);
 }
 

@@ -1,14 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Attaching the hooks: see hwt_probe.h. */
 #include <linux/kprobes.h>
-#include <linux/lockdep.h>
+#include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <trace/events/sched.h>
+#include <trace/events/signal.h>
 
+#include "hwt_ioctl.h"
 #include "hwt_compat.h"
-#include "hwt_context.h"
 #include "hwt_hook.h"
 #include "hwt_probe.h"
+#include "hwt_stats.h"
+
+/*
+ * Each probe's type must be the tracepoint's TP_PROTO (with the data
+ * pointer first): the kernel's register_trace_<name>() declares it, so a
+ * kernel that changes a prototype fails the build here instead of calling
+ * the probe with other arguments. HWT_PROBE_PROTO_SELFTEST (build_ways.sh)
+ * checks a wrong prototype is refused.
+ */
+#define HWT_PROBE_CHECK(name, fn)						\
+	static_assert(__builtin_types_compatible_p(typeof(&register_trace_##name), \
+						   int (*)(typeof(&fn), void *)), \
+		      #fn " does not match the prototype of tracepoint " #name)
+
+HWT_PROBE_CHECK(sched_process_exec, hwt_hook_on_exec);
+HWT_PROBE_CHECK(sched_process_fork, hwt_hook_on_fork);
+HWT_PROBE_CHECK(sched_process_exit, hwt_hook_on_exit);
+HWT_PROBE_CHECK(sched_switch, hwt_hook_on_switch);
+HWT_PROBE_CHECK(signal_deliver, hwt_hook_on_signal);
+#ifdef HWT_PROBE_PROTO_SELFTEST
+HWT_PROBE_CHECK(sched_switch, hwt_hook_on_exit);
+#endif
 
 struct hwt_probe_tp {
 	const char		*name;
@@ -24,8 +48,46 @@ static struct hwt_probe_tp hwt_probe_tps[] = {
 	{ "signal_deliver",	hwt_hook_on_signal },
 };
 
-static struct kprobe hwt_probe_kp_mmap;
-static struct kprobe hwt_probe_kp_munmap;
+/* The kprobes, each needed by one feature only: a missing one turns it off. */
+struct hwt_probe_kp {
+	const char	*sym;
+	int		(*pre)(struct kprobe *, struct pt_regs *);
+	u32		feature;	/* HWT_FEATURE_* */
+	const char	*what;		/* for the warning */
+	struct kprobe	kp;
+	bool		registered;
+};
+
+static struct hwt_probe_kp hwt_probe_kps[] = {
+	{ "perf_event_mmap", hwt_hook_on_mmap, HWT_FEATURE_MMAP, "MMAP records of mmap() calls" },
+	{ HWT_MUNMAP_SYMBOL, hwt_hook_on_munmap, HWT_FEATURE_MUNMAP, "MUNMAP records" },
+};
+
+u32 hwt_probe_features_off;
+
+/*
+ * Debugging: symbols whose kprobes are not registered, as if the kernel
+ * lacked them (comma-separated), to test the warning and what still works.
+ */
+static char *pretend_missing = "";
+module_param(pretend_missing, charp, 0444);
+MODULE_PARM_DESC(pretend_missing,
+		 "debug: kprobe symbols to treat as missing (comma-separated)");
+
+static bool hwt_probe_pretend_missing(const char *sym)
+{
+	size_t len = strlen(sym);
+	const char *p = pretend_missing;
+
+	while (p && *p) {
+		const char *end = strchrnul(p, ',');
+
+		if (end - p == len && !strncmp(p, sym, len))
+			return true;
+		p = *end ? end + 1 : end;
+	}
+	return false;
+}
 
 static void hwt_probe_tp_lookup(struct tracepoint *tp, void *priv)
 {
@@ -37,9 +99,28 @@ static void hwt_probe_tp_lookup(struct tracepoint *tp, void *priv)
 	}
 }
 
+static void hwt_probe_kprobes(void)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(hwt_probe_kps); i++) {
+		struct hwt_probe_kp *k = &hwt_probe_kps[i];
+
+		memset(&k->kp, 0, sizeof(k->kp));
+		k->kp.symbol_name = k->sym;
+		k->kp.pre_handler = k->pre;
+		ret = hwt_probe_pretend_missing(k->sym) ? -ENOENT : register_kprobe(&k->kp);
+		k->registered = !ret;
+		if (ret) {
+			hwt_probe_features_off |= k->feature;
+			pr_warn("hwt: kprobe on %s: %d: %s are off\n", k->sym, ret, k->what);
+		}
+	}
+}
+
 int hwt_probe_init(void)
 {
-	int i;
+	int i, ret;
 
 	/* The sched tracepoints are not exported to modules; find them by name. */
 	for_each_kernel_tracepoint(hwt_probe_tp_lookup, NULL);
@@ -49,39 +130,15 @@ int hwt_probe_init(void)
 			return -ENOENT;
 		}
 	}
-	return 0;
-}
-
-static int hwt_probe_kprobe(struct kprobe *kp, const char *sym,
-			   int (*pre)(struct kprobe *, struct pt_regs *))
-{
-	memset(kp, 0, sizeof(*kp));
-	kp->symbol_name = sym;
-	kp->pre_handler = pre;
-	return register_kprobe(kp);
-}
-
-int hwt_probe_register(void)
-{
-	int i, ret;
-
-	lockdep_assert_held(&hwt_mtx);
 	for (i = 0; i < ARRAY_SIZE(hwt_probe_tps); i++) {
 		ret = tracepoint_probe_register(hwt_probe_tps[i].tp, hwt_probe_tps[i].probe, NULL);
-		if (ret)
+		if (ret) {
+			pr_err("hwt: tracepoint %s: %d\n", hwt_probe_tps[i].name, ret);
 			goto err_tp;
+		}
 	}
-	ret = hwt_probe_kprobe(&hwt_probe_kp_mmap, "perf_event_mmap", hwt_hook_on_mmap);
-	if (ret) {
-		pr_err("hwt: kprobe on perf_event_mmap: %d\n", ret);
-		goto err_tp;
-	}
-	ret = hwt_probe_kprobe(&hwt_probe_kp_munmap, HWT_MUNMAP_SYMBOL, hwt_hook_on_munmap);
-	if (ret) {
-		pr_err("hwt: kprobe on %s: %d\n", HWT_MUNMAP_SYMBOL, ret);
-		unregister_kprobe(&hwt_probe_kp_mmap);
-		goto err_tp;
-	}
+	hwt_probe_kprobes();
+	atomic64_inc(&hwt_stats.hook_registrations);
 	return 0;
 
 err_tp:
@@ -91,13 +148,15 @@ err_tp:
 	return ret;
 }
 
-void hwt_probe_unregister(void)
+void hwt_probe_exit(void)
 {
 	int i;
 
-	lockdep_assert_held(&hwt_mtx);
-	unregister_kprobe(&hwt_probe_kp_munmap);
-	unregister_kprobe(&hwt_probe_kp_mmap);
+	for (i = ARRAY_SIZE(hwt_probe_kps) - 1; i >= 0; i--) {
+		if (hwt_probe_kps[i].registered)
+			unregister_kprobe(&hwt_probe_kps[i].kp);
+		hwt_probe_kps[i].registered = false;
+	}
 	for (i = 0; i < ARRAY_SIZE(hwt_probe_tps); i++)
 		tracepoint_probe_unregister(hwt_probe_tps[i].tp, hwt_probe_tps[i].probe, NULL);
 	/* No probe runs after this: they may go with the module. */

@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Attaching the hooks (hwt_hook.h) to the kernel: tracepoint probes and
- * kprobes, registered when the first context is allocated and unregistered
- * when the last is freed, so that they cost nothing without a context.
+ * kprobes, registered once when the module loads and unregistered when it
+ * unloads. No kernel text is patched while contexts come and go; a hook
+ * on a task that nothing traces returns after one test (hwt_hook.c).
+ * A kprobe whose symbol the kernel lacks (renamed, inlined) turns off the
+ * feature that needs it, with a warning, and HWT_IOC_STATS reports it in
+ * features_off; a missing tracepoint fails the load.
  */
 #ifndef HWT_PROBE_H
 #define HWT_PROBE_H
 
-/* Finds the tracepoints, which are not exported to modules (module init); -ENOENT. */
+#include <linux/types.h>
+
+/* HWT_FEATURE_* bits whose kprobe could not be registered (written at load). */
+extern u32 hwt_probe_features_off;
+
+/* Finds the tracepoints and registers every hook (module init); -ENOENT. */
 int hwt_probe_init(void);
-/* Registers / unregisters every hook. hwt_mtx held. */
-int hwt_probe_register(void);
-void hwt_probe_unregister(void);
+/* Unregisters every hook and waits for running probes (module exit). */
+void hwt_probe_exit(void);
 
 #endif /* HWT_PROBE_H */

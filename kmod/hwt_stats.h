@@ -13,6 +13,8 @@ struct hwt_stats_counters {
 	atomic64_t	paused;
 	atomic64_t	pause_timeouts;
 	atomic64_t	records_lost;
+	atomic64_t	hook_registrations;	/* hwt_probe_register calls since load */
+	atomic64_t	untraced_lookups;	/* hash look-ups that found no thread */
 };
 
 extern struct hwt_stats_counters hwt_stats;

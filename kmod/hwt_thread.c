@@ -22,6 +22,21 @@ DEFINE_MUTEX(hwt_thread_alloc_mtx);
 
 #define HWT_THREAD_KEY(task)	((unsigned long)(task))
 
+/*
+ * The marker of traced tasks, read by every hook before anything else.
+ * Linux has no per-task bit a module may own (FreeBSD's hwt sets P2_HWT in
+ * struct proc), so it is a counting filter keyed by the task_struct's
+ * address: a slot counts the hashed threads whose task falls in it. A task
+ * whose slot is zero is traced by no context: its hooks return after that
+ * one load. A task that shares a slot with a traced one costs a hash
+ * look-up, counted in hwt_stats.untraced_lookups (16384 slots: with T
+ * traced tasks, an untraced one collides with odds T/16384).
+ * hwt_threads_hashed, read first, keeps the filter's cache lines untouched
+ * while nothing is traced. Both written under hwt_thread_lock.
+ */
+u16 hwt_thread_marks[1 << HWT_MARK_BITS];
+int hwt_threads_hashed;
+
 struct hwt_thread *hwt_thread_alloc(struct hwt_context *ctx, struct task_struct *task, gfp_t gfp)
 {
 	struct hwt_thread *thr;
@@ -82,14 +97,22 @@ void hwt_thread_insert(struct hwt_thread *thr)
 	lockdep_assert_held(&hwt_thread_lock);
 	list_add_tail(&thr->link, &thr->ctx->threads);
 	set_bit(HWT_THR_HASHED, &thr->flags);
+	/* Marked before the hash publishes it (hash_add_rcu orders the stores). */
+	WRITE_ONCE(hwt_thread_marks[HWT_MARK_SLOT(thr->task)],
+		   hwt_thread_marks[HWT_MARK_SLOT(thr->task)] + 1);
+	WRITE_ONCE(hwt_threads_hashed, hwt_threads_hashed + 1);
 	hash_add_rcu(hwt_threads, &thr->hnode, HWT_THREAD_KEY(thr->task));
 }
 
 void hwt_thread_unhash(struct hwt_thread *thr)
 {
 	lockdep_assert_held(&hwt_thread_lock);
-	if (test_and_clear_bit(HWT_THR_HASHED, &thr->flags))
+	if (test_and_clear_bit(HWT_THR_HASHED, &thr->flags)) {
 		hash_del_rcu(&thr->hnode);
+		WRITE_ONCE(hwt_thread_marks[HWT_MARK_SLOT(thr->task)],
+			   hwt_thread_marks[HWT_MARK_SLOT(thr->task)] - 1);
+		WRITE_ONCE(hwt_threads_hashed, hwt_threads_hashed - 1);
+	}
 }
 
 struct hwt_thread *hwt_thread_lookup(struct hwt_context *ctx, struct task_struct *task)
@@ -109,11 +132,15 @@ int hwt_thread_find(struct task_struct *task, struct hwt_thread **out, int max)
 	struct hwt_thread *thr;
 	int n = 0;
 
+	if (!hwt_thread_marked(task))
+		return 0;
 	hash_for_each_possible_rcu(hwt_threads, thr, hnode, HWT_THREAD_KEY(task),
 				   lockdep_is_held(&hwt_thread_lock)) {
 		if (thr->task == task && n < max)
 			out[n++] = thr;
 	}
+	if (!n)
+		atomic64_inc(&hwt_stats.untraced_lookups);	/* a filter collision */
 	return n;
 }
 

@@ -8,6 +8,7 @@
 #ifndef HWT_THREAD_H
 #define HWT_THREAD_H
 
+#include <linux/hash.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -92,7 +93,23 @@ void hwt_thread_insert(struct hwt_thread *thr);
 void hwt_thread_unhash(struct hwt_thread *thr);
 /* The thread of @task in @ctx, or NULL. RCU or hwt_thread_lock held. */
 struct hwt_thread *hwt_thread_lookup(struct hwt_context *ctx, struct task_struct *task);
-/* Fills @out with up to @max hashed threads of @task. RCU held. */
+/* The marker of traced tasks (hwt_thread.c): hwt_thread_lock for writers. */
+#define HWT_MARK_BITS		14
+#define HWT_MARK_SLOT(task)	hash_ptr(task, HWT_MARK_BITS)
+extern u16 hwt_thread_marks[1 << HWT_MARK_BITS];
+extern int hwt_threads_hashed;
+
+/*
+ * False if no context traces @task (one load while nothing is traced, two
+ * otherwise); true if one may. Lockless; any context.
+ */
+static inline bool hwt_thread_marked(const struct task_struct *task)
+{
+	return READ_ONCE(hwt_threads_hashed) &&
+	       READ_ONCE(hwt_thread_marks[HWT_MARK_SLOT(task)]);
+}
+
+/* Fills @out with up to @max hashed threads of @task (none at once if not marked). RCU held. */
 int hwt_thread_find(struct task_struct *task, struct hwt_thread **out, int max);
 /* True if a live context of backend @b traces @task. RCU or hwt_thread_lock held. */
 bool hwt_thread_busy(struct task_struct *task, struct hwt_backend *b);

@@ -65,6 +65,21 @@ int kmod_ctx_alloc(struct kmod_ctx *c, const struct hwt_kmod_options *o, size_t 
 	return 0;
 }
 
+uint32_t kmod_features_off(void)
+{
+	struct hwt_stats st;
+	int dev = open(HWT_DEVICE, O_RDWR | O_CLOEXEC), r;
+
+	if (dev < 0)
+		return 0;
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	r = ioctl(dev, HWT_IOC_STATS, &st);
+	close(dev);
+	/* A module older than the field leaves it zero: nothing known to be off. */
+	return r ? 0 : st.features_off;
+}
+
 int kmod_ctx_configure(struct kmod_ctx *c, const struct hwt_kmod_options *o,
 		       const struct hwt_sw_range *ranges, uint32_t nranges)
 {

@@ -18,6 +18,8 @@ struct kmod_ctx {
 	uint32_t flags;  /* HWT_CFG_* of the configuration */
 };
 
+/* HWT_FEATURE_* that the loaded hwt.ko cannot record on this kernel (0 if unknown). */
+uint32_t kmod_features_off(void);
 int kmod_ctx_alloc(struct kmod_ctx *c, const struct hwt_kmod_options *o, size_t bufsize,
 		   size_t aux_bufsize);
 /* Sets the configuration with the sw backend's config and ranges. */

@@ -577,8 +577,18 @@ int hwt_kmod_alloc(struct hwt_kmod **out, const char *bundle, const struct hwt_k
 		return -hke_nomem;
 	}
 	ret = kmod_ctx_alloc(&k->ctx, o, bufsize, o->debug_blocks ? bufsize : 0);
-	if (!ret)
+	if (!ret) {
+		/* A kernel without a hook's symbol: hwt.ko records without that feature. */
+		uint32_t off = kmod_features_off();
+
+		if (off & HWT_FEATURE_MMAP)
+			kmod_warn(k, "hwt.ko cannot hook mmap() on this kernel: libraries mapped after "
+				  "exec (dlopen) are not recorded and their trace may not decode");
+		if (off & HWT_FEATURE_MUNMAP)
+			kmod_warn(k, "hwt.ko cannot hook munmap() on this kernel: unmapped code is "
+				  "not recorded, and code mapped again at its address may decode wrong");
 		ret = kmod_ctx_configure(&k->ctx, o, NULL, 0);
+	}
 	if (!ret && o->mode == HWT_KMOD_CPU) {
 		k->self = (uint32_t)getpid();
 		ret = kmod_cpus_open(k);

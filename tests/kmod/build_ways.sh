@@ -50,6 +50,17 @@ if [ $cross = 1 ]; then
 	exit 0
 fi
 echo "build_ways: make M=\$PWD for $kver: ok"
+# A probe whose type is not its tracepoint's TP_PROTO must fail the build
+# (hwt_probe.c's HWT_PROBE_CHECK; HWT_PROBE_PROTO_SELFTEST adds a wrong one).
+if make -s -C "$kdir" M="$work/kmod" KCFLAGS=-DHWT_PROBE_PROTO_SELFTEST hwt_probe.o \
+	> "$work/proto.log" 2>&1 ||
+   ! grep -q 'hwt_hook_on_exit does not match the prototype of tracepoint sched_switch' \
+	"$work/proto.log"; then
+	cat "$work/proto.log"
+	echo "build_ways: FAIL: a probe of the wrong prototype built for $kver"
+	exit 1
+fi
+echo "build_ways: a probe of the wrong prototype fails the build for $kver: ok"
 if ! command -v dkms >/dev/null; then
 	echo "build_ways: dkms is not installed: dkms build skipped"
 	exit 77

@@ -3345,6 +3345,218 @@ static int t_fuzz(void)
 	return 0;
 }
 
+/* ---- hooks: registered once a load; no look-up for untraced tasks ---- */
+
+/*
+ * 100 contexts allocated and closed, one at a time: the hooks were
+ * registered once, at load, and no context registers them again (before,
+ * each 0<->1 change of contexts registered them and patched kernel text).
+ */
+static int t_hooks_once(void)
+{
+	struct hwt_stats st;
+	struct target t;
+	int i, fd;
+
+	CHECK(get_stats(&st) == 0, "STATS: %s", strerror(errno));
+	CHECK(st.hook_registrations == 1, "hook_registrations %llu at the start, want 1",
+	      (unsigned long long)st.hook_registrations);
+	shm->step = 0;
+	CHECK(target_start(&t, fn_wait_step, NULL) == 0, "fork");
+	/* Running (it wakes every 5 ms): the task work START queues runs. */
+	target_go(&t);
+	for (i = 0; i < 100; i++) {
+		fd = ctx_thread("test", t.pid, 0, 65536);
+		CHECK(fd >= 0, "alloc %d: %s", i, strerror(-fd));
+		if (i % 2)
+			CHECK(ioctl(fd, HWT_IOC_START) == 0, "START %d", i);
+		close(fd);
+		CHECK(stats_settle(&st, 5000) == 0, "context %d not freed", i);
+	}
+	shm->step = 1;
+	CHECK(target_wait(&t, 5000) == 0, "target");
+	CHECK(get_stats(&st) == 0, "STATS");
+	CHECK(st.hook_registrations == 1, "hook_registrations %llu after 100 contexts, want 1",
+	      (unsigned long long)st.hook_registrations);
+	return 0;
+}
+
+/* Untraced work: fork+exec+exit, executable mmap/munmap, a pipe ping-pong. */
+static void untraced_work(void)
+{
+	char *argv[] = { DYN, "exit", NULL };
+	int ab[2], ba[2], i, st;
+	pid_t c;
+	char b = 0;
+
+	for (i = 0; i < 20; i++) {
+		c = fork();
+		if (c == 0) {
+			execv(argv[0], argv);
+			_exit(98);
+		}
+		waitpid(c, &st, 0);
+	}
+	for (i = 0; i < 200; i++) {
+		void *p = map_exec_file();
+
+		if (p != MAP_FAILED)
+			munmap(p, 8192);
+	}
+	if (pipe(ab) || pipe(ba))
+		return;
+	c = fork();
+	if (c == 0) {
+		while (read(ab[0], &b, 1) == 1 && b)
+			if (write(ba[1], &b, 1) != 1)
+				break;
+		_exit(0);
+	}
+	for (i = 0; i < 500; i++) {
+		b = 1;
+		if (write(ab[1], &b, 1) != 1 || read(ba[0], &b, 1) != 1)
+			break;
+	}
+	b = 0;
+	if (write(ab[1], &b, 1) != 1)
+		perror("ping-pong end");
+	waitpid(c, &st, 0);
+	close(ab[0]), close(ab[1]), close(ba[0]), close(ba[1]);
+}
+
+/*
+ * While a context traces a process (which maps and unmaps, and is seen
+ * doing so), other processes fork, exec, map executable files and switch
+ * through a pipe: their hooks return at the marker, with no hash look-up.
+ * A collision of the marker's filter would count one; its odds are about
+ * 10^-3 for this case (kmod/README.md).
+ */
+static int t_untraced_no_lookup(void)
+{
+	struct hwt_stats s0, s1;
+	struct target t;
+	struct recs r;
+	pid_t w;
+	int fd, st;
+
+	recs_init(&r);
+	shm->a_done = 0;
+	shm->step = 0;
+	CHECK(target_start(&t, fn_mmap_exec, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc");
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	CHECK(get_stats(&s0) == 0, "STATS");
+	w = fork();
+	if (w == 0) {
+		untraced_work();
+		_exit(0);
+	}
+	CHECK(w > 0 && waitpid(w, &st, 0) == w && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "untraced worker");
+	CHECK(get_stats(&s1) == 0, "STATS");
+	/* The traced task is still seen: its MMAP and MUNMAP arrive. */
+	target_go(&t);
+	CHECK(target_wait(&t, 5000) == 0, "target");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, DYN, 3000), "no MMAP of the traced task");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MUNMAP, NULL, NULL, 3000), "no MUNMAP of the traced task");
+	CHECK(s1.size >= HWT_STATS_SIZE_VER1 && s1.hook_registrations == 1,
+	      "STATS without the hook counters (size %u)", s1.size);
+	sub("untraced_no_lookup.lookups", s1.untraced_lookups == s0.untraced_lookups,
+	    "%llu look-ups of untraced tasks",
+	    (unsigned long long)(s1.untraced_lookups - s0.untraced_lookups));
+	CHECK(s1.untraced_lookups == s0.untraced_lookups,
+	      "%llu hash look-ups of untraced tasks while one process was traced",
+	      (unsigned long long)(s1.untraced_lookups - s0.untraced_lookups));
+	close(fd);
+	return 0;
+}
+
+/* ---- a kprobe symbol the kernel lacks ---- */
+
+static int sh_ok(const char *cmd)
+{
+	int st = system(cmd);
+
+	return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Reloads hwt.ko (and the test backends) with module parameters @params. */
+static int reload_hwt(const char *params)
+{
+	char cmd[256];
+	int i;
+
+	for (i = 0; i < 20 && !sh_ok("rmmod hwt_test 2>/dev/null"); i++)
+		sleep_ms(250);
+	if (!sh_ok("rmmod hwt"))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "insmod /hwt.ko %s && insmod /hwt_test.ko", params);
+	return sh_ok(cmd) ? 0 : -1;
+}
+
+static int kprobe_missing_body(void)
+{
+	char *argv[] = { DYN, "exit", NULL };
+	struct hwt_stats st;
+	struct target t;
+	struct recs r;
+	int fd;
+
+	CHECK(sh_ok("dmesg | grep -q 'hwt: kprobe on perf_event_mmap: -2: MMAP records'"),
+	      "no warning in dmesg naming the missing kprobe");
+	CHECK(get_stats(&st) == 0, "STATS");
+	CHECK(st.features_off == HWT_FEATURE_MMAP, "features_off %#x, want MMAP only",
+	      st.features_off);
+	CHECK(st.hook_registrations == 1, "hook_registrations %llu",
+	      (unsigned long long)st.hook_registrations);
+	/* THREAD tracing works without it: ALLOC, EXEC and the image, MUNMAP, exit. */
+	recs_init(&r);
+	CHECK(target_start(&t, fn_mmap_exec, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc without the mmap kprobe: %s", strerror(-fd));
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	CHECK(target_wait(&t, 5000) == 0, "target");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MUNMAP, NULL, NULL, 3000), "no MUNMAP record");
+	CHECK(!recs_find(&r, HWT_RECORD_MMAP, pred_path, DYN), "an MMAP record without its kprobe");
+	close(fd);
+	recs_init(&r);
+	CHECK(target_start(&t, fn_exec, argv) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	CHECK(fd >= 0, "alloc: %s", strerror(-fd));
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	CHECK(target_wait(&t, 5000) == 0, "target");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_EXEC, pred_path, DYN, 3000), "no EXEC record");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_MMAP, pred_path, DYN, 3000),
+	      "no MMAP of the exec'd image (from the exec hook)");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid, 3000), "no PROCESS_EXIT");
+	close(fd);
+	return 0;
+}
+
+/*
+ * hwt.ko loaded with pretend_missing=perf_event_mmap, as on a kernel that
+ * renamed or inlined it: the load succeeds with a warning, STATS reports
+ * the feature off, THREAD tracing works without it. Then hwt.ko is loaded
+ * as before (the record phase of run_qemu.sh needs it). Runs last.
+ */
+static int t_kprobe_missing(void)
+{
+	struct hwt_stats st;
+	int r;
+
+	CHECK(stats_settle(&st, 5000) == 0, "contexts left before the reload");
+	CHECK(reload_hwt("pretend_missing=perf_event_mmap") == 0, "reload with pretend_missing");
+	r = kprobe_missing_body();
+	CHECK(stats_settle(&st, 5000) == 0, "contexts left after the case");
+	CHECK(reload_hwt("") == 0, "reload without pretend_missing");
+	CHECK(get_stats(&st) == 0 && st.features_off == 0, "features_off %#x after the reload",
+	      st.features_off);
+	return r;
+}
+
 struct ktest {
 	const char *name;
 	int (*fn)(void);
@@ -3386,7 +3598,10 @@ static const struct ktest tests[] = {
 	{ "churn", t_churn },
 	{ "rmmod_busy", t_rmmod_busy },
 	{ "fuzz", t_fuzz },
+	{ "hooks_once", t_hooks_once },
+	{ "untraced_no_lookup", t_untraced_no_lookup },
 	{ "no_leak", t_no_leak },
+	{ "kprobe_missing", t_kprobe_missing },
 };
 
 /* The cases that make pauses end by their timeout. */

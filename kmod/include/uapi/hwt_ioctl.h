@@ -136,8 +136,19 @@ struct hwt_stats {
 	__u64 paused;		/* threads paused now */
 	__u64 pause_timeouts;	/* pauses that ended by timeout (since load) */
 	__u64 records_lost;	/* records that found their queue full (since load) */
+	/* HWT_STATS_SIZE_VER1 */
+	__u64 hook_registrations; /* times the hooks were registered (once a load) */
+	__u64 untraced_lookups;	/* hook look-ups of tasks no context traces (since load):
+				   filter collisions, normally 0 */
+	__u32 features_off;	/* HWT_FEATURE_* this kernel lacks (a kprobe symbol missing) */
+	__u32 reserved1;
 };
 #define HWT_STATS_SIZE_VER0	64u
+#define HWT_STATS_SIZE_VER1	88u
+
+/* hwt_stats.features_off: what a kernel without the hook's symbol cannot record */
+#define HWT_FEATURE_MMAP	0x1u	/* MMAP records of mmap() after exec (perf_event_mmap) */
+#define HWT_FEATURE_MUNMAP	0x2u	/* MUNMAP records (do_vmi_munmap / do_mas_munmap) */
 
 #define HWT_IOC_TYPE		'h'
 /* On /dev/hwt. */
