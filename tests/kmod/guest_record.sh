@@ -50,24 +50,25 @@ done
 # once let the target run after the collector was let go, and nothing was lost).
 # Every wait here is for a state (a mark, a process state, a slab count);
 # its limit only catches hangs.
+# The waits count in "tick", not "i": callers loop with i.
 wait_mark() { # file, seconds: 0 once it exists
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt $(($2 * 10)) ]; do
+	tick=0
+	while [ ! -s "$1" ] && [ $tick -lt $(($2 * 10)) ]; do
 		sleep 0.1
-		i=$((i + 1))
+		tick=$((tick + 1))
 	done
 	[ -s "$1" ]
 }
 # spin writes its pid into MARK.ready; 0 once that process sleeps (S or D):
 # spin never does by itself, so it is paused in the kernel.
 wait_asleep() { # ready mark, seconds
-	pid=$(cat "$1") i=0
-	while [ $i -lt $(($2 * 10)) ]; do
+	pid=$(cat "$1") tick=0
+	while [ $tick -lt $(($2 * 10)) ]; do
 		case $(sed 's/.*) \(.\).*/\1/' "/proc/$pid/stat" 2>/dev/null) in
 		S | D) return 0 ;;
 		esac
 		sleep 0.1
-		i=$((i + 1))
+		tick=$((tick + 1))
 	done
 	return 1
 }
@@ -110,12 +111,12 @@ slabs() {
 # The target no longer runs out its 10 s before the counts are taken: the
 # wait is as long as that and the 5 s after it were.
 slabs_settle() { # waits (up to 15 s) for the counts to equal $1
-	i=0
-	while [ $i -lt 150 ]; do
+	tick=0
+	while [ $tick -lt 150 ]; do
 		now=$(slabs | tr '\n' ' ')
 		[ "$now" = "$1" ] && break
 		sleep 0.1
-		i=$((i + 1))
+		tick=$((tick + 1))
 	done
 	echo "$now"
 }
