@@ -13,6 +13,7 @@ struct hwt_stats_counters {
 	atomic64_t	paused;
 	atomic64_t	pause_timeouts;
 	atomic64_t	records_lost;
+	atomic64_t	locked_pages;	/* buffer pages charged to users' locked memory */
 };
 
 extern struct hwt_stats_counters hwt_stats;

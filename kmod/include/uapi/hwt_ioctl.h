@@ -136,8 +136,11 @@ struct hwt_stats {
 	__u64 paused;		/* threads paused now */
 	__u64 pause_timeouts;	/* pauses that ended by timeout (since load) */
 	__u64 records_lost;	/* records that found their queue full (since load) */
+	/* VER1 */
+	__u64 locked_pages;	/* buffer pages charged to users' locked memory, all users */
 };
 #define HWT_STATS_SIZE_VER0	64u
+#define HWT_STATS_SIZE_VER1	72u
 
 #define HWT_IOC_TYPE		'h'
 /* On /dev/hwt. */
