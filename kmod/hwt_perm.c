@@ -84,12 +84,12 @@ int hwt_perm_open(void)
 {
 	int gid = READ_ONCE(hwt_group);
 
-	if (uid_eq(current_fsuid(), GLOBAL_ROOT_UID) || capable(CAP_SYS_ADMIN) ||
-	    READ_ONCE(hwt_paranoid) <= 0)
+	/* capable() last: it audits a refusal. */
+	if (READ_ONCE(hwt_paranoid) <= 0 || uid_eq(current_fsuid(), GLOBAL_ROOT_UID))
 		return 0;
 	if (gid >= 0 && in_group_p(make_kgid(&init_user_ns, gid)))
 		return 0;
-	return -EACCES;
+	return capable(CAP_SYS_ADMIN) ? 0 : -EACCES;
 }
 
 bool hwt_perm_limited(void)
