@@ -1339,6 +1339,34 @@ static int u_memlock_rlimit(void *arg)
 	return 0;
 }
 
+/* mlock_kb 64 (16 pages), RLIMIT_MEMLOCK 0: the process's buffer fits, its new thread's does not. */
+static int u_memlock_thread(void *arg)
+{
+	const struct hwt_record_header *h;
+	struct target t;
+	struct recs r;
+	pid_t tid;
+	int fd;
+
+	(void)arg;
+	recs_init(&r);
+	shm->b_tid = 0;
+	UCHECK(target_start(&t, fn_thread, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	UCHECK(fd >= 0, "64 KiB: %s", strerror(-fd));
+	UCHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	UCHECK(target_wait(&t, 5000) == 0, "target");
+	tid = shm->b_tid;
+	h = recs_wait(fd, &r, HWT_RECORD_LOST, pred_tid, &tid, 3000);
+	UCHECK(h, "no LOST record for thread %d, which got no buffer", tid);
+	UCHECK(((const struct hwt_record_lost *)h)->reason == HWT_LOST_TRACE_WRITE, "LOST reason %u",
+	       ((const struct hwt_record_lost *)h)->reason);
+	UCHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid, 3000), "no PROCESS_EXIT");
+	close(fd);
+	return 0;
+}
+
 static int t_memlock_allowance(void)
 {
 	struct as_user lim0 = { 1001, 1001, 0, 0 }, lim1m = { 1001, 1001, 0, 1 << 20 };
@@ -1352,6 +1380,8 @@ static int t_memlock_allowance(void)
 	      "objects or locked pages left by earlier cases");
 	sub("memlock_allowance.user", run_as(&lim0, u_memlock, NULL) == 0, "%s", shm->msg);
 	sub("memlock_allowance.rlimit", run_as(&lim1m, u_memlock_rlimit, NULL) == 0, "%s", shm->msg);
+	CHECK(param_set("mlock_kb", 64) == 0, "mlock_kb 64");
+	sub("memlock_allowance.thread_lost", run_as(&lim0, u_memlock_thread, NULL) == 0, "%s", shm->msg);
 	CHECK(locked_settle(0, 5000) == 0, "%llu pages still charged", (unsigned long long)locked_now());
 	c = own_child();	/* root: not limited, still counted */
 	fd = ctx_thread("test", c, 0, 1 << 20);
