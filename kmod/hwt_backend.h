@@ -28,6 +28,8 @@ struct hwt_buffer {
 	u64		offset;		/* owner: bytes written in total */
 	u64		wraps;		/* owner: times the write pointer went round */
 	u64		read;		/* HWT_IOC_BUFREAD: bytes the collector has copied */
+	struct user_struct *charged;	/* const: whose locked memory holds its pages
+					   (reference held; hwt_buffer.h) */
 };
 
 /*

@@ -90,6 +90,17 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+unsigned int hwt_context_count_user(const struct user_struct *user)
+{
+	struct hwt_context *ctx;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&hwt_mtx);
+	list_for_each_entry(ctx, &hwt_contexts, link)
+		n += ctx->charge.user == user && READ_ONCE(ctx->state) != HWT_CTX_DEAD;
+	return n;
+}
+
 void hwt_context_get(struct hwt_context *ctx)
 {
 	kref_get(&ctx->ref);
@@ -116,6 +127,7 @@ static void hwt_context_free_work(struct work_struct *work)
 		put_cred(ctx->owner_cred);
 
 	mutex_lock(&hwt_mtx);
+	hwt_charge_fini(&ctx->charge);
 	list_del(&ctx->link);
 	hwt_nr_contexts--;
 	ida_free(&hwt_idents, ctx->ident);

@@ -24,6 +24,7 @@
 #include <linux/workqueue.h>
 
 #include "hwt_backend.h"
+#include "hwt_buffer.h"
 #include "hwt_select.h"
 #include "hwt_recq.h"
 
@@ -50,6 +51,8 @@ struct hwt_context {
 	void			*backend_priv;	/* backend */
 	size_t			bufsize;	/* const */
 	size_t			aux_bufsize;	/* const: THREAD mode second buffers, or 0 */
+	struct hwt_charge	charge;		/* const once hashed: the owner its buffers are
+						   charged to; counts its contexts */
 	u64			rec_time;	/* WRITE_ONCE: time of the newest queued record */
 
 	struct list_head	link;		/* hwt_mtx: hwt_contexts */
@@ -80,6 +83,8 @@ struct hwt_context {
 /* Allocates an IDLE context holding one reference (the caller's). hwt_mtx held. */
 struct hwt_context *hwt_context_alloc(struct hwt_backend *b, u32 mode, u32 flags,
 				      size_t bufsize, size_t aux_bufsize, u64 recq_size);
+/* Contexts of @user not yet torn down (HWT_IOC_ALLOC's per-user limit). hwt_mtx held. */
+unsigned int hwt_context_count_user(const struct user_struct *user);
 void hwt_context_get(struct hwt_context *ctx);
 /* Drops a reference; the last one queues the free on hwt_wq (any context). */
 void hwt_context_put(struct hwt_context *ctx);

@@ -455,6 +455,14 @@ static long hwt_ioctl_alloc(void __user *uarg)
 		ret = -EBUSY;
 		goto out;
 	}
+	/* Each context may re-register the hooks: a user cannot have them churn without end. */
+	if (hwt_perm_limited() &&
+	    hwt_context_count_user(current_user()) >= READ_ONCE(hwt_max_contexts)) {
+		mutex_unlock(&hwt_mtx);
+		module_put(b->owner);
+		ret = -EMFILE;
+		goto out;
+	}
 	ctx = hwt_context_alloc(b, a.mode, a.flags, a.bufsize, a.aux_bufsize, recq_size);
 	if (IS_ERR(ctx)) {
 		mutex_unlock(&hwt_mtx);
@@ -462,6 +470,7 @@ static long hwt_ioctl_alloc(void __user *uarg)
 		ret = PTR_ERR(ctx);
 		goto out;
 	}
+	hwt_charge_init(&ctx->charge);
 	if (a.mode == HWT_MODE_CPU) {
 		cpumask_copy(ctx->cpus, mask);
 		bitmap_or(b->busy_cpus, b->busy_cpus, cpumask_bits(mask), nr_cpu_ids);
@@ -479,9 +488,10 @@ static long hwt_ioctl_alloc(void __user *uarg)
 	/* From here on, errors undo through the teardown of the context. */
 	if (a.mode == HWT_MODE_CPU) {
 		for_each_cpu(cpu, mask) {
-			ctx->cpu_bufs[cpu] = hwt_buffer_alloc(a.bufsize, cpu);
-			if (!ctx->cpu_bufs[cpu]) {
-				ret = -ENOMEM;
+			ctx->cpu_bufs[cpu] = hwt_buffer_alloc(a.bufsize, cpu, &ctx->charge);
+			if (IS_ERR(ctx->cpu_bufs[cpu])) {
+				ret = PTR_ERR(ctx->cpu_bufs[cpu]);
+				ctx->cpu_bufs[cpu] = NULL;
 				goto out_teardown;
 			}
 		}
@@ -552,6 +562,7 @@ static long hwt_ioctl_stats(void __user *uarg)
 	s.hook_registrations = atomic64_read(&hwt_stats.hook_registrations);
 	s.untraced_lookups = atomic64_read(&hwt_stats.untraced_lookups);
 	s.features_off = hwt_probe_features_off;
+	s.locked_pages = atomic64_read(&hwt_stats.locked_pages);
 	return hwt_copy_out(uarg, &s, sizeof(s), usize);
 }
 

@@ -8,6 +8,8 @@
 
 #include "hwt_context.h"
 #include "hwt_pause.h"
+#include "hwt_rec.h"
+#include "hwt_record.h"
 #include "hwt_select.h"
 #include "hwt_stats.h"
 #include "hwt_thread.h"
@@ -58,6 +60,21 @@ static void hwt_pause_enable_self(struct hwt_thread *thr)
 	local_irq_restore(flags);
 }
 
+/*
+ * A followed thread got no buffer (out of memory, or over its owner's
+ * locked-memory limit: hwt_buffer.h): it runs untraced, and a LOST record
+ * says so rather than leaving a silent gap.
+ */
+static void hwt_pause_no_buffer(struct hwt_thread *thr)
+{
+	struct hwt_record_lost rec;
+
+	memset(&rec, 0, sizeof(rec));
+	hwt_rec_hdr(&rec.hdr, HWT_RECORD_LOST, sizeof(rec), current);
+	rec.reason = HWT_LOST_TRACE_WRITE;
+	hwt_context_record(thr->ctx, &rec.hdr);
+}
+
 void hwt_pause_work(struct callback_head *cb)
 {
 	struct hwt_thread *thr = container_of(cb, struct hwt_thread, work);
@@ -70,9 +87,12 @@ void hwt_pause_work(struct callback_head *cb)
 
 	if (!(current->flags & PF_EXITING) && READ_ONCE(thr->ctx->state) != HWT_CTX_DEAD) {
 		/* A child of an untraced (unselected) thread gets its buffer when selected. */
-		if ((what & HWT_WORK_ALLOC) && !test_bit(HWT_THR_UNSELECTED, &thr->flags) &&
-		    hwt_thread_buffer_ensure(thr) == 0)
-			hwt_pause_enable_self(thr);
+		if ((what & HWT_WORK_ALLOC) && !test_bit(HWT_THR_UNSELECTED, &thr->flags)) {
+			if (hwt_thread_buffer_ensure(thr) == 0)
+				hwt_pause_enable_self(thr);
+			else
+				hwt_pause_no_buffer(thr);
+		}
 		if ((what & HWT_WORK_SELECT) && hwt_select_work(thr))
 			hwt_pause_enable_self(thr);
 		if (what & HWT_WORK_ENABLE)

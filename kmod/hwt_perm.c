@@ -1,60 +1,162 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Permissions. THREAD mode asks the kernel's own ptrace policy (credentials,
- * dumpability, LSMs such as Yama) through ptrace_may_access(). 6.1 does not
- * export it, so its address is resolved once through a kprobe on it (the
- * last resort the kernel leaves modules since kallsyms_lookup_name went
- * unexported). If that fails, or indirect calls to unexported functions are
- * unsafe (kernel IBT: Debian's 6.12), ptrace's credential, capability and
- * dumpability rules are replayed (hwt_perm_exec), without the LSM hooks.
+ * Permissions. Who opens /dev/hwt and what they may allocate: module
+ * parameters (hwt_perm.h). THREAD mode asks the kernel's own ptrace policy
+ * (credentials, dumpability, LSMs such as Yama) through ptrace_may_access(),
+ * which no kernel exports: its address is resolved once through a kprobe on
+ * it (the last resort the kernel leaves modules since kallsyms_lookup_name
+ * went unexported). An indirect call to it is safe unless the CPU enforces
+ * IBT and the kernel sealed the function (its ENDBR turned into a NOP at
+ * boot, as objtool does to functions whose address is never taken) or the
+ * kernel checks indirect calls by type (kCFI). Where it is not, THREAD mode
+ * is refused: replaying ptrace's rules would skip the LSMs.
  */
 #include <linux/binfmts.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/kprobes.h>
+#include <linux/moduleparam.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
+#include <linux/uaccess.h>
+#include <linux/uidgid.h>
 #include <linux/user_namespace.h>
+#include <asm/cpufeature.h>
 
+#include "hwt_dev.h"
 #include "hwt_perm.h"
 
+int hwt_paranoid = 2;
+int hwt_group = -1;
+unsigned int hwt_mlock_kb = 131072;
+unsigned int hwt_max_contexts = 64;
+
+/* Access parameters: a change re-creates /dev/hwt with the mode it implies. */
+static int hwt_param_set_access(const char *val, const struct kernel_param *kp, int lo)
+{
+	int v, ret;
+
+	ret = kstrtoint(val, 0, &v);
+	if (ret)
+		return ret;
+	if (v < lo || (kp->arg == &hwt_paranoid && v > 2))
+		return -EINVAL;
+	*(int *)kp->arg = v;
+	return hwt_dev_update();
+}
+
+static int hwt_param_set_paranoid(const char *val, const struct kernel_param *kp)
+{
+	return hwt_param_set_access(val, kp, -1);
+}
+
+static int hwt_param_set_group(const char *val, const struct kernel_param *kp)
+{
+	return hwt_param_set_access(val, kp, -1);
+}
+
+static const struct kernel_param_ops hwt_paranoid_ops = {
+	.set = hwt_param_set_paranoid,
+	.get = param_get_int,
+};
+static const struct kernel_param_ops hwt_group_ops = {
+	.set = hwt_param_set_group,
+	.get = param_get_int,
+};
+module_param_cb(paranoid, &hwt_paranoid_ops, &hwt_paranoid, 0644);
+MODULE_PARM_DESC(paranoid, "2: THREAD mode for hwt's group, 1: and CPU mode with CAP_PERFMON, "
+		 "0: /dev/hwt open to all, -1: and no limits (default 2)");
+module_param_cb(group, &hwt_group_ops, &hwt_group, 0644);
+MODULE_PARM_DESC(group, "gid whose members may open /dev/hwt, -1: none (default)");
+module_param_named(mlock_kb, hwt_mlock_kb, uint, 0644);
+MODULE_PARM_DESC(mlock_kb, "trace buffer KiB a user may have on top of RLIMIT_MEMLOCK (default 131072)");
+module_param_named(max_contexts, hwt_max_contexts, uint, 0644);
+MODULE_PARM_DESC(max_contexts, "contexts a user may have open (default 64)");
+
+umode_t hwt_perm_dev_mode(void)
+{
+	return READ_ONCE(hwt_paranoid) > 0 && READ_ONCE(hwt_group) < 0 ? 0600 : 0666;
+}
+
+int hwt_perm_open(void)
+{
+	int gid = READ_ONCE(hwt_group);
+
+	/* capable() last: it audits a refusal. */
+	if (READ_ONCE(hwt_paranoid) <= 0 || uid_eq(current_fsuid(), GLOBAL_ROOT_UID))
+		return 0;
+	if (gid >= 0 && in_group_p(make_kgid(&init_user_ns, gid)))
+		return 0;
+	return capable(CAP_SYS_ADMIN) ? 0 : -EACCES;
+}
+
+bool hwt_perm_limited(void)
+{
+	return READ_ONCE(hwt_paranoid) >= 0 && !capable(CAP_SYS_ADMIN);
+}
+
 static bool (*hwt_ptrace_may_access)(struct task_struct *task, unsigned int mode);
+static const char *hwt_perm_no_route = "not resolved yet";
+
+/* ENDBR64, the instruction an IBT-enforcing CPU wants at an indirect call's target. */
+static bool hwt_perm_endbr_at(void *addr)
+{
+	static const u8 endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	u8 insn[4];
+
+	return !copy_from_kernel_nofault(insn, addr, sizeof(insn)) &&
+	       !memcmp(insn, endbr64, sizeof(insn));
+}
 
 void hwt_perm_init(void)
 {
 	struct kprobe kp = { .symbol_name = "ptrace_may_access" };
+	void *addr;
 
-	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) || IS_ENABLED(CONFIG_CFI_CLANG)) {
-		pr_info("hwt: ptrace's rules replayed, without LSM hooks (indirect-call checking kernel)\n");
-		return;
+	if (IS_ENABLED(CONFIG_CFI_CLANG)) {
+		hwt_perm_no_route = "indirect calls checked by type (kCFI)";
+		goto none;
 	}
 	if (register_kprobe(&kp)) {
-		pr_warn("hwt: ptrace_may_access not found; ptrace's rules replayed, without LSM hooks\n");
-		return;
+		hwt_perm_no_route = "ptrace_may_access not found";
+		goto none;
 	}
-	hwt_ptrace_may_access = (void *)kp.addr;
+	addr = kp.addr;
 	unregister_kprobe(&kp);
+	/* On an IBT kernel a kprobe at a function's entry lands after its ENDBR. */
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && hwt_perm_endbr_at(addr - 4))
+		addr -= 4;
+	else if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && !hwt_perm_endbr_at(addr) &&
+		 cpu_feature_enabled(X86_FEATURE_IBT)) {
+		hwt_perm_no_route = "ptrace_may_access has no ENDBR (sealed) and the CPU enforces IBT";
+		goto none;
+	}
+	hwt_ptrace_may_access = addr;
+	return;
+none:
+	pr_warn("hwt: THREAD mode refused: the kernel's ptrace check cannot be called (%s)\n",
+		hwt_perm_no_route);
 }
 
 int hwt_perm_thread(struct task_struct *task)
 {
-	struct mm_struct *mm;
-	const char *why;
-
-	if (hwt_ptrace_may_access)
-		return hwt_ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS) ? 0 : -EPERM;
-	mm = get_task_mm(task);
-	why = hwt_perm_exec(current_cred(), task, mm, NULL);
-	if (mm)
-		mmput(mm);
-	return why ? -EPERM : 0;
+	if (!hwt_ptrace_may_access) {
+		pr_warn_ratelimited("hwt: THREAD mode refused: the kernel's ptrace check cannot be called (%s)\n",
+				    hwt_perm_no_route);
+		return -EOPNOTSUPP;
+	}
+	return hwt_ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS) ? 0 : -EPERM;
 }
 
 int hwt_perm_cpu(void)
 {
-	return perfmon_capable() ? 0 : -EPERM;
+	if (capable(CAP_SYS_ADMIN))
+		return 0;
+	if (!perfmon_capable())
+		return -EPERM;
+	return READ_ONCE(hwt_paranoid) >= 2 ? -EACCES : 0;
 }
 
 /*

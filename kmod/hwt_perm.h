@@ -3,14 +3,38 @@
 #ifndef HWT_PERM_H
 #define HWT_PERM_H
 
+#include <linux/types.h>
+
 struct cred;
 struct linux_binprm;
 struct mm_struct;
 struct task_struct;
 
-/* Resolves ptrace_may_access(), which 6.1 does not export to modules. */
+/*
+ * Who may open /dev/hwt and what they may allocate, as perf_event_paranoid
+ * (kmod/README.md, "Access"); module parameters, writable by root in
+ * /sys/module/hwt/parameters/. For callers without CAP_SYS_ADMIN:
+ *   2  root and members of hwt_group open /dev/hwt; THREAD mode only
+ *   1  as 2, and CPU mode with CAP_PERFMON
+ *   0  as 1, and anyone opens /dev/hwt
+ *  -1  as 0, and no locked-memory or context limit
+ */
+extern int hwt_paranoid;
+extern int hwt_group;			/* gid (initial namespace), or -1: none */
+extern unsigned int hwt_mlock_kb;	/* per-user allowance of buffer memory */
+extern unsigned int hwt_max_contexts;	/* per user */
+
+/* The mode /dev/hwt gets: 0600 unless the parameters open it to others. */
+umode_t hwt_perm_dev_mode(void);
+/* open() of /dev/hwt: 0 or -EACCES. */
+int hwt_perm_open(void);
+/* Resolves ptrace_may_access(), which modules cannot link to. */
 void hwt_perm_init(void);
-/* THREAD mode: the caller needs ptrace access (PTRACE_MODE_ATTACH_REALCREDS). */
+/*
+ * THREAD mode: the caller needs ptrace access (PTRACE_MODE_ATTACH_REALCREDS),
+ * the kernel's own check with the LSMs: -EPERM without it, -EOPNOTSUPP when
+ * this kernel offers no safe way to ask (a line in the kernel log says why).
+ */
 int hwt_perm_thread(struct task_struct *task);
 /*
  * THREAD mode, at exec (@bprm) or later (@bprm NULL): why a tracer with
@@ -26,7 +50,9 @@ int hwt_perm_thread(struct task_struct *task);
  */
 const char *hwt_perm_exec(const struct cred *owner, struct task_struct *task,
 			  struct mm_struct *mm, const struct linux_binprm *bprm);
-/* CPU mode: the caller needs CAP_PERFMON or CAP_SYS_ADMIN. */
+/* CPU mode: CAP_PERFMON or CAP_SYS_ADMIN (-EPERM); at hwt_paranoid 2, CAP_SYS_ADMIN (-EACCES). */
 int hwt_perm_cpu(void);
+/* Whether the caller's contexts are limited in number and locked memory. */
+bool hwt_perm_limited(void);
 
 #endif /* HWT_PERM_H */

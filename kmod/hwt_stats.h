@@ -15,6 +15,7 @@ struct hwt_stats_counters {
 	atomic64_t	records_lost;
 	atomic64_t	hook_registrations;	/* hwt_probe_register calls since load */
 	atomic64_t	untraced_lookups;	/* hash look-ups that found no thread */
+	atomic64_t	locked_pages;	/* buffer pages charged to users' locked memory */
 };
 
 extern struct hwt_stats_counters hwt_stats;

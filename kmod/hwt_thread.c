@@ -166,16 +166,17 @@ int hwt_thread_buffer_ensure(struct hwt_thread *thr)
 	mutex_lock(&hwt_thread_alloc_mtx);
 	if (thr->buf)
 		goto out;
-	buf = hwt_buffer_alloc(ctx->bufsize, READ_ONCE(thr->tid));
-	if (!buf) {
-		ret = -ENOMEM;
+	buf = hwt_buffer_alloc(ctx->bufsize, READ_ONCE(thr->tid), &ctx->charge);
+	if (IS_ERR(buf)) {
+		ret = PTR_ERR(buf);
 		goto out;
 	}
 	if (ctx->aux_bufsize) {
-		thr->aux = hwt_buffer_alloc(ctx->aux_bufsize, READ_ONCE(thr->tid));
-		if (!thr->aux) {
+		thr->aux = hwt_buffer_alloc(ctx->aux_bufsize, READ_ONCE(thr->tid), &ctx->charge);
+		if (IS_ERR(thr->aux)) {
+			ret = PTR_ERR(thr->aux);
+			thr->aux = NULL;
 			hwt_buffer_free(buf);
-			ret = -ENOMEM;
 			goto out;
 		}
 	}

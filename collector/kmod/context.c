@@ -11,17 +11,22 @@
 #include "hwt_ioctl.h"
 #include "kmod_int.h"
 
-/* The library's error for a failed ioctl of the kernel's ABI. */
-static int from_errno(int err)
+int kmod_errno_error(int err, enum kmod_call call)
 {
 	switch (err) {
-	case ENOENT: return -hke_no_backend;
-	case EPERM: case EACCES: return -hke_perm;
+	case ENOENT: return call == kmod_call_open ? -hke_no_module : -hke_no_backend;
+	case EPERM: return call == kmod_call_open ? -hke_no_access : -hke_perm;
+	case EACCES:
+		if (call == kmod_call_open)
+			return -hke_no_access;
+		return call == kmod_call_alloc_cpu ? -hke_paranoid : -hke_perm;
 	case EBUSY: return -hke_busy;
 	case ESRCH: return -hke_no_process;
 	case ENOMEM: return -hke_nomem;
 	case EINVAL: return -hke_invalid;
-	case EOPNOTSUPP: return -hke_mode;
+	case EOPNOTSUPP: return call == kmod_call_alloc_thread ? -hke_no_ptrace : -hke_mode;
+	case ENOBUFS: return -hke_memlock;
+	case EMFILE: return call == kmod_call_open ? -hke_io : -hke_contexts;
 	}
 	errno = err;
 	return -hke_io;
@@ -36,7 +41,7 @@ int kmod_ctx_alloc(struct kmod_ctx *c, const struct hwt_kmod_options *o, size_t 
 	c->fd = -1;
 	dev = open(HWT_DEVICE, O_RDWR | O_CLOEXEC);
 	if (dev < 0)
-		return errno == ENOENT ? -hke_no_module : -hke_io;
+		return kmod_errno_error(errno, kmod_call_open);
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	snprintf(a.backend_name, sizeof(a.backend_name), "%s", o->backend ? o->backend : HWT_SW_BACKEND);
@@ -55,7 +60,8 @@ int kmod_ctx_alloc(struct kmod_ctx *c, const struct hwt_kmod_options *o, size_t 
 	err = errno;
 	close(dev);
 	if (fd < 0)
-		return from_errno(err);
+		return kmod_errno_error(err, o->mode == HWT_KMOD_CPU ? kmod_call_alloc_cpu
+								      : kmod_call_alloc_thread);
 	/* Reads return what is queued; poll() waits. */
 	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
 		close(fd);
@@ -127,7 +133,7 @@ int kmod_ctx_configure(struct kmod_ctx *c, const struct hwt_kmod_options *o,
 	cfg.backend_config = (uintptr_t)sw;
 	cfg.backend_config_size = len;
 	ret = ioctl(c->fd, HWT_IOC_SET_CONFIG, &cfg);
-	ret = ret < 0 ? from_errno(errno) : 0;
+	ret = ret < 0 ? kmod_errno_error(errno, kmod_call_ctx) : 0;
 	free(sw);
 	if (!ret)
 		c->flags = cfg.flags;
@@ -136,7 +142,7 @@ int kmod_ctx_configure(struct kmod_ctx *c, const struct hwt_kmod_options *o,
 
 int kmod_ctx_ioctl(struct kmod_ctx *c, unsigned long cmd, void *arg)
 {
-	return ioctl(c->fd, cmd, arg) < 0 ? from_errno(errno) : 0;
+	return ioctl(c->fd, cmd, arg) < 0 ? kmod_errno_error(errno, kmod_call_ctx) : 0;
 }
 
 void kmod_ctx_close(struct kmod_ctx *c)

@@ -38,6 +38,11 @@ enum hwt_kmod_error {
 	hke_no_process, /* no such process */
 	hke_bundle,     /* a bundle file could not be written; errno says why */
 	hke_mode,       /* the backend does not trace in that mode */
+	hke_no_access,  /* /dev/hwt is not open to this user (hwt.paranoid, hwt.group) */
+	hke_paranoid,   /* CPU mode at hwt.paranoid 2 without CAP_SYS_ADMIN */
+	hke_memlock,    /* the buffers go over the user's locked memory (hwt.mlock_kb + ulimit -l) */
+	hke_contexts,   /* the user has hwt.max_contexts contexts open */
+	hke_no_ptrace,  /* THREAD mode: this kernel lets hwt.ko no safe way to ask ptrace's policy */
 };
 
 const char *hwt_kmod_errstr(int code);

@@ -20,6 +20,16 @@ struct kmod_ctx {
 
 /* HWT_FEATURE_* that the loaded hwt.ko cannot record on this kernel (0 if unknown). */
 uint32_t kmod_features_off(void);
+/* Which call of hwt.ko's ABI failed: the same errno means different things. */
+enum kmod_call {
+	kmod_call_open,          /* open() of /dev/hwt */
+	kmod_call_alloc_thread,  /* HWT_IOC_ALLOC, THREAD mode */
+	kmod_call_alloc_cpu,     /* HWT_IOC_ALLOC, CPU mode */
+	kmod_call_ctx,           /* an ioctl of a context */
+};
+
+/* The library's error (negative hke_*) for errno @err of @call; errno = @err for hke_io. */
+int kmod_errno_error(int err, enum kmod_call call);
 int kmod_ctx_alloc(struct kmod_ctx *c, const struct hwt_kmod_options *o, size_t bufsize,
 		   size_t aux_bufsize);
 /* Sets the configuration with the sw backend's config and ranges. */

@@ -18,7 +18,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1020,6 +1023,461 @@ static int t_perm(void)
 	target_go(&a);
 	shm->step = 1;
 	target_wait(&a, HANG_MS);
+	return 0;
+}
+
+/* ---- access and accounting: hwt.ko's parameters (hwt_perm.h, hwt_buffer.h) ---- */
+
+#define PARAM_DIR "/sys/module/hwt/parameters/"
+#define MLOCK_KB_DEFAULT 131072
+#define MAX_CONTEXTS_DEFAULT 64
+
+/* Writes hwt.ko parameter @name; 0 or -errno (ENOENT: a module without it). */
+static int param_set(const char *name, long v)
+{
+	char path[128], val[32];
+	int fd, n, r = 0;
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	n = snprintf(val, sizeof(val), "%ld\n", v);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, n) != n)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/*
+ * What the other cases run under (main): /dev/hwt open to every user
+ * (paranoid 0), the default limits. The cases below set what they test
+ * and come back to this.
+ */
+static int access_reset(void)
+{
+	return param_set("group", -1) | param_set("paranoid", 0) |
+	       param_set("mlock_kb", MLOCK_KB_DEFAULT) | param_set("max_contexts", MAX_CONTEXTS_DEFAULT);
+}
+
+/* A failed check in a helper process run as another user: the message goes to shm->msg. */
+#define UCHECK(c, ...)                                                                   \
+	do {                                                                             \
+		if (!(c)) {                                                              \
+			int n_ = snprintf((char *)shm->msg, sizeof(shm->msg), "line %d: ", \
+					  __LINE__);                                     \
+			snprintf((char *)shm->msg + n_, sizeof(shm->msg) - n_, __VA_ARGS__); \
+			return 1;                                                        \
+		}                                                                        \
+	} while (0)
+
+struct as_user {
+	uid_t uid;
+	gid_t gid;
+	int perfmon;		/* keeps CAP_PERFMON, and only it */
+	long memlock;		/* RLIMIT_MEMLOCK in bytes, or -1: as it is */
+};
+
+static int keep_only_perfmon(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	d[CAP_PERFMON / 32].permitted = d[CAP_PERFMON / 32].effective = 1u << (CAP_PERFMON % 32);
+	return syscall(SYS_capset, &h, d);
+}
+
+/*
+ * Runs @fn in a child as @u (no supplementary group; no capability but
+ * CAP_PERFMON if asked): 0 when it passed, else shm->msg says why.
+ */
+static int run_as(const struct as_user *u, int (*fn)(void *), void *arg)
+{
+	pid_t p;
+	int st;
+
+	shm->msg[0] = '\0';
+	p = fork();
+	if (p == 0) {
+		if (u->memlock >= 0) {
+			struct rlimit rl = { (rlim_t)u->memlock, (rlim_t)u->memlock };
+
+			if (setrlimit(RLIMIT_MEMLOCK, &rl))
+				_exit(90);
+		}
+		if (setgroups(0, NULL) || setgid(u->gid))
+			_exit(91);
+		if (u->perfmon && prctl(PR_SET_KEEPCAPS, 1))
+			_exit(92);
+		if (setuid(u->uid))
+			_exit(93);
+		if (u->perfmon && keep_only_perfmon())
+			_exit(94);
+		prctl(PR_SET_DUMPABLE, 1);
+		_exit(fn(arg));
+	}
+	if (p < 0 || waitpid(p, &st, 0) != p)
+		return -1;
+	if (WIFEXITED(st) && WEXITSTATUS(st) >= 90 && !shm->msg[0])
+		snprintf((char *)shm->msg, sizeof(shm->msg), "setting up uid %d failed (%d)",
+			 (int)u->uid, WEXITSTATUS(st));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A process of the caller's (its child), waiting until killed. */
+static pid_t own_child(void)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		for (;;)
+			pause();
+	}
+	return p;
+}
+
+static void child_end(pid_t p)
+{
+	if (p > 0) {
+		kill(p, SIGKILL);
+		waitpid(p, NULL, 0);
+	}
+}
+
+static int u_open_refused(void *arg)
+{
+	int fd = dev_open();
+
+	(void)arg;
+	UCHECK(fd < 0 && errno == EACCES, "open: fd %d errno %d, wanted EACCES", fd, errno);
+	return 0;
+}
+
+/* uid 1001 traces its own process; CPU mode answers *(int *)arg. */
+static int u_thread_own(void *arg)
+{
+	int want_cpu = *(int *)arg, fd, cfd;
+	pid_t c = own_child();
+
+	fd = ctx_thread("test", c, 0, 65536);
+	child_end(c);
+	UCHECK(fd >= 0, "THREAD mode on its own process: %s", strerror(-fd));
+	close(fd);
+	cfd = ctx_cpu("test", 1, 4096);
+	if (cfd >= 0)
+		close(cfd);
+	UCHECK(want_cpu > 0 ? cfd >= 0 : cfd == want_cpu, "CPU mode: %d, wanted %d", cfd, want_cpu);
+	return 0;
+}
+
+/* Default: /dev/hwt is root's, 0600; a user outside hwt's group is refused. */
+static int t_access_root_only(void)
+{
+	struct as_user u1001 = { 1001, 1001, 0, -1 };
+	struct stat st;
+	pid_t c;
+	int fd, r;
+
+	CHECK(param_set("group", -1) == 0 && param_set("paranoid", 2) == 0,
+	      "no paranoid and group parameters in /sys/module/hwt/parameters");
+	CHECK(stat(HWT_DEVICE, &st) == 0, "stat %s: %s", HWT_DEVICE, strerror(errno));
+	r = (st.st_mode & 07777) == 0600 && st.st_uid == 0;
+	sub("access_root_only.mode", r, "mode %o uid %d", st.st_mode & 07777, (int)st.st_uid);
+	sub("access_root_only.other_user",
+	    run_as(&u1001, u_open_refused, NULL) == 0, "%s", shm->msg);
+	c = own_child();
+	fd = ctx_thread("test", c, 0, 65536);
+	child_end(c);
+	sub("access_root_only.root", fd >= 0, "root's THREAD mode: %s", fd < 0 ? strerror(-fd) : "");
+	if (fd >= 0)
+		close(fd);
+	/* Open to a group: the node is 0666, open() turns away those outside it. */
+	CHECK(param_set("group", 1002) == 0, "group 1002");
+	CHECK(stat(HWT_DEVICE, &st) == 0 && (st.st_mode & 0777) == 0666, "mode %o with a group",
+	      st.st_mode & 07777);
+	sub("access_root_only.not_in_group",
+	    run_as(&u1001, u_open_refused, NULL) == 0, "%s", shm->msg);
+	CHECK(access_reset() == 0, "parameters not reset");
+	CHECK(nsubfail == 0, "%d sub-cases failed", nsubfail);
+	return 0;
+}
+
+/* hwt's group opens /dev/hwt; CPU mode needs CAP_PERFMON and paranoid 1. */
+static int t_access_group(void)
+{
+	struct as_user u1001 = { 1001, 1001, 0, -1 }, perfmon = { 1001, 1001, 1, -1 };
+	int want;
+
+	CHECK(param_set("paranoid", 2) == 0 && param_set("group", 1001) == 0,
+	      "no paranoid and group parameters");
+	want = -EPERM;
+	sub("access_group.member", run_as(&u1001, u_thread_own, &want) == 0, "%s", shm->msg);
+	want = -EACCES;	/* paranoid 2: CPU mode is CAP_SYS_ADMIN's */
+	sub("access_group.cpu_paranoid2", run_as(&perfmon, u_thread_own, &want) == 0, "%s", shm->msg);
+	CHECK(param_set("paranoid", 1) == 0, "paranoid 1");
+	want = 1;
+	sub("access_group.cpu_perfmon", run_as(&perfmon, u_thread_own, &want) == 0, "%s", shm->msg);
+	want = -EPERM;
+	sub("access_group.cpu_no_perfmon", run_as(&u1001, u_thread_own, &want) == 0, "%s", shm->msg);
+	CHECK(access_reset() == 0, "parameters not reset");
+	CHECK(nsubfail == 0, "%d sub-cases failed", nsubfail);
+	return 0;
+}
+
+static int yama_set(int v)
+{
+	char b[8];
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_WRONLY), n, r;
+
+	if (fd < 0)
+		return -1;
+	n = snprintf(b, sizeof(b), "%d\n", v);
+	r = write(fd, b, n) == n ? 0 : -1;
+	close(fd);
+	return r;
+}
+
+/* uid 1001 on *(pid_t *)arg, not its descendant, and on its own child: the wanted results. */
+struct yama_probe {
+	pid_t sibling;
+	int want_sibling, want_child;	/* 0: allowed, else -errno */
+};
+
+static int u_yama(void *arg)
+{
+	struct yama_probe *y = arg;
+	pid_t c = own_child();
+	int f1 = ctx_thread("test", y->sibling, 0, 65536), f2 = ctx_thread("test", c, 0, 65536);
+
+	child_end(c);
+	if (f1 >= 0)
+		close(f1);
+	if (f2 >= 0)
+		close(f2);
+	UCHECK(y->want_sibling ? f1 == y->want_sibling : f1 >= 0, "sibling: %d, wanted %d", f1,
+	       y->want_sibling);
+	UCHECK(y->want_child ? f2 == y->want_child : f2 >= 0, "own child: %d, wanted %d", f2,
+	       y->want_child);
+	return 0;
+}
+
+/* Yama's ptrace_scope is asked (ptrace_may_access), on 6.1 and 6.12 alike. */
+static int t_perm_yama(void)
+{
+	struct as_user u1001 = { 1001, 1001, 0, -1 };
+	struct yama_probe y;
+	int fd, r, ready[2];
+	pid_t sib, c;
+	char ch;
+
+	CHECK(access("/proc/sys/kernel/yama/ptrace_scope", F_OK) == 0, "no Yama in this kernel");
+	/* A module without the parameter (before them) has /dev/hwt open to all. */
+	r = param_set("paranoid", 0);
+	CHECK(r == 0 || r == -ENOENT, "paranoid 0: %s", strerror(-r));
+	CHECK(pipe(ready) == 0, "pipe");
+	sib = fork();
+	if (sib == 0) {
+		if (setgroups(0, NULL) || setgid(1001) || setuid(1001))
+			_exit(1);
+		prctl(PR_SET_DUMPABLE, 1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	CHECK(sib > 0, "fork");
+	/* Not before it is uid 1001's and dumpable: until then it is root's. */
+	CHECK(read(ready[0], &ch, 1) == 1, "the sibling did not become uid 1001");
+	y.sibling = sib;
+	/* 0: classic ptrace, the same uid suffices: what tells the LSM refused below. */
+	CHECK(yama_set(0) == 0, "ptrace_scope 0");
+	y.want_sibling = 0, y.want_child = 0;
+	sub("perm_yama.scope0", run_as(&u1001, u_yama, &y) == 0, "%s", shm->msg);
+	CHECK(yama_set(1) == 0, "ptrace_scope 1");
+	y.want_sibling = -EPERM, y.want_child = 0;
+	sub("perm_yama.scope1", run_as(&u1001, u_yama, &y) == 0, "%s", shm->msg);
+	CHECK(yama_set(2) == 0, "ptrace_scope 2");
+	y.want_sibling = -EPERM, y.want_child = -EPERM;
+	sub("perm_yama.scope2", run_as(&u1001, u_yama, &y) == 0, "%s", shm->msg);
+	c = own_child();	/* root has CAP_SYS_PTRACE */
+	fd = ctx_thread("test", c, 0, 65536);
+	child_end(c);
+	sub("perm_yama.scope2_root", fd >= 0, "%s", fd < 0 ? strerror(-fd) : "");
+	if (fd >= 0)
+		close(fd);
+	yama_set(0);
+	child_end(sib);
+	CHECK(r == -ENOENT || access_reset() == 0, "parameters not reset");
+	CHECK(nsubfail == 0, "%d sub-cases failed", nsubfail);
+	return 0;
+}
+
+/* Buffer pages charged to the owner's locked memory, now and after close. */
+static uint64_t locked_now(void)
+{
+	struct hwt_stats s;
+
+	return get_stats(&s) == 0 ? s.locked_pages : UINT64_MAX;
+}
+
+static int locked_settle(uint64_t want, int timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+
+	while (locked_now() != want) {
+		if (now_ms() > end)
+			return -1;
+		sleep_ms(20);
+	}
+	return 0;
+}
+
+/* mlock_kb 256 (64 pages), RLIMIT_MEMLOCK 0: 64 KiB fits, 64 + 256 KiB does not, nor 1 MiB. */
+static int u_memlock(void *arg)
+{
+	uint64_t base = locked_now(), pages = 65536 / 4096;
+	pid_t a = own_child(), b = own_child();
+	int f1, f2, f3;
+
+	(void)arg;
+	f1 = ctx_thread("test", a, 0, 65536);
+	UCHECK(f1 >= 0, "64 KiB under the allowance: %s", strerror(-f1));
+	UCHECK(locked_now() == base + pages, "locked pages %llu, wanted %llu",
+	       (unsigned long long)locked_now(), (unsigned long long)(base + pages));
+	f2 = ctx_thread("test", b, 0, 262144);
+	UCHECK(f2 == -ENOBUFS, "64 + 256 KiB over a 256 KiB allowance: %d, wanted ENOBUFS", f2);
+	UCHECK(locked_now() == base + pages, "a refused buffer stayed charged");
+	close(f1);
+	UCHECK(locked_settle(base, 5000) == 0, "not uncharged after close: %llu pages, wanted %llu",
+	       (unsigned long long)locked_now(), (unsigned long long)base);
+	f3 = ctx_thread("test", b, 0, 1 << 20);
+	UCHECK(f3 == -ENOBUFS, "1 MiB: %d, wanted ENOBUFS", f3);
+	child_end(a);
+	child_end(b);
+	return 0;
+}
+
+/* RLIMIT_MEMLOCK 1 MiB: the allowance and the limit add up. */
+static int u_memlock_rlimit(void *arg)
+{
+	pid_t a = own_child();
+	int f = ctx_thread("test", a, 0, 1 << 20);
+
+	(void)arg;
+	child_end(a);
+	UCHECK(f >= 0, "1 MiB with RLIMIT_MEMLOCK 1 MiB: %s", strerror(-f));
+	close(f);
+	return 0;
+}
+
+/* mlock_kb 64 (16 pages), RLIMIT_MEMLOCK 0: the process's buffer fits, its new thread's does not. */
+static int u_memlock_thread(void *arg)
+{
+	const struct hwt_record_header *h;
+	struct target t;
+	struct recs r;
+	pid_t tid;
+	int fd;
+
+	(void)arg;
+	recs_init(&r);
+	shm->b_tid = 0;
+	UCHECK(target_start(&t, fn_thread, NULL) == 0, "fork");
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	UCHECK(fd >= 0, "64 KiB: %s", strerror(-fd));
+	UCHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	target_go(&t);
+	UCHECK(target_wait(&t, 5000) == 0, "target");
+	tid = shm->b_tid;
+	h = recs_wait(fd, &r, HWT_RECORD_LOST, pred_tid, &tid, 3000);
+	UCHECK(h, "no LOST record for thread %d, which got no buffer", tid);
+	UCHECK(((const struct hwt_record_lost *)h)->reason == HWT_LOST_TRACE_WRITE, "LOST reason %u",
+	       ((const struct hwt_record_lost *)h)->reason);
+	UCHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_EXIT, pred_pid, &t.pid, 3000), "no PROCESS_EXIT");
+	close(fd);
+	return 0;
+}
+
+static int t_memlock_allowance(void)
+{
+	struct as_user lim0 = { 1001, 1001, 0, 0 }, lim1m = { 1001, 1001, 0, 1 << 20 };
+	struct hwt_stats s;
+	pid_t c;
+	int fd, r;
+
+	CHECK(param_set("paranoid", 0) == 0 && param_set("mlock_kb", 256) == 0,
+	      "no paranoid and mlock_kb parameters");
+	CHECK(stats_settle(&s, 5000) == 0 && locked_settle(0, 5000) == 0,
+	      "objects or locked pages left by earlier cases");
+	sub("memlock_allowance.user", run_as(&lim0, u_memlock, NULL) == 0, "%s", shm->msg);
+	sub("memlock_allowance.rlimit", run_as(&lim1m, u_memlock_rlimit, NULL) == 0, "%s", shm->msg);
+	CHECK(param_set("mlock_kb", 64) == 0, "mlock_kb 64");
+	sub("memlock_allowance.thread_lost", run_as(&lim0, u_memlock_thread, NULL) == 0, "%s", shm->msg);
+	CHECK(locked_settle(0, 5000) == 0, "%llu pages still charged", (unsigned long long)locked_now());
+	c = own_child();	/* root: not limited, still counted */
+	fd = ctx_thread("test", c, 0, 1 << 20);
+	child_end(c);
+	sub("memlock_allowance.root", fd >= 0 && locked_now() == 256, "%s, %llu pages",
+	    fd < 0 ? strerror(-fd) : "", (unsigned long long)locked_now());
+	if (fd >= 0)
+		close(fd);
+	r = stats_settle(&s, 5000) == 0 && locked_settle(0, 5000) == 0;
+	sub("memlock_allowance.zero_after_close", r, "%llu contexts, %llu buffers, %llu locked pages",
+	    (unsigned long long)s.contexts, (unsigned long long)s.buffers,
+	    (unsigned long long)locked_now());
+	CHECK(access_reset() == 0, "parameters not reset");
+	CHECK(nsubfail == 0, "%d sub-cases failed", nsubfail);
+	return 0;
+}
+
+/* max_contexts 2: a third context is refused until one is closed. */
+static int u_contexts(void *arg)
+{
+	pid_t c[3] = { own_child(), own_child(), own_child() };
+	int f[3], i;
+
+	(void)arg;
+	for (i = 0; i < 3; i++)
+		f[i] = ctx_thread("test", c[i], 0, 65536);
+	UCHECK(f[0] >= 0 && f[1] >= 0, "two contexts under the limit: %d %d", f[0], f[1]);
+	UCHECK(f[2] == -EMFILE, "third context: %d, wanted EMFILE", f[2]);
+	close(f[0]);
+	f[2] = ctx_thread("test", c[2], 0, 65536);
+	UCHECK(f[2] >= 0, "third context after a close: %s", strerror(-f[2]));
+	close(f[1]);
+	close(f[2]);
+	for (i = 0; i < 3; i++)
+		child_end(c[i]);
+	return 0;
+}
+
+static int t_contexts_per_user(void)
+{
+	struct as_user u1001 = { 1001, 1001, 0, -1 };
+	struct hwt_stats s;
+	pid_t c[3];
+	int f[3], i, ok = 1;
+
+	CHECK(param_set("paranoid", 0) == 0 && param_set("max_contexts", 2) == 0,
+	      "no paranoid and max_contexts parameters");
+	sub("contexts_per_user.user", run_as(&u1001, u_contexts, NULL) == 0, "%s", shm->msg);
+	for (i = 0; i < 3; i++) {	/* root: not limited */
+		c[i] = own_child();
+		f[i] = ctx_thread("test", c[i], 0, 65536);
+		ok &= f[i] >= 0;
+	}
+	for (i = 0; i < 3; i++) {
+		if (f[i] >= 0)
+			close(f[i]);
+		child_end(c[i]);
+	}
+	sub("contexts_per_user.root", ok, "%s", ok ? "" : "root was limited");
+	ok = stats_settle(&s, 5000) == 0 && locked_settle(0, 5000) == 0;
+	sub("contexts_per_user.zero_after_close", ok, "%llu contexts, %llu locked pages",
+	    (unsigned long long)s.contexts, (unsigned long long)locked_now());
+	CHECK(access_reset() == 0, "parameters not reset");
+	CHECK(nsubfail == 0, "%d sub-cases failed", nsubfail);
 	return 0;
 }
 
@@ -3568,6 +4026,11 @@ static const struct ktest tests[] = {
 	{ "alloc_cpu", t_alloc_cpu },
 	{ "bad_args", t_bad_args },
 	{ "perm_other_user", t_perm },
+	{ "access_root_only", t_access_root_only },
+	{ "access_group", t_access_group },
+	{ "perm_yama", t_perm_yama },
+	{ "memlock_allowance", t_memlock_allowance },
+	{ "contexts_per_user", t_contexts_per_user },
 	{ "exec_setuid_untraced", t_exec_setuid_untraced },
 	{ "exec_setuid_root_traced", t_exec_setuid_root_traced },
 	{ "select_bad_args", t_select_bad_args },
@@ -3681,6 +4144,8 @@ int main(int argc, char **argv)
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shm == MAP_FAILED)
 		return 1;
+	if (access_reset())
+		printf("KINFO hwt.ko has no access parameters: the cases as other users fail\n");
 	{
 		char err[128];
 

@@ -142,9 +142,12 @@ struct hwt_stats {
 				   filter collisions, normally 0 */
 	__u32 features_off;	/* HWT_FEATURE_* this kernel lacks (a kprobe symbol missing) */
 	__u32 reserved1;
+	/* HWT_STATS_SIZE_VER2 */
+	__u64 locked_pages;	/* buffer pages charged to users' locked memory, all users */
 };
 #define HWT_STATS_SIZE_VER0	64u
 #define HWT_STATS_SIZE_VER1	88u
+#define HWT_STATS_SIZE_VER2	96u
 
 /* hwt_stats.features_off: what a kernel without the hook's symbol cannot record */
 #define HWT_FEATURE_MMAP	0x1u	/* MMAP records of mmap() after exec (perf_event_mmap) */
