@@ -100,6 +100,7 @@ bool hwt_perm_limited(void)
 static bool (*hwt_ptrace_may_access)(struct task_struct *task, unsigned int mode);
 static const char *hwt_perm_no_route = "not resolved yet";
 
+#ifdef CONFIG_X86_KERNEL_IBT
 /* ENDBR64, the instruction an IBT-enforcing CPU wants at an indirect call's target. */
 static bool hwt_perm_endbr_at(void *addr)
 {
@@ -109,6 +110,7 @@ static bool hwt_perm_endbr_at(void *addr)
 	return !copy_from_kernel_nofault(insn, addr, sizeof(insn)) &&
 	       !memcmp(insn, endbr64, sizeof(insn));
 }
+#endif
 
 void hwt_perm_init(void)
 {
@@ -125,14 +127,15 @@ void hwt_perm_init(void)
 	}
 	addr = kp.addr;
 	unregister_kprobe(&kp);
+#ifdef CONFIG_X86_KERNEL_IBT
 	/* On an IBT kernel a kprobe at a function's entry lands after its ENDBR. */
-	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && hwt_perm_endbr_at(addr - 4))
+	if (hwt_perm_endbr_at(addr - 4))
 		addr -= 4;
-	else if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && !hwt_perm_endbr_at(addr) &&
-		 cpu_feature_enabled(X86_FEATURE_IBT)) {
+	else if (!hwt_perm_endbr_at(addr) && cpu_feature_enabled(X86_FEATURE_IBT)) {
 		hwt_perm_no_route = "ptrace_may_access has no ENDBR (sealed) and the CPU enforces IBT";
 		goto none;
 	}
+#endif
 	hwt_ptrace_may_access = addr;
 	return;
 none:
