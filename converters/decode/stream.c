@@ -822,6 +822,17 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 			struct pt_block block;
 
 			status = take_events(s, dec, status);
+			if (status < 0 && status != -pte_eos && !err.pending) {
+				/* An event that does not decode (damage: an enable
+				   while enabled, a bad packet behind it) loses the
+				   trace up to the next PSB, as a block error does. */
+				err.pending = 1;
+				err.status = status;
+				err.offset = 0;
+				pt_blk_get_offset(dec, &err.offset);
+				err.ip = 0;
+				err.file = NULL;
+			}
 			if (status < 0 || (status & pts_eos))
 				break;
 			if (s->next_time != UINT64_MAX || want_time) {
