@@ -79,7 +79,42 @@ struct per_test {
 	struct hwt_cov_files **files;    /* the same (their names are the covs') */
 	char **tn;                       /* their lcov TN: \W as '_', as lcov has it; "" outside */
 	struct hwt_cov_test *list;       /* the same, for the formats that carry tests */
+	size_t slots;                    /* what each array above holds */
 };
+
+/*
+ * Room for @slots groups in each of t's arrays, the new ones zeroed: 0, or
+ * -1 when out of memory (t->slots unchanged: per_test_fini reads no more).
+ */
+static int per_test_grow(struct per_test *t, size_t slots)
+{
+	void *p;
+
+	if (!(p = realloc(t->profiles, slots * sizeof(*t->profiles))))
+		return -1;
+	t->profiles = p;
+	if (!(p = realloc(t->covs, slots * sizeof(*t->covs))))
+		return -1;
+	t->covs = p;
+	if (!(p = realloc(t->files, slots * sizeof(*t->files))))
+		return -1;
+	t->files = p;
+	if (!(p = realloc(t->tn, slots * sizeof(*t->tn))))
+		return -1;
+	t->tn = p;
+	if (!(p = realloc(t->list, slots * sizeof(*t->list))))
+		return -1;
+	t->list = p;
+	for (size_t g = t->slots; g < slots; g++) {
+		t->profiles[g] = NULL;
+		t->covs[g] = NULL;
+		t->files[g] = NULL;
+		t->tn[g] = NULL;
+		memset(&t->list[g], 0, sizeof(t->list[g]));
+	}
+	t->slots = slots;
+	return 0;
+}
 
 /* What one -o writes. */
 struct output_write {
@@ -357,12 +392,7 @@ static int per_test_split(struct per_test *t, const char *dir,
 	hwt_bundle_free(bundle);
 	if (rc < 0)
 		goto nomem;
-	t->profiles = calloc(t->split.count + 1, sizeof(*t->profiles));
-	t->files = calloc(t->split.count + 1, sizeof(*t->files));
-	t->covs = calloc(t->split.count + 1, sizeof(*t->covs));
-	t->tn = calloc(t->split.count + 1, sizeof(*t->tn));
-	t->list = calloc(t->split.count + 1, sizeof(*t->list));
-	if (!t->profiles || !t->files || !t->covs || !t->tn || !t->list)
+	if (per_test_grow(t, t->split.count + 1) < 0)
 		goto nomem;
 	for (size_t g = 0; g <= t->split.count; g++) {
 		t->profiles[g] = hwt_profile_alloc();
@@ -579,7 +609,6 @@ static int per_test_add_calls(struct per_test *t, const struct hwt_test_calls *c
 	struct hwt_profile *outside = t->profiles[before];
 	char *outside_tn = t->tn[before];
 	char name[1024];
-	void *p;
 	int rc = -1;
 
 	if (!group)
@@ -590,29 +619,11 @@ static int per_test_add_calls(struct per_test *t, const struct hwt_test_calls *c
 		if (group[k] < 0)
 			goto out;
 	}
-	/* Room for the new tests; outside every test stays last. */
-	if (!(p = realloc(t->profiles, (t->split.count + 1) * sizeof(*t->profiles))))
+	/* Room for the new tests; outside every test moves to the last slot. */
+	if (per_test_grow(t, t->split.count + 1) < 0)
 		goto out;
-	t->profiles = p;
-	if (!(p = realloc(t->tn, (t->split.count + 1) * sizeof(*t->tn))))
-		goto out;
-	t->tn = p;
-	if (!(p = realloc(t->files, (t->split.count + 1) * sizeof(*t->files))))
-		goto out;
-	t->files = p;
-	if (!(p = realloc(t->covs, (t->split.count + 1) * sizeof(*t->covs))))
-		goto out;
-	t->covs = p;
-	if (!(p = realloc(t->list, (t->split.count + 1) * sizeof(*t->list))))
-		goto out;
-	t->list = p;
-	for (size_t g = before; g <= t->split.count; g++) {
-		memset(&t->list[g], 0, sizeof(t->list[g]));
-		t->profiles[g] = NULL;
-		t->tn[g] = NULL;
-		t->files[g] = NULL;
-		t->covs[g] = NULL;
-	}
+	t->profiles[before] = NULL;
+	t->tn[before] = NULL;
 	t->profiles[t->split.count] = outside;
 	t->tn[t->split.count] = outside_tn;
 	for (size_t g = before; g < t->split.count; g++) {
@@ -640,15 +651,11 @@ out:
 
 static void per_test_fini(struct per_test *t)
 {
-	for (size_t g = 0; g <= t->split.count; g++) {
-		if (t->profiles)
-			hwt_profile_free(t->profiles[g]);
-		if (t->files)
-			hwt_cov_files_free(t->files[g]);
-		if (t->covs)
-			hwt_coverage_free(t->covs[g]);
-		if (t->tn)
-			free(t->tn[g]);
+	for (size_t g = 0; g < t->slots; g++) {
+		hwt_profile_free(t->profiles[g]);
+		hwt_cov_files_free(t->files[g]);
+		hwt_coverage_free(t->covs[g]);
+		free(t->tn[g]);
 	}
 	free(t->profiles);
 	free(t->files);
