@@ -448,8 +448,7 @@ void hwt_hook_on_switch(void *data, bool preempt, struct task_struct *prev,
 	int cpu;
 	int i, n;
 
-	if (!hwt_thread_marked(prev) && !hwt_thread_marked(next) &&
-	    !atomic_read(&hwt_nr_cpu_contexts))
+	if (!hwt_hook_wanted(prev) && !hwt_thread_marked(next))
 		return;
 	cpu = smp_processor_id();
 	rcu_read_lock();
