@@ -134,7 +134,7 @@ static int add_line(struct diff_file *f, uint32_t line)
 	uint32_t *lines = hwt_grow_array(f->lines, &f->cap, f->nlines + 1, sizeof(*lines));
 
 	if (!lines)
-		return -hde_nomem;
+		return -hdc_nomem;
 	f->lines = lines;
 	lines[f->nlines++] = line;
 	return 0;
@@ -207,7 +207,7 @@ static int finish(struct hwt_diff *diff)
 
 			for (k = 0; k < f->nlines; k++)
 				if (add_line(to, f->lines[k]) < 0)
-					return -hde_nomem;
+					return -hdc_nomem;
 			free(f->path);
 			free(f->lines);
 			continue;
@@ -240,7 +240,7 @@ int hwt_diff_read(struct hwt_diff *diff, FILE *file, size_t *bad_line)
 	if (bad_line)
 		*bad_line = 0;
 	if (!diff || !file)
-		return -hde_invalid;
+		return -hdc_invalid;
 	errno = 0;
 	while ((n = getline(&text, &cap, file)) >= 0) {
 		number++;
@@ -262,24 +262,24 @@ int hwt_diff_read(struct hwt_diff *diff, FILE *file, size_t *bad_line)
 				new_left--;
 				new_line++;
 			} else {
-				rc = -hde_syntax;
+				rc = -hdc_syntax;
 				break;
 			}
 			continue;
 		}
 		if (!strncmp(text, "@@@", 3)) {
-			rc = -hde_combined;
+			rc = -hdc_combined;
 			break;
 		}
 		if (!strncmp(text, "@@", 2)) {
 			if (hunk_header(text, &new_line, &old_left, &new_left) < 0) {
-				rc = -hde_syntax;
+				rc = -hdc_syntax;
 				break;
 			}
 			continue;
 		}
 		if (!strncmp(text, "diff --cc ", 10)) {
-			rc = -hde_combined;
+			rc = -hdc_combined;
 			break;
 		}
 		if (!strncmp(text, "diff --git ", 11)) {
@@ -290,7 +290,7 @@ int hwt_diff_read(struct hwt_diff *diff, FILE *file, size_t *bad_line)
 			char *path = header_name(text + 4);
 
 			if (!path) {
-				rc = errno == ENOMEM ? -hde_nomem : -hde_syntax;
+				rc = errno == ENOMEM ? -hdc_nomem : -hdc_syntax;
 				break;
 			}
 			if (!strcmp(path, "/dev/null")) {
@@ -303,7 +303,7 @@ int hwt_diff_read(struct hwt_diff *diff, FILE *file, size_t *bad_line)
 			cur = file_named(diff, path);
 			if (!cur) {
 				free(path);
-				rc = -hde_nomem;
+				rc = -hdc_nomem;
 				break;
 			}
 			continue;
@@ -312,10 +312,10 @@ int hwt_diff_read(struct hwt_diff *diff, FILE *file, size_t *bad_line)
 		   "Binary files ... differ", a commit's header. */
 	}
 	if (rc == 0 && ferror(file))
-		rc = errno == ENOMEM ? -hde_nomem : -hde_io;
+		rc = errno == ENOMEM ? -hdc_nomem : -hdc_io;
 	if (rc == 0 && (old_left || new_left))
-		rc = -hde_syntax; /* the diff ends inside a hunk */
-	if (rc < 0 && rc != -hde_nomem && rc != -hde_io && bad_line)
+		rc = -hdc_syntax; /* the diff ends inside a hunk */
+	if (rc < 0 && rc != -hdc_nomem && rc != -hdc_io && bad_line)
 		*bad_line = number;
 	free(text);
 	if (rc == 0)

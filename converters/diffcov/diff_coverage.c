@@ -85,7 +85,7 @@ static int one_file(struct coverage *c, const struct hwt_diff *diff, size_t d,
 	c->pub.files_changed++;
 	c->pub.changed += nlines;
 	if (asprintf(&abs, "%s/%s", top, path) < 0)
-		return -hde_nomem;
+		return -hdc_nomem;
 	realp = realpath(abs, real);
 	match = malloc((files->count ? files->count : 1) * sizeof(*match));
 	not_run = malloc(nlines * sizeof(*not_run));
@@ -93,7 +93,7 @@ static int one_file(struct coverage *c, const struct hwt_diff *diff, size_t d,
 		free(abs);
 		free(match);
 		free(not_run);
-		return -hde_nomem;
+		return -hdc_nomem;
 	}
 	/* Usually one file; a source reached by two names (a link) twice. */
 	for (i = 0; i < files->count; i++)
@@ -156,12 +156,12 @@ int hwt_diff_coverage_compute(const struct hwt_diff *diff, const struct hwt_cov_
 		}
 		free(c);
 		free(keys);
-		return -hde_nomem;
+		return -hdc_nomem;
 	}
 	c->pub.file = c->file;
 	for (i = 0; i < files->count && rc == 0; i++) {
 		if (realpath(files->file[i].path, real) && !(keys[i].real = strdup(real)))
-			rc = -hde_nomem;
+			rc = -hdc_nomem;
 	}
 	/* The diff's files are sorted by path: so are the ones listed. */
 	for (i = 0; i < nfiles && rc == 0; i++)

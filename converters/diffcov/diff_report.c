@@ -208,13 +208,13 @@ int hwt_diff_coverage_write(const struct hwt_diff_coverage *coverage,
 	const struct hwt_diff_report_options *o = options ? options : &none;
 
 	if (!coverage || !file)
-		return -hde_invalid;
+		return -hdc_invalid;
 	switch (format) {
 	case hwt_diff_text: write_text(coverage, o, file); break;
 	case hwt_diff_markdown: write_markdown(coverage, o, file); break;
 	case hwt_diff_json: write_json(coverage, o, file); break;
-	default: return -hde_invalid;
+	default: return -hdc_invalid;
 	}
 	fflush(file);
-	return ferror(file) ? -hde_io : 0;
+	return ferror(file) ? -hdc_io : 0;
 }

@@ -26,13 +26,13 @@ extern "C" {
 struct hwt_cov_files;
 
 enum hwt_diffcov_error {
-	hde_ok,
-	hde_internal,
-	hde_invalid,
-	hde_nomem,
-	hde_io,       /* the diff cannot be read, or the report written */
-	hde_syntax,   /* not a unified diff: a hunk header or a hunk is malformed */
-	hde_combined, /* a combined diff ("@@@": a merge with conflicts in progress) */
+	hdc_ok,
+	hdc_internal,
+	hdc_invalid,
+	hdc_nomem,
+	hdc_io,       /* the diff cannot be read, or the report written */
+	hdc_syntax,   /* not a unified diff: a hunk header or a hunk is malformed */
+	hdc_combined, /* a combined diff ("@@@": a merge with conflicts in progress) */
 };
 
 const char *hwt_diffcov_errstr(int code);
@@ -49,8 +49,8 @@ void hwt_diff_free(struct hwt_diff *diff);
  * prefixes, quoted names, any amount of context; plain `diff -u` output
  * too) and adds, for each file of the new side, the numbers of its '+'
  * lines. Deleted files have none, nor do binary files, renames without
- * changes and mode changes. Returns 0, -hde_nomem, -hde_io, or
- * -hde_syntax / -hde_combined with *bad_line (when not NULL) the number
+ * changes and mode changes. Returns 0, -hdc_nomem, -hdc_io, or
+ * -hdc_syntax / -hdc_combined with *bad_line (when not NULL) the number
  * of the line it stopped at.
  */
 int hwt_diff_read(struct hwt_diff *diff, FILE *file, size_t *bad_line);
@@ -86,7 +86,7 @@ struct hwt_diff_coverage {
  * top for git), and names the coverage file with that path or, when both
  * exist, the same file after symbolic links (realpath). A line is
  * measured when a coverage file has it, covered when its count there is
- * above 0. Returns 0 or -hde_nomem; *out is freed with
+ * above 0. Returns 0 or -hdc_nomem; *out is freed with
  * hwt_diff_coverage_free.
  */
 int hwt_diff_coverage_compute(const struct hwt_diff *diff, const struct hwt_cov_files *files,
@@ -116,7 +116,7 @@ struct hwt_diff_report_options {
 	const char *merge_base;  /* the commit the diff starts at, or NULL */
 };
 
-/* Writes coverage in format to file; options may be NULL. 0 or -hde_io. */
+/* Writes coverage in format to file; options may be NULL. 0 or -hdc_io. */
 int hwt_diff_coverage_write(const struct hwt_diff_coverage *coverage,
 			    enum hwt_diff_format format,
 			    const struct hwt_diff_report_options *options, FILE *file);

@@ -336,21 +336,21 @@ static void test_diff_read(void)
 
 	/* Errors name the line. */
 	diff = read_diff("+++ b/x.c\n@@ -1,2 +1,2 @@\n a\n", &rc, &bad);
-	CHECK(rc == -hde_syntax && bad == 3);           /* ends inside a hunk */
+	CHECK(rc == -hdc_syntax && bad == 3);           /* ends inside a hunk */
 	hwt_diff_free(diff);
 	diff = read_diff("+++ b/x.c\n@@ -1 +1 @@\n?\n", &rc, &bad);
-	CHECK(rc == -hde_syntax && bad == 3);
+	CHECK(rc == -hdc_syntax && bad == 3);
 	hwt_diff_free(diff);
 	diff = read_diff("+++ b/x.c\n@@ -1 +x @@\n", &rc, &bad);
-	CHECK(rc == -hde_syntax && bad == 2);
+	CHECK(rc == -hdc_syntax && bad == 2);
 	hwt_diff_free(diff);
 	diff = read_diff("diff --cc x.c\n@@@ -1,1 -1,1 +1,1 @@@\n", &rc, &bad);
-	CHECK(rc == -hde_combined && bad == 1);
+	CHECK(rc == -hdc_combined && bad == 1);
 	hwt_diff_free(diff);
 	diff = read_diff("+++ \"b/bad\\q\"\n", &rc, &bad);
-	CHECK(rc == -hde_syntax && bad == 1);
+	CHECK(rc == -hdc_syntax && bad == 1);
 	hwt_diff_free(diff);
-	CHECK(!strcmp(hwt_diffcov_errstr(-hde_syntax), "not a unified diff"));
+	CHECK(!strcmp(hwt_diffcov_errstr(-hdc_syntax), "not a unified diff"));
 }
 
 static void test_diff_coverage(void)
