@@ -13,8 +13,21 @@ names the in-process tests.
 Cases:
   gtest   GoogleTest (built in: TestBody, named Suite.Name from its TEST line,
           a suite name with an underscore included); filter --gtest_filter
-  cmocka  a C suite whose tests are named with --test-function 'test_*';
-          filter cmocka_set_test_filter
+  cmocka  cmocka (built in: a void function libcmocka calls; its int
+          fixtures are not tests); filter cmocka_set_test_filter
+  check   Check (built in: START_TEST(name)'s name_fn, named name), its
+          tests forked (Check's default) and, with CK_FORK=no, in the
+          process: both give the same sections; filter srunner_run with a
+          test case per test
+  cunit   CUnit (built in: registered with CU_add_test, CU_ADD_TEST or a
+          CU_TestInfo, named by their strings; the suite's and the tests'
+          fixtures are not tests); filter CU_get_test + CU_basic_run_test
+  cmocka_glob  the cmocka suite with --test-function 'test_*'
+
+Each framework's fixtures are in fixtures.c, left out of the comparison:
+a test's section is its test function's call, its fixtures are outside
+every test (the filtered gcov run counts them with the test). No section
+is named after a fixture.
 
 usage: per_test_function.py HWT_COV WORK_DIR CASE
 Exit status 77 (skipped) when the framework is not installed.
@@ -122,11 +135,11 @@ SCENARIO("fibonacci")
 """
 CATCH2_NAMES = ['gcd of two numbers', 'primes "small"', 'Scenario: fibonacci']
 
-CMOCKA_PROJECT = """cmake_minimum_required(VERSION 3.16)
+C_PROJECT = """cmake_minimum_required(VERSION 3.16)
 project(per_test_function C)
 add_library(calc STATIC calc.c)
-add_executable(calc_tests calc_tests.c)
-target_link_libraries(calc_tests PRIVATE calc cmocka)
+add_executable(calc_tests calc_tests.c fixtures.c)
+target_link_libraries(calc_tests PRIVATE calc %s)
 """
 CMOCKA_TESTS = r"""#include <setjmp.h>
 #include <stdarg.h>
@@ -134,6 +147,11 @@ CMOCKA_TESTS = r"""#include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include "calc.h"
+
+int group_setup(void **state);
+int group_teardown(void **state);
+int test_setup(void **state);
+int test_teardown(void **state);
 
 static void test_parse(void **state)
 {
@@ -160,17 +178,159 @@ static void test_fib(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
+		cmocka_unit_test_setup_teardown(test_parse, test_setup, test_teardown),
 		cmocka_unit_test(test_factorial),
-		cmocka_unit_test(test_fib),
+		cmocka_unit_test_setup(test_fib, test_setup),
 	};
 
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
 """
 CMOCKA_NAMES = ['test_parse', 'test_factorial', 'test_fib']
+CMOCKA_FIXTURES = r"""int fixture_calls;
+
+int group_setup(void **state) { (void)state; fixture_calls++; return 0; }
+int group_teardown(void **state) { (void)state; fixture_calls++; return 0; }
+int test_setup(void **state) { (void)state; fixture_calls++; return 0; }
+int test_teardown(void **state) { (void)state; fixture_calls++; return 0; }
+"""
+
+CHECK_TESTS = r"""#include <check.h>
+#include "calc.h"
+
+void fixture_setup(void);
+void fixture_teardown(void);
+
+START_TEST(test_parse)
+{
+	int v = 0;
+	ck_assert_int_eq(calc_parse_int("42", &v), CALC_OK);
+	ck_assert_int_eq(v, 42);
+	ck_assert_int_eq(calc_parse_int("x", &v), CALC_ERR_INPUT);
+}
+END_TEST
+
+START_TEST(test_factorial)
+{
+	for (int n = 1; n < 6; n++)
+		ck_assert(calc_factorial(n) > 0);
+}
+END_TEST
+
+START_TEST(test_fib)
+{
+	ck_assert_int_eq(calc_fib(10), 55);
+}
+END_TEST
+
+/* A test case per test: srunner_run runs one by its name. */
+static void add(Suite *s, const char *name, const TTest *test)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
+	tcase_add_test(tc, test);
+	suite_add_tcase(s, tc);
+}
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("calc");
+	SRunner *sr;
+	int failed;
+
+	add(s, "test_parse", test_parse);
+	add(s, "test_factorial", test_factorial);
+	add(s, "test_fib", test_fib);
+	sr = srunner_create(s);
+	srunner_run(sr, NULL, argc > 1 ? argv[1] : NULL, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0;
+}
+"""
+CHECK_FIXTURES = r"""int fixture_calls;
+
+void fixture_setup(void) { fixture_calls++; }
+void fixture_teardown(void) { fixture_calls++; }
+"""
+
+CUNIT_TESTS = r"""#include <CUnit/Basic.h>
+#include "calc.h"
+
+int suite_init(void);
+int suite_clean(void);
+void test_setup(void);
+void test_teardown(void);
+
+static void test_parse(void)
+{
+	int v = 0;
+	CU_ASSERT_EQUAL(calc_parse_int("42", &v), CALC_OK);
+	CU_ASSERT_EQUAL(v, 42);
+	CU_ASSERT_EQUAL(calc_parse_int("x", &v), CALC_ERR_INPUT);
+}
+
+static void test_factorial(void)
+{
+	for (int n = 1; n < 6; n++)
+		CU_ASSERT(calc_factorial(n) > 0);
+}
+
+static void test_fib(void)
+{
+	CU_ASSERT_EQUAL(calc_fib(10), 55);
+}
+
+static CU_TestInfo more_tests[] = {
+	{ "fib of 10", test_fib },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+	{ "more", suite_init, suite_clean, test_setup, test_teardown, more_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+int main(int argc, char **argv)
+{
+	CU_pSuite calc;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	calc = CU_add_suite_with_setup_and_teardown("calc", suite_init, suite_clean, test_setup,
+						    test_teardown);
+	CU_add_test(calc, "parse numbers", test_parse);
+	CU_ADD_TEST(calc, test_factorial);
+	CU_register_suites(suites);
+	CU_basic_set_mode(CU_BRM_SILENT);
+	if (argc > 1) {
+		/* One test by its name (none when no test has it). */
+		CU_pSuite more = CU_get_suite("more");
+		CU_pTest t = CU_get_test(calc, argv[1]);
+
+		if (t)
+			CU_basic_run_test(calc, t);
+		else if ((t = CU_get_test(more, argv[1])))
+			CU_basic_run_test(more, t);
+	} else {
+		CU_basic_run_tests();
+	}
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed != 0;
+}
+"""
+CUNIT_FIXTURES = r"""int fixture_calls;
+
+int suite_init(void) { fixture_calls++; return 0; }
+int suite_clean(void) { fixture_calls++; return 0; }
+void test_setup(void) { fixture_calls++; }
+void test_teardown(void) { fixture_calls++; }
+"""
 
 CASES = {
     # name: (CMakeLists.txt, test source name, its text, tests, header that
@@ -182,10 +342,25 @@ CASES = {
     'catch2': (CATCH2_PROJECT, 'calc_tests.cc', CATCH2_TESTS, CATCH2_NAMES,
                '/usr/include/catch2/catch.hpp',
                lambda name: name.replace('"', '\\"') if name else 'no such test', []),
-    'cmocka': (CMOCKA_PROJECT, 'calc_tests.c', CMOCKA_TESTS, CMOCKA_NAMES,
-               '/usr/include/cmocka.h',
-               lambda name: name or 'no_such_test', ['--test-function', 'test_*']),
+    'cmocka': (C_PROJECT % 'cmocka', 'calc_tests.c', CMOCKA_TESTS, CMOCKA_NAMES,
+               '/usr/include/cmocka.h', lambda name: name or 'no_such_test', []),
+    'cmocka_glob': (C_PROJECT % 'cmocka', 'calc_tests.c', CMOCKA_TESTS, CMOCKA_NAMES,
+                    '/usr/include/cmocka.h',
+                    lambda name: name or 'no_such_test', ['--test-function', 'test_*']),
+    'check': (C_PROJECT % 'check_pic m rt pthread subunit', 'calc_tests.c', CHECK_TESTS,
+              CMOCKA_NAMES, '/usr/include/check.h',
+              lambda name: name or 'no_such_case', []),
+    'cunit': (C_PROJECT % 'cunit', 'calc_tests.c', CUNIT_TESTS,
+              ['parse numbers', 'test_factorial', 'fib of 10'], '/usr/include/CUnit/Basic.h',
+              lambda name: name or 'no such test', []),
 }
+# The C frameworks' fixtures (fixtures.c) and their names.
+FIXTURES = {
+    'cmocka': (CMOCKA_FIXTURES, ['group_setup', 'group_teardown', 'test_setup', 'test_teardown']),
+    'check': (CHECK_FIXTURES, ['fixture_setup', 'fixture_teardown']),
+    'cunit': (CUNIT_FIXTURES, ['suite_init', 'suite_clean', 'test_setup', 'test_teardown']),
+}
+FIXTURES['cmocka_glob'] = FIXTURES['cmocka']
 
 
 def sections(path):
@@ -260,6 +435,10 @@ def main():
     if case == 'catch2':
         with open(os.path.join(src, 'calc_main.cc'), 'w') as f:
             f.write(CATCH2_MAIN)
+    fixtures, fixture_names = FIXTURES.get(case, ('', []))
+    if fixtures:
+        with open(os.path.join(src, 'fixtures.c'), 'w') as f:
+            f.write(fixtures)
     plain, cov = os.path.join(work, 'plain'), os.path.join(work, 'cov')
     build(src, plain, '-O0 -g')
     main_object = os.path.join(plain, 'CMakeFiles', 'calc_tests.dir', 'calc_main.cc.o')
@@ -283,6 +462,21 @@ def main():
     for name in names:
         if list(got).count(tn[name]) != 1:
             failures.append('no section TN:%s' % tn[name])
+    for name in fixture_names:
+        if name in got:
+            failures.append('a fixture is a test: TN:%s' % name)
+
+    # Check runs its tests in forked processes, or with CK_FORK=no in its
+    # own: the tests' sections are the same.
+    if case == 'check':
+        nofork = os.path.join(work, 'nofork.info')
+        r = run([hwt_cov, '-q', '--per-test', '-o', nofork, '--', './calc_tests'], cwd=plain,
+                env=dict(os.environ, CK_FORK='no'))
+        again = sections(nofork) if os.path.exists(nofork) else {}
+        for name in names:
+            if again.get(tn[name]) != got.get(tn[name]):
+                failures.append('CK_FORK=no: section %s differs (status %d: %s)' %
+                                (tn[name], r.returncode, r.stderr))
 
     # The oracle: the test alone less no test, under gcov.
     none = gcov_run(cov, ['./calc_tests', filt(None)], 'none', os.path.join(work, 'none.info'))
@@ -307,12 +501,14 @@ def main():
             cwd=plain)
     if r.returncode != 0 or open(again).read() != open(info).read():
         failures.append('hwt report lcov --per-test BUNDLE differs: %s' % r.stderr)
-    # Without the test functions' option (cmocka) there is no in-process test.
+    # Without the test functions' option (cmocka_glob, where the
+    # fixtures match it too) the built-in recognition gives the same tests.
     if options:
         plain_info = os.path.join(work, 'processes.info')
         run([hwt, 'report', 'lcov', '-q', '--per-test', '-o', plain_info, bundle], cwd=plain)
-        if any(tn[n] in sections(plain_info) for n in names):
-            failures.append('in-process tests without --test-function')
+        builtin = sections(plain_info)
+        if any(builtin.get(tn[n]) != got.get(tn[n]) for n in names):
+            failures.append('without --test-function: other sections for the tests')
 
     # GoogleTest under CTest (a test per gtest test, as gtest_discover_tests
     # makes them): the CTest test and the test function of one name are one
@@ -343,7 +539,10 @@ def main():
     # hwt report tests: the tests that ran calc_gcd / calc_fib, with calls.
     fn, want = {'gtest': ('calc_gcd', {'Gcd_Twice': 2}),
                 'catch2': ('calc_gcd', {'gcd_of_two_numbers': 1}),
-                'cmocka': ('calc_fib', {'test_fib': 1})}[case]
+                'cmocka': ('calc_fib', {'test_fib': 1}),
+                'cmocka_glob': ('calc_fib', {'test_fib': 1}),
+                'check': ('calc_fib', {'test_fib': 1}),
+                'cunit': ('calc_fib', {'fib_of_10': 1})}[case]
     r = run([hwt, 'report', 'tests', info, fn])
     listed = dict((l.split()[1], int(l.split()[0])) for l in r.stdout.splitlines()[1:]
                   if l.strip() and l.strip() != '(no test)')
