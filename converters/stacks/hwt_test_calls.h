@@ -41,8 +41,8 @@ enum hwt_test_framework {
 	                         return an int): named as the function, or by the
 	                         string of a struct CMUnitTest written out */
 	hwt_test_check,       /* a START_TEST(name)'s name_fn, called by Check's
-	                         runner (tcase_run_tfun_fork or _nofork, or
-	                         libcheck.so): named name */
+	                         runner (tcase_run_tfun_fork, _nofork or
+	                         srunner_run_tagged, or libcheck.so): named name */
 	hwt_test_cunit,       /* called by libcunit and registered in the sources
 	                         (CU_add_test, CU_ADD_TEST, CU_TEST_INFO, a
 	                         CU_TestInfo): named by its string */

@@ -33,7 +33,8 @@ enum {
 	CLS_NONE,             /* nothing */
 	CLS_ENTRY,            /* a function's entry that is no test by itself */
 	CLS_UNITY_RUNNER,     /* in UnityDefaultTestRun */
-	CLS_CHECK_RUNNER,     /* in Check's tcase_run_tfun_fork or _nofork, or libcheck.so */
+	CLS_CHECK_RUNNER,     /* in Check's tcase_run_tfun_fork, _nofork, srunner_run_tagged,
+	                         or libcheck.so */
 	CLS_CMOCKA_LIB,       /* in libcmocka.so */
 	CLS_CUNIT_LIB,        /* in libcunit.so */
 	CLS_GTEST_RUN,        /* the entry of testing::TestInfo::Run() */
@@ -251,7 +252,11 @@ static uint32_t classify(struct hwt_test_calls *c, const struct hwt_flow_block *
 		return CLS_NONE;
 	if (!strcmp(fn.name, "UnityDefaultTestRun"))
 		return CLS_UNITY_RUNNER;
-	if (!strcmp(fn.name, "tcase_run_tfun_fork") || !strcmp(fn.name, "tcase_run_tfun_nofork"))
+	/* Check's runner, linked in (Debian ships libcheck.a): the forking
+	   one is inlined in srunner_run_tagged at -O2. The fixtures are
+	   called from srunner_run_setup and _teardown. */
+	if (!strcmp(fn.name, "tcase_run_tfun_fork") || !strcmp(fn.name, "tcase_run_tfun_nofork") ||
+	    !strcmp(fn.name, "srunner_run_tagged"))
 		return CLS_CHECK_RUNNER;
 	if (fn.entry != b->offset)
 		return CLS_NONE;
@@ -844,7 +849,7 @@ int hwt_test_calls_in_file(const char *path, const char *const *functions)
 
 			found = (strstr(name, "8TestBodyEv") && strstr(name, "_Test")) ||
 				catch2_test(name) || !strcmp(name, "UnityDefaultTestRun") ||
-				!strcmp(name, "tcase_run_tfun_nofork");
+				!strcmp(name, "srunner_run_tagged");
 			if (!found && functions) {
 				char *plain = plain_name(name);
 
