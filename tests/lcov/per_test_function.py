@@ -22,6 +22,12 @@ Cases:
   cunit   CUnit (built in: registered with CU_add_test, CU_ADD_TEST or a
           CU_TestInfo, named by their strings; the suite's and the tests'
           fixtures are not tests); filter CU_get_test + CU_basic_run_test
+  unity   Unity (built in: a function UnityDefaultTestRun calls through a
+          pointer, named as the function; setUp and tearDown are not
+          tests), the Unity that cJSON's Debian source vendors
+          (tests/unity/src: $HWT_UNITY_DIR, else the cache of
+          bench/select/real_suites.sh; skipped when there is none); filter:
+          RUN_TEST of the test of that name only
   cmocka_glob  the cmocka suite with --test-function 'test_*'
 
 Each framework's fixtures are in fixtures.c, left out of the comparison:
@@ -32,6 +38,7 @@ is named after a fixture.
 usage: per_test_function.py HWT_COV WORK_DIR CASE
 Exit status 77 (skipped) when the framework is not installed.
 """
+import glob
 import os
 import re
 import shutil
@@ -362,11 +369,85 @@ CASES = {
               ['parse numbers', 'test_factorial', 'fib of 10'], '/usr/include/CUnit/Basic.h',
               lambda name: name or 'no such test', []),
 }
+UNITY_PROJECT = """cmake_minimum_required(VERSION 3.16)
+project(per_test_function C)
+add_library(calc STATIC calc.c)
+add_executable(calc_tests calc_tests.c fixtures.c ${UNITY_DIR}/unity.c)
+target_include_directories(calc_tests PRIVATE ${UNITY_DIR})
+target_link_libraries(calc_tests PRIVATE calc)
+"""
+UNITY_TESTS = r"""#include "unity.h"
+#include "calc.h"
+
+void run(UnityTestFunction test, const char *name, const char *only);
+
+static void test_parse(void)
+{
+	int v = 0;
+	TEST_ASSERT_EQUAL_INT(CALC_OK, calc_parse_int("42", &v));
+	TEST_ASSERT_EQUAL_INT(42, v);
+	TEST_ASSERT_EQUAL_INT(CALC_ERR_INPUT, calc_parse_int("x", &v));
+}
+
+static void test_factorial(void)
+{
+	for (int n = 1; n < 6; n++)
+		TEST_ASSERT_TRUE(calc_factorial(n) > 0);
+}
+
+static void test_fib(void)
+{
+	TEST_ASSERT_EQUAL_INT(55, calc_fib(10));
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = argc > 1 ? argv[1] : NULL;
+
+	UNITY_BEGIN();
+	run(test_parse, "test_parse", only);
+	run(test_factorial, "test_factorial", only);
+	run(test_fib, "test_fib", only);
+	return UNITY_END();
+}
+"""
+UNITY_FIXTURES = r"""#include <string.h>
+#include "unity.h"
+
+int fixture_calls;
+
+void setUp(void) { fixture_calls++; }
+void tearDown(void) { fixture_calls++; }
+
+/* RUN_TEST(test) when only is NULL or its name (the oracle's filter). */
+void run(UnityTestFunction test, const char *name, const char *only)
+{
+	if (!only || !strcmp(only, name))
+		UnityDefaultTestRun(test, name, __LINE__);
+}
+"""
+
+
+def unity_dir():
+    """Unity's sources (cJSON's copy), or a path that does not exist."""
+    if os.environ.get('HWT_UNITY_DIR'):
+        return os.environ['HWT_UNITY_DIR']
+    cache = os.path.join(os.environ.get('XDG_CACHE_HOME') or
+                         os.path.join(os.path.expanduser('~'), '.cache'), 'hwt-bench', 'src')
+    found = sorted(glob.glob(os.path.join(cache, 'cjson_*', 'tests', 'unity', 'src')))
+    return found[-1] if found else os.path.join(cache, 'no-cjson-fetched')
+
+
+CASES['unity'] = (UNITY_PROJECT, 'calc_tests.c', UNITY_TESTS, CMOCKA_NAMES,
+                  os.path.join(unity_dir(), 'unity.h'),
+                  lambda name: name or 'no_such_test', [])
+
 # The C frameworks' fixtures (fixtures.c) and their names.
 FIXTURES = {
     'cmocka': (CMOCKA_FIXTURES, ['group_setup', 'group_teardown', 'test_setup', 'test_teardown']),
     'check': (CHECK_FIXTURES, ['fixture_setup', 'fixture_teardown']),
     'cunit': (CUNIT_FIXTURES, ['suite_init', 'suite_clean', 'test_setup', 'test_teardown']),
+    'unity': (UNITY_FIXTURES, ['setUp', 'tearDown', 'run']),
 }
 FIXTURES['cmocka_glob'] = FIXTURES['cmocka']
 
@@ -435,7 +516,8 @@ def main():
     hwt_cov, work, case = sys.argv[1:4]
     project, test_file, test_text, names, header, filt, options = CASES[case]
     if not os.path.exists(header):
-        print('%s is not installed: skipped' % header)
+        print('%s is not installed: skipped%s' % (header, ' (bench/select/real_suites.sh cjson '
+              'fetches it, or set HWT_UNITY_DIR)' if case == 'unity' else ''))
         return SKIPPED
     shutil.rmtree(work, ignore_errors=True)
     src = os.path.join(work, 'src')
@@ -454,10 +536,11 @@ def main():
         with open(os.path.join(src, 'fixtures.c'), 'w') as f:
             f.write(fixtures)
     plain, cov = os.path.join(work, 'plain'), os.path.join(work, 'cov')
-    build(src, plain, '-O0 -g')
+    extra = ['-DUNITY_DIR=' + unity_dir()] if case == 'unity' else []
+    build(src, plain, '-O0 -g', extra)
     main_object = os.path.join(plain, 'CMakeFiles', 'calc_tests.dir', 'calc_main.cc.o')
     build(src, cov, '-O0 -g --coverage',
-          ['-DCATCH_MAIN_OBJECT=' + main_object] if case == 'catch2' else [])
+          ['-DCATCH_MAIN_OBJECT=' + main_object] if case == 'catch2' else extra)
     sources = [os.path.join(src, s) for s in ('calc.c', test_file)]
     hwt = os.path.join(os.path.dirname(hwt_cov), 'hwt')
     failures = []
@@ -557,6 +640,7 @@ def main():
                 'cmocka': ('calc_fib', {'test_fib': 1}),
                 'cmocka_glob': ('calc_fib', {'test_fib': 1}),
                 'check': ('calc_fib', {'test_fib': 1}),
+                'unity': ('calc_fib', {'test_fib': 1}),
                 'cunit': ('calc_fib', {'fib_of_10': 1})}[case]
     r = run([hwt, 'report', 'tests', info, fn])
     listed = dict((l.split()[1], int(l.split()[0])) for l in r.stdout.splitlines()[1:]
