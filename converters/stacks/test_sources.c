@@ -205,31 +205,43 @@ static char *identifier(const char **p)
 	return strndup(begin, (size_t)(q - begin));
 }
 
+/* Past the string literal at p (its opening quote): NULL when it does not end. */
+static const char *past_literal(const char *p)
+{
+	for (p++; *p && *p != '"' && *p != '\n'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p == '"' ? p + 1 : NULL;
+}
+
 /* A string literal at *p (after blanks; adjacent ones joined, simple
    escapes undone): malloc'd, *p past it; NULL: none. */
 static char *string_literal(const char **p)
 {
-	const char *q = blanks(*p);
+	const char *q = blanks(*p), *end = q;
 	char *s;
 	size_t n = 0;
 
 	if (*q != '"')
 		return NULL;
-	s = malloc(strlen(q) + 1);
+	/* Its extent first: the copy is no longer than it. */
+	while (*end == '"') {
+		end = past_literal(end);
+		if (!end)
+			return NULL;
+		end = blanks(end);
+	}
+	s = malloc((size_t)(end - q) + 1);
 	if (!s)
 		return NULL;
 	while (*q == '"') {
-		for (q++; *q && *q != '"'; q++) {
+		for (q++; *q != '"'; q++) {
 			if (*q == '\\' && q[1]) {
 				q++;
 				s[n++] = *q == 'n' ? '\n' : *q == 't' ? '\t' : *q;
 			} else {
 				s[n++] = *q;
 			}
-		}
-		if (*q != '"') {
-			free(s);
-			return NULL;
 		}
 		q = blanks(q + 1);
 	}
