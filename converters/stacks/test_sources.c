@@ -8,9 +8,11 @@
  * written in them are found (not those a macro of the project makes).
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <libdwarf/dwarf.h>
 
@@ -366,21 +368,28 @@ static void scan_text(struct hwt_test_sources *ts, const char *text)
 	}
 }
 
+/* Sources larger than this are not test sources: passed over. */
+#define SOURCE_MAX (16u << 20)
+
 static void scan(struct hwt_test_sources *ts)
 {
 	ts->scanned = 1;
 	for (size_t i = 0; i < ts->nfiles && !ts->nomem; i++) {
 		FILE *f = fopen(ts->files[i], "r");
+		struct stat st;
 		char *text;
-		long size;
+		size_t size;
 
 		if (!f)
 			continue;
-		if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
-			text = malloc((size_t)size + 1);
+		/* A regular file only (a directory opens too). */
+		if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		    (uint64_t)st.st_size <= SOURCE_MAX) {
+			size = (size_t)st.st_size;
+			text = malloc(size + 1);
 			if (!text)
 				ts->nomem = 1;
-			else if (fread(text, 1, (size_t)size, f) == (size_t)size) {
+			else if (fread(text, 1, size, f) == size) {
 				text[size] = 0;
 				scan_text(ts, text);
 			}
