@@ -69,7 +69,7 @@ test_packages=(
   ccache
   # per-test coverage inside processes: test frameworks whose tests are functions
   # (tests/lcov/per_test_function.py)
-  libgtest-dev libcmocka-dev catch2
+  libgtest-dev libcmocka-dev catch2 check libcunit1-dev
 )
 [ $tests = 0 ] || packages+=("${test_packages[@]}")
 

@@ -11,9 +11,11 @@
  *    entry to its return, whatever process test it ran in.
  * The profiles add up to the whole run's.
  *
- * Test functions are recognised by their symbol or by the function that
- * calls them (hwt_test_framework). Their names are the functions' (the
- * caller names GoogleTest's and Catch2's tests from their source lines).
+ * Test functions are recognised by their symbol, by the function or the
+ * library that calls them, and for cmocka and CUnit by their DWARF and
+ * sources (hwt_test_framework). Their names are the functions' or their
+ * frameworks' (the caller names GoogleTest's and Catch2's tests from their
+ * source lines).
  */
 #ifndef HWT_TEST_CALLS_H
 #define HWT_TEST_CALLS_H
@@ -35,10 +37,19 @@ enum hwt_test_framework {
 	                         test as --gtest_filter runs it) */
 	hwt_test_catch2,      /* a C_A_T_C_H_T_E_S_T_N function (older: ____C_A_T_C_H____T_E_S_T____N) */
 	hwt_test_unity,       /* called through a pointer by UnityDefaultTestRun */
+	hwt_test_cmocka,      /* called by libcmocka, returning nothing (its fixtures
+	                         return an int): named as the function, or by the
+	                         string of a struct CMUnitTest written out */
+	hwt_test_check,       /* a START_TEST(name)'s name_fn, called by Check's
+	                         runner (tcase_run_tfun_fork, _nofork or
+	                         srunner_run_tagged, or libcheck.so): named name */
+	hwt_test_cunit,       /* called by libcunit and registered in the sources
+	                         (CU_add_test, CU_ADD_TEST, CU_TEST_INFO, a
+	                         CU_TestInfo): named by its string */
 	hwt_test_function,    /* matched a --test-function glob */
 };
 
-/* "googletest", "catch2", "unity", "function". */
+/* "googletest", "catch2", "unity", "cmocka", "check", "cunit", "function". */
 const char *hwt_test_framework_name(enum hwt_test_framework framework);
 
 struct hwt_test_calls_options {
@@ -89,7 +100,8 @@ int hwt_test_calls_status(const struct hwt_test_calls *calls);
 /*
  * Whether the ELF file at path holds a function that the built-in
  * frameworks or the globs name as a test (a GoogleTest TestBody, a Catch2
- * test case, Unity's runner): 1, else 0 (also when it cannot be read).
+ * test case, Unity's or Check's runner), or that needs libcmocka, libcheck
+ * or libcunit: 1, else 0 (also when it cannot be read).
  * Cheap enough to decide whether the ordered flow is needed at all.
  */
 int hwt_test_calls_in_file(const char *path, const char *const *functions);

@@ -25,6 +25,7 @@
 #include "hwt_test_calls.h"
 #include "profile.h"
 #include "stacks_int.h"
+#include "test_sources.h"
 
 /* Block classes (stream.cls by block id); above CLS_TEST: test CLS_TEST + k. */
 enum {
@@ -32,6 +33,10 @@ enum {
 	CLS_NONE,             /* nothing */
 	CLS_ENTRY,            /* a function's entry that is no test by itself */
 	CLS_UNITY_RUNNER,     /* in UnityDefaultTestRun */
+	CLS_CHECK_RUNNER,     /* in Check's tcase_run_tfun_fork, _nofork, srunner_run_tagged,
+	                         or libcheck.so */
+	CLS_CMOCKA_LIB,       /* in libcmocka.so */
+	CLS_CUNIT_LIB,        /* in libcunit.so */
 	CLS_GTEST_RUN,        /* the entry of testing::TestInfo::Run() */
 	CLS_TEST,
 };
@@ -40,6 +45,13 @@ struct test_fn {
 	struct hwt_test_call call;
 	int32_t image;                  /* in the decode's profile */
 	uint64_t entry;                 /* file offset */
+};
+
+/* A function a framework's library called: its test, or -1 (a fixture). */
+struct decided {
+	int32_t image;
+	uint64_t entry;
+	int32_t test;
 };
 
 struct hwt_test_calls {
@@ -51,6 +63,11 @@ struct hwt_test_calls {
 	size_t count, capacity;
 	struct hwt_profile **profiles;  /* process tests, outside, then the test functions */
 	size_t nprofiles;
+	struct decided *decided;        /* what the frameworks' libraries called */
+	size_t ndecided;
+	struct hwt_test_sources **sources; /* by image: its DWARF and sources, when read */
+	uint8_t *sources_read;
+	size_t nsources;
 	int nomem;
 };
 
@@ -93,6 +110,9 @@ const char *hwt_test_framework_name(enum hwt_test_framework framework)
 	case hwt_test_gtest: return "googletest";
 	case hwt_test_catch2: return "catch2";
 	case hwt_test_unity: return "unity";
+	case hwt_test_cmocka: return "cmocka";
+	case hwt_test_check: return "check";
+	case hwt_test_cunit: return "cunit";
 	case hwt_test_function: return "function";
 	}
 	return "unknown";
@@ -214,11 +234,30 @@ static uint32_t classify(struct hwt_test_calls *c, const struct hwt_flow_block *
 	int framework;
 	int32_t k;
 
-	if (b->image < 0 || (b->flags & (HWT_FLOW_BLOCK_TRACE_UNIT | HWT_FLOW_BLOCK_UNREADABLE)) ||
-	    !hwt_stacks_symbols_function(c->symbols, b->image, b->offset, &fn) || !fn.name)
+	const char *module;
+	int found;
+
+	if (b->image < 0 || (b->flags & (HWT_FLOW_BLOCK_TRACE_UNIT | HWT_FLOW_BLOCK_UNREADABLE)))
+		return CLS_NONE;
+	found = hwt_stacks_symbols_function(c->symbols, b->image, b->offset, &fn);
+	/* The frameworks' runners in (stripped) shared libraries. */
+	module = hwt_stacks_symbols_module(c->symbols, b->image);
+	if (!strncmp(module, "libcmocka.so", 12))
+		return CLS_CMOCKA_LIB;
+	if (!strncmp(module, "libcunit.so", 11))
+		return CLS_CUNIT_LIB;
+	if (!strncmp(module, "libcheck.so", 11))
+		return CLS_CHECK_RUNNER;
+	if (!found || !fn.name)
 		return CLS_NONE;
 	if (!strcmp(fn.name, "UnityDefaultTestRun"))
 		return CLS_UNITY_RUNNER;
+	/* Check's runner, linked in (Debian ships libcheck.a): the forking
+	   one is inlined in srunner_run_tagged at -O2. The fixtures are
+	   called from srunner_run_setup and _teardown. */
+	if (!strcmp(fn.name, "tcase_run_tfun_fork") || !strcmp(fn.name, "tcase_run_tfun_nofork") ||
+	    !strcmp(fn.name, "srunner_run_tagged"))
+		return CLS_CHECK_RUNNER;
 	if (fn.entry != b->offset)
 		return CLS_NONE;
 	if (!strcmp(fn.name, "_ZN7testing8TestInfo3RunEv"))
@@ -288,6 +327,109 @@ static int32_t unity_test(struct stream *s, const struct hwt_flow_block *b)
 		free(plain);
 	}
 	pthread_mutex_unlock(&c->lock);
+	return k;
+}
+
+/* The DWARF and sources of image (read at the first call), or NULL; lock held. */
+static struct hwt_test_sources *image_sources(struct hwt_test_calls *c, int32_t image)
+{
+	const struct hwt_profile_image *img =
+		hwt_profile_image_at(hwt_stacks_symbols_profile(c->symbols), (size_t)image);
+
+	if ((size_t)image >= c->nsources) {
+		size_t n = c->nsources ? c->nsources : 16;
+		void *p, *q;
+
+		while (n <= (size_t)image)
+			n *= 2;
+		p = realloc(c->sources, n * sizeof(*c->sources));
+		if (p)
+			c->sources = p;
+		q = p ? realloc(c->sources_read, n) : NULL;
+		if (!q) {
+			c->nomem = 1;
+			return NULL;
+		}
+		c->sources_read = q;
+		memset(c->sources + c->nsources, 0, (n - c->nsources) * sizeof(*c->sources));
+		memset(c->sources_read + c->nsources, 0, n - c->nsources);
+		c->nsources = n;
+	}
+	if (!c->sources_read[image]) {
+		c->sources_read[image] = 1;
+		/* A kept bundle names its images by their absolute paths. */
+		if (img && img->path && img->path[0] == '/' &&
+		    hwt_test_sources_load(img->path, &c->sources[image]) < 0)
+			c->nomem = 1;
+	}
+	return c->sources[image];
+}
+
+/*
+ * Whether the function at entry b, called through a pointer by the runner
+ * of framework (cmocka, Check, CUnit), is a test (not a fixture): its index
+ * (the test function, added when new), -1 when not; lock held.
+ *  - Check: START_TEST(name) defines name_fn, named name; its fixtures are
+ *    called from other functions of the runner, but a libcheck.so calls
+ *    them all: the _fn tells.
+ *  - cmocka: a test returns nothing, a fixture an int (the DWARF says);
+ *    named as the function, or by its string when the sources write its
+ *    struct CMUnitTest out.
+ *  - CUnit: tests and the tests' set-up and tear-down are all void (void):
+ *    a test is a function the sources register, named by its string.
+ */
+static int32_t framework_test(struct hwt_test_calls *c, const struct hwt_flow_block *b,
+			      enum hwt_test_framework framework)
+{
+	struct hwt_function_info fn;
+	struct hwt_test_sources *ts;
+	const char *name = NULL;
+	char *own = NULL;
+	size_t n;
+	int32_t k = -1;
+	void *p;
+
+	for (size_t i = 0; i < c->ndecided; i++)
+		if (c->decided[i].image == b->image && c->decided[i].entry == b->offset)
+			return c->decided[i].test;
+	if (!hwt_stacks_symbols_function(c->symbols, b->image, b->offset, &fn) || !fn.name ||
+	    fn.entry != b->offset)
+		return -1;
+	switch (framework) {
+	case hwt_test_check:
+		n = strlen(fn.name);
+		if (n > 3 && !strcmp(fn.name + n - 3, "_fn") && (own = strndup(fn.name, n - 3)))
+			name = own;
+		else if (n > 3 && !strcmp(fn.name + n - 3, "_fn"))
+			c->nomem = 1;
+		break;
+	case hwt_test_cmocka:
+		ts = image_sources(c, b->image);
+		if (hwt_test_sources_returns_value(ts, fn.name) == 0 &&
+		    hwt_test_sources_registered(ts, HWT_TEST_SOURCES_CMOCKA, fn.name, &name) >= 0 &&
+		    !name)
+			name = fn.name;
+		break;
+	case hwt_test_cunit:
+		ts = image_sources(c, b->image);
+		if (hwt_test_sources_returns_value(ts, fn.name) == 0)
+			hwt_test_sources_registered(ts, HWT_TEST_SOURCES_CUNIT, fn.name, &name);
+		break;
+	default:
+		break;
+	}
+	if (name && (k = test_find(c, b->image, b->offset, fn.name, name, framework)) < 0)
+		c->nomem = 1;
+	free(own);
+	p = realloc(c->decided, (c->ndecided + 1) * sizeof(*c->decided));
+	if (!p) {
+		c->nomem = 1;
+		return k;
+	}
+	c->decided = p;
+	c->decided[c->ndecided].image = b->image;
+	c->decided[c->ndecided].entry = b->offset;
+	c->decided[c->ndecided++].test = k;
 	return k;
 }
 
@@ -413,9 +555,20 @@ static void follow(struct stream *s, const struct hwt_flow_block *block, uint32_
 	}
 	if (cls >= CLS_TEST)
 		k = (int32_t)(cls - CLS_TEST);
-	else if (cls == CLS_ENTRY && kind == hwt_flow_indirect_call &&
-		 block_class(s, from) == CLS_UNITY_RUNNER)
-		k = unity_test(s, block);
+	else if (cls == CLS_ENTRY && kind == hwt_flow_indirect_call) {
+		uint32_t caller = block_class(s, from);
+		int framework = caller == CLS_CHECK_RUNNER ? hwt_test_check
+			      : caller == CLS_CMOCKA_LIB ? hwt_test_cmocka
+			      : caller == CLS_CUNIT_LIB ? hwt_test_cunit : -1;
+
+		if (caller == CLS_UNITY_RUNNER) {
+			k = unity_test(s, block);
+		} else if (framework >= 0) {
+			pthread_mutex_lock(&s->calls->lock);
+			k = framework_test(s->calls, block, (enum hwt_test_framework)framework);
+			pthread_mutex_unlock(&s->calls->lock);
+		}
+	}
 	if (k < 0)
 		return;
 	s->test = k;
@@ -647,6 +800,11 @@ void hwt_test_calls_free(struct hwt_test_calls *c)
 		hwt_profile_free(c->profiles[i]);
 	free(c->profiles);
 	free(c->tests);
+	free(c->decided);
+	for (size_t i = 0; i < c->nsources; i++)
+		hwt_test_sources_free(c->sources[i]);
+	free(c->sources);
+	free(c->sources_read);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -690,7 +848,8 @@ int hwt_test_calls_in_file(const char *path, const char *const *functions)
 			const char *name = syms[i].name;
 
 			found = (strstr(name, "8TestBodyEv") && strstr(name, "_Test")) ||
-				catch2_test(name) || !strcmp(name, "UnityDefaultTestRun");
+				catch2_test(name) || !strcmp(name, "UnityDefaultTestRun") ||
+				!strcmp(name, "srunner_run_tagged");
 			if (!found && functions) {
 				char *plain = plain_name(name);
 
@@ -698,6 +857,13 @@ int hwt_test_calls_in_file(const char *path, const char *const *functions)
 				free(plain);
 			}
 		}
+	}
+	/* A program that needs a framework's library: its dynamic string
+	   table names it. */
+	for (size_t i = 0; f.is_elf && f.data && !found && i < 3; i++) {
+		static const char *const libs[] = { "libcmocka.so", "libcheck.so", "libcunit.so" };
+
+		found = memmem(f.data, f.size, libs[i], strlen(libs[i])) != NULL;
 	}
 	hwt_elf_file_close(&f);
 	return found;

@@ -723,7 +723,8 @@ enum {
 	"                            the command is ctest, else each process tree that\n"    \
 	"                            an untraced driver starts (by its command line);\n"    \
 	"                            inside a process, each call of a test function\n"     \
-	"                            (GoogleTest, Catch2, Unity: named as they name it);\n" \
+	"                            (GoogleTest, Catch2, Unity, cmocka, Check, CUnit:\n"  \
+	"                            named as they name it);\n"                            \
 	"                            code outside every test in a section of its own;\n"    \
 	"                            the JSON summary lists the tests too (Cobertura\n"      \
 	"                            and SonarQube have no place for them)\n"                \
