@@ -59,6 +59,9 @@ test_packages=(
   diff-cover gcovr dpkg-dev python3-yaml groff-base man-db
   # misc used by tests
   python3 file
+  # fetching Debian sources (bench/select/real_suites.sh -f: cJSON's Unity for
+  # lcov.per_test_function.unity, and the benchmarks' suites)
+  curl gpgv xz-utils debian-archive-keyring
   # bench/select/real_suites.sh: bootstrapping the autotools projects it fetches
   autoconf automake libtool
   # bench/select/project_cost.sh: CPU time of a command (/usr/bin/time)
@@ -121,3 +124,6 @@ else
 fi
 [ $tests = 0 ] || bash "$(dirname "$0")/setup_npm.sh"
 [ $tests = 0 ] || bash "$(dirname "$0")/setup_arm64.sh"
+# The Unity test framework is not packaged in Debian: cJSON's source package
+# vendors it (tests/unity), and lcov.per_test_function.unity builds against it.
+[ $tests = 0 ] || bash "$(dirname "$0")/../bench/select/real_suites.sh" -f cjson >/dev/null

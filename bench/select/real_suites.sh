@@ -29,6 +29,9 @@ native, hwt-cov, hwt-cov --trace-all, gcov flow (full and incremental).
   -b DIR    hwt build directory holding bin/hwt-cov [the repository's build/]
   -k DIR    keep logs, lcov files and the coverage differences in DIR
   -s        skip hwt-cov --trace-all (the slowest column: 100 s a run)
+  -f        only fetch the suites' sources into the cache, print their
+            directories and exit (scripts/setup.sh --tests fetches cJSON's:
+            its copy of Unity serves lcov.per_test_function.unity)
 SUITEs: $all_suites [default: $default_suites]
   cjson     CMake + ctest, 22 test binaries                     (ctest shape)
   libtasn1  autotools + libtool + gnulib, make check, 40 tests  (make shape)
@@ -40,11 +43,12 @@ Sources are cached in \${XDG_CACHE_HOME:-\$HOME/.cache}/hwt-bench.
 EOF
 }
 
-skip_all=
-while getopts n:b:k:sh opt; do
+skip_all= fetch_only=
+while getopts n:b:k:sfh opt; do
 	case $opt in
 	n) runs=$OPTARG ;;
 	s) skip_all=1 ;;
+	f) fetch_only=1 ;;
 	b) hwt_build=$OPTARG ;;
 	k) keep=$OPTARG ;;
 	h) usage; exit 0 ;;
@@ -64,9 +68,11 @@ trap 'echo "$prog: error: line $LINENO: command failed with status $?: $BASH_COM
 die() { echo "$prog: error: $*" >&2; exit 1; }
 
 # ---------------------------------------------------------------- tools
-cov=$(cd "$hwt_build" 2>/dev/null && pwd)/bin/hwt-cov ||
-	die "no hwt build directory '$hwt_build' (build hwt first: bash scripts/build.sh)"
-[ -x "$cov" ] || die "no $cov (build hwt first: bash scripts/build.sh)"
+if [ -z "$fetch_only" ]; then
+	cov=$(cd "$hwt_build" 2>/dev/null && pwd)/bin/hwt-cov ||
+		die "no hwt build directory '$hwt_build' (build hwt first: bash scripts/build.sh)"
+	[ -x "$cov" ] || die "no $cov (build hwt first: bash scripts/build.sh)"
+fi
 
 need_tools() {
 	local missing= cmd pkg
@@ -437,6 +443,15 @@ compare() {
 # ---------------------------------------------------------------- main
 # bench/record/run.sh sources this file for its fetch and build steps alone
 [ -z "${HWT_REAL_SUITES_STEPS_ONLY:-}" ] || return 0
+if [ -n "$fetch_only" ]; then
+	for s in $suites; do
+		read -r pkg ver <<<"$(suite_package "$s")"
+		src=$(fetch_source "$pkg" "$ver")
+		touch "$src/.hwt-bench-unpacked"
+		echo "$src"
+	done
+	exit 0
+fi
 results=$W/results
 : >"$results"
 for s in $suites; do

@@ -26,7 +26,8 @@ Cases:
           pointer, named as the function; setUp and tearDown are not
           tests), the Unity that cJSON's Debian source vendors
           (tests/unity/src: $HWT_UNITY_DIR, else the cache of
-          bench/select/real_suites.sh; skipped when there is none); filter:
+          bench/select/real_suites.sh, which scripts/setup.sh --tests fills;
+          skipped when there is none); filter:
           RUN_TEST of the test of that name only
 
 Each framework's fixtures are in fixtures.c, left out of the comparison:
@@ -512,8 +513,8 @@ def main():
     hwt_cov, work, case = sys.argv[1:4]
     project, test_file, test_text, names, header, filt, options = CASES[case]
     if not os.path.exists(header):
-        print('%s is not installed: skipped%s' % (header, ' (bench/select/real_suites.sh cjson '
-              'fetches it, or set HWT_UNITY_DIR)' if case == 'unity' else ''))
+        print('%s is not installed: skipped%s' % (header, ' (scripts/setup.sh --tests fetches '
+              'it: bench/select/real_suites.sh -f cjson; or set HWT_UNITY_DIR)' if case == 'unity' else ''))
         return SKIPPED
     shutil.rmtree(work, ignore_errors=True)
     src = os.path.join(work, 'src')
