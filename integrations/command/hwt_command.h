@@ -194,7 +194,28 @@ struct hwt_command_decode_options {
 	/* The ordered flow of every stream to this consumer (hwt_decode_options.flow)
 	   instead of counts into profile, which gets the images; NULL: none. */
 	const struct hwt_flow_consumer *flow;
+	/* The trace the counts come from (--trace): NULL the exact one (the
+	   thread streams) when the bundle has any, else its SPE samples;
+	   "etm" the thread streams (Intel PT or ETMv4); "spe" the SPE
+	   samples (converters/spe: not with per-test groups or flow). */
+	const char *trace;
+	/* Filled when not NULL: whether the counts came from SPE samples
+	   (used_spe) and that conversion's figures. */
+	int *used_spe;
+	struct hwt_spe_profile_stats *spe_stats;
 };
+
+/* Checks a --trace value: 0, or -1 with a message (prefix first). */
+int hwt_command_trace_check(const char *trace, const char *prefix);
+/* The --trace line of --help. */
+#define HWT_TRACE_SOURCE_HELP \
+	"  --trace SOURCE  the trace to count from when the bundle has both: etm (the\n" \
+	"                exact branch trace: ETMv4 or Intel PT streams) or spe (the\n" \
+	"                Arm SPE samples, counts scaled by the interval: estimates);\n" \
+	"                default: the exact trace when there is one, else spe\n"
+/* What a report says of SPE counts: "SPE samples (interval N, M samples)". */
+struct hwt_spe_profile_stats;
+void hwt_command_spe_source(char *buf, size_t size, const struct hwt_spe_profile_stats *stats);
 
 /*
  * Opens the bundle in dir, decodes it into profile (adding to what is
