@@ -6,23 +6,29 @@ usage: spe_consistency.py HWT WORK_DIR PROGRAM [ARGS...]
 Records PROGRAM (an aarch64 build) twice under the QEMU unit with both
 streams, ETMv4 and SPE:
 
-1. --spe=1: every operation is sampled, so the SPE branch records, counted
-   by (from, to) where the branch was taken, must equal the taken edges of
-   the profile decoded from the ETMv4 stream (hwt report profile: calls,
-   returns, jumps, taken conditional branches), and the not-taken
-   conditional records its not-taken edges; every record is checked by
-   `hwt dump --spe`'s listing (one line each: PC, op, target, events...).
-2. --spe=100: each sample is one operation in about 100; the samples per
-   function (the main program's functions by their symbols, each library
-   as one) must match the function's exact share of the instructions
+1. --spe=1: every operation is sampled, so the profile made from the SPE
+   samples (hwt report profile --trace spe) must equal the profile decoded
+   from the ETMv4 stream (hwt report profile --trace etm): the same edges
+   with the same kinds and counts (calls, returns, jumps, conditional
+   branches taken and not taken), the same instructions executed; its
+   header comment says it is sampled, at interval 1. Every record is also
+   checked by `hwt dump --spe`'s listing (one line each: PC, op, target,
+   events...), and by default (no --trace) the report takes the ETMv4
+   stream.
+2. --spe=100: each sample is one operation in about 100; the instructions
+   per function in the SPE profile (the main program's functions by their
+   symbols, each library as one) must match the function's exact share
    (from the ETMv4 profile of that run) within 4.5 standard deviations of
-   a binomial share, and their number total/100 within 5 %.
+   a binomial share, and the samples its header counts total/100 within
+   5 %.
 0. Bad --spe values, --spe with another unit, hwt dump --spe with
    --packets: exit status 2 and a message.
 3. The first bundle's SPE file damaged (a bad header byte inside a record,
    then a cut inside the last one): `hwt dump --spe` exits 1, lists every
    record before the damage as before, an error line where it is, and
-   goes on with the records after it.
+   goes on with the records after it; hwt report profile --trace spe
+   exits 1 with a warning naming the file, the byte and the bytes lost,
+   and its profile keeps every sample but those of the damaged records.
 
 Addresses are compared as (build-id, file offset), through the MMAP
 records of the bundle's sideband (hwt dump --sideband-only).
@@ -88,23 +94,38 @@ class Maps:
         return ("?", addr)
 
 
-def profile(hwt, bundle, work):
-    """(taken edges, not-taken edges, blocks) of the ETMv4 decode, keyed by build-id."""
-    out = os.path.join(work, os.path.basename(bundle) + ".prof")
-    run([hwt, "report", "profile", "-o", out, bundle])
-    images, taken, not_taken, blocks = {}, {}, {}, []
+SAMPLED = re.compile(r"^# sampled: counts from SPE samples \(interval (\d+), (\d+) samples")
+
+
+def profile(hwt, bundle, work, trace=None, status=0):
+    """(edges by kind, blocks, (interval, samples) or None) of hwt report profile
+    [--trace TRACE], keyed by build-id; status: the exit status wanted."""
+    out = os.path.join(work, os.path.basename(bundle) + "." + (trace or "default") + ".prof")
+    cmd = [hwt, "report", "profile", "-o", out, bundle] + (["--trace", trace] if trace else [])
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != status:
+        sys.stderr.write(p.stderr)
+        fail("%s exited %d, wanted %d" % (" ".join(cmd), p.returncode, status))
+    images, edges, blocks, sampled = {}, {}, [], None
     with open(out) as f:
         for line in f:
             w = line.split()
-            if w[0] == "image":
+            m = SAMPLED.match(line)
+            if m:
+                sampled = (int(m.group(1)), int(m.group(2)))
+            elif w[0] == "image":
                 images[w[1]] = w[3]
             elif w[0] == "edge":
-                k = ((images[w[1]], int(w[2], 16)), (images[w[3]], int(w[4], 16)))
-                table = not_taken if w[5] == "cond-not-taken" else taken
-                table[k] = table.get(k, 0) + int(w[6])
+                k = ((images[w[1]], int(w[2], 16)), (images[w[3]], int(w[4], 16)), w[5])
+                edges[k] = edges.get(k, 0) + int(w[6])
             elif w[0] == "block":
                 blocks.append((images[w[1]], int(w[2], 16), int(w[4]) * int(w[5])))
-    return taken, not_taken, blocks
+    if (trace == "spe") != (sampled is not None):
+        fail("%s: the profile's header %s" % (" ".join(cmd), "does not say it is sampled"
+                                               if trace == "spe" else "says it is sampled"))
+    if trace == "spe" and "counts from SPE samples" not in p.stderr:
+        fail("%s does not say on stderr where its counts come from: %r" % (" ".join(cmd), p.stderr))
+    return edges, blocks, sampled, p.stderr
 
 
 RECORD = re.compile(r"^  0x[0-9a-f]+ pc=0x([0-9a-f]+) el0 ns op=(\S+)(?: target=0x([0-9a-f]+))?"
@@ -128,7 +149,11 @@ def spe_records(hwt, bundle):
 def consistency(hwt, work, prog):
     bundle = record(hwt, work, "every", 1, prog)
     maps = Maps(hwt, bundle)
-    taken, not_taken, blocks = profile(hwt, bundle, work)
+    etm, blocks, _, _ = profile(hwt, bundle, work, "etm")
+    default, _, _, _ = profile(hwt, bundle, work)
+    if default != etm:
+        fail("hwt report profile without --trace did not take the ETMv4 stream")
+    spe, spe_blocks, sampled, _ = profile(hwt, bundle, work, "spe")
     spe_taken, spe_not = {}, {}
     ops = {}
     for pc, op, target, events in spe_records(hwt, bundle):
@@ -153,15 +178,34 @@ def consistency(hwt, work, prog):
     if records != total:
         fail("--spe=1 sampled %d operations, the ETMv4 trace ran %d instructions" %
              (records, total))
-    for name, etm, spe in (("taken", taken, spe_taken), ("not-taken", not_taken, spe_not)):
-        diff = [(k, etm.get(k, 0), spe.get(k, 0)) for k in set(etm) | set(spe)
-                if etm.get(k, 0) != spe.get(k, 0)]
-        print("%s branches: %d edges, %d executions (ETMv4), %d edges, %d executions (SPE)" %
-              (name, len(etm), sum(etm.values()), len(spe), sum(spe.values())))
+    # The listing's branch records against the report's SPE edges.
+    listed = {}
+    for table in (spe_taken, spe_not):
+        for k, n in table.items():
+            listed[k] = listed.get(k, 0) + n
+    reported = {}
+    for (a, b, _), n in spe.items():
+        reported[(a, b)] = reported.get((a, b), 0) + n
+    if sum(listed.values()) != sum(reported.values()):
+        fail("hwt report profile --trace spe counts %d branch executions, hwt dump --spe lists %d"
+             % (sum(reported.values()), sum(listed.values())))
+    spe_total = sum(n for _, _, n in spe_blocks)
+    if sampled != (1, records) or spe_total != total:
+        fail("the SPE profile: header %r, %d instructions; wanted (1, %d) and %d" %
+             (sampled, spe_total, records, total))
+    for name, want in (("taken", lambda k: k[2] != "cond-not-taken"),
+                       ("not-taken", lambda k: k[2] == "cond-not-taken")):
+        e = {k: n for k, n in etm.items() if want(k)}
+        s_ = {k: n for k, n in spe.items() if want(k)}
+        diff = [(k, e.get(k, 0), s_.get(k, 0)) for k in set(e) | set(s_)
+                if e.get(k, 0) != s_.get(k, 0)]
+        print("%s branches: %d edges, %d executions (ETMv4), %d edges, %d executions "
+              "(hwt report profile --trace spe)" %
+              (name, len(e), sum(e.values()), len(s_), sum(s_.values())))
         if diff:
-            for k, e, s in sorted(diff)[:20]:
-                print("  %s+0x%x -> %s+0x%x: ETMv4 %d, SPE %d" %
-                      (k[0][0][:8], k[0][1], k[1][0][:8], k[1][1], e, s))
+            for k, a, b in sorted(diff)[:20]:
+                print("  %s+0x%x -> %s+0x%x %s: ETMv4 %d, SPE %d" %
+                      (k[0][0][:8], k[0][1], k[1][0][:8], k[1][1], k[2], a, b))
             fail("%d %s branch edges differ between SPE and ETMv4" % (len(diff), name))
 
 
@@ -194,6 +238,15 @@ def damage(hwt, work):
         fail("only %d of %d records after the damage" % (kept, len(offsets)))
     if "spe" not in p.stderr or "dropped" not in p.stderr:
         fail("no warning naming the damage: %r" % p.stderr)
+    # The report: exit 1, a warning with the file, the byte and the bytes lost,
+    # every sample kept but those of the damaged records.
+    _, blocks, sampled, err = profile(hwt, bundle, work, "spe", status=1)
+    if "SPE data damaged at byte %d" % (bad + 5) not in err or name not in err or \
+            "bytes dropped" not in err:
+        fail("hwt report profile --trace spe: no warning naming the damage: %r" % err)
+    if sampled[1] != kept or sum(n for _, _, n in blocks) != kept:
+        fail("hwt report profile --trace spe of the damaged file: %d samples, %d counted; "
+             "hwt dump --spe lists %d" % (sampled[1], sum(n for _, _, n in blocks), kept))
     print("damaged: %d of %d records kept; %s" % (kept, len(offsets), errors[0].strip()))
 
 
@@ -234,7 +287,8 @@ def functions(maps, bid):
 def shares(hwt, work, prog, interval):
     bundle = record(hwt, work, "sampled", interval, prog)
     maps = Maps(hwt, bundle)
-    _, _, blocks = profile(hwt, bundle, work)
+    _, blocks, _, _ = profile(hwt, bundle, work, "etm")
+    _, spe_blocks, sampled, _ = profile(hwt, bundle, work, "spe")
     main = maps.key(maps.ranges[0][0])[0]
     for start, _, _, bid in maps.ranges:
         if maps.paths[bid] == os.path.realpath(prog[0]):
@@ -254,19 +308,30 @@ def shares(hwt, work, prog, interval):
         g = group((bid, off))
         exact[g] = exact.get(g, 0) + n
     total = sum(exact.values())
-    sampled = {}
-    for pc, _, _, _ in spe_records(hwt, bundle):
-        g = group(maps.key(pc))
-        sampled[g] = sampled.get(g, 0) + 1
-    n = sum(sampled.values())
-    print("--spe=%d: %d samples of %d instructions (%.1f per sample)" %
-          (interval, n, total, total / max(n, 1)))
+    if sampled is None or sampled[0] != interval:
+        fail("the SPE profile's header says interval %r, not %d" % (sampled, interval))
+    listed = len(spe_records(hwt, bundle))
+    if sampled[1] != listed:
+        fail("the SPE profile counts %d samples, hwt dump --spe lists %d" % (sampled[1], listed))
+    counted = {}
+    for bid, off, count in spe_blocks:
+        if count % interval:
+            fail("an SPE count %d that is not a multiple of the interval %d" % (count, interval))
+        g = group((bid, off))
+        counted[g] = counted.get(g, 0) + count // interval
+    n = sampled[1]
+    if sum(counted.values()) != n:
+        fail("the SPE profile's blocks hold %d samples, its header says %d" %
+             (sum(counted.values()), n))
+    print("--spe=%d: %d samples of %d instructions (%.1f per sample; hwt report profile "
+          "--trace spe estimates %d)" % (interval, n, total, total / max(n, 1),
+                                         sum(c for _, _, c in spe_blocks)))
     if abs(n - total / interval) > 0.05 * total / interval:
         fail("%d samples, not about %d" % (n, total // interval))
     bad = 0
-    for g in sorted(set(exact) | set(sampled), key=lambda g: -exact.get(g, 0)):
+    for g in sorted(set(exact) | set(counted), key=lambda g: -exact.get(g, 0)):
         p = exact.get(g, 0) / total
-        s = sampled.get(g, 0) / n
+        s = counted.get(g, 0) / n
         sigma = math.sqrt(max(p * (1 - p), 1e-12) / n)
         tol = 4.5 * sigma + 1.0 / n
         ok = abs(s - p) <= tol
