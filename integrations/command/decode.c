@@ -256,14 +256,19 @@ void hwt_command_live_say(const struct hwt_decode_live *live, const char *prefix
 }
 
 int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_profile *profile,
-			    const struct hwt_command_options *common, const char *prefix)
+			    struct hwt_command_options *common, const char *prefix)
 {
+	struct hwt_spe_profile_stats spe_stats;
+	int used_spe = 0;
 	const struct hwt_command_decode_options how = {
 		.prefix = prefix,
 		.progress = hwt_progress_tty,
 		.quiet = common->quiet,
 		.jobs = common->jobs,
 		.decoder = common->decoder,
+		.trace = common->trace_source,
+		.used_spe = &used_spe,
+		.spe_stats = &spe_stats,
 	};
 	int warned = 0;
 
@@ -282,6 +287,14 @@ int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_prof
 			if (rc < 0)
 				return -1;
 			warned += rc != 0;
+			if (used_spe) {
+				char source[128];
+
+				/* The reports' counts are estimates: said, whatever -q. */
+				hwt_command_spe_source(source, sizeof(source), &spe_stats);
+				fprintf(stderr, "%s: %s: sampled counts from %s\n", prefix, in, source);
+				common->used_spe = 1;
+			}
 			continue;
 		}
 		rc = hwt_profile_load(profile, in, &line);

@@ -237,7 +237,7 @@ void hwt_command_decode_heap(void);
  */
 struct hwt_command_options;
 int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_profile *profile,
-			    const struct hwt_command_options *common, const char *prefix);
+			    struct hwt_command_options *common, const char *prefix);
 
 /*
  * The decode while recording (hwt_decode_live, converters/decode/live.c)
@@ -271,6 +271,10 @@ struct hwt_command_options {
 	struct hwt_unit_options unit;  /* --unit, --trace, --no-trace, --trace-all, --filter */
 	const char *const *debug_dirs; /* --debug-dir DIR (repeatable), NULL-terminated; NULL:
 	                                  none given (/usr/lib/debug) */
+	const char *trace_source;      /* --trace SOURCE of the reports (etm, spe), or NULL */
+	/* Set by hwt_command_load_inputs when a bundle's counts came from its
+	   SPE samples (then the reports say they are sampled). */
+	int used_spe;
 };
 
 /*
@@ -359,6 +363,11 @@ enum {
 #define HWT_OPTION_HELP                          \
 	{ "help", no_argument, NULL, 'h' },      \
 	{ "version", no_argument, NULL, HWT_OPT_VERSION }
+
+/* --trace SOURCE of the reports (not of the commands that record, whose
+   --trace selects programs): etm or spe (HWT_TRACE_SOURCE_HELP). */
+enum { HWT_OPT_TRACE_SOURCE = 0x10a0 };
+#define HWT_OPTION_TRACE_SOURCE { "trace", required_argument, NULL, HWT_OPT_TRACE_SOURCE }
 
 /* --debug-dir DIR: where separate debug files are (converters/elf/debug_file.h). */
 enum { HWT_OPT_DEBUG_DIR = 0x1080 };
