@@ -223,8 +223,9 @@ def tool(*names):
 
 
 def reports(hwt, work, bundle, prog, interval):
-    """The BOLT and LLVM sample profiles from the SPE samples: at --spe=1 the
-    fdata equals the ETMv4 one; llvm-profdata reads the sample profile and
+    """The BOLT and LLVM sample profiles and the coverage from the SPE samples:
+    at --spe=1 the fdata and the lcov records equal the ETMv4 ones; the
+    coverage is labelled sampled; llvm-profdata reads the sample profile and
     clang compiles the program's source with it (a sample profile in its IR)."""
     out = {}
     for trace in ("etm", "spe"):
@@ -244,6 +245,28 @@ def reports(hwt, work, bundle, prog, interval):
         fail("the BOLT profile from SPE has no branch")
     if interval == 1 and out["spe"] != out["etm"]:
         fail("the BOLT profiles from SPE and ETMv4 differ at --spe=1")
+    # Coverage: labelled sampled (lcov test name, the summary); at --spe=1 the
+    # same lines, functions and branches as the ETMv4 trace's.
+    info = {}
+    for trace in ("etm", "spe"):
+        f = os.path.join(work, "%s.%s.info" % (os.path.basename(bundle), trace))
+        p = subprocess.run([hwt, "report", "lcov", "--trace", trace, bundle, "-o", f],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            fail("hwt report lcov --trace %s exited %d: %s" % (trace, p.returncode, p.stderr))
+        if (trace == "spe") != ("SAMPLED coverage, from SPE samples (interval %d" % interval
+                                in p.stderr):
+            fail("hwt report lcov --trace %s: sampled or not, its summary does not say: %r" %
+                 (trace, p.stderr[-400:]))
+        lines = open(f).read().splitlines()
+        tns = {l for l in lines if l.startswith("TN:")}
+        if tns != {"TN:spe_sampled" if trace == "spe" else "TN:"}:
+            fail("hwt report lcov --trace %s: test names %r" % (trace, tns))
+        info[trace] = [l for l in lines if not l.startswith("TN:")]
+    if not any(l.startswith("DA:") for l in info["spe"]):
+        fail("hwt report lcov --trace spe: no line")
+    if interval == 1 and info["spe"] != info["etm"]:
+        fail("the coverage from SPE and ETMv4 differ at --spe=1")
     afdo = os.path.join(work, os.path.basename(bundle) + ".spe.afdo")
     p = subprocess.run([hwt, "report", "afdo", "--trace", "spe", bundle, "-o", afdo],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
