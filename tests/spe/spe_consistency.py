@@ -222,6 +222,53 @@ def tool(*names):
     return None
 
 
+def flat(hwt, work, bundle, interval):
+    """The flat flame graph from SPE: folded stacks of one root and one frame
+    per function; at --spe=1 each named function's weight equals the
+    instructions the ETMv4 stacks count in it (their leaves' self weights);
+    the SVG's subtitle says estimated; timelines are refused (exit 2)."""
+    folded = {}
+    for trace in ("etm", "spe"):
+        f = os.path.join(work, "%s.%s.folded" % (os.path.basename(bundle), trace))
+        p = subprocess.run([hwt, "report", "folded", "--trace", trace, bundle, "-o", f],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            fail("hwt report folded --trace %s exited %d: %s" % (trace, p.returncode, p.stderr))
+        folded[trace] = {}
+        roots = set()
+        for line in open(f):
+            stack, n = line.rsplit(" ", 1)
+            frames = stack.split(";")
+            roots.add(frames[0])
+            if trace == "spe" and len(frames) != 2:
+                fail("hwt report folded --trace spe: not flat: %r" % line)
+            leaf = frames[-1]
+            folded[trace][leaf] = folded[trace].get(leaf, 0) + int(n)
+        if trace == "spe" and (len(roots) != 1 or not roots.pop().endswith("[SPE samples]")):
+            fail("hwt report folded --trace spe: roots %r" % roots)
+    named = [k for k in folded["spe"] if "[no symbol]" not in k]
+    if "main" not in named:
+        fail("hwt report folded --trace spe: no main frame")
+    if interval == 1:
+        diff = [(k, folded["etm"].get(k), folded["spe"][k]) for k in named
+                if folded["etm"].get(k) != folded["spe"][k]]
+        if diff:
+            fail("flat SPE frames against the ETMv4 stacks' leaves: %r" % diff[:10])
+    print("hwt report folded --trace spe: %d functions, %d instructions (estimated)" %
+          (len(folded["spe"]), sum(folded["spe"].values())))
+    svg = os.path.join(work, os.path.basename(bundle) + ".spe.svg")
+    p = subprocess.run([hwt, "report", "flame", "--trace", "spe", bundle, "-o", svg],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0 or "estimated: flat, SPE samples (interval %d" % interval \
+            not in open(svg).read():
+        fail("hwt report flame --trace spe: exit %d, no 'estimated' subtitle" % p.returncode)
+    p = subprocess.run([hwt, "report", "speedscope", "--trace", "spe", bundle, "-o",
+                        os.path.join(work, "x.json")], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if p.returncode != 2 or "no calls" not in p.stderr:
+        fail("hwt report speedscope --trace spe: exit %d, %r" % (p.returncode, p.stderr))
+
+
 def reports(hwt, work, bundle, prog, interval):
     """The BOLT and LLVM sample profiles and the coverage from the SPE samples:
     at --spe=1 the fdata and the lcov records equal the ETMv4 ones; the
@@ -267,6 +314,7 @@ def reports(hwt, work, bundle, prog, interval):
         fail("hwt report lcov --trace spe: no line")
     if interval == 1 and info["spe"] != info["etm"]:
         fail("the coverage from SPE and ETMv4 differ at --spe=1")
+    flat(hwt, work, bundle, interval)
     afdo = os.path.join(work, os.path.basename(bundle) + ".spe.afdo")
     p = subprocess.run([hwt, "report", "afdo", "--trace", "spe", bundle, "-o", afdo],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
