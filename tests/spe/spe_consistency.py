@@ -14,14 +14,19 @@ streams, ETMv4 and SPE:
    header comment says it is sampled, at interval 1. Every record is also
    checked by `hwt dump --spe`'s listing (one line each: PC, op, target,
    events...), and by default (no --trace) the report takes the ETMv4
-   stream.
+   stream. From the same bundle: the BOLT profile and the lcov records
+   from SPE equal the ETMv4 ones (the coverage labelled sampled), the flat
+   folded stacks equal the ETMv4 stacks' leaves, llvm-profdata reads the
+   SPE sample profile and clang compiles the source with it. Then
+   --spe=1 --no-etm: a bundle without ETMv4 streams, whose report counts
+   from SPE by default (the main program's edges as the ETMv4 trace's).
 2. --spe=100: each sample is one operation in about 100; the instructions
    per function in the SPE profile (the main program's functions by their
    symbols, each library as one) must match the function's exact share
    (from the ETMv4 profile of that run) within 4.5 standard deviations of
    a binomial share, and the samples its header counts total/100 within
    5 %.
-0. Bad --spe values, --spe with another unit, hwt dump --spe with
+0. Bad --spe values, --no-etm without --spe, --spe with another unit, hwt dump --spe with
    --packets: exit status 2 and a message.
 3. The first bundle's SPE file damaged (a bad header byte inside a record,
    then a cut inside the last one): `hwt dump --spe` exits 1, lists every
@@ -55,11 +60,11 @@ def run(cmd, **kw):
     return p.stdout
 
 
-def record(hwt, work, name, spe, prog):
+def record(hwt, work, name, spe, prog, extra=()):
     bundle = os.path.join(work, name)
     shutil.rmtree(bundle, ignore_errors=True)
-    p = subprocess.run([hwt, "record", "-q", "--unit", "qemu", "--trace-all", "--spe=%d" % spe,
-                        "-o", bundle, "--"] + prog, stdout=subprocess.DEVNULL,
+    p = subprocess.run([hwt, "record", "-q", "--unit", "qemu", "--trace-all", "--spe=%d" % spe]
+                       + list(extra) + ["-o", bundle, "--"] + prog, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
         sys.stderr.write(p.stderr)
@@ -86,6 +91,13 @@ class Maps:
         self.ranges.sort()
         self.starts = [r[0] for r in self.ranges]
 
+    def main(self, prog):
+        """The build-id of the program itself."""
+        for bid, path in self.paths.items():
+            if path == os.path.realpath(prog[0]):
+                return bid
+        fail("%s is not among the mapped images" % prog[0])
+
     def key(self, addr):
         i = bisect.bisect_right(self.starts, addr) - 1
         if i >= 0 and addr < self.ranges[i][1]:
@@ -97,7 +109,7 @@ class Maps:
 SAMPLED = re.compile(r"^# sampled: counts from SPE samples \(interval (\d+), (\d+) samples")
 
 
-def profile(hwt, bundle, work, trace=None, status=0):
+def profile(hwt, bundle, work, trace=None, status=0, expect_sampled=None):
     """(edges by kind, blocks, (interval, samples) or None) of hwt report profile
     [--trace TRACE], keyed by build-id; status: the exit status wanted."""
     out = os.path.join(work, os.path.basename(bundle) + "." + (trace or "default") + ".prof")
@@ -120,10 +132,12 @@ def profile(hwt, bundle, work, trace=None, status=0):
                 edges[k] = edges.get(k, 0) + int(w[6])
             elif w[0] == "block":
                 blocks.append((images[w[1]], int(w[2], 16), int(w[4]) * int(w[5])))
-    if (trace == "spe") != (sampled is not None):
+    if expect_sampled is None:
+        expect_sampled = trace == "spe"
+    if expect_sampled != (sampled is not None):
         fail("%s: the profile's header %s" % (" ".join(cmd), "does not say it is sampled"
-                                               if trace == "spe" else "says it is sampled"))
-    if trace == "spe" and "counts from SPE samples" not in p.stderr:
+                                               if expect_sampled else "says it is sampled"))
+    if expect_sampled and "counts from SPE samples" not in p.stderr:
         fail("%s does not say on stderr where its counts come from: %r" % (" ".join(cmd), p.stderr))
     return edges, blocks, sampled, p.stderr
 
@@ -194,6 +208,7 @@ def consistency(hwt, work, prog):
         fail("the SPE profile: header %r, %d instructions; wanted (1, %d) and %d" %
              (sampled, spe_total, records, total))
     reports(hwt, work, bundle, prog, 1)
+    spe_only(hwt, work, prog, etm)
     for name, want in (("taken", lambda k: k[2] != "cond-not-taken"),
                        ("not-taken", lambda k: k[2] == "cond-not-taken")):
         e = {k: n for k, n in etm.items() if want(k)}
@@ -336,6 +351,28 @@ def reports(hwt, work, bundle, prog, interval):
           os.path.basename(src))
 
 
+def spe_only(hwt, work, prog, etm):
+    """--spe=1 --no-etm: no ETMv4 stream, the header's trace is spe, and hwt
+    report profile (no --trace) counts from the samples: the main program's
+    edges equal the ETMv4 profile's of the run with both (etm)."""
+    bundle = record(hwt, work, "spe-only", 1, prog, ["--no-etm"])
+    if os.listdir(os.path.join(bundle, "streams")) or not os.listdir(os.path.join(bundle, "spe")):
+        fail("--no-etm: streams %r, spe %r" % (os.listdir(os.path.join(bundle, "streams")),
+                                               os.listdir(os.path.join(bundle, "spe"))))
+    if "trace=spe\n" not in open(os.path.join(bundle, "hwt-bundle")).read():
+        fail("--no-etm: the bundle's header does not say trace=spe")
+    edges, _, sampled, _ = profile(hwt, bundle, work, None, expect_sampled=True)
+    main = Maps(hwt, bundle).main(prog)
+
+    def own(table):
+        return {k: n for k, n in table.items() if k[0][0] == main and k[1][0] == main}
+    if not own(edges) or own(edges) != own(etm):
+        fail("--no-etm: the main program's %d edges differ from the ETMv4 profile's %d" %
+             (len(own(edges)), len(own(etm))))
+    print("--spe=1 --no-etm: no ETMv4 stream; hwt report profile counts from SPE (%d samples), "
+          "the main program's %d edges as the ETMv4 trace's" % (sampled[1], len(own(edges))))
+
+
 def damage(hwt, work):
     bundle = os.path.join(work, "every")
     clean = subprocess.run([hwt, "dump", "--spe", bundle], stdout=subprocess.PIPE,
@@ -380,6 +417,7 @@ def damage(hwt, work):
 def bad_options(hwt, work):
     """--spe's bad values and units: exit status 2, a message naming the option."""
     for args, words in ((["--spe=0"], "--spe wants"), (["--spe=x"], "--spe wants"),
+                        (["--no-etm"], "--no-etm needs --spe"),
                         (["--unit", "valgrind", "--spe"], "needs the qemu trace unit")):
         out = os.path.join(work, "bad")
         p = subprocess.run([hwt, "record", "-o", out] + args + ["--", "true"],
