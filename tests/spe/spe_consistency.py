@@ -34,6 +34,8 @@ streams, ETMv4 and SPE:
    goes on with the records after it; hwt report profile --trace spe
    exits 1 with a warning naming the file, the byte and the bytes lost,
    and its profile keeps every sample but those of the damaged records.
+   Without its SPE files, --trace spe exits 2 saying so; so does a
+   --trace that is neither etm nor spe.
 
 Addresses are compared as (build-id, file offset), through the MMAP
 records of the bundle's sideband (hwt dump --sideband-only).
@@ -412,6 +414,15 @@ def damage(hwt, work):
         fail("hwt report profile --trace spe of the damaged file: %d samples, %d counted; "
              "hwt dump --spe lists %d" % (sampled[1], sum(n for _, _, n in blocks), kept))
     print("damaged: %d of %d records kept; %s" % (kept, len(offsets), errors[0].strip()))
+    # No SPE records at all, or a --trace no one knows: exit 2 and why.
+    shutil.rmtree(spe_dir)
+    for args, words in ((["--trace", "spe"], "has no SPE records"),
+                        (["--trace", "pt"], "--trace wants etm or spe")):
+        p = subprocess.run([hwt, "report", "profile", "-o", os.path.join(work, "none.prof"),
+                            bundle] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        if p.returncode != 2 or words not in p.stderr:
+            fail("hwt report profile %s: exit %d, %r" % (" ".join(args), p.returncode, p.stderr))
 
 
 def bad_options(hwt, work):
