@@ -3,9 +3,13 @@
  * an edge per branch record, each counted interval times (hwt_spe_profile.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "a64_insn.h"
 #include "spe_int.h"
@@ -24,39 +28,32 @@ uint64_t hwt_spe_bundle_interval(const struct hwt_bundle *bundle)
 	return errno || *end || !n || v[0] == '-' ? 1 : (uint64_t)n;
 }
 
-/* A whole file into *data: 0, -1 (errno says why) or -hspe_nomem. */
-static int read_all(const char *path, uint8_t **data, size_t *size)
+/* A file mapped read-only into *data (NULL when empty): 0, or -1 (errno says why). */
+static int map_file(const char *path, const uint8_t **data, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
-	size_t cap = 0, n = 0, got;
-	uint8_t *buf = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *p;
 
 	*data = NULL;
 	*size = 0;
-	if (!f)
+	if (fd < 0)
 		return -1;
-	do {
-		if (n == cap) {
-			uint8_t *grown = realloc(buf, cap = cap ? cap * 2 : 1 << 16);
-
-			if (!grown) {
-				free(buf);
-				fclose(f);
-				return -hspe_nomem;
-			}
-			buf = grown;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got);
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
+	if (fstat(fd, &st) != 0) {
+		close(fd);
 		return -1;
 	}
-	fclose(f);
-	*data = buf;
-	*size = n;
+	if (st.st_size > 0) {
+		/* SPE files run to hundreds of MB: the page cache, not a copy. */
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			close(fd);
+			return -1;
+		}
+		*data = p;
+		*size = (size_t)st.st_size;
+	}
+	close(fd);
 	return 0;
 }
 
@@ -147,12 +144,10 @@ static int convert_stream(struct convert *c, const struct hwt_bundle_stream *s,
 {
 	struct hwt_spe_decoder d;
 	struct hwt_spe_record r;
-	uint8_t *data;
+	const uint8_t *data;
 	size_t size;
-	int rc = read_all(s->path, &data, &size);
+	int rc = map_file(s->path, &data, &size);
 
-	if (rc == -hspe_nomem)
-		return rc;
 	if (rc < 0) {
 		(void)hwt_bundle_diag_add(c->bundle, hwt_diag_io, s->path, -1,
 					  "%s: cannot read the SPE records: %s", s->path,
@@ -179,7 +174,8 @@ static int convert_stream(struct convert *c, const struct hwt_bundle_stream *s,
 		if (rc < 0)
 			break;
 	}
-	free(data);
+	if (data)
+		munmap((void *)data, size);
 	return rc < 0 ? rc : 0;
 }
 
