@@ -209,10 +209,10 @@ struct hwt_command_decode_options {
 int hwt_command_trace_check(const char *trace, const char *prefix);
 /* The --trace line of --help. */
 #define HWT_TRACE_SOURCE_HELP \
-	"  --trace SOURCE  the trace to count from when the bundle has both: etm (the\n" \
-	"                exact branch trace: ETMv4 or Intel PT streams) or spe (the\n" \
-	"                Arm SPE samples, counts scaled by the interval: estimates);\n" \
-	"                default: the exact trace when there is one, else spe\n"
+	"  --trace SOURCE  the trace to count from: etm (the exact branch trace,\n" \
+	"                ETMv4 or Intel PT streams) or spe (the Arm SPE samples, each\n" \
+	"                counted the interval's times: estimates); default: the exact\n" \
+	"                trace when the bundle has one, else spe\n"
 /* What a report says of SPE counts: "SPE samples (interval N, M samples)". */
 struct hwt_spe_profile_stats;
 void hwt_command_spe_source(char *buf, size_t size, const struct hwt_spe_profile_stats *stats);
