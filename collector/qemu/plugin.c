@@ -481,6 +481,8 @@ static bool parse_bool(const char *v, bool *out)
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
 					   char **argv)
 {
+	bool etm_on = true;
+
 	if (info->system_emulation || (strcmp(info->target_name, "x86_64") != 0 &&
 					strcmp(info->target_name, "aarch64") != 0)) {
 		dprintf(2, "hwt: the QEMU trace unit runs under qemu-x86_64 and qemu-aarch64 "
@@ -519,6 +521,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 					   "not '%s'\n", v);
 				return -1;
 			}
+		} else if (klen == 3 && !strncmp(argv[i], "etm", 3) && parse_bool(v, &etm_on)) {
+			hwt_qemu_opts.no_etm = !etm_on;
 		} else if (klen == 6 && !strncmp(argv[i], "filter", 6) && *v) {
 			if (hwt_qemu_opts.nfilters == sizeof(hwt_qemu_opts.filters) /
 							   sizeof(hwt_qemu_opts.filters[0])) {
@@ -530,7 +534,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 				return -1;
 		} else {
 			dprintf(2, "hwt: unknown QEMU trace unit option '%s' (known: bundle=DIR, "
-				   "psb_period=N, debug_blocks=on|off, fast_encode=on|off, filter=GLOB, spe=N)\n", argv[i]);
+				   "psb_period=N, debug_blocks=on|off, fast_encode=on|off, filter=GLOB, spe=N, etm=on|off)\n", argv[i]);
 			return -1;
 		}
 	}
@@ -547,6 +551,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	}
 	/* x86-64 guests have no SPE: the option is for the aarch64 programs of a run. */
 	spe = hwt_qemu_etm && hwt_qemu_opts.spe_interval > 0;
+	/* etm=off keeps the SPE records only: of aarch64 guests with spe=N. */
+	if (!spe)
+		hwt_qemu_opts.no_etm = false;
 	owner_pid = getpid();
 	hwt_qemu_process_start();
 	if (spe)

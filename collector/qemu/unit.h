@@ -29,6 +29,9 @@ struct hwt_qemu_options {
 	                           block by block, the reference the tests compare with) */
 	long spe_interval;      /* spe=N: aarch64 guests also write SPE records, one per N
 				   operations (0: no SPE) */
+	bool no_etm;            /* etm=off (aarch64, with spe=N): SPE alone, the ETMv4
+	                           streams are not written (still encoded: the SPE unit
+	                           shares their block callbacks) */
 	const char *filters[16]; /* filter=GLOB: only images whose path or base name match
 	                            are traced (none: every image) */
 	unsigned nfilters;

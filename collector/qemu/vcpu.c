@@ -117,8 +117,10 @@ static int append_packets(void *st, const uint8_t *buf, size_t len)
 {
 	struct vcpu *v = (struct vcpu *)((char *)st - offsetof(struct vcpu, st));
 
-	/* Past the run's cap: dropped as if written (no loss), the stream ends here. */
-	if (hwt_qemu_budget && !hwt_trace_budget_take(hwt_qemu_budget, len))
+	/* Past the run's cap: dropped as if written (no loss), the stream ends here.
+	   etm=off (SPE alone): no stream is kept at all. */
+	if (hwt_qemu_opts.no_etm ||
+	    (hwt_qemu_budget && !hwt_trace_budget_take(hwt_qemu_budget, len)))
 		return 1;
 	return hwt_qemu_file_append("streams", v->stream_name, buf, len);
 }
@@ -195,7 +197,8 @@ static void open_stream(struct vcpu *v)
 	snprintf(v->stream_name, sizeof(v->stream_name), "%s-%d.%s", hwt_qemu_process_name(), tid,
 		 hwt_qemu_etm ? "etm" : "pt");
 	/* A failure here shows as failed appends: LOST records and OVF. */
-	hwt_qemu_file_create("streams", v->stream_name, false);
+	if (!hwt_qemu_opts.no_etm)
+		hwt_qemu_file_create("streams", v->stream_name, false);
 	if (hwt_qemu_opts.debug_blocks) {
 		snprintf(v->blocks_name, sizeof(v->blocks_name), "%s-%d.blk",
 			 hwt_qemu_process_name(), tid);

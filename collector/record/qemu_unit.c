@@ -81,7 +81,8 @@ static int plugin_args(const struct hwt_unit_files *files, const char *bundle,
 		if (opts->psb_period > 0)
 			snprintf(psb, sizeof(psb), ",psb_period=%ld", opts->psb_period);
 		if (opts->spe_interval > 0)
-			snprintf(spe, sizeof(spe), ",spe=%ld", opts->spe_interval);
+			snprintf(spe, sizeof(spe), ",spe=%ld%s", opts->spe_interval,
+				 opts->no_etm ? ",etm=off" : "");
 		/* filter=GLOB for each --filter IMAGE (16 at most, like the plugin). */
 		for (size_t i = 0; i < 16 && opts->filters[i]; i++) {
 			char *glob = escape_commas(opts->filters[i]);

@@ -39,6 +39,8 @@ struct hwt_unit_options {
 	/* --spe[=INTERVAL]: the QEMU unit's aarch64 guests also write Arm SPE records,
 	   one per INTERVAL operations (docs/qemu-unit.md); 0: none. */
 	long spe_interval;
+	/* --no-etm (with --spe): the SPE records alone, no ETMv4 streams. */
+	int no_etm;
 	/* --max-trace-size: bytes of trace of the whole run (valgrind, qemu units); 0: no cap. */
 	unsigned long long max_trace_size;
 	/* The kernel unit's (kmod_unit.c): */

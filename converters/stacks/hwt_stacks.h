@@ -110,6 +110,17 @@ uint64_t hwt_stack_tree_total(const struct hwt_stack_tree *tree, uint32_t node,
 int hwt_stack_tree_merge(struct hwt_stack_tree *dst, const struct hwt_stack_tree *src);
 
 /*
+ * Flat stacks from the counts of symbols' profile (flat.c): under one root
+ * frame named root, a frame per function (its symbol, else one frame
+ * "MODULE [no symbol]" for a module's code without symbols), weighed by
+ * the instructions counted in it (insns weight). For a sampled profile (SPE), which has no call stacks.
+ * Returns 0 or -hse_nomem, -hse_invalid.
+ */
+struct hwt_stacks_symbols;
+int hwt_stack_tree_add_flat(struct hwt_stack_tree *tree, struct hwt_stacks_symbols *symbols,
+			    const char *root);
+
+/*
  * Folded stacks: one line per stack with a non-zero weight, frames root
  * first joined by ';', a space and the weight; children in name order, so
  * equal trees give equal bytes. max_depth > 0 cuts stacks deeper than

@@ -13,6 +13,7 @@
 #include "hwt_bundle.h"
 #include "hwt_command.h"
 #include "hwt_decode.h"
+#include "hwt_spe_profile.h"
 #include "profile.h"
 
 /* A positive number from the environment, at most max, in *n (0: unset). */
@@ -94,6 +95,53 @@ static int decode_groups(struct hwt_bundle *bundle, struct hwt_decode_options *o
 	return status;
 }
 
+int hwt_command_trace_check(const char *trace, const char *prefix)
+{
+	if (!trace || !strcmp(trace, "etm") || !strcmp(trace, "spe"))
+		return 0;
+	fprintf(stderr, "%s: --trace wants etm or spe, not '%s'\n", prefix, trace);
+	return -1;
+}
+
+void hwt_command_spe_source(char *buf, size_t size, const struct hwt_spe_profile_stats *stats)
+{
+	snprintf(buf, size, "SPE samples (interval %llu, %llu samples%s)",
+		 (unsigned long long)stats->interval, (unsigned long long)stats->samples,
+		 stats->interval == 1 ? ": every operation" : ": estimated counts");
+}
+
+/* The SPE samples of an open bundle into profile (--trace spe). */
+static int decode_spe(struct hwt_bundle *bundle, struct hwt_profile *profile,
+		      const struct hwt_command_decode_options *how)
+{
+	struct hwt_spe_profile_stats stats;
+	int status;
+
+	if (how->profiles || how->flow || how->live) {
+		fprintf(stderr, "%s: error: the SPE samples give counts only (not per test, not "
+			"stacks)\n", how->prefix);
+		return -1;
+	}
+	status = hwt_spe_profile(bundle, profile, 0, &stats);
+	if (status < 0) {
+		fprintf(stderr, "%s: error: %s: %s\n", how->prefix, hwt_bundle_dir(bundle),
+			hwt_spe_profile_errstr(status));
+		return -1;
+	}
+	if (how->used_spe)
+		*how->used_spe = 1;
+	if (how->spe_stats)
+		*how->spe_stats = stats;
+	if (how->stats) {
+		memset(how->stats, 0, sizeof(*how->stats));
+		how->stats->streams = stats.streams;
+		how->stats->trace_bytes = stats.bytes;
+		how->stats->errors = stats.errors;
+		how->stats->error_bytes = stats.lost_bytes;
+	}
+	return 0;
+}
+
 int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 		       const struct hwt_command_decode_options *how)
 {
@@ -121,6 +169,22 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 	if (!bundle)
 		return -1;
 	hwt_command_decode_heap();
+	if (how->used_spe)
+		*how->used_spe = 0;
+	if (hwt_command_trace_check(how->trace, how->prefix) < 0) {
+		hwt_bundle_free(bundle);
+		return -1;
+	}
+	if ((how->trace && !strcmp(how->trace, "spe")) ||
+	    (!how->trace && !hwt_bundle_stream_count(bundle) && hwt_bundle_spe_count(bundle))) {
+		status = decode_spe(bundle, profile, how);
+		if (!how->quiet)
+			hwt_command_print_diags(bundle, stderr, how->prefix);
+		if (status >= 0)
+			status = (int)hwt_bundle_warning_count(bundle);
+		hwt_bundle_free(bundle);
+		return status;
+	}
 	hwt_progress_init(&progress, how->progress);
 	progress.prefix = how->prefix;
 	options.progress = hwt_progress_print;
@@ -192,14 +256,19 @@ void hwt_command_live_say(const struct hwt_decode_live *live, const char *prefix
 }
 
 int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_profile *profile,
-			    const struct hwt_command_options *common, const char *prefix)
+			    struct hwt_command_options *common, const char *prefix)
 {
+	struct hwt_spe_profile_stats spe_stats;
+	int used_spe = 0;
 	const struct hwt_command_decode_options how = {
 		.prefix = prefix,
 		.progress = hwt_progress_tty,
 		.quiet = common->quiet,
 		.jobs = common->jobs,
 		.decoder = common->decoder,
+		.trace = common->trace_source,
+		.used_spe = &used_spe,
+		.spe_stats = &spe_stats,
 	};
 	int warned = 0;
 
@@ -218,6 +287,14 @@ int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_prof
 			if (rc < 0)
 				return -1;
 			warned += rc != 0;
+			if (used_spe) {
+				char source[128];
+
+				/* The reports' counts are estimates: said, whatever -q. */
+				hwt_command_spe_source(source, sizeof(source), &spe_stats);
+				fprintf(stderr, "%s: %s: sampled counts from %s\n", prefix, in, source);
+				common->used_spe = 1;
+			}
 			continue;
 		}
 		rc = hwt_profile_load(profile, in, &line);

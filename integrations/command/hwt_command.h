@@ -194,7 +194,28 @@ struct hwt_command_decode_options {
 	/* The ordered flow of every stream to this consumer (hwt_decode_options.flow)
 	   instead of counts into profile, which gets the images; NULL: none. */
 	const struct hwt_flow_consumer *flow;
+	/* The trace the counts come from (--trace): NULL the exact one (the
+	   thread streams) when the bundle has any, else its SPE samples;
+	   "etm" the thread streams (Intel PT or ETMv4); "spe" the SPE
+	   samples (converters/spe: not with per-test groups or flow). */
+	const char *trace;
+	/* Filled when not NULL: whether the counts came from SPE samples
+	   (used_spe) and that conversion's figures. */
+	int *used_spe;
+	struct hwt_spe_profile_stats *spe_stats;
 };
+
+/* Checks a --trace value: 0, or -1 with a message (prefix first). */
+int hwt_command_trace_check(const char *trace, const char *prefix);
+/* The --trace line of --help. */
+#define HWT_TRACE_SOURCE_HELP \
+	"  --trace SOURCE  the trace to count from: etm (the exact branch trace,\n" \
+	"                ETMv4 or Intel PT streams) or spe (the Arm SPE samples, each\n" \
+	"                counted the interval's times: estimates); default: the exact\n" \
+	"                trace when the bundle has one, else spe\n"
+/* What a report says of SPE counts: "SPE samples (interval N, M samples)". */
+struct hwt_spe_profile_stats;
+void hwt_command_spe_source(char *buf, size_t size, const struct hwt_spe_profile_stats *stats);
 
 /*
  * Opens the bundle in dir, decodes it into profile (adding to what is
@@ -216,7 +237,7 @@ void hwt_command_decode_heap(void);
  */
 struct hwt_command_options;
 int hwt_command_load_inputs(const char *const *inputs, size_t n, struct hwt_profile *profile,
-			    const struct hwt_command_options *common, const char *prefix);
+			    struct hwt_command_options *common, const char *prefix);
 
 /*
  * The decode while recording (hwt_decode_live, converters/decode/live.c)
@@ -250,6 +271,10 @@ struct hwt_command_options {
 	struct hwt_unit_options unit;  /* --unit, --trace, --no-trace, --trace-all, --filter */
 	const char *const *debug_dirs; /* --debug-dir DIR (repeatable), NULL-terminated; NULL:
 	                                  none given (/usr/lib/debug) */
+	const char *trace_source;      /* --trace SOURCE of the reports (etm, spe), or NULL */
+	/* Set by hwt_command_load_inputs when a bundle's counts came from its
+	   SPE samples (then the reports say they are sampled). */
+	int used_spe;
 };
 
 /*
@@ -338,6 +363,11 @@ enum {
 #define HWT_OPTION_HELP                          \
 	{ "help", no_argument, NULL, 'h' },      \
 	{ "version", no_argument, NULL, HWT_OPT_VERSION }
+
+/* --trace SOURCE of the reports (not of the commands that record, whose
+   --trace selects programs): etm or spe (HWT_TRACE_SOURCE_HELP). */
+enum { HWT_OPT_TRACE_SOURCE = 0x10a0 };
+#define HWT_OPTION_TRACE_SOURCE { "trace", required_argument, NULL, HWT_OPT_TRACE_SOURCE }
 
 /* --debug-dir DIR: where separate debug files are (converters/elf/debug_file.h). */
 enum { HWT_OPT_DEBUG_DIR = 0x1080 };

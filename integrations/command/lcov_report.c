@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hwt_command.h"
+#include "hwt_spe_profile.h"
 #include "hwt_decode.h"
 #include "hwt_lcov.h"
 #include "hwt_stacks.h"
@@ -262,8 +263,11 @@ int hwt_lcov_report_check_outputs(const struct hwt_lcov_report_options *options)
  * Writes every output, the HTML and the diff report of files; 0, gate bits,
  * or HWT_EXIT_ERROR. Only an output that was written is said to be.
  */
+/* sampled: NULL, or what the counts were sampled from (the SPE samples):
+   the lcov test name and the summary say so. */
 static int write_reports(const struct hwt_cov_files *files, const struct per_test *tests,
-			 const struct hwt_lcov_report_options *options, const char *prefix)
+			 const struct hwt_lcov_report_options *options, const char *prefix,
+			 const char *sampled)
 {
 	struct hwt_cov_output *outputs = malloc((options->noutputs + 1) * sizeof(*outputs));
 	unsigned char *written = calloc(options->noutputs + 1, 1);
@@ -283,6 +287,8 @@ static int write_reports(const struct hwt_cov_files *files, const struct per_tes
 		goto out;
 	}
 	how.root = root;
+	if (sampled)
+		how.test_name = "spe_sampled";
 	n = resolve_outputs(options, outputs);
 	for (i = 0; i < n; i++) {
 		w.format = (enum hwt_cov_format)outputs[i].format;
@@ -303,6 +309,10 @@ static int write_reports(const struct hwt_cov_files *files, const struct per_tes
 		    hwt_summary_table_print(stderr, files, root) < 0)
 			fprintf(stderr, "%s: out of memory: no table of files\n", prefix);
 		hwt_summary_totals_print(stderr, &files->totals, prefix);
+		if (sampled)
+			fprintf(stderr, "%s: %swarning:%s SAMPLED coverage, from %s: a line or branch "
+				"without a sample may still have run (not 'not run')\n", prefix,
+				hwt_color(hwt_color_warning), hwt_color(hwt_color_reset), sampled);
 		for (i = 0; i < n; i++)
 			if (written[i] && strcmp(outputs[i].path, "-"))
 				fprintf(stderr, "%s: wrote %s (%s%s%llu %s)\n", prefix,
@@ -672,6 +682,9 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	struct hwt_test_calls *calls = NULL;
 	const char *prefix = options->prefix ? options->prefix : "hwt report lcov";
 	struct hwt_command_decode_options how = { 0 };
+	struct hwt_spe_profile_stats spe_stats;
+	char sampled[128];
+	int used_spe = 0;
 	struct hwt_lcov_profile_options images = { 0 };
 	struct hwt_cov_files *files = NULL;
 	struct hwt_profile *profile;
@@ -691,6 +704,9 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	how.jobs = options->common.jobs;
 	how.decoder = options->common.decoder;
 	how.live = options->live;
+	how.trace = options->common.trace_source;
+	how.used_spe = &used_spe;
+	how.spe_stats = &spe_stats;
 	if (options->per_test) {
 		if (per_test_split(&tests, bundle_dir, options, prefix) < 0) {
 			ret = HWT_EXIT_ERROR;
@@ -779,7 +795,10 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		ret = HWT_EXIT_ERROR;
 		goto done;
 	}
-	ret = write_reports(files, options->per_test ? &tests : NULL, options, prefix);
+	if (used_spe)
+		hwt_command_spe_source(sampled, sizeof(sampled), &spe_stats);
+	ret = write_reports(files, options->per_test ? &tests : NULL, options, prefix,
+			    used_spe ? sampled : NULL);
 	/* Written from a bundle with warnings: a partial result, as every report says it. */
 	if (warnings > 0 && ret != HWT_EXIT_ERROR)
 		ret |= HWT_EXIT_PARTIAL;

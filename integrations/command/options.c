@@ -200,6 +200,11 @@ int hwt_command_option(struct hwt_command_options *o, int opt, const char *arg,
 		}
 		o->decoder = arg;
 		return 1;
+	case HWT_OPT_TRACE_SOURCE:
+		if (hwt_command_trace_check(arg, prefix) < 0)
+			return -1;
+		o->trace_source = arg;
+		return 1;
 	default:
 		return unit_option(&o->unit, opt, arg, prefix);
 	}

@@ -44,16 +44,18 @@ int hwt_exit_code(int wait_status)
  * one).
  */
 static int create_bundle(const char *dir, const struct hwt_unit *unit, const char *command,
-			 const char *root, unsigned long long max_trace_size)
+			 const char *root, unsigned long long max_trace_size, long spe_interval,
+			 int no_etm)
 {
-	char trace[64], cap[48], *root_key = NULL;
-	const char *keys[4] = { NULL };
+	char trace[64], cap[48], spe[40], *root_key = NULL;
+	const char *keys[5] = { NULL };
 	const char *clock = unit->clock ? unit->clock : "sequence";
 	size_t n = 0;
 	int err;
 
 	if (unit->traces) {
-		snprintf(trace, sizeof(trace), "trace=%s", unit->traces);
+		/* --no-etm: the SPE records are the only trace. */
+		snprintf(trace, sizeof(trace), "trace=%s", no_etm ? "spe" : unit->traces);
 		keys[n++] = trace;
 	}
 	if (root && !strchr(root, '\n') && asprintf(&root_key, "root=%s", root) >= 0)
@@ -61,6 +63,11 @@ static int create_bundle(const char *dir, const struct hwt_unit *unit, const cha
 	if (max_trace_size) {
 		snprintf(cap, sizeof(cap), "max_trace_size=%llu", max_trace_size);
 		keys[n++] = cap;
+	}
+	/* What each SPE sample stands for: the reports scale by it. */
+	if (spe_interval > 0) {
+		snprintf(spe, sizeof(spe), "spe_interval=%ld", spe_interval);
+		keys[n++] = spe;
 	}
 	err = hwt_bundle_create_keys(dir, unit->name, clock, command, n ? keys : NULL);
 	free(root_key);
@@ -325,7 +332,7 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 	command = hwt_bundle_quote_argv(argc, argv);
 	/* The header names the unit that writes the bundle. */
 	err = create_bundle(dir, run.unit, command ? command : "", unit->project_root,
-			    unit->max_trace_size);
+			    unit->max_trace_size, unit->spe_interval, unit->spe_interval && unit->no_etm);
 	free(command);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot create the bundle %s: %s%s%s\n", prefix, dir,

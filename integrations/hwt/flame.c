@@ -19,6 +19,7 @@
 #include "hwt_bundle.h"
 #include "hwt_command.h"
 #include "hwt_decode.h"
+#include "hwt_spe_profile.h"
 #include "hwt_stacks.h"
 
 enum format { fmt_flame, fmt_folded, fmt_speedscope, fmt_chrome, fmt_count };
@@ -37,6 +38,9 @@ struct flame_options {
 	int stats;
 	int progress;
 	const char *diff_before;      /* --diff A B: A */
+	/* Filled by build when the counts are SPE samples (what they are,
+	   for the subtitle); left empty for an exact trace. */
+	char *sampled;
 };
 
 enum {
@@ -108,11 +112,19 @@ static void report_usage(FILE *out)
 		"  chrome      Chrome trace events (chrome://tracing, Perfetto)\n"
 		"\n"
 		"  -o, --output FILE     where to write ('-': standard output) [standard output]\n"
+		"      --trace SOURCE    etm (the branch trace) or spe (Arm SPE samples: flat,\n"
+		"                        below) [the branch trace when there is one]\n"
 		COMMON_USAGE
 		"\n"
 		"--diff matches the stacks of the two runs by command and thread order (roots\n"
 		"COMMAND for a command's first thread, COMMAND#2 for its second, ...), not by\n"
 		"pid; with --merge, every process of a command is one root.\n"
+		"\n"
+		"--trace spe (the default for a bundle of Arm SPE samples and no branch\n"
+		"trace; --trace etm the branch trace): SPE samples have no stacks, so flame\n"
+		"and folded are flat (one frame per function under one root, weighed by the\n"
+		"sampled instructions times the interval: estimates, --weight insns only);\n"
+		"speedscope and chrome, timelines of calls, are not made from them.\n"
 		"\n"
 		"Exit status: 0 clean, 1 written but the bundle had warnings (a partial\n"
 		"graph: gaps show as marked frames), 2 nothing was written or a bad option\n"
@@ -342,6 +354,56 @@ static void flame_live_alloc(struct flame_live *l, const char *dir, const struct
  * warnings, 2 failed (message printed). *command (may be NULL) gets the
  * bundle's command line (malloc'd).
  */
+/*
+ * The flat tree of an open bundle's SPE samples (no stacks: a frame per
+ * function); timeline: a timeline was asked for, which samples cannot give.
+ * Status as build's.
+ */
+static int build_flat(struct hwt_bundle *bundle, struct hwt_profile *profile,
+		      const struct flame_options *o, struct hwt_stack_tree *tree, int timeline,
+		      const char *prefix)
+{
+	struct hwt_spe_profile_stats stats;
+	struct hwt_stacks_symbols *symbols = NULL;
+	const char *command = hwt_bundle_key(bundle, "command");
+	char source[128], root[600];
+	int s, status = 2;
+
+	if (timeline || o->weight != hwt_weight_insns) {
+		fprintf(stderr, "%s: error: %s: SPE samples have no calls and no order, only the "
+			"operations sampled: flame and folded with --weight insns (flat) only\n",
+			prefix, hwt_bundle_dir(bundle));
+		return 2;
+	}
+	s = hwt_spe_profile(bundle, profile, 0, &stats);
+	if (s < 0) {
+		fprintf(stderr, "%s: error: %s: %s\n", prefix, hwt_bundle_dir(bundle),
+			hwt_spe_profile_errstr(s));
+		return 2;
+	}
+	hwt_command_spe_source(source, sizeof(source), &stats);
+	symbols = hwt_stacks_symbols_alloc(profile, hwt_bundle_dir(bundle), 0);
+	if (!symbols) {
+		fprintf(stderr, "%s: out of memory\n", prefix);
+		return 2;
+	}
+	hwt_stacks_symbols_set_debug_dirs(symbols, o->common.debug_dirs);
+	snprintf(root, sizeof(root), "%.480s [SPE samples]", command ? command : "");
+	s = hwt_stack_tree_add_flat(tree, symbols, root);
+	if (!o->common.quiet)
+		hwt_command_print_diags(bundle, stderr, prefix);
+	if (s < 0) {
+		fprintf(stderr, "%s: error: %s\n", prefix, hwt_stacks_errstr(s));
+	} else {
+		fprintf(stderr, "%s: flat (no stacks): sampled counts from %s\n", prefix, source);
+		if (o->sampled)
+			snprintf(o->sampled, 128, "%s", source);
+		status = hwt_bundle_warning_count(bundle) ? 1 : 0;
+	}
+	hwt_stacks_symbols_free(symbols);
+	return status;
+}
+
 static int build(const char *dir, const struct flame_options *o, struct hwt_stack_tree *tree,
 		 struct hwt_stacks_timeline *timeline, struct flame_live *live, char **command,
 		 const char *prefix)
@@ -376,6 +438,12 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 	}
 	if (command && hwt_bundle_key(bundle, "command"))
 		*command = strdup(hwt_bundle_key(bundle, "command"));
+	if ((o->common.trace_source && !strcmp(o->common.trace_source, "spe")) ||
+	    (!o->common.trace_source && !hwt_bundle_stream_count(bundle) &&
+	     hwt_bundle_spe_count(bundle))) {
+		status = build_flat(bundle, profile, o, tree, timeline || live, prefix);
+		goto out;
+	}
 	symbols = hwt_stacks_symbols_alloc(profile, dir,
 					   so.flags & HWT_STACKS_INLINE ? HWT_SYMBOLS_INLINE : 0);
 	if (symbols)
@@ -499,8 +567,12 @@ static int write_tree(const struct hwt_stack_tree *tree, const struct flame_opti
 				 command ? command : "");
 			svg.title = title;
 		}
-		snprintf(subtitle, sizeof(subtitle), "%" PRIu64 " %s, exact (hwt)", total,
-			 unit_of(o->weight));
+		if (o->sampled && o->sampled[0])
+			snprintf(subtitle, sizeof(subtitle), "%" PRIu64 " %s, estimated: flat, %.60s",
+				 total, unit_of(o->weight), o->sampled);
+		else
+			snprintf(subtitle, sizeof(subtitle), "%" PRIu64 " %s, exact (hwt)", total,
+				 unit_of(o->weight));
 		svg.subtitle = subtitle;
 		svg.weight = o->weight;
 		svg.max_depth = o->max_depth;
@@ -607,9 +679,11 @@ int hwt_report_flame_main(int argc, char **argv)
 	static const struct option long_options[] = {
 		COMMON_LONG_OPTIONS,
 		{ "diff", required_argument, NULL, OPT_DIFF },
+		HWT_OPTION_TRACE_SOURCE,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct flame_options o;
+	char sampled[128] = "";
 	char prefix[64];
 	const char *dir = NULL;
 	int opt, status, f;
@@ -621,6 +695,7 @@ int hwt_report_flame_main(int argc, char **argv)
 	if (f == fmt_count)
 		f = fmt_flame;
 	o.format = (enum format)f;
+	o.sampled = sampled;
 	snprintf(prefix, sizeof(prefix), "hwt report %s", format_names[f]);
 	optind = 0; /* glibc: a fresh start, with this optstring's ordering */
 	opterr = 0; /* the messages are ours */

@@ -45,6 +45,9 @@ static void usage(FILE *out)
 		"      --spe[=N]         aarch64 programs (QEMU unit) also write Arm SPE records:\n"
 		"                        one sampled operation per N, randomly perturbed as\n"
 		"                        hardware does; 1 samples every one [1024]\n"
+		"      --no-etm          with --spe: the SPE records alone, no ETMv4 trace (as\n"
+		"                        on a machine with SPE and no reachable trace unit);\n"
+		"                        the reports then count from the samples\n"
 		HWT_UNIT_ROOT_USAGE HWT_UNIT_SELECT_USAGE
 		"\n"
 		"The kernel unit (--unit kmod; -p and -a imply it):\n"
@@ -124,6 +127,7 @@ int hwt_record_main(int argc, char **argv)
 		{ "psb-period", required_argument, NULL, 'S' },
 		{ "debug-blocks", no_argument, NULL, 'd' },
 		{ "spe", optional_argument, NULL, 'E' },
+		{ "no-etm", no_argument, NULL, 'N' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -165,6 +169,7 @@ int hwt_record_main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'N': unit->no_etm = 1; break;
 		case 'p':
 			errno = 0;
 			unit->pid = (int)strtol(optarg, &end, 10);
@@ -223,6 +228,11 @@ int hwt_record_main(int argc, char **argv)
 	    strcmp(unit->unit ? unit->unit : "", "kmod") != 0) {
 		fprintf(stderr, "hwt record: -p, -a, --cpu, --duration, --wrap and --buffer-size "
 			"are the kernel unit's (--unit kmod)\n");
+		return 2;
+	}
+	if (unit->no_etm && !unit->spe_interval) {
+		fprintf(stderr, "hwt record: --no-etm needs --spe (SPE records are then the only "
+			"trace)\n");
 		return 2;
 	}
 	/* A command that cannot run is said as a shell says it, before any bundle is made. */

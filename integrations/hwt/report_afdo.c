@@ -57,6 +57,7 @@ static void afdo_usage(FILE *out)
 	      "  -q, --quiet         do not print the bundle's warnings\n"
 	      "  -j, --jobs N        " HWT_JOBS_HELP "\n"
 	      HWT_DECODER_HELP
+	      HWT_TRACE_SOURCE_HELP
 	      "  -h, --help          this text\n"
 	      "\n"
 	      "Exit status: 0 written, 1 written but an input had warnings (partial\n"
@@ -82,6 +83,7 @@ static void text_usage(FILE *out)
 	      "  -q, --quiet     do not print the bundle's warnings\n"
 	      "  -j, --jobs N    " HWT_JOBS_HELP "\n"
 	      HWT_DECODER_HELP
+	      HWT_TRACE_SOURCE_HELP
 	      "  -h, --help      this text\n"
 	      "\n"
 	      "Exit status: 0 written, 1 written but an input had warnings, 2 nothing written.\n",
@@ -99,6 +101,7 @@ static int parse(int argc, char **argv, struct options *o, int text)
 		HWT_OPTION_QUIET,
 		HWT_OPTION_JOBS,
 		HWT_OPTION_DECODER,
+		HWT_OPTION_TRACE_SOURCE,
 		HWT_OPTION_DEBUG_DIR,
 		HWT_OPTION_HELP,
 		{ "format", required_argument, NULL, 'F' },

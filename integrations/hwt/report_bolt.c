@@ -47,6 +47,7 @@ static void usage(FILE *out)
 	      "  -q, --quiet     do not print the bundle's warnings\n"
 	      "  -j, --jobs N    " HWT_JOBS_HELP "\n"
 	      HWT_DECODER_HELP
+	      HWT_TRACE_SOURCE_HELP
 	      "  -h, --help      this text\n"
 	      "\n"
 	      "Exit status: 0 written, 1 written but an input had warnings (partial trace),\n"
@@ -64,6 +65,7 @@ static int parse(int argc, char **argv, struct options *o)
 		HWT_OPTION_QUIET,
 		HWT_OPTION_JOBS,
 		HWT_OPTION_DECODER,
+		HWT_OPTION_TRACE_SOURCE,
 		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};

@@ -25,6 +25,10 @@ static void usage(FILE *out)
 	      HWT_LCOV_REPORT_SUMMARY_USAGE
 	      "  -j, --jobs N              " HWT_JOBS_HELP "\n"
 	      "      --decoder NAME        Intel PT decoder: edge (default), libipt, or check\n"
+	      "      --trace SOURCE        the trace to count from: etm (the exact branch\n"
+	      "                            trace) or spe (Arm SPE samples: SAMPLED coverage,\n"
+	      "                            lcov test name spe_sampled); default: the exact\n"
+	      "                            trace when the bundle has one, else spe\n"
 	      "  -h, --help                this text\n"
 	      "\n"
 	      "Exit status (docs/exit-status.md): 2 when a report cannot be written (or a\n"
@@ -38,6 +42,7 @@ int hwt_report_lcov_main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
 		HWT_LCOV_REPORT_LONG_OPTIONS,
+		HWT_OPTION_TRACE_SOURCE,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_lcov_report_options opts;

@@ -6,7 +6,7 @@ not tests/, bench/ or examples/) belongs to the layer of its folder, in the
 order of the data flow (../shared/DESIGN.md):
 
   common < bundle, perfdata < collector/* < converters/elf
-    < converters/hash < converters/profile < converters/decode
+    < converters/hash < converters/profile < converters/decode, converters/spe
     < converters/{dwarf,lcov,diffcov,afdo,bolt,dump,stacks} < integrations/*
 
 Two rules:
@@ -46,6 +46,7 @@ LAYERS = {
     "converters/hash": 4,
     "converters/profile": 5,
     "converters/decode": 6,
+    "converters/spe": 6,
     "converters/dwarf": 7,
     "converters/lcov": 7,
     "converters/afdo": 7,
