@@ -490,8 +490,8 @@ void hwt_hook_on_switch(void *data, bool preempt, struct task_struct *prev,
  * mprotect making a mapping executable) with mmap_lock held and the final
  * vma in place: address, length, offset and file are what user space gets.
  */
-void hwt_hook_on_mmap(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
-		      struct ftrace_regs *fregs)
+static noinline void hwt_hook_mmap_traced(unsigned long ip, unsigned long parent_ip,
+					   struct ftrace_regs *fregs)
 {
 	struct hwt_dest d[HWT_DEST_MAX];
 	struct task_struct *t = current;
@@ -500,8 +500,6 @@ void hwt_hook_on_mmap(unsigned long ip, unsigned long parent_ip, struct ftrace_o
 	void *s;
 	int n, bit;
 
-	if (!hwt_hook_wanted(t))
-		return;
 	/* Preemption off from here, and no re-entry from what the hook calls. */
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
@@ -534,8 +532,8 @@ unlock:
  * mappings; mmap_lock is held for writing. Only ranges that hold
  * executable mappings are recorded.
  */
-void hwt_hook_on_munmap(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
-			struct ftrace_regs *fregs)
+static noinline void hwt_hook_munmap_traced(unsigned long ip, unsigned long parent_ip,
+					     struct ftrace_regs *fregs)
 {
 	struct hwt_dest d[HWT_DEST_MAX];
 	struct task_struct *t = current;
@@ -546,8 +544,6 @@ void hwt_hook_on_munmap(unsigned long ip, unsigned long parent_ip, struct ftrace
 	bool exec = false;
 	int n, bit;
 
-	if (!hwt_hook_wanted(t))
-		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
@@ -582,4 +578,24 @@ out:
 	rcu_read_unlock();
 unlock:
 	ftrace_test_recursion_unlock(bit);
+}
+
+/*
+ * The ftrace callbacks: the marker test alone, in a frame of their own.
+ * The work's frame (its arrays zeroed by the kernel's stack
+ * initialisation, its stack canary) is paid by traced tasks only; notrace:
+ * no ftrace call site of their own.
+ */
+notrace void hwt_hook_on_mmap(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			      struct ftrace_regs *fregs)
+{
+	if (unlikely(hwt_hook_wanted(current)))
+		hwt_hook_mmap_traced(ip, parent_ip, fregs);
+}
+
+notrace void hwt_hook_on_munmap(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+				struct ftrace_regs *fregs)
+{
+	if (unlikely(hwt_hook_wanted(current)))
+		hwt_hook_munmap_traced(ip, parent_ip, fregs);
 }
