@@ -867,6 +867,82 @@ static int t_cpu_per_cpu(void)
 	return 0;
 }
 
+/*
+ * START's kick (hwt_context_kick_threads): a thread that runs alone on its
+ * CPU and never enters the kernel is sent into its task work, which enables
+ * its unit there; without the kick it waited for its next switch-in. The
+ * test backend stamps THREAD_IN with the task the enable ran in: the
+ * target's own tid when its task work did it, another task's pid at a
+ * switch-in. Up to three tries, in case something runs on its CPU between
+ * START and the task work.
+ */
+static void fn_spin_flag(void *arg)
+{
+	(void)arg;
+	while (!shm->flag)
+		;
+}
+
+static int kick_try(pid_t *in_pid)
+{
+	struct hwt_test_entry *e;
+	struct hwt_bufptr bp;
+	uint64_t end = now_ms() + HANG_MS;
+	struct target t;
+	cpu_set_t set;
+	void *m;
+	int fd;
+
+	shm->flag = 0;
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0, "pin to CPU 1");
+	CHECK(target_start(&t, fn_spin_flag, NULL) == 0, "fork");
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0, "pin to CPU 0");
+	target_go(&t);
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	m = fd >= 0 ? mmap(NULL, 65536, PROT_READ, MAP_SHARED, fd, HWT_MMAP_OFFSET(t.pid)) : MAP_FAILED;
+	if (m == MAP_FAILED) {
+		shm->flag = 1;
+		target_wait(&t, HANG_MS);
+		CHECK(0, "alloc %d / mmap: %s", fd, strerror(fd < 0 ? -fd : errno));
+	}
+	e = m;
+	/* Not a bound: a switch-in after START is less likely once it spins. */
+	sleep_ms(50);
+	bp.offset = 0;
+	if (ioctl(fd, HWT_IOC_START) == 0)
+		while (bufptr(fd, t.pid, &bp) == 0 && bp.offset < 2 * sizeof(*e) && now_ms() < end)
+			sleep_ms(1);
+	shm->flag = 1;
+	CHECK(bp.offset >= 2 * sizeof(*e), "the spinning target was never enabled (offset %llu)",
+	      (unsigned long long)bp.offset);
+	CHECK(e[1].what == HWT_TEST_THREAD_IN, "entry 1 what %u", e[1].what);
+	*in_pid = (pid_t)e[1].pid;
+	munmap(m, 65536);
+	CHECK(target_wait(&t, HANG_MS) == 0, "target");
+	close(fd);
+	CPU_SET(1, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	return *in_pid == t.pid ? 0 : 2;
+}
+
+static int t_attach_kick(void)
+{
+	pid_t in_pid = 0;
+	int i, r = 2;
+
+	for (i = 0; i < 3 && r == 2; i++) {
+		r = kick_try(&in_pid);
+		if (r == 2)
+			printf("KINFO attach_kick: try %d enabled in pid %d's switch\n", i + 1, in_pid);
+	}
+	CHECK(r == 0, "the target was enabled at a switch-in (pid %d), not by its task work", in_pid);
+	return 0;
+}
+
 static int expect_alloc_err(const char *name, struct hwt_alloc *a, int err)
 {
 	int fd = do_alloc(a);
@@ -4105,6 +4181,7 @@ static const struct ktest tests[] = {
 	{ "alloc_thread", t_alloc_thread },
 	{ "alloc_cpu", t_alloc_cpu },
 	{ "cpu_per_cpu", t_cpu_per_cpu },
+	{ "attach_kick", t_attach_kick },
 	{ "bad_args", t_bad_args },
 	{ "perm_other_user", t_perm },
 	{ "access_root_only", t_access_root_only },
