@@ -8,6 +8,7 @@
 
 #include <linux/elf-em.h>
 #include <linux/fs.h>
+#include <linux/ftrace.h>
 #include <linux/mm.h>
 #include <linux/version.h>
 #if defined(CONFIG_X86)
@@ -47,6 +48,25 @@ static inline struct file *hwt_mm_exe_file_rcu(struct mm_struct *mm)
 #define HWT_MUNMAP_SYMBOL	"do_vmi_munmap"
 #else
 #define HWT_MUNMAP_SYMBOL	"do_mas_munmap"
+#endif
+
+/*
+ * Argument @n of the function an ftrace_ops callback is entered for
+ * (hwt_probe.c). With DYNAMIC_FTRACE_WITH_ARGS (x86-64) the argument
+ * registers are saved without FTRACE_OPS_FL_SAVE_REGS: 6.12 has an
+ * accessor, 6.1's ftrace_regs is a pt_regs whose argument registers are
+ * set. Without it (arm64 6.1), the ops asks for SAVE_REGS (HWT_FTRACE_FLAGS)
+ * and the full pt_regs is there.
+ */
+#ifdef ftrace_regs_get_argument
+#define hwt_ftrace_arg(fregs, n)	ftrace_regs_get_argument(fregs, n)
+#define HWT_FTRACE_FLAGS		0
+#elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+#define hwt_ftrace_arg(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)
+#define HWT_FTRACE_FLAGS		0
+#else
+#define hwt_ftrace_arg(fregs, n)	regs_get_kernel_argument(ftrace_get_regs(fregs), n)
+#define HWT_FTRACE_FLAGS		FTRACE_OPS_FL_SAVE_REGS
 #endif
 
 /*

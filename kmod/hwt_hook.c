@@ -4,7 +4,7 @@
 #include <linux/dcache.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/kprobes.h>
+#include <linux/ftrace.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/rculist.h>
@@ -14,6 +14,7 @@
 #include <linux/string.h>
 
 #include "hwt_ioctl.h"
+#include "hwt_compat.h"
 #include "hwt_context.h"
 #include "hwt_dest.h"
 #include "hwt_hook.h"
@@ -489,18 +490,24 @@ void hwt_hook_on_switch(void *data, bool preempt, struct task_struct *prev,
  * mprotect making a mapping executable) with mmap_lock held and the final
  * vma in place: address, length, offset and file are what user space gets.
  */
-int hwt_hook_on_mmap(struct kprobe *kp, struct pt_regs *regs)
+static noinline void hwt_hook_mmap_traced(unsigned long ip, unsigned long parent_ip,
+					   struct ftrace_regs *fregs)
 {
-	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
 	struct hwt_dest d[HWT_DEST_MAX];
 	struct task_struct *t = current;
 	struct hwt_record_header *rec;
+	struct vm_area_struct *vma;
 	void *s;
-	int n;
+	int n, bit;
 
-	if (!hwt_hook_wanted(t) || (t->flags & PF_KTHREAD) || t->in_execve || !vma ||
-	    vma->vm_mm != t->mm || !(vma->vm_flags & VM_EXEC) || !vma->vm_file)
-		return 0;
+	/* Preemption off from here, and no re-entry from what the hook calls. */
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	vma = (void *)hwt_ftrace_arg(fregs, 0);
+	if ((t->flags & PF_KTHREAD) || t->in_execve || !vma || vma->vm_mm != t->mm ||
+	    !(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+		goto unlock;
 	rcu_read_lock();
 	n = hwt_dest_find(t, d);
 	if (!n)
@@ -515,7 +522,8 @@ int hwt_hook_on_mmap(struct kprobe *kp, struct pt_regs *regs)
 		hwt_scratch_put();
 out:
 	rcu_read_unlock();
-	return 0;
+unlock:
+	ftrace_test_recursion_unlock(bit);
 }
 
 /*
@@ -524,21 +532,27 @@ out:
  * mappings; mmap_lock is held for writing. Only ranges that hold
  * executable mappings are recorded.
  */
-int hwt_hook_on_munmap(struct kprobe *kp, struct pt_regs *regs)
+static noinline void hwt_hook_munmap_traced(unsigned long ip, unsigned long parent_ip,
+					     struct ftrace_regs *fregs)
 {
-	struct mm_struct *mm = (void *)regs_get_kernel_argument(regs, 1);
-	unsigned long start = regs_get_kernel_argument(regs, 2);
-	unsigned long len = PAGE_ALIGN(regs_get_kernel_argument(regs, 3));
 	struct hwt_dest d[HWT_DEST_MAX];
 	struct task_struct *t = current;
 	struct hwt_record_munmap rec;
 	struct vm_area_struct *vma;
+	unsigned long start, len;
+	struct mm_struct *mm;
 	bool exec = false;
-	int n;
+	int n, bit;
 
-	if (!hwt_hook_wanted(t) || (t->flags & PF_KTHREAD) || t->in_execve || mm != t->mm || !len ||
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	mm = (void *)hwt_ftrace_arg(fregs, 1);
+	start = hwt_ftrace_arg(fregs, 2);
+	len = PAGE_ALIGN(hwt_ftrace_arg(fregs, 3));
+	if ((t->flags & PF_KTHREAD) || t->in_execve || mm != t->mm || !len ||
 	    offset_in_page(start) || start + len < start)
-		return 0;
+		goto unlock;
 	rcu_read_lock();
 	n = hwt_dest_find(t, d);
 	if (!n)
@@ -562,5 +576,26 @@ int hwt_hook_on_munmap(struct kprobe *kp, struct pt_regs *regs)
 	hwt_dest_deliver(d, n, &rec.hdr, 0, false);
 out:
 	rcu_read_unlock();
-	return 0;
+unlock:
+	ftrace_test_recursion_unlock(bit);
+}
+
+/*
+ * The ftrace callbacks: the marker test alone, in a frame of their own.
+ * The work's frame (its arrays zeroed by the kernel's stack
+ * initialisation, its stack canary) is paid by traced tasks only; notrace:
+ * no ftrace call site of their own.
+ */
+notrace void hwt_hook_on_mmap(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			      struct ftrace_regs *fregs)
+{
+	if (unlikely(hwt_hook_wanted(current)))
+		hwt_hook_mmap_traced(ip, parent_ip, fregs);
+}
+
+notrace void hwt_hook_on_munmap(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+				struct ftrace_regs *fregs)
+{
+	if (unlikely(hwt_hook_wanted(current)))
+		hwt_hook_munmap_traced(ip, parent_ip, fregs);
 }

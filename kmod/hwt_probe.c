@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Attaching the hooks: see hwt_probe.h. */
-#include <linux/kprobes.h>
+#include <linux/ftrace.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -48,17 +48,24 @@ static struct hwt_probe_tp hwt_probe_tps[] = {
 	{ "signal_deliver",	hwt_hook_on_signal },
 };
 
-/* The kprobes, each needed by one feature only: a missing one turns it off. */
-struct hwt_probe_kp {
-	const char	*sym;
-	int		(*pre)(struct kprobe *, struct pt_regs *);
-	u32		feature;	/* HWT_FEATURE_* */
-	const char	*what;		/* for the warning */
-	struct kprobe	kp;
-	bool		registered;
+/*
+ * The function hooks, each needed by one feature only: a missing one turns
+ * it off. Each is an ftrace_ops of its own, filtered to its one function
+ * by name, so the function's call site jumps straight to a trampoline that
+ * calls the hook with the argument registers saved (not a kprobe: no
+ * pt_regs, no kprobe look-up, no second dispatch), which keeps the cost on
+ * untraced tasks at the hook's first test.
+ */
+struct hwt_probe_fn {
+	const char		*sym;
+	ftrace_func_t		func;
+	u32			feature;	/* HWT_FEATURE_* */
+	const char		*what;		/* for the warning */
+	struct ftrace_ops	ops;
+	bool			registered;
 };
 
-static struct hwt_probe_kp hwt_probe_kps[] = {
+static struct hwt_probe_fn hwt_probe_fns[] = {
 	{ "perf_event_mmap", hwt_hook_on_mmap, HWT_FEATURE_MMAP, "MMAP records of mmap() calls" },
 	{ HWT_MUNMAP_SYMBOL, hwt_hook_on_munmap, HWT_FEATURE_MUNMAP, "MUNMAP records" },
 };
@@ -66,13 +73,13 @@ static struct hwt_probe_kp hwt_probe_kps[] = {
 u32 hwt_probe_features_off;
 
 /*
- * Debugging: symbols whose kprobes are not registered, as if the kernel
+ * Debugging: functions whose hooks are not registered, as if the kernel
  * lacked them (comma-separated), to test the warning and what still works.
  */
 static char *pretend_missing = "";
 module_param(pretend_missing, charp, 0444);
 MODULE_PARM_DESC(pretend_missing,
-		 "debug: kprobe symbols to treat as missing (comma-separated)");
+		 "debug: hooked functions to treat as missing (comma-separated)");
 
 static bool hwt_probe_pretend_missing(const char *sym)
 {
@@ -99,21 +106,36 @@ static void hwt_probe_tp_lookup(struct tracepoint *tp, void *priv)
 	}
 }
 
-static void hwt_probe_kprobes(void)
+static int hwt_probe_fn_register(struct hwt_probe_fn *f)
+{
+	int ret;
+
+	if (hwt_probe_pretend_missing(f->sym))
+		return -ENOENT;
+	memset(&f->ops, 0, sizeof(f->ops));
+	f->ops.func = f->func;
+	f->ops.flags = HWT_FTRACE_FLAGS;
+	/* -EINVAL when the kernel has no traceable function of that name. */
+	ret = ftrace_set_filter(&f->ops, (unsigned char *)f->sym, strlen(f->sym), 1);
+	if (!ret)
+		ret = register_ftrace_function(&f->ops);
+	if (ret)
+		ftrace_free_filter(&f->ops);
+	return ret;
+}
+
+static void hwt_probe_fns_register(void)
 {
 	int i, ret;
 
-	for (i = 0; i < ARRAY_SIZE(hwt_probe_kps); i++) {
-		struct hwt_probe_kp *k = &hwt_probe_kps[i];
+	for (i = 0; i < ARRAY_SIZE(hwt_probe_fns); i++) {
+		struct hwt_probe_fn *f = &hwt_probe_fns[i];
 
-		memset(&k->kp, 0, sizeof(k->kp));
-		k->kp.symbol_name = k->sym;
-		k->kp.pre_handler = k->pre;
-		ret = hwt_probe_pretend_missing(k->sym) ? -ENOENT : register_kprobe(&k->kp);
-		k->registered = !ret;
+		ret = hwt_probe_fn_register(f);
+		f->registered = !ret;
 		if (ret) {
-			hwt_probe_features_off |= k->feature;
-			pr_warn("hwt: kprobe on %s: %d: %s are off\n", k->sym, ret, k->what);
+			hwt_probe_features_off |= f->feature;
+			pr_warn("hwt: function hook on %s: %d: %s are off\n", f->sym, ret, f->what);
 		}
 	}
 }
@@ -137,7 +159,7 @@ int hwt_probe_init(void)
 			goto err_tp;
 		}
 	}
-	hwt_probe_kprobes();
+	hwt_probe_fns_register();
 	atomic64_inc(&hwt_stats.hook_registrations);
 	return 0;
 
@@ -152,10 +174,13 @@ void hwt_probe_exit(void)
 {
 	int i;
 
-	for (i = ARRAY_SIZE(hwt_probe_kps) - 1; i >= 0; i--) {
-		if (hwt_probe_kps[i].registered)
-			unregister_kprobe(&hwt_probe_kps[i].kp);
-		hwt_probe_kps[i].registered = false;
+	for (i = ARRAY_SIZE(hwt_probe_fns) - 1; i >= 0; i--) {
+		/* Waits until no CPU runs the hook (ftrace's synchronisation). */
+		if (hwt_probe_fns[i].registered) {
+			unregister_ftrace_function(&hwt_probe_fns[i].ops);
+			ftrace_free_filter(&hwt_probe_fns[i].ops);
+		}
+		hwt_probe_fns[i].registered = false;
 	}
 	for (i = 0; i < ARRAY_SIZE(hwt_probe_tps); i++)
 		tracepoint_probe_unregister(hwt_probe_tps[i].tp, hwt_probe_tps[i].probe, NULL);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Attaching the hooks (hwt_hook.h) to the kernel: tracepoint probes and
- * kprobes, registered once when the module loads and unregistered when it
+ * ftrace_ops function hooks, registered once when the module loads and unregistered when it
  * unloads. No kernel text is patched while contexts come and go; a hook
  * on a task that nothing traces returns after one test (hwt_hook.c).
- * A kprobe whose symbol the kernel lacks (renamed, inlined) turns off the
+ * A hooked function the kernel lacks (renamed, inlined) turns off the
  * feature that needs it, with a warning, and HWT_IOC_STATS reports it in
  * features_off; a missing tracepoint fails the load.
  */
@@ -13,7 +13,7 @@
 
 #include <linux/types.h>
 
-/* HWT_FEATURE_* bits whose kprobe could not be registered (written at load). */
+/* HWT_FEATURE_* bits whose function hook could not be registered (written at load). */
 extern u32 hwt_probe_features_off;
 
 /* Finds the tracepoints and registers every hook (module init); -ENOENT. */

@@ -82,7 +82,11 @@ static void hwt_test_thread_enable(struct hwt_thread *thr, int cpu)
 	struct hwt_context *ctx = hwt_thread_context(thr);
 	struct hwt_buffer *buf = hwt_thread_buffer(thr);
 
-	hwt_test_write(ctx, buf, hwt_test_magic(ctx), HWT_TEST_THREAD_IN, buf->id, cpu);
+	/*
+	 * pid: the task the enable ran in: the thread itself (its task work,
+	 * e.g. sent there by START's kick) or the one it is switched in after.
+	 */
+	hwt_test_write(ctx, buf, hwt_test_magic(ctx), HWT_TEST_THREAD_IN, task_pid_nr(current), cpu);
 }
 
 static void hwt_test_thread_disable(struct hwt_thread *thr, int cpu)

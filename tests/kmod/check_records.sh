@@ -14,7 +14,7 @@
 #   preloaded selection misses them);
 # - hwt-cov's lcov of examples/calc equals the Valgrind unit's;
 # - a wrapped buffer records its loss; attach and killed-collector bundles decode;
-# - an attach to a thread alone on its CPU traces it from the start (the kick);
+# - an attach to a thread alone on its CPU has trace;
 # - CPU mode (-a): each program's counts equal the Valgrind unit's (two
 #   programs at once too), the per-thread streams cut out of the CPUs'
 #   buffers decode with no error.
@@ -117,28 +117,18 @@ for b in attach.spin; do
 		echo 0 || echo 1) "status $st, ${errors:-?} decode errors, $insns instructions"
 done
 
-# Attached to a thread alone on its CPU: its trace begins within 2% of the
-# attach (measured: 0.14-0.35% with the kick at START; without it 1% to
-# never, most often 7-36%). From the snapshot's last sideband record to the
-# stream's first TSC packet, over the span to its last.
-delays=
+# Attached to a thread alone on its CPU: each run has trace. That START's
+# kick, not a later switch-in, enabled it is the guest case attach_kick
+# (hwt_ktest.c, on states); here the thread is switched in often during
+# the recording, so that cannot be told from the bundle without a clock.
+seen=
 rc=0
 for i in 1 2 3; do
-	b=$out/attach.pinned.$i
-	dump=$("$hwt" dump --packets "$b" 2>/dev/null)
-	snap=$(echo "$dump" | sed -n 's/^  @[0-9]* t=\([0-9]*\) .*/\1/p' | tail -n 1)
-	tscs=$(echo "$dump" | awk '$2 == "tsc" { print $3 }' | sed -n '1p;$p')
-	first=$(echo "$tscs" | sed -n 1p) last=$(echo "$tscs" | sed -n 2p)
-	if [ -z "$snap" ] || [ -z "$first" ] || [ -z "$last" ] || [ $((last)) -le "$snap" ]; then
-		delays="$delays no trace,"
-		rc=1
-		continue
-	fi
-	d=$(awk -v s="$snap" -v a=$((first)) -v b=$((last)) 'BEGIN { printf "%.2f", 100 * (a - s) / (b - s) }')
-	delays="$delays $d%,"
-	awk -v d="$d" 'BEGIN { exit !(d < 2) }' || rc=1
+	tsc=$("$hwt" dump --packets "$out/attach.pinned.$i" 2>/dev/null | awk '$2 == "tsc" { n++ } END { print n + 0 }')
+	seen="$seen run $i: $tsc TSC packets,"
+	[ "$tsc" -gt 0 ] || rc=1
 done
-check attach.kick $rc "trace began after${delays%,} of the attach"
+check attach.pinned_trace $rc "${seen%,}"
 
 # CPU mode: the per-thread streams cut out of the CPUs' buffers decode with
 # no error, and each program's counts are the Valgrind unit's.

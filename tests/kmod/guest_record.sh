@@ -143,7 +143,8 @@ result attach $([ $st = 0 ] && [ $alive = 0 ] && [ $spin_st = 0 ] && echo 0 || e
 # Attach to a thread alone on its CPU, which nothing switches out: START
 # sends it into the kernel to enable its unit (hwt_context_kick_threads),
 # rather than at its next switch-in, seconds later or never. The recorder
-# on the other CPU; the host checks how soon each trace began.
+# on the other CPU; the host checks each has trace (that the kick enabled
+# it is the guest case attach_kick, on states).
 for i in 1 2 3; do
 	rm -f "attach.pinned.$i.mark.ready"
 	taskset -c 1 "$spin" 600 "attach.pinned.$i.mark" > "attach.pinned.$i.out" 2>&1 &

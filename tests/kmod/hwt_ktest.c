@@ -787,6 +787,162 @@ static int t_alloc_cpu(void)
 	return 0;
 }
 
+/*
+ * CPU mode, CPU by CPU: one process pinned to each CPU, each sleeping
+ * SLEEPS times (a switch out and in each). Each CPU's buffer holds what
+ * ran on that CPU: switches to its own process (at least half of SLEEPS),
+ * none to the other's, and every entry stamped with that CPU.
+ */
+#define PER_CPU_SLEEPS 100
+#define PER_CPU_BUF (256 * 1024)
+
+static int per_cpu_count(int fd, int cpu, pid_t want, pid_t other, int *n_want)
+{
+	struct hwt_test_entry *e;
+	struct hwt_bufptr bp;
+	uint64_t i, n;
+	int n_other = 0;
+	void *m;
+
+	CHECK(bufptr(fd, cpu, &bp) == 0, "BUFPTR of CPU %d: %s", cpu, strerror(errno));
+	CHECK(bp.wraps == 0 && bp.offset <= PER_CPU_BUF, "CPU %d buffer wrapped", cpu);
+	m = mmap(NULL, PER_CPU_BUF, PROT_READ, MAP_SHARED, fd, HWT_MMAP_OFFSET(cpu));
+	CHECK(m != MAP_FAILED, "mmap CPU %d: %s", cpu, strerror(errno));
+	e = m;
+	n = bp.offset / sizeof(*e);
+	*n_want = 0;
+	for (i = 0; i < n; i++) {
+		if (e[i].magic != HWT_TEST_MAGIC || e[i].cpu != (uint32_t)cpu ||
+		    e[i].id != (uint32_t)cpu || e[i].seq != i) {
+			munmap(m, PER_CPU_BUF);
+			CHECK(0, "CPU %d entry %llu: magic %x cpu %u id %u seq %llu", cpu,
+			      (unsigned long long)i, e[i].magic, e[i].cpu, e[i].id,
+			      (unsigned long long)e[i].seq);
+		}
+		if (e[i].what != HWT_TEST_CPU_SWITCH)
+			continue;
+		*n_want += e[i].pid == (uint32_t)want;
+		n_other += e[i].pid == (uint32_t)other;
+	}
+	munmap(m, PER_CPU_BUF);
+	CHECK(n_other == 0, "CPU %d buffer: %d switches to pid %d, pinned to the other CPU",
+	      cpu, n_other, other);
+	return 0;
+}
+
+static int t_cpu_per_cpu(void)
+{
+	struct target t[2];
+	cpu_set_t set;
+	int fd, cpu, n[2];
+
+	fd = ctx_cpu("test", 3, PER_CPU_BUF);
+	CHECK(fd >= 0, "alloc CPU mode {0,1}: %s", strerror(-fd));
+	for (cpu = 0; cpu < 2; cpu++) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		CHECK(sched_setaffinity(0, sizeof(set), &set) == 0, "pin to CPU %d", cpu);
+		CHECK(target_start(&t[cpu], fn_switches, (void *)(intptr_t)PER_CPU_SLEEPS) == 0,
+		      "fork");
+	}
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	CPU_SET(1, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START: %s", strerror(errno));
+	target_go(&t[0]);
+	target_go(&t[1]);
+	CHECK(target_wait(&t[0], HANG_MS) == 0 && target_wait(&t[1], HANG_MS) == 0,
+	      "targets failed");
+	CHECK(ioctl(fd, HWT_IOC_STOP) == 0, "STOP: %s", strerror(errno));
+	for (cpu = 0; cpu < 2; cpu++) {
+		if (per_cpu_count(fd, cpu, t[cpu].pid, t[!cpu].pid, &n[cpu]))
+			return 1;
+		/* A sleep whose timer expired before schedule() switches nothing: half. */
+		CHECK(n[cpu] >= PER_CPU_SLEEPS / 2, "CPU %d buffer: %d switches to its pid %d, want >= %d",
+		      cpu, n[cpu], t[cpu].pid, PER_CPU_SLEEPS / 2);
+	}
+	printf("KINFO cpu_per_cpu: switches to the pinned process: CPU 0 %d, CPU 1 %d\n", n[0], n[1]);
+	close(fd);
+	return 0;
+}
+
+/*
+ * START's kick (hwt_context_kick_threads): a thread that runs alone on its
+ * CPU and never enters the kernel is sent into its task work, which enables
+ * its unit there; without the kick it waited for its next switch-in. The
+ * test backend stamps THREAD_IN with the task the enable ran in: the
+ * target's own tid when its task work did it, another task's pid at a
+ * switch-in. Up to three tries, in case something runs on its CPU between
+ * START and the task work.
+ */
+static void fn_spin_flag(void *arg)
+{
+	(void)arg;
+	while (!shm->flag)
+		;
+}
+
+static int kick_try(pid_t *in_pid)
+{
+	struct hwt_test_entry *e;
+	struct hwt_bufptr bp;
+	uint64_t end = now_ms() + HANG_MS;
+	struct target t;
+	cpu_set_t set;
+	void *m;
+	int fd;
+
+	shm->flag = 0;
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0, "pin to CPU 1");
+	CHECK(target_start(&t, fn_spin_flag, NULL) == 0, "fork");
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0, "pin to CPU 0");
+	target_go(&t);
+	fd = ctx_thread("test", t.pid, 0, 65536);
+	m = fd >= 0 ? mmap(NULL, 65536, PROT_READ, MAP_SHARED, fd, HWT_MMAP_OFFSET(t.pid)) : MAP_FAILED;
+	if (m == MAP_FAILED) {
+		shm->flag = 1;
+		target_wait(&t, HANG_MS);
+		CHECK(0, "alloc %d / mmap: %s", fd, strerror(fd < 0 ? -fd : errno));
+	}
+	e = m;
+	/* Not a bound: a switch-in after START is less likely once it spins. */
+	sleep_ms(50);
+	bp.offset = 0;
+	if (ioctl(fd, HWT_IOC_START) == 0)
+		while (bufptr(fd, t.pid, &bp) == 0 && bp.offset < 2 * sizeof(*e) && now_ms() < end)
+			sleep_ms(1);
+	shm->flag = 1;
+	CHECK(bp.offset >= 2 * sizeof(*e), "the spinning target was never enabled (offset %llu)",
+	      (unsigned long long)bp.offset);
+	CHECK(e[1].what == HWT_TEST_THREAD_IN, "entry 1 what %u", e[1].what);
+	*in_pid = (pid_t)e[1].pid;
+	munmap(m, 65536);
+	CHECK(target_wait(&t, HANG_MS) == 0, "target");
+	close(fd);
+	CPU_SET(1, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	return *in_pid == t.pid ? 0 : 2;
+}
+
+static int t_attach_kick(void)
+{
+	pid_t in_pid = 0;
+	int i, r = 2;
+
+	for (i = 0; i < 3 && r == 2; i++) {
+		r = kick_try(&in_pid);
+		if (r == 2)
+			printf("KINFO attach_kick: try %d enabled in pid %d's switch\n", i + 1, in_pid);
+	}
+	CHECK(r == 0, "the target was enabled at a switch-in (pid %d), not by its task work", in_pid);
+	return 0;
+}
+
 static int expect_alloc_err(const char *name, struct hwt_alloc *a, int err)
 {
 	int fd = do_alloc(a);
@@ -3961,8 +4117,8 @@ static int kprobe_missing_body(void)
 	struct recs r;
 	int fd;
 
-	CHECK(sh_ok("dmesg | grep -q 'hwt: kprobe on perf_event_mmap: -2: MMAP records'"),
-	      "no warning in dmesg naming the missing kprobe");
+	CHECK(sh_ok("dmesg | grep -q 'hwt: function hook on perf_event_mmap: -2: MMAP records'"),
+	      "no warning in dmesg naming the missing function hook");
 	CHECK(get_stats(&st) == 0, "STATS");
 	CHECK(st.features_off == HWT_FEATURE_MMAP, "features_off %#x, want MMAP only",
 	      st.features_off);
@@ -4024,6 +4180,8 @@ static const struct ktest tests[] = {
 	{ "slab_names", t_slab_names },
 	{ "alloc_thread", t_alloc_thread },
 	{ "alloc_cpu", t_alloc_cpu },
+	{ "cpu_per_cpu", t_cpu_per_cpu },
+	{ "attach_kick", t_attach_kick },
 	{ "bad_args", t_bad_args },
 	{ "perm_other_user", t_perm },
 	{ "access_root_only", t_access_root_only },

@@ -11,6 +11,28 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mkdir -p /tmp && mount -t tmpfs tmp /tmp
 echo 1 > /proc/sys/kernel/printk_devkmsg 2>/dev/null
 
+# hwt.ko loaded as on a kernel without the functions its mmap and munmap
+# hooks need: "hwt record --unit kmod" must warn about each feature off
+# (STATS features_off). Then hwt.ko is loaded as before.
+features_off() { # build, out, tmp (in /host)
+	log=$2/features_off.err
+	rmmod hwt_test && rmmod hwt &&
+		insmod /hwt.ko pretend_missing=perf_event_mmap,do_vmi_munmap,do_mas_munmap &&
+		insmod /hwt_test.ko && insmod /hwt_sw.ko || echo "KINFO features_off: reload failed"
+	TMPDIR=$3 chroot /host "$1/bin/hwt" record --unit kmod -q -o "$2/features_off" -- /bin/true \
+		> "/host$log" 2>&1
+	st=$?
+	grep -q 'cannot hook mmap()' "/host$log"; mm=$?
+	grep -q 'cannot hook munmap()' "/host$log"; mu=$?
+	if [ $st = 0 ] && [ $mm = 0 ] && [ $mu = 0 ]; then
+		echo "KTEST record.features_off PASS"
+	else
+		echo "KTEST record.features_off FAIL status $st, mmap warning $mm, munmap warning $mu: $(tr '\n' ' ' < "/host$log")"
+	fi
+	rmmod hwt_sw; rmmod hwt_test; rmmod hwt
+	insmod /hwt.ko && insmod /hwt_test.ko || echo "KTEST features_off_reload FAIL"
+}
+
 ok=1
 if insmod /hwt.ko; then echo "KTEST insmod_hwt PASS"; else echo "KTEST insmod_hwt FAIL"; ok=0; fi
 if insmod /hwt_test.ko; then echo "KTEST insmod_hwt_test PASS"; else echo "KTEST insmod_hwt_test FAIL"; ok=0; fi
@@ -28,7 +50,6 @@ if [ $ok = 1 ] && [ -f /record ]; then
 	for m in $(cat /kmods/order); do
 		insmod "/kmods/$m" || echo "KINFO insmod $m failed"
 	done
-	if insmod /hwt_sw.ko; then echo "KTEST insmod_hwt_sw PASS"; else echo "KTEST insmod_hwt_sw FAIL"; fi
 	mkdir -p /host
 	if mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose host /host &&
 	   mount -t 9p -o trans=virtio,version=9p2000.L,cache=loose out "/host$out"; then
@@ -42,6 +63,8 @@ if [ $ok = 1 ] && [ -f /record ]; then
 		/tmp/* | *:/tmp/*) tmp=/run ;;
 		esac
 		mount -t tmpfs tmp "/host$tmp"
+		features_off "$build" "$out" "$tmp"
+		if insmod /hwt_sw.ko; then echo "KTEST insmod_hwt_sw PASS"; else echo "KTEST insmod_hwt_sw FAIL"; fi
 		TMPDIR=$tmp chroot /host /bin/sh "$src/$script" "$build" "$out"
 		umount "/host$tmp" /host/dev /host/sys /host/proc "/host$out" /host
 		echo "KTEST mount_9p PASS"

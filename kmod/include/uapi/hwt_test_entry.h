@@ -21,7 +21,9 @@ struct hwt_test_entry {
 	__u32 magic;
 	__u32 id;	/* buffer: tid or CPU */
 	__u64 seq;	/* entry number in the buffer since allocation */
-	__u32 pid;	/* thread switched in (CPU mode), else the buffer's tid */
+	__u32 pid;	/* thread switched in (CPU mode); THREAD_IN: the task the
+			 * enable ran in (the thread's own task work, or the task
+			 * it was switched in after); else the buffer's tid */
 	__u32 cpu;
 	__u32 ident;	/* context ident */
 	__u32 what;	/* enum hwt_test_what */
