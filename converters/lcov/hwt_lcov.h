@@ -317,7 +317,7 @@ int hwt_cov_files_write(const struct hwt_cov_files *files, enum hwt_cov_format f
 
 struct hwt_profile;
 
-struct hwt_debuginfo_cache;
+struct hwt_image_cache;
 
 struct hwt_lcov_profile_options {
 	int system;                  /* report system images (libc, ...) with debug info too */
@@ -326,12 +326,12 @@ struct hwt_lcov_profile_options {
 	                                  NULL: /usr/lib/debug): hwt_debuginfo_load_dirs */
 	/* Debug information read before, kept for the next profile of the same
 	   images (per-test coverage adds a profile per test); NULL: none. */
-	struct hwt_debuginfo_cache *cache;
+	struct hwt_image_cache *cache;
 };
 
 /* The debug information of every image read through it, kept until freed. */
-struct hwt_debuginfo_cache *hwt_debuginfo_cache_alloc(void);
-void hwt_debuginfo_cache_free(struct hwt_debuginfo_cache *cache);
+struct hwt_image_cache *hwt_image_cache_alloc(void);
+void hwt_image_cache_free(struct hwt_image_cache *cache);
 
 /*
  * Adds every image of profile (converters/profile) to cov, by path: its
