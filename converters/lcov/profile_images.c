@@ -90,6 +90,7 @@ struct hwt_image_cache {
 		size_t ninsns;
 	} *entries;
 	size_t count;
+	size_t counted, decoded;   /* hwt_image_cache_counts */
 };
 
 struct hwt_image_cache *hwt_image_cache_alloc(void)
@@ -109,6 +110,13 @@ void hwt_image_cache_free(struct hwt_image_cache *cache)
 	}
 	free(cache->entries);
 	free(cache);
+}
+
+void hwt_image_cache_counts(const struct hwt_image_cache *cache, size_t *counted,
+			    size_t *decoded)
+{
+	*counted = cache ? cache->counted : 0;
+	*decoded = cache ? cache->decoded : 0;
 }
 
 static struct cached_image *cache_find(const struct hwt_image_cache *cache, const char *path)
@@ -337,8 +345,13 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 			rc = -hle_nomem;
 			goto out;
 		}
-		if (nblocks && !pinsns)
+		if (pinsns)
+			options->cache->counted++;
+		else if (nblocks) {
 			rc = hwt_profile_image_insns(profile, index, NULL, &pinsns, &n);
+			if (options->cache)
+				options->cache->decoded++;
+		}
 		if (rc == 0 && entry && !entry->have_insns) {
 			/* The first profile's (the whole run's): each test's are among them. */
 			entry->insns = malloc((n ? n : 1) * sizeof(*entry->insns));
