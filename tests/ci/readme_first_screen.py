@@ -7,12 +7,7 @@ one, in a copy of the source tree, so that a newcomer's first steps are
 known to work. One exception: an install into the system (`sudo cmake
 --install build`) goes to a prefix in the work directory instead, and its
 bin/ is put first on PATH, so the commands that follow run the installed
-hwt. Where ccache is installed, the build's compiles go through it
-(CMAKE_C_COMPILER_LAUNCHER in the environment, paths relative to the
-copy: CCACHE_BASEDIR), so that CI's next clone compiles only what
-changed; the commands stay the README's, and ccache keys an object that
-carries debug information by its directory too, so the example's line
-tables name this copy's sources. The two project scripts (scripts/demo.sh, scripts/test.sh) are listed
+hwt. The two project scripts (scripts/demo.sh, scripts/test.sh) are listed
 but not run: the first builds what this test builds, the second is CI.
 Then the outputs the README promises are checked: the lcov file and the HTML
 report.
@@ -68,9 +63,6 @@ def main():
     shutil.copytree(source, tree, symlinks=True, ignore=ignore)
     env = dict(os.environ, PATH=os.path.join(prefix, 'bin') + os.pathsep + os.environ['PATH'])
     env.pop('HWT_DECODER', None)
-    if shutil.which('ccache'):
-        env.update(CMAKE_C_COMPILER_LAUNCHER='ccache', CMAKE_CXX_COMPILER_LAUNCHER='ccache',
-                   CCACHE_BASEDIR=tree)
 
     for command in commands:
         if any(command.startswith(s) for s in NOT_RUN):
