@@ -381,6 +381,22 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 	if (e->kind == xe_aux) {
 		const struct xport_aux *a = &x->aux[e->index];
 
+		if (x->spe && !a->offset) {
+			/* Tracing starts on the thread's CPU: the kernel says whose trace
+			   follows there (perf and hwt import read it when a record has
+			   no Context packet). */
+			p.type = PERF_RECORD_ITRACE_START;
+			p.u.itrace_start.pid = a->stream->pid;
+			p.u.itrace_start.tid = a->stream->tid;
+			sample_of(&p, a->stream->pid, a->stream->tid, e->time);
+			p.sample.id = PT_ID;
+			p.sample.cpu = a->idx;
+			err = hwt_perf_writer_write(w, &p);
+			if (err)
+				return perf_error(err);
+			x->stats.records++;
+			memset(&p, 0, sizeof(p));
+		}
 		p.type = PERF_RECORD_AUX;
 		p.u.aux.offset = a->offset;
 		/* Intel PT's padding is PAD packets; ETMv4 has none: the AUX record
