@@ -2,6 +2,7 @@
 """Arm SPE through perf.data: hwt export --spe against Linux perf's arm_spe decoder.
 
 usage: arm_spe.py HWT WORK_DIR SPE_INTERVAL PROGRAM [ARGS...]
+       (environment: ARM_SPE_SEED, ARM_SPE_MUTATIONS [24])
 
 PROGRAM is an aarch64 build, recorded under the QEMU unit with
 --spe=SPE_INTERVAL (docs/perf.md, "Arm SPE (arm_spe)"):
@@ -23,10 +24,15 @@ PROGRAM is an aarch64 build, recorded under the QEMU unit with
    and keeps every record before the cut; a bad packet header inside one
    record of it imports with a warning that names the place, and every
    other record is kept.
+5. Fuzz (runs of fewer than 20,000 records): MUTATIONS seeded random bytes
+   of the AUX data changed, one at a time (the seed is printed): the import
+   exits 0 or 1, keeps every record that ends before the changed byte, and
+   a run that lost records says so.
 
 Exit 77 (skipped) without perf or the aarch64 program.
 """
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -106,7 +112,7 @@ PACKET = re.compile(r"^\.  ([0-9a-f]{8}):  (?:[0-9a-f]{2} )+\s*(.*)$")
 def perf_records(perf_data):
     """perf script -D: tid -> records, and the file offset of each buffer's data."""
     p = run(["perf", "script", "-D", "-i", perf_data])
-    out, buffers = {}, []
+    out, buffers, ends = {}, [], {}
     tid, cur, rec = None, None, {}
     for line in p.stdout.splitlines():
         m = AUXTRACE.search(line)
@@ -145,9 +151,11 @@ def perf_records(perf_data):
             if kind == "TS":
                 rec["ts"] = int(desc[1])
             cur.append(rec)
+            ends.setdefault(tid, []).append(int(m.group(1), 16) + (9 if kind == "TS" else 1))
             rec = {}
         else:
             fail("perf lists a packet hwt does not write: %r" % line)
+    perf_records.ends = ends
     return out, buffers
 
 
@@ -267,6 +275,35 @@ def main():
              (len(kept), len(full)))
     print("bad header at byte %d of the AUX data: %d of %d records kept" %
           (at - start, len(kept), len(full)))
+
+    if sum(len(r) for r in got.values()) < 20000:
+        fuzz(hwt, work, raw, buffers, got, perf_records.ends)
+
+
+def fuzz(hwt, work, raw, buffers, got, ends):
+    seed = int(os.environ.get("ARM_SPE_SEED", "0") or 0) or random.randrange(1, 1 << 31)
+    count = int(os.environ.get("ARM_SPE_MUTATIONS", "24"))
+    rng = random.Random(seed)
+    print("fuzz: %d mutations of the AUX data, seed %d (ARM_SPE_SEED)" % (count, seed))
+    # Only threads with one buffer: offsets in it are offsets in the thread's data.
+    single = [b for b in buffers if sum(1 for c in buffers if c[2] == b[2]) == 1 and b[1]]
+    for i in range(count):
+        start, size, tid = rng.choice(single)
+        at = rng.randrange(size)
+        data = bytearray(raw)
+        data[start + at] = (data[start + at] + rng.randrange(1, 256)) & 0xff
+        path = os.path.join(work, "fuzz.data")
+        open(path, "wb").write(data)
+        out = os.path.join(work, "fuzz")
+        shutil.rmtree(out, ignore_errors=True)
+        p = run([hwt, "import", "-o", out, path], ok=(0, 1))
+        kept = hwt_records(hwt, out, lossy=True).get(tid, [])
+        before = sum(1 for e in ends[tid] if e <= at)
+        what = "mutation %d (seed %d): byte %d of thread %d's AUX data" % (i, seed, at, tid)
+        if kept[:before] != got[tid][:before]:
+            fail("%s: the %d records before it are not all kept" % (what, before))
+        if len(kept) < len(got[tid]) and "SPE data of CPU" not in p.stderr:
+            fail("%s: %d of %d records, and no warning" % (what, len(kept), len(got[tid])))
 
 
 if __name__ == "__main__":
