@@ -17,7 +17,8 @@ PROGRAM is an aarch64 build, recorded under the QEMU unit with
    increasing affine map of the bundle's (checked on every record).
 2. `perf report` reads the file: exit 0, and its 'memory' samples (perf
    6.1 synthesizes one per load or store record) are exactly the bundle's
-   load and store records.
+   load and store records; with --itrace=i1i an 'instructions' sample per
+   record.
 3. `hwt import` of the export: `hwt dump --spe` of the new bundle lists
    perf's records, timestamps included.
 4. Bad input: the export cut inside its AUX data imports with a warning
@@ -228,6 +229,12 @@ def main():
     if shown != ldst or not ldst:
         fail("perf report: %d memory samples, the bundle has %d loads and stores" % (shown, ldst))
     print("perf report: %d memory samples = the loads and stores" % shown)
+    rep = run(["perf", "report", "-i", data, "--stdio", "--itrace=i1i"])
+    m = re.search(r"# Event count \(approx.\): (\d+)", rep.stdout)
+    if "of event 'instructions'" not in rep.stdout or not m or int(m.group(1)) != n:
+        fail("perf report --itrace=i1i: not an instructions sample per record (%d): %r" %
+             (n, rep.stdout[:400]))
+    print("perf report --itrace=i1i: %d instructions samples = the records" % n)
 
     # 3. The import of the export lists perf's records.
     back = os.path.join(work, "import")
