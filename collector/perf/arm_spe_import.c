@@ -31,6 +31,13 @@ void hwt_import_spe_info(struct import *im, const struct hwt_perf_record *rec)
 		return;
 	}
 	im->spe.have_info = 1;
+	if (n > 3 && p[0] == 2 && p[1] >= 3 && p[1] < n) {
+		/* Newer perf's version 2: version, header words, PMU type, CPUs,
+		   then per-CPU metadata; a buffer's CPU says per CPU or thread. */
+		im->spe.pmu_type = (uint32_t)p[2];
+		im->spe.per_cpu = 1;
+		return;
+	}
 	im->spe.pmu_type = (uint32_t)p[HWT_PERF_ARM_SPE_PMU_TYPE];
 	im->spe.per_cpu = !!p[HWT_PERF_ARM_SPE_PER_CPU_MMAPS];
 }
