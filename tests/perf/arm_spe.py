@@ -2,7 +2,8 @@
 """Arm SPE through perf.data: hwt export --spe against Linux perf's arm_spe decoder.
 
 usage: arm_spe.py HWT WORK_DIR SPE_INTERVAL PROGRAM [ARGS...]
-       (environment: ARM_SPE_SEED, ARM_SPE_MUTATIONS [24])
+       (environment: ARM_SPE_SEED, ARM_SPE_MUTATIONS [24]; ARM_SPE_ORACLE_ONLY=1:
+       steps 1 to 3 only, without the other forms)
 
 PROGRAM is an aarch64 build, recorded under the QEMU unit with
 --spe=SPE_INTERVAL (docs/perf.md, "Arm SPE (arm_spe)"):
@@ -247,6 +248,8 @@ def main():
     run([hwt, "import", "-q", "-o", back, data])
     same_records("hwt import", got, hwt_records(hwt, back), ts_exact=True)
     print("hwt import: the same records")
+    if os.environ.get("ARM_SPE_ORACLE_ONLY"):
+        return
     tool = os.environ.get("PERFDATA_TOOL")
     if tool:
         # perf record --per-thread's form, and records without Context
