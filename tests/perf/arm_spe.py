@@ -29,6 +29,8 @@ PROGRAM is an aarch64 build, recorded under the QEMU unit with
    and keeps every record before the cut; a bad packet header inside one
    record of it imports with a warning that names the place, and every
    other record is kept.
+   `hwt export --spe` with --one-cpu, or of a bundle without SPE streams:
+   exit status 2 and a message.
 5. Fuzz (runs of fewer than 20,000 records): MUTATIONS seeded random bytes
    of the AUX data changed, one at a time (the seed is printed): the import
    exits 0 or 1, keeps every record that ends before the changed byte, and
@@ -250,6 +252,18 @@ def main():
     print("hwt import: the same records")
     if os.environ.get("ARM_SPE_ORACLE_ONLY"):
         return
+    # Bad requests: exit status 2 and a message.
+    p = run([hwt, "export", "--spe", "--one-cpu", "-o", os.path.join(work, "x.data"), bundle],
+            ok=(2,))
+    if "one-CPU form" not in p.stderr:
+        fail("hwt export --spe --one-cpu: %r" % p.stderr)
+    bare = os.path.join(work, "no_spe")
+    shutil.copytree(bundle, bare)
+    for name in os.listdir(os.path.join(bare, "spe")):
+        os.unlink(os.path.join(bare, "spe", name))
+    p = run([hwt, "export", "--spe", "-o", os.path.join(work, "x.data"), bare], ok=(2,))
+    if "no SPE streams" not in p.stderr:
+        fail("hwt export --spe of a bundle without SPE streams: %r" % p.stderr)
     tool = os.environ.get("PERFDATA_TOOL")
     if tool:
         # perf record --per-thread's form, and records without Context
