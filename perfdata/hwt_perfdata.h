@@ -120,6 +120,12 @@ enum hwt_perf_feature {
 
 /* perf's AUXTRACE_INFO types. */
 #define HWT_PERF_AUXTRACE_INTEL_PT 1u
+/* Arm SPE (perf's arm_spe): priv[] is the PMU type and whether the AUX
+   buffers are per CPU (perf 6.1's layout, tools/perf/util/arm-spe.h). */
+#define HWT_PERF_AUXTRACE_ARM_SPE  4u
+#define HWT_PERF_ARM_SPE_PMU_TYPE      0u
+#define HWT_PERF_ARM_SPE_PER_CPU_MMAPS 1u
+#define HWT_PERF_ARM_SPE_INFO_WORDS    2u
 
 /* The compression perf uses for COMPRESSED records (HEADER_COMPRESSED type). */
 #define HWT_PERF_COMP_ZSTD 1u

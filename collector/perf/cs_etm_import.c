@@ -214,16 +214,6 @@ static int piece_cmp(const void *pa, const void *pb)
 	return a->order < b->order ? -1 : a->order > b->order;
 }
 
-/* The owner at time t: the last change at or before it, else the first. */
-static struct istream *owner_at(const struct iqueue *q, uint64_t t)
-{
-	struct istream *s = q->nowners ? q->owners[0].out : NULL;
-
-	for (size_t i = 0; i < q->nowners && q->owners[i].time <= t; i++)
-		s = q->owners[i].out;
-	return s;
-}
-
 /* The trace unit whose trace ID is id, or NULL. */
 static const struct hwt_perf_cs_etm_cpu *unit_of_id(const struct import *im, unsigned id)
 {
@@ -334,7 +324,7 @@ int hwt_import_etm_split(struct import *im, struct iqueue *q)
 		const struct piece *p = &c.pieces[i];
 
 		if (p->time != UINT64_MAX || !owner)
-			owner = owner_at(q, p->time == UINT64_MAX ? 0 : p->time);
+			owner = hwt_import_owner_at(q, p->time == UINT64_MAX ? 0 : p->time);
 		if (!owner) {
 			im->stats.orphan_bytes += p->len;
 			continue;

@@ -37,7 +37,7 @@ enum hwt_perf_import_error {
 	hie_nomem,
 	hie_io,          /* a file could not be read or written; errno tells why */
 	hie_perf_data,   /* the perf.data file cannot be read (see the message) */
-	hie_no_trace,    /* no Intel PT or ETM trace in it (no intel_pt or cs_etm AUXTRACE_INFO) */
+	hie_no_trace,    /* no Intel PT, ETM or SPE trace (intel_pt, cs_etm, arm_spe AUXTRACE_INFO) */
 	hie_exists,      /* the bundle directory exists and is not empty */
 	hie_opencsd,     /* CoreSight trace, and OpenCSD cannot be loaded */
 };

@@ -25,7 +25,7 @@ const char *hwt_perf_import_errstr(int code)
 	case hie_nomem:     return "out of memory";
 	case hie_io:        return "input/output error";
 	case hie_perf_data: return "the perf.data file cannot be read";
-	case hie_no_trace:  return "no Intel PT or CoreSight ETM trace in the perf.data file";
+	case hie_no_trace:  return "no Intel PT, CoreSight ETM or Arm SPE trace in the perf.data file";
 	case hie_exists:    return "the bundle directory exists and is not empty";
 	case hie_opencsd:   return "CoreSight ETM trace needs OpenCSD (" HWT_OPENCSD_LIBRARY
 				   "), which cannot be loaded";
@@ -256,9 +256,13 @@ static int take_record(struct import *im, const struct hwt_perf_record *rec)
 	case HWT_PERF_RECORD_AUXTRACE_INFO:
 		if (rec->u.auxtrace_info.type == HWT_PERF_AUXTRACE_CS_ETM)
 			return hwt_import_etm_info(im, rec);
+		if (rec->u.auxtrace_info.type == HWT_PERF_AUXTRACE_ARM_SPE) {
+			hwt_import_spe_info(im, rec);
+			return 0;
+		}
 		if (rec->u.auxtrace_info.type != HWT_PERF_AUXTRACE_INTEL_PT) {
-			hwt_import_warn(im, "%s: AUXTRACE_INFO of type %u, not Intel PT (1) or "
-					"CoreSight ETM (3): ignored", im->perf_path,
+			hwt_import_warn(im, "%s: AUXTRACE_INFO of type %u, not Intel PT (1), "
+					"CoreSight ETM (3) or Arm SPE (4): ignored", im->perf_path,
 					rec->u.auxtrace_info.type);
 			return 0;
 		}
@@ -395,7 +399,8 @@ static struct iqueue *queue_of(struct import *im, const struct iaux *a)
 {
 	/* cs_etm says it by the buffer: a thread's has its tid. */
 	int per_cpu = im->etm.have_info ? a->tid == UINT32_MAX
-					: im->pt.per_cpu && a->cpu != UINT32_MAX;
+		      : im->spe.have_info ? im->spe.per_cpu && a->cpu != UINT32_MAX
+					  : im->pt.per_cpu && a->cpu != UINT32_MAX;
 	struct iqueue *q;
 
 	for (size_t i = 0; i < im->nqueues; i++) {
@@ -613,14 +618,23 @@ int hwt_perf_import(const char *perf_data, const char *bundle_dir,
 	err = read_perf_data(&im);
 	if (err)
 		goto out;
-	if (!im.pt.have_info && !im.etm.have_info) {
+	if (!im.pt.have_info && !im.etm.have_info && !im.spe.have_info) {
 		if (im.etm.error[0])
 			set_error(&im, "%s", im.etm.error);
 		else
-			set_error(&im, "%s: no Intel PT or CoreSight ETM trace (no intel_pt or cs_etm "
-				  "AUXTRACE_INFO record)", perf_data);
+			set_error(&im, "%s: no Intel PT, CoreSight ETM or Arm SPE trace (no intel_pt, "
+				  "cs_etm or arm_spe AUXTRACE_INFO record)", perf_data);
 		err = im.etm.error[0] ? -hie_perf_data : -hie_no_trace;
 		goto out;
+	}
+	if (im.spe.have_info && (im.pt.have_info || im.etm.have_info)) {
+		/* AUXTRACE records do not say which PMU's their data is: perf 6.1
+		   reads one kind of AUX trace per file, and so does the import. */
+		hwt_import_warn(&im, "%s: AUXTRACE_INFO of Arm SPE and of %s: the %s trace is "
+				"imported, the SPE left out", perf_data,
+				im.etm.have_info ? "CoreSight ETM" : "Intel PT",
+				im.etm.have_info ? "ETM" : "Intel PT");
+		im.spe.have_info = 0;
 	}
 	if (im.pt.have_info && im.etm.have_info) {
 		hwt_import_warn(&im, "%s: AUXTRACE_INFO of Intel PT and of CoreSight ETM: the ETM "
@@ -663,7 +677,8 @@ int hwt_perf_import(const char *perf_data, const char *bundle_dir,
 		err = hwt_import_owners(&im);
 	for (size_t i = 0; !err && i < im.nqueues; i++)
 		err = im.etm.have_info ? hwt_import_etm_split(&im, &im.queues[i])
-				       : hwt_import_split(&im, &im.queues[i]);
+		      : im.spe.have_info ? hwt_import_spe_split(&im, &im.queues[i])
+					 : hwt_import_split(&im, &im.queues[i]);
 	if (!err)
 		err = hwt_import_bundle_finish(&im);
 	if (!err && im.nomem)

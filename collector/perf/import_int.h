@@ -158,6 +158,13 @@ struct ietm_config {
 	char error[320];           /* why a cs_etm AUXTRACE_INFO was refused */
 };
 
+/* Arm SPE: arm_spe's AUXTRACE_INFO (arm_spe_import.c). */
+struct ispe_config {
+	int have_info;
+	uint32_t pmu_type;
+	int per_cpu;
+};
+
 struct import {
 	const struct hwt_perf_import_options *opt;
 	struct hwt_perf_import_stats stats;
@@ -166,6 +173,7 @@ struct import {
 	char *dir;                 /* the bundle */
 	struct ipt_config pt;
 	struct ietm_config etm;
+	struct ispe_config spe;
 
 	struct ievent *events;
 	size_t nevents, cap_events;
@@ -208,6 +216,10 @@ const struct inote_mmap *hwt_import_note_mmap(const struct import *im, uint32_t 
 /* process.c: images from the sorted sideband; then the queues' owners. */
 int hwt_import_processes(struct import *im);
 int hwt_import_owners(struct import *im);
+/* The queue's owner at time t: the last change at or before it, else the first. */
+struct istream *hwt_import_owner_at(const struct iqueue *q, uint64_t t);
+/* The stream of thread tid in the image it was in at time t, or NULL. */
+struct istream *hwt_import_thread_stream(struct import *im, uint32_t tid, uint64_t t);
 struct istream *hwt_import_stream(struct import *im, struct iimage *image, uint32_t tid);
 /* Appends an hwt record (sealed here) to an image. */
 int hwt_import_add_record(struct import *im, struct iimage *image, void *rec);
@@ -232,6 +244,15 @@ int hwt_import_split(struct import *im, struct iqueue *q);
 int hwt_import_etm_info(struct import *im, const struct hwt_perf_record *rec);
 size_t hwt_import_etm_keys(const struct import *im, char (*keys)[128], size_t room);
 int hwt_import_etm_split(struct import *im, struct iqueue *q);
+
+/*
+ * arm_spe_import.c: an arm_spe AUXTRACE_INFO taken in; one AUX queue of SPE
+ * records into its threads' SPE streams (spe/): each record goes to the
+ * thread its Context packet names, else to the queue's owner at its
+ * timestamp. Damage is counted, said and skipped to the next record.
+ */
+void hwt_import_spe_info(struct import *im, const struct hwt_perf_record *rec);
+int hwt_import_spe_split(struct import *im, struct iqueue *q);
 
 /* bundle.c: the bundle directory, streams and sideband files. */
 int hwt_import_bundle_create(struct import *im);

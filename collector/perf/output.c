@@ -46,9 +46,9 @@ static int stream_flush(struct import *im, struct istream *s)
 		s->path = malloc(strlen(im->dir) + 64);
 		if (!s->path)
 			return -hie_nomem;
-		sprintf(s->path, "%s/streams/%" PRIu32 ".%" PRIu32 "-%" PRIu32 "%s", im->dir,
-			s->image->pid, s->image->generation, s->tid,
-			im->etm.have_info ? ".etm" : ".pt");
+		sprintf(s->path, "%s/%s/%" PRIu32 ".%" PRIu32 "-%" PRIu32 "%s", im->dir,
+			im->spe.have_info ? "spe" : "streams", s->image->pid, s->image->generation,
+			s->tid, im->spe.have_info ? ".spe" : im->etm.have_info ? ".etm" : ".pt");
 	}
 	fd = open(s->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (s->created ? 0 : O_EXCL),
 		  0644);
@@ -132,7 +132,7 @@ int hwt_import_bundle_create(struct import *im)
 	/* The trace unit's configuration, for the decoder and hwt export. */
 	if (im->etm.have_info) {
 		n += hwt_import_etm_keys(im, keys + n, sizeof(keys) / sizeof(keys[0]) - n);
-	} else {
+	} else if (!im->spe.have_info) { /* SPE records need no configuration to read */
 		if (cpuid)
 			snprintf(keys[n++], sizeof(keys[0]), "pt_cpu=%.100s", cpuid);
 		snprintf(keys[n++], sizeof(keys[0]), "pt_config=%#" PRIx64, c->config);

@@ -535,6 +535,20 @@ static int cpu_owners(struct import *im, struct iqueue *q)
 	return 0;
 }
 
+struct istream *hwt_import_owner_at(const struct iqueue *q, uint64_t t)
+{
+	struct istream *s = q->nowners ? q->owners[0].out : NULL;
+
+	for (size_t i = 0; i < q->nowners && q->owners[i].time <= t; i++)
+		s = q->owners[i].out;
+	return s;
+}
+
+struct istream *hwt_import_thread_stream(struct import *im, uint32_t tid, uint64_t t)
+{
+	return stream_at(im, tid, t);
+}
+
 int hwt_import_owners(struct import *im)
 {
 	for (size_t i = 0; i < im->nqueues; i++) {

@@ -10,6 +10,7 @@
 #include "export_int.h"
 #include "hwt_opencsd.h"
 #include "hwt_perf_intel_pt.h"
+#include "spe_packet.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,10 @@
 /* Event ids of the two attributes. */
 #define PT_ID 1
 #define TRACKING_ID 2
+
+/* The arm_spe event's config: timestamps on (ts_enable, bit 0 of perf's
+   arm_spe_0 format), as the software unit writes them. */
+#define ARM_SPE_CONFIG 0x1ull
 
 /* The intel_pt event's config for a software unit's bundle: what the units
    write (TSC on, return compression off, no MTC or CYC). */
@@ -54,8 +59,19 @@ const char *hwt_perf_export_errstr(int code)
 	case hxe_one_cpu:  return "the one-CPU form is for Intel PT streams";
 	case hxe_opencsd:  return "ETMv4 streams need OpenCSD (" HWT_OPENCSD_LIBRARY
 				  "), which cannot be loaded";
+	case hxe_no_spe:   return "the bundle has no SPE streams (spe/) of a traced process";
 	}
 	return "unknown error";
+}
+
+size_t hwt_xport_stream_count(const struct xport *x)
+{
+	return x->spe ? hwt_bundle_spe_count(x->bundle) : hwt_bundle_stream_count(x->bundle);
+}
+
+const struct hwt_bundle_stream *hwt_xport_stream_at(const struct xport *x, size_t i)
+{
+	return x->spe ? hwt_bundle_spe_at(x->bundle, i) : hwt_bundle_stream_at(x->bundle, i);
 }
 
 void hwt_xport_warn(struct xport *x, const char *fmt, ...)
@@ -365,6 +381,22 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 	if (e->kind == xe_aux) {
 		const struct xport_aux *a = &x->aux[e->index];
 
+		if (x->spe && !a->offset) {
+			/* Tracing starts on the thread's CPU: the kernel says whose trace
+			   follows there (perf and hwt import read it when a record has
+			   no Context packet). */
+			p.type = PERF_RECORD_ITRACE_START;
+			p.u.itrace_start.pid = a->stream->pid;
+			p.u.itrace_start.tid = a->stream->tid;
+			sample_of(&p, a->stream->pid, a->stream->tid, e->time);
+			p.sample.id = PT_ID;
+			p.sample.cpu = a->idx;
+			err = hwt_perf_writer_write(w, &p);
+			if (err)
+				return perf_error(err);
+			x->stats.records++;
+			memset(&p, 0, sizeof(p));
+		}
 		p.type = PERF_RECORD_AUX;
 		p.u.aux.offset = a->offset;
 		/* Intel PT's padding is PAD packets; ETMv4 has none: the AUX record
@@ -374,7 +406,7 @@ static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct 
 		p.u.aux.flags = x->etm ? HWT_PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW : 0;
 		sample_of(&p, a->stream->pid, a->stream->tid, e->time);
 		p.sample.id = PT_ID;
-		if (x->etm)
+		if (x->etm || x->spe)
 			p.sample.cpu = a->idx;
 		err = hwt_perf_writer_write(w, &p);
 		if (err)
@@ -550,16 +582,18 @@ static void pt_claim_of(const struct hwt_bundle *b, struct pt_claim *c)
 }
 
 static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *tracking, int one_cpu,
-		     const struct pt_claim *claim, int etm)
+		     const struct pt_claim *claim, int etm, int spe)
 {
 	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 		      PERF_SAMPLE_IDENTIFIER;
 
 	memset(pt, 0, sizeof(*pt));
-	pt->type = etm ? HWT_PERF_EXPORT_CS_ETM_PMU_TYPE : HWT_PERF_EXPORT_PMU_TYPE;
+	pt->type = spe ? HWT_PERF_EXPORT_ARM_SPE_PMU_TYPE
+		 : etm ? HWT_PERF_EXPORT_CS_ETM_PMU_TYPE : HWT_PERF_EXPORT_PMU_TYPE;
 	pt->size = sizeof(*pt);
 	/* cs_etm: the context ID (the thread) traced, timestamps on. */
-	pt->config = etm ? HWT_CS_ETM_CONFIG_CONTEXTID | HWT_CS_ETM_CONFIG_TS : claim->config;
+	pt->config = spe ? ARM_SPE_CONFIG
+		     : etm ? HWT_CS_ETM_CONFIG_CONTEXTID | HWT_CS_ETM_CONFIG_TS : claim->config;
 	pt->sample_period = 1;
 	pt->sample_type = st;
 	pt->disabled = 1;
@@ -593,7 +627,9 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 	const struct hwt_perf_export_options *o = x->options;
 	static const char *const pt_names[] = { "intel_pt//u", "dummy:u" };
 	static const char *const etm_names[] = { "cs_etm//u", "dummy:u" };
-	const char *const *names = x->etm ? etm_names : pt_names;
+	static const char *const spe_names[] = { "arm_spe_0//u", "dummy:u" };
+	const char *const *names = x->spe ? spe_names : x->etm ? etm_names : pt_names;
+	int aarch64 = x->etm || x->spe;
 	struct utsname u;
 	const char *cpuid = o && o->cpuid ? o->cpuid : hwt_bundle_key(x->bundle, "pt_cpu");
 	char desc[128];
@@ -606,15 +642,15 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 		memset(&u, 0, sizeof(u));
 	snprintf(desc, sizeof(desc), "hwt %s trace unit (%s written in software)",
 		 hwt_bundle_key(x->bundle, "unit") ? hwt_bundle_key(x->bundle, "unit") : "",
-		 x->etm ? "ETMv4" : "Intel PT");
-	if (x->etm && !(o && o->cpuid))
+		 x->spe ? "Arm SPE" : x->etm ? "ETMv4" : "Intel PT");
+	if (aarch64 && !(o && o->cpuid))
 		cpuid = ETM_CPUID;
 	err = hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_HOSTNAME, u.nodename);
 	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_OSRELEASE, u.release);
 	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_VERSION, "hwt export");
 	err = err ? err : hwt_perf_writer_feature_string(w, HWT_PERF_FEAT_ARCH,
-							   x->etm ? "aarch64" : "x86_64");
-	if (x->etm && x->nidx > ncpu)
+							   aarch64 ? "aarch64" : "x86_64");
+	if (aarch64 && x->nidx > ncpu)
 		ncpu = (long)x->nidx;
 	err = err ? err : hwt_perf_writer_feature_nrcpus(w, ncpu > 0 ? (uint32_t)ncpu : 1,
 							   ncpu > 0 ? (uint32_t)ncpu : 1);
@@ -633,11 +669,13 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 		memset(buf, 0, sizeof(buf));
 		v = 2;
 		memcpy(buf + at, &v, 4), at += 4;
-		v = x->etm ? HWT_PERF_EXPORT_CS_ETM_PMU_TYPE : HWT_PERF_EXPORT_PMU_TYPE;
+		v = x->spe ? HWT_PERF_EXPORT_ARM_SPE_PMU_TYPE
+		    : x->etm ? HWT_PERF_EXPORT_CS_ETM_PMU_TYPE : HWT_PERF_EXPORT_PMU_TYPE;
 		memcpy(buf + at, &v, 4), at += 4;
 		v = 64;
 		memcpy(buf + at, &v, 4), at += 4;
-		strcpy((char *)buf + at, x->etm ? "cs_etm" : "intel_pt"), at += 64;
+		strcpy((char *)buf + at, x->spe ? "arm_spe_0" : x->etm ? "cs_etm" : "intel_pt"),
+			at += 64;
 		v = PERF_TYPE_SOFTWARE;
 		memcpy(buf + at, &v, 4), at += 4;
 		v = 64;
@@ -686,11 +724,23 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 	return err;
 }
 
+static int write_time_conv(struct hwt_perf_writer *w)
+{
+	struct hwt_perf_record p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = HWT_PERF_RECORD_TIME_CONV;
+	p.u.time_conv.time_mult = 1;
+	p.u.time_conv.extended = 1;
+	p.u.time_conv.cap_user_time_zero = 1;
+	return hwt_perf_writer_write(w, &p);
+}
+
 static int write_preamble(const struct xport *x, struct hwt_perf_writer *w, int one_cpu,
 			  const struct pt_claim *claim)
 {
 	uint64_t priv[HWT_PT_INFO_WORDS] = { 0 };
-	uint64_t *etm_priv = NULL;
+	uint64_t *etm_priv = NULL, spe_priv[HWT_PERF_ARM_SPE_INFO_WORDS];
 	size_t etm_npriv = 0;
 	struct hwt_perf_record p;
 	int err;
@@ -712,12 +762,24 @@ static int write_preamble(const struct xport *x, struct hwt_perf_writer *w, int 
 	priv[HWT_PT_INFO_TSC_CTC_D] = claim->ctc_d;
 	priv[HWT_PT_INFO_CYC_BIT] = HWT_PT_CONFIG_CYC;
 	priv[HWT_PT_INFO_MAX_NONTURBO_RATIO] = claim->nom_freq;
+	/* perf's arm_spe takes the clock from TIME_CONV when it reads
+	   AUXTRACE_INFO (perf record writes it first). */
+	if (x->spe) {
+		err = write_time_conv(w);
+		if (err)
+			return err;
+	}
 	memset(&p, 0, sizeof(p));
 	p.type = HWT_PERF_RECORD_AUXTRACE_INFO;
 	p.u.auxtrace_info.type = HWT_PERF_AUXTRACE_INTEL_PT;
 	p.u.auxtrace_info.priv = priv;
 	p.u.auxtrace_info.npriv = HWT_PT_INFO_WORDS;
-	if (x->etm) {
+	if (x->spe) {
+		hwt_xport_spe_info(x, spe_priv);
+		p.u.auxtrace_info.type = HWT_PERF_AUXTRACE_ARM_SPE;
+		p.u.auxtrace_info.priv = spe_priv;
+		p.u.auxtrace_info.npriv = HWT_PERF_ARM_SPE_INFO_WORDS;
+	} else if (x->etm) {
 		if (hwt_xport_etm_info(x, &etm_priv, &etm_npriv))
 			return -hpf_nomem;
 		p.u.auxtrace_info.type = HWT_PERF_AUXTRACE_CS_ETM;
@@ -729,14 +791,11 @@ static int write_preamble(const struct xport *x, struct hwt_perf_writer *w, int 
 	if (err)
 		return err;
 
-	memset(&p, 0, sizeof(p));
-	p.type = HWT_PERF_RECORD_TIME_CONV;
-	p.u.time_conv.time_mult = 1;
-	p.u.time_conv.extended = 1;
-	p.u.time_conv.cap_user_time_zero = 1;
-	err = hwt_perf_writer_write(w, &p);
-	if (err)
-		return err;
+	if (!x->spe) {
+		err = write_time_conv(w);
+		if (err)
+			return err;
+	}
 
 	/* The kernel's map, as perf record synthesizes it (perf finds where user
 	   space ends from it). */
@@ -760,6 +819,16 @@ static int trace_kind(struct xport *x)
 	size_t n = hwt_bundle_stream_count(x->bundle);
 	int pt = 0, etm = 0;
 
+	if (x->options && x->options->flags & HWT_PERF_EXPORT_SPE) {
+		for (size_t i = 0; i < hwt_bundle_spe_count(x->bundle); i++) {
+			const struct hwt_bundle_stream *s = hwt_bundle_spe_at(x->bundle, i);
+
+			if (s->image >= 0 && x->image_of[s->image] >= 0)
+				x->spe = 1;
+		}
+		return x->spe ? 0 : -hxe_no_spe;
+	}
+
 	for (size_t i = 0; i < n; i++) {
 		const struct hwt_bundle_stream *s = hwt_bundle_stream_at(x->bundle, i);
 
@@ -782,6 +851,15 @@ static int trace_kind(struct xport *x)
 	return 0;
 }
 
+/* Whether image i has SPE streams (an imported arm_spe recording has no others). */
+static int has_spe(const struct hwt_bundle *bundle, size_t i)
+{
+	for (size_t k = 0; k < hwt_bundle_spe_count(bundle); k++)
+		if (hwt_bundle_spe_at(bundle, k)->image == (int64_t)i)
+			return 1;
+	return 0;
+}
+
 static void free_images(struct xport *x)
 {
 	for (size_t i = 0; i < x->nimages; i++) {
@@ -800,14 +878,14 @@ static void free_images(struct xport *x)
 /* Every stream's place in its thread's AUX buffer. */
 static int plan_aux(struct xport *x)
 {
-	size_t n = hwt_bundle_stream_count(x->bundle);
+	size_t n = hwt_xport_stream_count(x);
 	uint32_t nidx = 0;
 
 	x->aux = calloc(n ? n : 1, sizeof(*x->aux));
 	if (!x->aux)
 		return -hxe_nomem;
 	for (size_t i = 0; i < n; i++) {
-		const struct hwt_bundle_stream *s = hwt_bundle_stream_at(x->bundle, i);
+		const struct hwt_bundle_stream *s = hwt_xport_stream_at(x, i);
 		struct xport_aux *a = &x->aux[x->naux];
 		const struct xport_image *im;
 		uint64_t offset = 0;
@@ -886,6 +964,11 @@ static int write_streams(struct xport *x, struct hwt_perf_writer *w, const struc
 			size = (size_t)out_size;
 			if (!err)
 				memset(buf + size, 0, a->size - size);
+		} else if (x->spe) {
+			uint64_t min = UINT64_MAX;
+
+			hwt_xport_spe_stream(x, im, buf, size, &min, &max, &damaged);
+			err = 0;
 		} else {
 			err = hwt_xport_stream_tsc(x, im, buf, size, NULL, &max, &damaged);
 		}
@@ -898,7 +981,8 @@ static int write_streams(struct xport *x, struct hwt_perf_writer *w, const struc
 		if (damaged) {
 			x->stats.damaged_bytes += damaged;
 			hwt_xport_warn(x, "%s: %" PRIu64 " bytes are not %s packets: exported "
-				       "as they are", s->path, damaged, x->etm ? "ETMv4" : "Intel PT");
+				       "as they are", s->path, damaged,
+				       x->spe ? "SPE" : x->etm ? "ETMv4" : "Intel PT");
 		}
 		/* perf pads AUX data to 8 bytes; zero bytes are PAD packets. */
 		padded = (size + 7) & ~(size_t)7;
@@ -916,8 +1000,10 @@ static int write_streams(struct xport *x, struct hwt_perf_writer *w, const struc
 		p.u.auxtrace.tid = s->tid;
 		/* perf's cs_etm (6.1) finds a buffer by the CPU of its AUX records
 		   and decodes a CPU's trace unit once: each thread's ETMv4 trace
-		   is a CPU's of its own (cs_etm_export.c). */
-		p.u.auxtrace.cpu = x->etm ? a->idx : UINT32_MAX;
+		   is a CPU's of its own (cs_etm_export.c). perf 6.1's arm_spe gives
+		   samples a thread by their Context packets in per-CPU buffers only:
+		   the same for SPE. */
+		p.u.auxtrace.cpu = x->etm || x->spe ? a->idx : UINT32_MAX;
 		p.u.auxtrace.data = buf;
 		p.u.auxtrace.data_size = padded;
 		err = hwt_perf_writer_write(w, &p);
@@ -944,10 +1030,11 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	size_t nimages = hwt_bundle_image_count(bundle), nevents = 0;
 	uint64_t pt_id = PT_ID, tracking_id = TRACKING_ID;
 	unsigned flags = 0;
-	int err = 0;
+	int err = 0, spe;
 
 	if (!bundle || !path)
 		return -hxe_invalid;
+	spe = options && (options->flags & HWT_PERF_EXPORT_SPE);
 	x.bundle = bundle;
 	x.options = options;
 	x.images = calloc(nimages ? nimages : 1, sizeof(*x.images));
@@ -960,7 +1047,7 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 		const struct hwt_bundle_image *bi = hwt_bundle_image_at(bundle, i);
 
 		x.image_of[i] = -1;
-		if (bi->native || !bi->streams)
+		if (bi->native || (!bi->streams && !(spe && has_spe(bundle, i))))
 			continue;
 		err = load_image(&x, bi, &x.images[x.nimages]);
 		if (err)
@@ -975,8 +1062,8 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	if (err)
 		goto out;
 	/* The largest TSC of each image's streams extends its time. */
-	for (size_t i = 0; i < hwt_bundle_stream_count(bundle); i++) {
-		const struct hwt_bundle_stream *s = hwt_bundle_stream_at(bundle, i);
+	for (size_t i = 0; i < hwt_xport_stream_count(&x); i++) {
+		const struct hwt_bundle_stream *s = hwt_xport_stream_at(&x, i);
 		struct xport_image *im;
 		uint64_t damaged, max = 0, min = UINT64_MAX;
 		size_t size;
@@ -988,7 +1075,9 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 		buf = read_stream(s, &size, 0);
 		if (!buf)
 			continue;
-		if (x.etm)
+		if (x.spe)
+			hwt_xport_spe_stream(&x, NULL, buf, size, &min, &max, &damaged);
+		else if (x.etm)
 			err = hwt_xport_etm_stream(&x, NULL, buf, size, NULL, &x.etm_sizes[i], &min,
 						   &max, &damaged);
 		else
@@ -1014,7 +1103,7 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	}
 	x.stats.images = x.nimages;
 	x.one_cpu = options && (options->flags & HWT_PERF_EXPORT_ONE_CPU);
-	if (x.one_cpu && x.etm) {
+	if (x.one_cpu && (x.etm || x.spe)) {
 		err = -hxe_one_cpu;
 		goto out;
 	}
@@ -1062,7 +1151,7 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 	/* A CTC tick is a step of the bundle's clock: scaled with it. */
 	if ((uint64_t)claim.ctc_n * x.scale <= UINT32_MAX)
 		claim.ctc_n *= (uint32_t)x.scale;
-	attrs_of(&pt, &tracking, x.one_cpu, &claim, x.etm);
+	attrs_of(&pt, &tracking, x.one_cpu, &claim, x.etm, x.spe);
 	err = hwt_perf_writer_open(w, path, flags);
 	if (!err)
 		err = hwt_perf_writer_add_attr(w, &pt, &pt_id, 1);

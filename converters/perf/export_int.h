@@ -56,7 +56,14 @@ struct xport {
 	int etm;
 	struct hwt_perf_cs_etm_cpu etm_unit;
 	uint64_t *etm_sizes;     /* per bundle stream: its size once exported */
+	/* HWT_PERF_EXPORT_SPE: the SPE streams are the AUX data (arm_spe_export.c) */
+	int spe;
 };
+
+/* The streams the export writes as AUX data: the bundle's SPE streams
+   (x->spe), else its thread streams. */
+size_t hwt_xport_stream_count(const struct xport *x);
+const struct hwt_bundle_stream *hwt_xport_stream_at(const struct xport *x, size_t i);
 
 /* A warning through the caller's callback. */
 void hwt_xport_warn(struct xport *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -125,6 +132,17 @@ int hwt_xport_etm_stream(const struct xport *x, const struct xport_image *im,
  */
 #define HWT_XPORT_ETM_CPUS 0x6fu
 int hwt_xport_etm_info(const struct xport *x, uint64_t **priv, size_t *npriv);
+
+/*
+ * arm_spe_export.c: an SPE stream's Timestamp packets: their smallest and
+ * largest values into *min_ts and *max_ts (as hwt_xport_stream_tsc); with
+ * im, each moved onto the export's clock in place. Bytes that are not
+ * packets are counted in *damaged and kept.
+ */
+void hwt_xport_spe_stream(const struct xport *x, const struct xport_image *im, uint8_t *buf,
+			  size_t size, uint64_t *min_ts, uint64_t *max_ts, uint64_t *damaged);
+/* arm_spe's AUXTRACE_INFO words. */
+void hwt_xport_spe_info(const struct xport *x, uint64_t priv[HWT_PERF_ARM_SPE_INFO_WORDS]);
 
 /* note.c: hwt's own feature section (docs/perf.md), text (malloc'd). 0 or -hxe_nomem. */
 int hwt_xport_note(struct xport *x, char **text, size_t *len);

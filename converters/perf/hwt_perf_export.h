@@ -47,6 +47,7 @@ enum hwt_perf_export_error {
 	hxe_mixed,       /* Intel PT and ETMv4 streams: a perf.data holds one kind */
 	hxe_one_cpu,     /* the one-CPU form of ETMv4 streams (it is Intel PT's) */
 	hxe_opencsd,     /* ETMv4 streams, and OpenCSD cannot be loaded */
+	hxe_no_spe,      /* HWT_PERF_EXPORT_SPE and the bundle has no SPE streams */
 };
 
 const char *hwt_perf_export_errstr(int code);
@@ -62,11 +63,21 @@ const char *hwt_perf_export_errstr(int code);
  * and decoders: it changes when things ran, not what ran.
  */
 #define HWT_PERF_EXPORT_ONE_CPU  0x4u
+/*
+ * The bundle's Arm SPE streams (spe/) instead of its branch trace: an
+ * arm_spe recording (perf record -e arm_spe_0//u --per-thread), one AUX
+ * buffer per thread of SPE records, their timestamps on the export's clock
+ * (arm_spe_export.c). perf.data holds one kind of AUX trace per file as
+ * perf 6.1 reads it: the ETMv4 streams of the same run go in another file.
+ */
+#define HWT_PERF_EXPORT_SPE      0x8u
 
 /* The PMU type number the exported intel_pt event claims. */
 #define HWT_PERF_EXPORT_PMU_TYPE 10u
 /* The PMU type number the cs_etm event of a bundle of ETMv4 streams claims. */
 #define HWT_PERF_EXPORT_CS_ETM_PMU_TYPE 11u
+/* The PMU type number the arm_spe event claims (HWT_PERF_EXPORT_SPE). */
+#define HWT_PERF_EXPORT_ARM_SPE_PMU_TYPE 12u
 
 typedef void hwt_perf_export_warn_fn(void *context, const char *message);
 

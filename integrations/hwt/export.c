@@ -24,7 +24,9 @@ static void usage(FILE *out)
 	      "Linux perf decodes as a recording of Intel PT hardware (perf script, perf\n"
 	      "report, perf inject --itrace) with its own decoder; a bundle of ETMv4\n"
 	      "streams (aarch64 programs) as cs_etm AUX data, a CoreSight ETM per thread,\n"
-	      "which perf decodes with OpenCSD.\n"
+	      "which perf decodes with OpenCSD. With --spe, the bundle's Arm SPE\n"
+	      "streams (hwt record --spe) instead, as arm_spe AUX data, which perf's\n"
+	      "arm_spe decoder reads (perf script -D, perf report).\n"
 	      "\n"
 	      "  -o, --output FILE   the file to write [" DEFAULT_OUTPUT "]; '-': standard\n"
 	      "                      output, in pipe mode\n"
@@ -34,6 +36,8 @@ static void usage(FILE *out)
 	      "                      [the bundle's pt_cpu, else one without errata]\n"
 	      "      --one-cpu       every thread on one CPU, with context switch records\n"
 	      "                      (for tests of per-CPU decoders; Intel PT only)\n"
+	      "      --spe           the SPE streams (spe/) as an arm_spe recording, not\n"
+	      "                      the branch trace (one kind of trace per file)\n"
 	      "  -q, --quiet         print nothing but errors and warnings\n"
 	      "  -h, --help          this text\n"
 	      "\n"
@@ -60,6 +64,7 @@ int hwt_export_main(int argc, char **argv)
 		{ "compress", no_argument, NULL, 'z' },
 		{ "cpuid", required_argument, NULL, 'c' },
 		{ "one-cpu", no_argument, NULL, '1' },
+		{ "spe", no_argument, NULL, 's' },
 		HWT_OPTION_QUIET,
 		HWT_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
@@ -81,6 +86,7 @@ int hwt_export_main(int argc, char **argv)
 		case 'z': o.flags |= HWT_PERF_EXPORT_COMPRESS; break;
 		case 'c': o.cpuid = optarg; break;
 		case '1': o.flags |= HWT_PERF_EXPORT_ONE_CPU; break;
+		case 's': o.flags |= HWT_PERF_EXPORT_SPE; break;
 		default:
 			status = hwt_command_other_option(&common, opt, optarg, argv, usage, PREFIX);
 			if (status >= 0)

@@ -1,6 +1,7 @@
 /*
  * `hwt import [-o BUNDLE] PERF_DATA`: a perf.data file with Intel PT or
- * CoreSight ETM trace (perf record -e intel_pt//u, -e cs_etm//u) into a trace bundle (collector/perf,
+ * CoreSight ETM trace (perf record -e intel_pt//u, -e cs_etm//u), or Arm SPE records
+ * (-e arm_spe_0//u), into a trace bundle (collector/perf,
  * docs/perf.md).
  */
 #include <getopt.h>
@@ -23,7 +24,9 @@ static void usage(FILE *out)
 	      "Converts a perf.data file holding Intel PT trace (perf record -e intel_pt//u,\n"
 	      "per CPU or per thread, full or snapshot mode, file or pipe mode) or CoreSight\n"
 	      "ETMv4/ETE trace (perf record -e cs_etm//u, formatted by an ETR or raw from a\n"
-	      "TRBE) into a trace bundle that every hwt report reads. PERF_DATA '-' reads\n"
+	      "TRBE) into a trace bundle that every hwt report reads, or Arm SPE records\n"
+	      "(perf record -e arm_spe_0//u) into its SPE streams (spe/; hwt dump --spe),\n"
+	      "each record to the thread its Context packet names. PERF_DATA '-' reads\n"
 	      "standard input.\n"
 	      "\n"
 	      "  -o, --output DIR        the bundle to write [" DEFAULT_OUTPUT "]; must not\n"

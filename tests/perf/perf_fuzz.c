@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 {
 	size_t size, nrec;
 	uint8_t *orig, *buf;
-	uint64_t iterations = 2000, *recs;
+	uint64_t iterations = 2000, *recs, seed;
 	char what[128];
 
 	if (argc < 3) {
@@ -210,6 +210,7 @@ int main(int argc, char **argv)
 	}
 	workdir = argv[2];
 	rng_state = argc > 3 ? strtoull(argv[3], NULL, 0) : 0x5eedf00dull;
+	seed = rng_state;
 	if (argc > 4)
 		iterations = strtoull(argv[4], NULL, 0);
 	orig = slurp(argv[1], &size);
@@ -292,7 +293,8 @@ int main(int argc, char **argv)
 		if (it % 29 == 0)
 			import(buf, n, what);
 	}
-	printf("perf_fuzz: %zu truncations, %" PRIu64 " mutations, %u failures\n", size, iterations,
+	printf("perf_fuzz: %s, seed %#" PRIx64 ": %zu truncations, %" PRIu64 " mutations, "
+	       "%u failures\n", argv[1], seed, size, iterations,
 	       failures);
 	free(orig);
 	free(buf);

@@ -31,6 +31,8 @@
  *     etm-formatted  the AUX data in CoreSight frames with each CPU's trace
  *                    ID, as an ETR writes it (each AUX record after its
  *                    buffer, with the framed size and no RAW flag)
+ *     spe-per-thread arm_spe: AUXTRACE_INFO's per-CPU word 0, no CPU in AUXTRACE
+ *     spe-no-context arm_spe: every Context packet turned into Padding bytes
  *     etm-migrate    formatted, and each thread's trace in two CPUs' trace IDs
  *                    by turns (from one A-Sync to the next), its buffer
  *                    naming no CPU, as a thread that moves between CPUs
@@ -50,6 +52,7 @@
 #include "hwt_perf_cs_etm.h"
 #include "hwt_perf_intel_pt.h"
 #include "hwt_perfdata.h"
+#include "spe_packet.h"
 
 static void prot_string(uint32_t prot, uint32_t flags, char *out)
 {
@@ -246,6 +249,11 @@ static int header(const char *path)
 #define ETM_TS_SOURCE 0x00200000u
 #define ETM_MIGRATE 0x00100000u
 #define ETM_NULL_FRAME 0x00080000u
+/* arm_spe: per-thread buffers (perf record --per-thread); Context packets
+   turned into Padding (a kernel that does not write CONTEXTIDR_EL1). */
+#define SPE_PER_THREAD 0x00040000u
+#define SPE_NO_CONTEXT 0x00020000u
+#define SPE_FLAGS (SPE_PER_THREAD | SPE_NO_CONTEXT)
 #define ETM_FLAGS (ETM_V0 | ETM_ETE | ETM_FORMATTED | ETM_BAD_MAGIC | ETM_CUT | ETM_VERSION3 | \
 		   ETM_CPUS | ETM_TS_SOURCE | ETM_MIGRATE | ETM_NULL_FRAME)
 
@@ -488,7 +496,8 @@ static int copy(const char *in, const char *out, unsigned flags)
 {
 	static uint8_t sample[65536];
 	unsigned no_hw_index = flags & NO_HW_INDEX, snapshot = flags & (SNAPSHOT | SNAPSHOT_GAPS);
-	unsigned etm = flags & ETM_FLAGS;
+	unsigned etm = flags & ETM_FLAGS, spe = flags & SPE_FLAGS;
+	uint8_t *spe_data = NULL;
 	uint64_t priv[64], *etm_priv = NULL;
 	struct hwt_perf_cs_etm_info etm_info = { 0 };
 	uint64_t etm_offset[256] = { 0 };
@@ -509,7 +518,7 @@ static int copy(const char *in, const char *out, unsigned flags)
 		hwt_perf_writer_free(w);
 		return 1;
 	}
-	flags &= ~(NO_HW_INDEX | SNAPSHOT | SNAPSHOT_GAPS | ETM_FLAGS);
+	flags &= ~(NO_HW_INDEX | SNAPSHOT | SNAPSHOT_GAPS | ETM_FLAGS | SPE_FLAGS);
 	err = hwt_perf_writer_open(w, out, flags);
 	if (err) {
 		fprintf(stderr, "error: %s: %s\n", out, hwt_perf_errstr(err));
@@ -567,6 +576,35 @@ static int copy(const char *in, const char *out, unsigned flags)
 		if (etm && rec.type == HWT_PERF_RECORD_AUXTRACE_INFO &&
 		    rec.u.auxtrace_info.type == HWT_PERF_AUXTRACE_CS_ETM)
 			change_cs_etm(&rec, etm, &etm_priv, &etm_info);
+		if ((spe & SPE_PER_THREAD) && rec.type == HWT_PERF_RECORD_AUXTRACE_INFO &&
+		    rec.u.auxtrace_info.type == HWT_PERF_AUXTRACE_ARM_SPE &&
+		    rec.u.auxtrace_info.npriv == HWT_PERF_ARM_SPE_INFO_WORDS) {
+			memcpy(priv, rec.u.auxtrace_info.priv, sizeof(uint64_t) * 2);
+			priv[HWT_PERF_ARM_SPE_PER_CPU_MMAPS] = 0;
+			rec.u.auxtrace_info.priv = priv;
+		}
+		if ((spe & SPE_PER_THREAD) && rec.type == HWT_PERF_RECORD_AUXTRACE)
+			rec.u.auxtrace.cpu = UINT32_MAX;
+		if ((spe & SPE_NO_CONTEXT) && rec.type == HWT_PERF_RECORD_AUXTRACE &&
+		    rec.u.auxtrace.data_size) {
+			struct hwt_spe_packet pk;
+			size_t at = 0, len = (size_t)rec.u.auxtrace.data_size;
+			int k;
+
+			free(spe_data);
+			spe_data = malloc(len);
+			if (!spe_data) {
+				status = 1;
+				break;
+			}
+			memcpy(spe_data, rec.u.auxtrace.data, len);
+			for (; at < len; at += k > 0 ? (size_t)k : 1u) {
+				k = hwt_spe_packet_decode(spe_data + at, len - at, &pk);
+				if (k > 0 && pk.kind == HWT_SPE_CONTEXT)
+					memset(spe_data + at, 0, (size_t)k);
+			}
+			rec.u.auxtrace.data = spe_data;
+		}
 		if (etm & (ETM_MIGRATE | ETM_NULL_FRAME))
 			etm |= ETM_FORMATTED;
 		if ((etm & ETM_FORMATTED) && rec.type == PERF_RECORD_AUX) {
@@ -638,6 +676,7 @@ static int copy(const char *in, const char *out, unsigned flags)
 	hwt_perf_reader_free(r);
 	free(etm_priv);
 	free(framed);
+	free(spe_data);
 	hwt_perf_cs_etm_info_free(&etm_info);
 	return status;
 }
@@ -684,9 +723,13 @@ int main(int argc, char **argv)
 				flags |= ETM_NULL_FRAME;
 			else if (!strcmp(argv[i], "etm-cpus"))
 				flags |= ETM_CPUS;
+			else if (!strcmp(argv[i], "spe-per-thread"))
+				flags |= SPE_PER_THREAD;
+			else if (!strcmp(argv[i], "spe-no-context"))
+				flags |= SPE_NO_CONTEXT;
 		}
 		return copy(argv[2], argv[3], flags);
 	}
-	fprintf(stderr, "usage: perfdata_tool dump|header|cs-etm FILE | copy IN OUT [pipe] [compress] [no-hw-index] [snapshot|snapshot-gaps] [etm-...]\n");
+	fprintf(stderr, "usage: perfdata_tool dump|header|cs-etm FILE | copy IN OUT [pipe] [compress] [no-hw-index] [snapshot|snapshot-gaps] [etm-...] [spe-...]\n");
 	return 2;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # perf.data fuzzing: seeds written by hwt export (file mode, pipe mode,
-# compressed, one CPU, and hardware's packets with kernel-mode trace) and one
-# perf itself wrote, each truncated at every byte and corrupted at random
+# compressed, one CPU, and hardware's packets with kernel-mode trace), one
+# perf itself wrote, cs_etm and arm_spe exports of an aarch64 program, each truncated at every byte and corrupted at random
 # (perf_fuzz), through the reader and the import.
 # usage: run_fuzz.sh HWT HW_PACKETS PERF_FUZZ WORKDIR PROGRAM ITERATIONS
 set -u
@@ -38,7 +38,14 @@ if [ -n "$etm_program" ] && [ -e "$etm_program" ]; then
 		"$fuzz" "$work/$s.data" "$work/run" $seed "$iterations" || failed=1
 		seed=$((seed + 1))
 	done
+	# Arm SPE: the same program's SPE records as an arm_spe export (one in about
+	# 1000 operations: a file of some 25 KB, whose every truncation is read).
+	"$hwt" record -q --unit qemu --spe=997 -o "$work/spe" -- "$etm_program" >/dev/null 2>&1 &&
+		"$hwt" export -q --spe -o "$work/spe.data" "$work/spe" ||
+		{ echo "FAIL: arm_spe seed"; exit 1; }
+	"$fuzz" "$work/spe.data" "$work/run" $seed "$iterations" || failed=1
+	seed=$((seed + 1))
 else
-	echo "note: no aarch64 program: no cs_etm seeds"
+	echo "note: no aarch64 program: no cs_etm or arm_spe seeds"
 fi
 [ "$failed" = 0 ]
