@@ -12,7 +12,13 @@ tests/lcov/gcov_oracle.py documents (label lines, loops on one line).
 Prints a line per test (lines compared, with the same count, differences)
 and the differences themselves.
 
-usage: bench/cov/per_test_real.py [-b HWT_BUILD_DIR] [-w WORK_DIR] [SUITE...]
+With --time N it measures instead (issue 36's cost, on a real suite): the
+suite recorded once (hwt-cov --keep), then `hwt report lcov` and `hwt
+report lcov --per-test` on the bundle alternate N times (and the
+--per-test report of another build, -B, to compare two builds on the same
+bundle); CPU time (user+sys, children included), the medians.
+
+usage: bench/cov/per_test_real.py [-b HWT_BUILD_DIR] [-w WORK_DIR] [--time N [-B OTHER]] [SUITE...]
 SUITEs: double-conversion (C++, 9 tests of one program, by argument),
         json-c (C, 23 tests, each a shell script running its program)
         [default: both]
@@ -22,6 +28,9 @@ import glob
 import json
 import os
 import re
+import resource
+import shutil
+import statistics
 import subprocess
 import sys
 
@@ -81,6 +90,53 @@ def ran_sources(info, src):
         if path.startswith(src + '/') and any(c > 0 for c in f['lines'].values()):
             out.append(path)
     return sorted(out)
+
+
+def cpu(cmd, **kw):
+    """CPU seconds (user+sys) of cmd and its children; exits on a failure."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = run(cmd, **kw)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode not in (0, 8):   # 8: a test failed, said in the report
+        sys.exit('%s: status %d: %s' % (' '.join(cmd), r.returncode, r.stderr))
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def time_suite(name, build_dir, other, work, cache, repeat):
+    """The per-test report's CPU time against the plain report's, on one bundle."""
+    package, options, env_add = SUITES[name]
+    env = dict(os.environ, **env_add)
+    src = os.path.realpath(fetch(package, cache))
+    plain = os.path.realpath(os.path.join(work, name + '-plain'))
+    build(src, plain, '-O0 -g', options)
+    hwt_cov = os.path.join(build_dir, 'bin', 'hwt-cov')
+    hwt = os.path.join(build_dir, 'bin', 'hwt')
+    bundle = os.path.join(work, name + '.bundle')
+    shutil.rmtree(bundle, ignore_errors=True)
+    record = cpu([hwt_cov, '-q', '--keep', bundle, '-o', os.path.join(work, name + '.info'),
+                  '--', 'ctest'], cwd=plain, env=env)
+    times = {'plain': [], 'per-test': [], 'other': []}
+    out = {k: os.path.join(work, '%s.time.%s.info' % (name, k)) for k in times}
+    for _ in range(repeat):
+        times['plain'].append(cpu([hwt, 'report', 'lcov', '-q', '-o', out['plain'], bundle],
+                                  cwd=plain, env=env))
+        times['per-test'].append(cpu([hwt, 'report', 'lcov', '-q', '--per-test', '-o',
+                                      out['per-test'], bundle], cwd=plain, env=env))
+        if other:
+            times['other'].append(cpu([os.path.join(other, 'bin', 'hwt'), 'report', 'lcov', '-q',
+                                       '--per-test', '-o', out['other'], bundle],
+                                      cwd=plain, env=env))
+    med = {k: statistics.median(v) for k, v in times.items() if v}
+    print('%s (%s): hwt-cov --keep -- ctest: %.2f s CPU' % (name, os.path.basename(src), record))
+    print('  report lcov %.3f s, --per-test %.3f s (medians of %d, CPU): +%.1f%% of the recording'
+          % (med['plain'], med['per-test'], repeat,
+             100.0 * (med['per-test'] - med['plain']) / record))
+    if other:
+        same = open(out['other']).read() == open(out['per-test']).read()
+        print('  %s --per-test: %.3f s; its output %s' %
+              (other, med['other'], 'is the same' if same else 'DIFFERS'))
+        return same
+    return True
 
 
 def run_suite(name, hwt_cov, work, cache):
@@ -144,6 +200,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('-b', default=os.path.join(ROOT, 'build'), help='hwt build directory')
     ap.add_argument('-w', default='/tmp/hwt-per-test-real', help='work directory')
+    ap.add_argument('--time', type=int, metavar='N',
+                    help='measure the per-test report N times instead of comparing with gcov')
+    ap.add_argument('-B', help='with --time: another hwt build whose --per-test report alternates')
     ap.add_argument('suites', nargs='*', default=sorted(SUITES))
     args = ap.parse_args()
     for s in args.suites:
@@ -155,7 +214,11 @@ def main():
     hwt_cov = os.path.join(os.path.abspath(args.b), 'bin', 'hwt-cov')
     ok = True
     for s in args.suites:
-        ok &= run_suite(s, hwt_cov, os.path.abspath(args.w), cache)
+        if args.time:
+            ok &= time_suite(s, os.path.abspath(args.b), args.B and os.path.abspath(args.B),
+                             os.path.abspath(args.w), cache, args.time)
+        else:
+            ok &= run_suite(s, hwt_cov, os.path.abspath(args.w), cache)
     return 0 if ok else 1
 
 

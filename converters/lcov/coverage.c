@@ -357,8 +357,6 @@ struct pending_line {
 struct pending_branch {
 	uint32_t file, line;
 	uint64_t vaddr;
-	int executed;
-	uint64_t taken, not_taken;
 };
 
 static int cmp_pending_line(const void *a, const void *b)
@@ -416,6 +414,72 @@ static int walk_code(const struct hwt_debuginfo *info, uint64_t begin, uint64_t 
 	return 0;
 }
 
+/*
+ * The half of hwt_coverage_add that does not depend on counts (struct
+ * hwt_cov_plan, lcov_int.h): which spans make which lines, which
+ * functions and conditional branches the image has, which files the
+ * closing-brace rule looked at. Made once per image; applied to each set of
+ * counts (per-test coverage applies it once a test).
+ */
+struct plan_span {
+	uint64_t begin, end;
+	int new_function;           /* another function's spans start here */
+};
+
+struct plan_line {
+	uint32_t file, line;
+	size_t first, count;        /* its spans in plan->spans */
+};
+
+struct plan_function {
+	uint32_t file, line;
+	const char *name;           /* the debug info's */
+	uint64_t entry;
+};
+
+struct plan_branch {
+	uint32_t file, line, block;
+	uint64_t vaddr;
+};
+
+struct hwt_cov_plan {
+	struct plan_span *spans;
+	size_t nspans, spans_cap;
+	struct plan_line *lines;
+	size_t nlines, lines_cap;
+	struct plan_function *fns;
+	size_t nfns, fns_cap;
+	struct plan_branch *brs;
+	size_t nbrs;
+	uint32_t *brace_files;
+	size_t nbrace, brace_cap;
+};
+
+void hwt_cov_plan_free(struct hwt_cov_plan *plan)
+{
+	if (!plan)
+		return;
+	free(plan->spans);
+	free(plan->lines);
+	free(plan->fns);
+	free(plan->brs);
+	free(plan->brace_files);
+	free(plan);
+}
+
+static int plan_brace_file(struct hwt_cov_plan *plan, uint32_t file)
+{
+	uint32_t *files;
+
+	files = hwt_grow_array(plan->brace_files, &plan->brace_cap, plan->nbrace + 1,
+			       sizeof(*files));
+	if (!files)
+		return -1;
+	plan->brace_files = files;
+	files[plan->nbrace++] = file;
+	return 0;
+}
+
 struct jump_search {
 	uint64_t target;
 	int found;
@@ -438,9 +502,10 @@ static int find_jump_to(uint64_t vaddr, const struct hwt_insn *insn, void *ctx)
  * sit on a line holding only its closing brace that gcov does not count.
  * first..last: the function's spans.
  */
-static void drop_closing_brace(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
-			       const struct hwt_line_span *spans, size_t first, size_t last,
-			       const struct hwt_function *fn, uint32_t *line_of)
+static int drop_closing_brace(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
+			      const struct hwt_line_span *spans, size_t first, size_t last,
+			      const struct hwt_function *fn, uint32_t *line_of,
+			      struct hwt_cov_plan *plan)
 {
 	uint32_t file = spans[last].file, brace = line_of[last];
 	size_t tail = last, i;
@@ -451,16 +516,19 @@ static void drop_closing_brace(struct hwt_coverage *cov, const struct hwt_debugi
 	while (tail > first && spans[tail - 1].file == file && line_of[tail - 1] == brace)
 		tail--;
 	if (tail == first)
-		return; /* the whole function is on one line */
+		return 0; /* the whole function is on one line */
 	for (i = first; i < tail; i++)
 		if (spans[i].file == file && line_of[i] >= brace)
-			return; /* the line has other code, or is not the last one */
+			return 0; /* the line has other code, or is not the last one */
 	src = source_get(cov, hwt_debuginfo_file(info, file));
 	if (!src)
-		return;
+		return 0;
+	/* Each coverage the plan goes to names the file, as this one does. */
+	if (plan_brace_file(plan, file) < 0)
+		return -hle_nomem;
 	text = source_text(src, brace, &len);
 	if (!text || !only_closing_brace(text, len))
-		return;
+		return 0;
 	if (!fn->returns_value) {
 		/* A void function: gcc puts its implicit return on the brace,
 		   unless a return statement jumps there. */
@@ -470,10 +538,11 @@ static void drop_closing_brace(struct hwt_coverage *cov, const struct hwt_debugi
 			if (spans[i].function == spans[last].function)
 				walk_code(info, spans[i].begin, spans[i].end, find_jump_to, &js);
 		if (!js.found)
-			return;
+			return 0;
 	}
 	for (i = tail; i <= last; i++)
 		line_of[i] = 0;
+	return 0;
 }
 
 struct nop_jump {
@@ -551,8 +620,6 @@ static int is_canary_load(const struct hwt_debuginfo *info, const struct hwt_lin
 }
 
 struct branch_collect {
-	const struct hwt_cov_insn *insns;
-	size_t n;
 	uint32_t file, line;
 	struct pending_branch *list;
 	size_t count, cap;
@@ -562,7 +629,6 @@ struct branch_collect {
 static int collect_branch(uint64_t vaddr, const struct hwt_insn *insn, void *ctx)
 {
 	struct branch_collect *bc = ctx;
-	const struct hwt_cov_insn *ran;
 	struct pending_branch *list, *b;
 
 	if (insn->kind != HWT_INSN_COND)
@@ -574,34 +640,37 @@ static int collect_branch(uint64_t vaddr, const struct hwt_insn *insn, void *ctx
 	}
 	bc->list = list;
 	b = &list[bc->count++];
-	ran = insn_at(bc->insns, bc->n, vaddr);
 	b->file = bc->file;
 	b->line = bc->line;
 	b->vaddr = vaddr;
-	b->executed = ran && ran->count > 0;
-	b->taken = ran ? ran->taken : 0;
-	b->not_taken = ran ? ran->not_taken : 0;
 	return 0;
 }
 
-int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
-		     const struct hwt_cov_insn *insns, size_t n)
+int hwt_cov_plan_make(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
+		      struct hwt_cov_plan **out)
 {
 	const struct hwt_line_span *spans;
 	const struct hwt_function *funcs;
 	size_t nspans, nfuncs, i, j, npending = 0;
 	struct pending_line *pending = NULL;
-	struct branch_collect bc = { insns, n, 0, 0, NULL, 0, 0, 0 };
+	struct branch_collect bc = { 0, 0, NULL, 0, 0, 0 };
+	struct hwt_cov_plan *plan;
 	uint32_t *line_of = NULL;
 	uint8_t *stmt_of = NULL;
 	int rc = 0;
 
-	if (!cov || !info || (n && !insns))
+	*out = NULL;
+	if (!cov || !info)
 		return -hle_invalid;
+	plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return -hle_nomem;
 	spans = hwt_debuginfo_spans(info, &nspans);
 	funcs = hwt_debuginfo_functions(info, &nfuncs);
-	if (!nspans)
+	if (!nspans) {
+		*out = plan;
 		return 0;
+	}
 	line_of = malloc(nspans * sizeof(*line_of));
 	stmt_of = calloc(nspans, sizeof(*stmt_of));
 	pending = malloc(nspans * sizeof(*pending));
@@ -654,81 +723,83 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 		while (j < nspans && spans[j].function == spans[i].function)
 			j++;
 		f = &funcs[spans[i].function];
-		if (spans[i].begin < f->end && spans[j - 1].end > f->entry)
-			drop_closing_brace(cov, info, spans, i, j - 1, f, line_of);
+		if (spans[i].begin < f->end && spans[j - 1].end > f->entry &&
+		    drop_closing_brace(cov, info, spans, i, j - 1, f, line_of, plan) < 0) {
+			rc = -hle_nomem;
+			goto out;
+		}
 	}
-	/* Line counts: the largest instruction count of each line's spans.
-	   A span whose row is not is_stmt still counts for its line, but does
-	   not make a line exist on its own. */
+	/* Line counts (applied): the largest instruction count of each line's
+	   spans. A span whose row is not is_stmt still counts for its line,
+	   but does not make a line exist on its own. The count field holds
+	   the span's index here. */
 	for (i = 0; i < nspans; i++) {
-		const struct hwt_line_span *s = &spans[i];
-		uint64_t max = 0;
-		size_t k;
-
 		if (!line_of[i])
 			continue;
-		if (s->begin == s->end) {
-			const struct hwt_cov_insn *at = insn_at(insns, n, s->begin);
-
-			max = at ? at->count : 0;
-		}
-		for (k = insn_lower(insns, n, s->begin); k < n && insns[k].vaddr < s->end; k++)
-			if (insns[k].count > max)
-				max = insns[k].count;
-		pending[npending].file = s->file;
+		pending[npending].file = spans[i].file;
 		pending[npending].line = line_of[i];
-		pending[npending].function = s->function;
-		pending[npending].count = max | (s->is_stmt || stmt_of[i] ? 0 : (1ull << 63));
+		pending[npending].function = spans[i].function;
+		pending[npending].count = i | (spans[i].is_stmt || stmt_of[i] ? 0 : (1ull << 63));
 		npending++;
 	}
 	if (npending)
 		qsort(pending, npending, sizeof(*pending), cmp_pending_line);
 	for (i = 0; i < npending; i = j) {
-		uint64_t max = 0, sum = 0;
+		struct plan_span *ps;
+		struct plan_line *pl;
 		int stmt = 0;
-		struct source *src;
 
 		for (j = i; j < npending && pending[j].file == pending[i].file &&
-			    pending[j].line == pending[i].line; j++) {
-			uint64_t c = pending[j].count & ~(1ull << 63);
-
-			if (j > i && pending[j].function != pending[j - 1].function) {
-				sum += max;
-				max = 0;
-			}
+			    pending[j].line == pending[i].line; j++)
 			stmt |= !(pending[j].count >> 63);
-			if (c > max)
-				max = c;
-		}
-		sum += max;
 		if (!stmt)
 			continue;
-		src = source_get(cov, hwt_debuginfo_file(info, pending[i].file));
-		if (!src || source_line(src, pending[i].line, sum) < 0) {
+		pl = hwt_grow_array(plan->lines, &plan->lines_cap, plan->nlines + 1, sizeof(*pl));
+		ps = pl ? hwt_grow_array(plan->spans, &plan->spans_cap, plan->nspans + (j - i),
+					 sizeof(*ps)) : NULL;
+		if (pl)
+			plan->lines = pl;
+		if (!ps) {
 			rc = -hle_nomem;
 			goto out;
+		}
+		plan->spans = ps;
+		pl = &plan->lines[plan->nlines++];
+		pl->file = pending[i].file;
+		pl->line = pending[i].line;
+		pl->first = plan->nspans;
+		pl->count = j - i;
+		for (size_t k = i; k < j; k++) {
+			const struct hwt_line_span *s = &spans[pending[k].count & ~(1ull << 63)];
+
+			ps = &plan->spans[plan->nspans++];
+			ps->begin = s->begin;
+			ps->end = s->end;
+			ps->new_function = k > i && pending[k].function != pending[k - 1].function;
 		}
 	}
 	/* Functions: entry count and the declaration line. */
 	for (i = 0, j = 0; i < nfuncs; i++) {
 		const struct hwt_function *f = &funcs[i];
-		const struct hwt_cov_insn *ran;
-		struct source *src;
+		struct plan_function *pf;
 
 		while (j < nspans && spans[j].end <= f->entry)
 			j++;
 		if (j >= nspans || spans[j].begin > f->entry || f->artificial)
 			continue; /* no line information for it, or gcov leaves it out */
-		/* In the file of its declaration line (at -O2 the entry's row may
-		   be code inlined from elsewhere). */
-		src = source_get(cov, hwt_debuginfo_file(info, f->decl_line && f->decl_file >= 0 ?
-							 (size_t)f->decl_file : spans[j].file));
-		ran = insn_at(insns, n, f->entry);
-		if (!src || source_function(src, f->name, f->decl_line ? f->decl_line : spans[j].line,
-					    ran ? ran->count : 0) < 0) {
+		pf = hwt_grow_array(plan->fns, &plan->fns_cap, plan->nfns + 1, sizeof(*pf));
+		if (!pf) {
 			rc = -hle_nomem;
 			goto out;
 		}
+		plan->fns = pf;
+		pf = &plan->fns[plan->nfns++];
+		/* In the file of its declaration line (at -O2 the entry's row may
+		   be code inlined from elsewhere). */
+		pf->file = f->decl_line && f->decl_file >= 0 ? (uint32_t)f->decl_file : spans[j].file;
+		pf->line = f->decl_line ? f->decl_line : spans[j].line;
+		pf->name = f->name;
+		pf->entry = f->entry;
 	}
 	/* Conditional branches: every one in the code, executed or not. */
 	for (i = 0; i < nspans; i++) {
@@ -744,19 +815,22 @@ int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 	}
 	if (bc.count)
 		qsort(bc.list, bc.count, sizeof(*bc.list), cmp_pending_branch);
+	plan->brs = malloc((bc.count ? bc.count : 1) * sizeof(*plan->brs));
+	if (!plan->brs) {
+		rc = -hle_nomem;
+		goto out;
+	}
 	for (i = 0; i < bc.count; i = j) {
-		struct source *src = source_get(cov, hwt_debuginfo_file(info, bc.list[i].file));
 		uint32_t block = 0;
 
 		for (j = i; j < bc.count && bc.list[j].file == bc.list[i].file &&
 			    bc.list[j].line == bc.list[i].line; j++, block++) {
-			const struct pending_branch *b = &bc.list[j];
+			struct plan_branch *pb = &plan->brs[plan->nbrs++];
 
-			if (!src || source_branch(src, b->line, block, 0, b->executed, b->taken) < 0 ||
-			    source_branch(src, b->line, block, 1, b->executed, b->not_taken) < 0) {
-				rc = -hle_nomem;
-				goto out;
-			}
+			pb->file = bc.list[j].file;
+			pb->line = bc.list[j].line;
+			pb->block = block;
+			pb->vaddr = bc.list[j].vaddr;
 		}
 	}
 out:
@@ -764,6 +838,92 @@ out:
 	free(pending);
 	free(line_of);
 	free(stmt_of);
+	if (rc < 0)
+		hwt_cov_plan_free(plan);
+	else
+		*out = plan;
+	return rc;
+}
+
+int hwt_cov_plan_apply(struct hwt_coverage *cov, const struct hwt_cov_plan *plan,
+		       const struct hwt_debuginfo *info, const struct hwt_cov_insn *insns, size_t n)
+{
+	size_t i, j;
+
+	if (!cov || !plan || !info || (n && !insns))
+		return -hle_invalid;
+	for (i = 0; i < plan->nbrace; i++)
+		if (!source_get(cov, hwt_debuginfo_file(info, plan->brace_files[i])))
+			return -hle_nomem;
+	/* Lines: per function the largest count of its spans; functions add. */
+	for (i = 0; i < plan->nlines; i++) {
+		const struct plan_line *pl = &plan->lines[i];
+		uint64_t max = 0, sum = 0;
+		struct source *src;
+
+		for (j = pl->first; j < pl->first + pl->count; j++) {
+			const struct plan_span *s = &plan->spans[j];
+			uint64_t c = 0;
+
+			if (s->new_function) {
+				sum += max;
+				max = 0;
+			}
+			if (s->begin == s->end) {
+				const struct hwt_cov_insn *at = insn_at(insns, n, s->begin);
+
+				c = at ? at->count : 0;
+			}
+			for (size_t k = insn_lower(insns, n, s->begin); k < n && insns[k].vaddr < s->end; k++)
+				if (insns[k].count > c)
+					c = insns[k].count;
+			if (c > max)
+				max = c;
+		}
+		sum += max;
+		src = source_get(cov, hwt_debuginfo_file(info, pl->file));
+		if (!src || source_line(src, pl->line, sum) < 0)
+			return -hle_nomem;
+	}
+	for (i = 0; i < plan->nfns; i++) {
+		const struct plan_function *f = &plan->fns[i];
+		const struct hwt_cov_insn *ran = insn_at(insns, n, f->entry);
+		struct source *src = source_get(cov, hwt_debuginfo_file(info, f->file));
+
+		if (!src || source_function(src, f->name, f->line, ran ? ran->count : 0) < 0)
+			return -hle_nomem;
+	}
+	for (i = 0; i < plan->nbrs; i = j) {
+		struct source *src = source_get(cov, hwt_debuginfo_file(info, plan->brs[i].file));
+
+		for (j = i; j < plan->nbrs && plan->brs[j].file == plan->brs[i].file &&
+			    plan->brs[j].line == plan->brs[i].line; j++) {
+			const struct plan_branch *b = &plan->brs[j];
+			const struct hwt_cov_insn *ran = insn_at(insns, n, b->vaddr);
+			int executed = ran && ran->count > 0;
+
+			if (!src ||
+			    source_branch(src, b->line, b->block, 0, executed, ran ? ran->taken : 0) < 0 ||
+			    source_branch(src, b->line, b->block, 1, executed,
+					  ran ? ran->not_taken : 0) < 0)
+				return -hle_nomem;
+		}
+	}
+	return 0;
+}
+
+int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
+		     const struct hwt_cov_insn *insns, size_t n)
+{
+	struct hwt_cov_plan *plan;
+	int rc;
+
+	if (!cov || !info || (n && !insns))
+		return -hle_invalid;
+	rc = hwt_cov_plan_make(cov, info, &plan);
+	if (rc == 0)
+		rc = hwt_cov_plan_apply(cov, plan, info, insns, n);
+	hwt_cov_plan_free(plan);
 	return rc;
 }
 

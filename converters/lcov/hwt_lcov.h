@@ -317,21 +317,31 @@ int hwt_cov_files_write(const struct hwt_cov_files *files, enum hwt_cov_format f
 
 struct hwt_profile;
 
-struct hwt_debuginfo_cache;
+struct hwt_image_cache;
 
 struct hwt_lcov_profile_options {
 	int system;                  /* report system images (libc, ...) with debug info too */
 	int verbose;                 /* also warn about system images left out */
 	const char *const *debug_dirs; /* where separate debug files are (NULL-terminated;
 	                                  NULL: /usr/lib/debug): hwt_debuginfo_load_dirs */
-	/* Debug information read before, kept for the next profile of the same
-	   images (per-test coverage adds a profile per test); NULL: none. */
-	struct hwt_debuginfo_cache *cache;
+	/* What was read and worked out before, kept for the next profile of the
+	   same images (per-test coverage adds a profile per test); NULL: none. */
+	struct hwt_image_cache *cache;
 };
 
-/* The debug information of every image read through it, kept until freed. */
-struct hwt_debuginfo_cache *hwt_debuginfo_cache_alloc(void);
-void hwt_debuginfo_cache_free(struct hwt_debuginfo_cache *cache);
+/*
+ * What the coverages of one run's profiles share (the whole run's, then
+ * each test's), kept until freed: per image, its debug information, the
+ * analysis of its code that counts do not change, and the instructions
+ * that ran in it in the first profile added (so that a later profile's
+ * blocks are counted from them, not decoded again from the file).
+ */
+struct hwt_image_cache *hwt_image_cache_alloc(void);
+void hwt_image_cache_free(struct hwt_image_cache *cache);
+/* Images added so far whose executed instructions were counted from the
+   cache's, and decoded from their files. */
+void hwt_image_cache_counts(const struct hwt_image_cache *cache, size_t *counted,
+			    size_t *decoded);
 
 /*
  * Adds every image of profile (converters/profile) to cov, by path: its

@@ -80,6 +80,26 @@ struct hwt_exclusion_problem {
 long hwt_exclusion_scan(const struct hwt_source_text *text, uint8_t *flags,
 			struct hwt_exclusion_problem *problems, size_t max);
 
+/* ----- hwt_coverage_add in two halves (coverage.c) ------------------------- */
+
+struct hwt_cov_insn;
+struct hwt_debuginfo;
+struct hwt_cov_plan;
+
+/*
+ * What hwt_coverage_add does that no count changes: the lines, functions
+ * and branches of info's image (the rules at the top of coverage.c, source
+ * text included, read through cov). It keeps pointers into info: free it
+ * first. 0, -hle_invalid or -hle_nomem.
+ */
+int hwt_cov_plan_make(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
+		      struct hwt_cov_plan **plan);
+/* Adds plan's image to cov with insns' counts (as hwt_coverage_add). */
+int hwt_cov_plan_apply(struct hwt_coverage *cov, const struct hwt_cov_plan *plan,
+		       const struct hwt_debuginfo *info, const struct hwt_cov_insn *insns,
+		       size_t n);
+void hwt_cov_plan_free(struct hwt_cov_plan *plan);
+
 /* ----- The coverage's side of the source checks (coverage.c) -------------- */
 
 /* Source file path names lines of image (its file's mtime in ns): the

@@ -69,59 +69,174 @@ static int note_image(struct hwt_coverage *cov, const struct hwt_debuginfo *info
 	return 0;
 }
 
-/* Images whose debug information loaded, by path and the options' debug dirs. */
-struct hwt_debuginfo_cache {
-	struct cached_info {
+/*
+ * What the coverages of one run share, image by image (per-test coverage
+ * adds the whole run, then a profile per test): an image's debug
+ * information, read once; the analysis of its code that counts do not
+ * change (struct hwt_cov_plan), made once; and the instructions that ran
+ * in it in the first profile added (the whole run's, sorted by offset), so
+ * a test's blocks are counted from them instead of being decoded again
+ * from the file. The cache owns all of it until hwt_image_cache_free.
+ */
+struct hwt_image_cache {
+	struct cached_image {
 		char *path;
 		struct hwt_debuginfo *info;
+		struct hwt_cov_plan *plan;         /* NULL until first used */
+		int have_insns;                    /* insns below are set */
+		uint8_t build_id[HWT_PROFILE_BUILD_ID_MAX];
+		uint32_t build_id_size;            /* of the profile image insns came from */
+		struct hwt_profile_insn *insns;    /* sorted by offset */
+		size_t ninsns;
 	} *entries;
 	size_t count;
+	size_t counted, decoded;   /* hwt_image_cache_counts */
 };
 
-struct hwt_debuginfo_cache *hwt_debuginfo_cache_alloc(void)
+struct hwt_image_cache *hwt_image_cache_alloc(void)
 {
-	return calloc(1, sizeof(struct hwt_debuginfo_cache));
+	return calloc(1, sizeof(struct hwt_image_cache));
 }
 
-void hwt_debuginfo_cache_free(struct hwt_debuginfo_cache *cache)
+void hwt_image_cache_free(struct hwt_image_cache *cache)
 {
 	if (!cache)
 		return;
 	for (size_t i = 0; i < cache->count; i++) {
 		free(cache->entries[i].path);
+		hwt_cov_plan_free(cache->entries[i].plan);
 		hwt_debuginfo_free(cache->entries[i].info);
+		free(cache->entries[i].insns);
 	}
 	free(cache->entries);
 	free(cache);
 }
 
-static struct hwt_debuginfo *cache_find(const struct hwt_debuginfo_cache *cache, const char *path)
+void hwt_image_cache_counts(const struct hwt_image_cache *cache, size_t *counted,
+			    size_t *decoded)
+{
+	*counted = cache ? cache->counted : 0;
+	*decoded = cache ? cache->decoded : 0;
+}
+
+static struct cached_image *cache_find(const struct hwt_image_cache *cache, const char *path)
 {
 	for (size_t i = 0; cache && i < cache->count; i++)
 		if (!strcmp(cache->entries[i].path, path))
-			return cache->entries[i].info;
+			return &cache->entries[i];
 	return NULL;
 }
 
-/* Keeps info (loaded whole) in cache: 1, or 0 when it could not (the caller frees it). */
-static int cache_keep(struct hwt_debuginfo_cache *cache, const char *path,
-		      struct hwt_debuginfo *info)
+/* Keeps info (loaded whole) in cache: its entry, or NULL when it could not
+   (the caller frees info). */
+static struct cached_image *cache_keep(struct hwt_image_cache *cache, const char *path,
+				       struct hwt_debuginfo *info)
 {
-	struct cached_info *more;
+	struct cached_image *more;
 	char *copy;
 
 	if (!cache)
-		return 0;
+		return NULL;
 	more = realloc(cache->entries, (cache->count + 1) * sizeof(*more));
 	if (!more)
-		return 0;
+		return NULL;
 	cache->entries = more;
 	copy = strdup(path);
 	if (!copy)
-		return 0;
+		return NULL;
+	memset(&more[cache->count], 0, sizeof(*more));
 	more[cache->count].path = copy;
-	more[cache->count++].info = info;
+	more[cache->count].info = info;
+	return &more[cache->count++];
+}
+
+static int same_build_id(const struct cached_image *e, const struct hwt_profile_image *image)
+{
+	return e->build_id_size == image->build_id_size &&
+	       !memcmp(e->build_id, image->build_id, image->build_id_size);
+}
+
+/*
+ * The executed instructions of image index of profile, counted from e's
+ * (each block's instructions follow one another from its first): 1, with
+ * *insns (malloc'd, by offset) and *n; 0 when a block or one of its
+ * instructions is not among e's (the caller decodes the file, as without a
+ * cache); -hle_nomem.
+ */
+static int insns_from_cache(const struct cached_image *e, const struct hwt_profile *profile,
+			    size_t index, struct hwt_profile_insn **insns, size_t *n)
+{
+	const struct hwt_profile_block *blocks;
+	const struct hwt_profile_edge *edges;
+	struct hwt_profile_insn *all;
+	size_t nblocks, nedges, k;
+	uint8_t *ran;
+
+	*insns = NULL;
+	*n = 0;
+	if (hwt_profile_blocks(profile, index, &blocks, &nblocks) < 0 ||
+	    hwt_profile_edges(profile, &edges, &nedges) < 0)
+		return 0;
+	all = calloc(e->ninsns ? e->ninsns : 1, sizeof(*all));
+	ran = calloc(e->ninsns ? e->ninsns : 1, 1);
+	if (!all || !ran) {
+		free(all);
+		free(ran);
+		return -hle_nomem;
+	}
+	for (k = 0; k < nblocks; k++) {
+		const struct hwt_profile_block *b = &blocks[k];
+		const struct hwt_profile_insn *at = hwt_profile_insn_at(e->insns, e->ninsns, b->begin);
+		uint64_t off = b->begin;
+
+		for (uint32_t i = 0; i < b->insns; i++) {
+			size_t x;
+
+			if (i) {
+				off += at->length;
+				if ((size_t)(at - e->insns) + 1 < e->ninsns && at[1].offset == off)
+					at++;
+				else
+					at = hwt_profile_insn_at(e->insns, e->ninsns, off);
+			}
+			if (!at || (i + 1 == b->insns && off != b->end))
+				goto not_there;
+			x = (size_t)(at - e->insns);
+			if (!ran[x]) {
+				ran[x] = 1;
+				all[x] = *at;
+				all[x].count = all[x].taken = all[x].not_taken = 0;
+			}
+			all[x].count += b->count;
+		}
+	}
+	/* Only from instructions of its blocks, as hwt_profile_image_insns. */
+	for (k = 0; k < nedges; k++) {
+		const struct hwt_profile_edge *ed = &edges[k];
+		const struct hwt_profile_insn *at;
+		size_t x;
+
+		if (ed->from_image != index ||
+		    (ed->kind != hwt_edge_cond_taken && ed->kind != hwt_edge_cond_not_taken))
+			continue;
+		at = hwt_profile_insn_at(e->insns, e->ninsns, ed->from);
+		if (!at || !ran[x = (size_t)(at - e->insns)])
+			continue;
+		if (ed->kind == hwt_edge_cond_taken)
+			all[x].taken += ed->count;
+		else
+			all[x].not_taken += ed->count;
+	}
+	for (k = 0; k < e->ninsns; k++)
+		if (ran[k])
+			all[(*n)++] = all[k];
+	free(ran);
+	*insns = all;
 	return 1;
+not_there:
+	free(all);
+	free(ran);
+	return 0;
 }
 
 /* Adds one profile image to the coverage, or warns why it cannot. */
@@ -132,6 +247,7 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 	struct hwt_profile_insn *pinsns = NULL;
 	struct hwt_cov_insn *insns = NULL;
 	struct hwt_debuginfo *info = NULL;
+	struct cached_image *entry;
 	const uint8_t *file_id;
 	size_t n = 0, i, file_id_size;
 	char id[2 * HWT_PROFILE_BUILD_ID_MAX + 1];
@@ -161,10 +277,10 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 					  image->path, id);
 		return 0;
 	}
-	info = cache_find(options->cache, image->path);
-	if (info) {
+	entry = cache_find(options->cache, image->path);
+	if (entry) {
 		/* Read before, whole and with debug info: the checks below hold again. */
-		cached = 1;
+		info = entry->info;
 		rc = 0;
 	} else {
 		info = hwt_debuginfo_alloc();
@@ -172,8 +288,9 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 			return -hle_nomem;
 		rc = hwt_debuginfo_load_dirs(info, image->path, options->debug_dirs);
 		if (rc == 0 && !hwt_debuginfo_crc_mismatch(info))
-			cached = cache_keep(options->cache, image->path, info);
+			entry = cache_keep(options->cache, image->path, info);
 	}
+	cached = entry != NULL;
 	if (hwt_debuginfo_crc_mismatch(info) && !quiet)
 		hwt_coverage_warn(cov, "%s: its debug link names %s, whose CRC32 is not the link's "
 				  "(another build's debug information): not used",
@@ -222,7 +339,33 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 		   and branches are still listed, all at zero. */
 		if (hwt_profile_blocks(profile, index, &blocks, &nblocks) < 0)
 			nblocks = 0;
-		rc = nblocks ? hwt_profile_image_insns(profile, index, NULL, &pinsns, &n) : 0;
+		rc = 0;
+		if (nblocks && entry && entry->have_insns && same_build_id(entry, image) &&
+		    insns_from_cache(entry, profile, index, &pinsns, &n) < 0) {
+			rc = -hle_nomem;
+			goto out;
+		}
+		if (pinsns)
+			options->cache->counted++;
+		else if (nblocks) {
+			rc = hwt_profile_image_insns(profile, index, NULL, &pinsns, &n);
+			if (options->cache)
+				options->cache->decoded++;
+		}
+		if (rc == 0 && entry && !entry->have_insns) {
+			/* The first profile's (the whole run's): each test's are among them. */
+			entry->insns = malloc((n ? n : 1) * sizeof(*entry->insns));
+			if (!entry->insns) {
+				rc = -hle_nomem;
+				goto out;
+			}
+			if (n)
+				memcpy(entry->insns, pinsns, n * sizeof(*pinsns));
+			entry->ninsns = n;
+			entry->build_id_size = image->build_id_size;
+			memcpy(entry->build_id, image->build_id, image->build_id_size);
+			entry->have_insns = 1;
+		}
 	}
 	if (rc < 0) {
 		hwt_coverage_warn(cov, "%s (build-id %s): executed code cannot be read: %s: not in the report",
@@ -243,7 +386,11 @@ static int add_image(struct hwt_coverage *cov, const struct hwt_profile *profile
 	}
 	if (n)
 		qsort(insns, n, sizeof(*insns), cmp_cov_insn);
-	rc = hwt_coverage_add(cov, info, insns, n);
+	if (entry && !entry->plan)
+		rc = hwt_cov_plan_make(cov, info, &entry->plan);
+	if (rc == 0)
+		rc = entry ? hwt_cov_plan_apply(cov, entry->plan, info, insns, n)
+			   : hwt_coverage_add(cov, info, insns, n);
 	if (rc == 0)
 		rc = note_image(cov, info, image->path);
 	if (rc == 0 && image->undecoded)

@@ -58,13 +58,21 @@ static int decoder_kind(const char *given, const char **name)
 	return *name && **name ? hwt_command_decoder(*name) : hwt_decoder_edge;
 }
 
-/* Each group of images into its profile (--per-test): one decode each. */
+/*
+ * Each group of images into its profile (--per-test): one decode each. A
+ * group of one process image (most tests) is decoded serially unless jobs
+ * were given: a worker thread would decode it alone, and with a second
+ * thread in the process every munmap of the decoder's tables interrupts the
+ * other CPU to flush its TLB (bench/cov/per_test.py: 5% of the report's
+ * CPU). The output does not depend on jobs (converters/decode/decode.c).
+ */
 static int decode_groups(struct hwt_bundle *bundle, struct hwt_decode_options *options,
 			 const struct hwt_command_decode_options *how)
 {
 	size_t n = hwt_bundle_image_count(bundle);
 	unsigned char *only = calloc(n + 1, 1);
 	struct hwt_decode_stats sum = { 0 }, one;
+	unsigned jobs = options->jobs;
 	int status = 0;
 
 	if (!only)
@@ -73,10 +81,15 @@ static int decode_groups(struct hwt_bundle *bundle, struct hwt_decode_options *o
 	if (how->stats)
 		options->stats = &one;
 	for (size_t g = 0; g <= how->groups && status >= 0; g++) {
-		for (size_t i = 0; i < n; i++)
+		size_t images = 0;
+
+		for (size_t i = 0; i < n; i++) {
 			only[i] = how->image_group[i] < 0 ? g == how->groups
 							  : (size_t)how->image_group[i] == g;
+			images += only[i];
+		}
 		only[n] = g == how->groups; /* streams without sideband: said once */
+		options->jobs = !jobs && images <= 1 ? 1 : jobs;
 		status = hwt_decode(bundle, how->profiles[g], options);
 		if (how->stats) {
 			sum.streams += one.streams;
@@ -91,6 +104,7 @@ static int decode_groups(struct hwt_bundle *bundle, struct hwt_decode_options *o
 	if (how->stats)
 		*how->stats = sum;
 	options->only_images = NULL;
+	options->jobs = jobs;
 	free(only);
 	return status;
 }

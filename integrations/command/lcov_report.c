@@ -757,7 +757,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 			goto done;
 		}
 	/* Per test, each image's debug information is read once, not once a test. */
-	images.cache = options->per_test ? hwt_debuginfo_cache_alloc() : NULL;
+	images.cache = options->per_test ? hwt_image_cache_alloc() : NULL;
 	images.system = options->system;
 	images.verbose = options->common.verbose;
 	images.debug_dirs = options->common.debug_dirs;
@@ -807,7 +807,7 @@ done:
 		per_test_fini(&tests);
 	hwt_test_calls_free(calls);
 	hwt_stacks_symbols_free(symbols);
-	hwt_debuginfo_cache_free(images.cache);
+	hwt_image_cache_free(images.cache);
 	hwt_cov_files_free(files);
 	hwt_coverage_free(cov);
 	hwt_profile_free(profile);
