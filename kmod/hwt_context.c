@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
@@ -125,6 +126,8 @@ static void hwt_context_free_work(struct work_struct *work)
 	hwt_select_free(rcu_dereference_protected(ctx->select, 1));
 	if (ctx->owner_cred)
 		put_cred(ctx->owner_cred);
+	if (ctx->owner_task)
+		put_task_struct(ctx->owner_task);
 
 	mutex_lock(&hwt_mtx);
 	hwt_charge_fini(&ctx->charge);

@@ -47,6 +47,9 @@ struct hwt_context {
 	const struct cred	*owner_cred;	/* const: THREAD mode, the allocator's credentials
 						   at HWT_IOC_ALLOC (reference held): the exec
 						   hook checks them against each new image */
+	struct task_struct	*owner_task;	/* const: THREAD mode, the allocating thread
+						   (reference held): asked at each exec whether
+						   it may still ptrace the thread (hwt_perm.h) */
 	struct hwt_backend	*backend;	/* const: module reference held */
 	void			*backend_priv;	/* backend */
 	size_t			bufsize;	/* const */

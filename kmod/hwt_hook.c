@@ -109,8 +109,12 @@ static void hwt_hook_exec_untrace(struct task_struct *p, struct linux_binprm *bp
 		if (!ctx->owner_cred || READ_ONCE(ctx->state) == HWT_CTX_DEAD)
 			continue;
 		why = hwt_perm_exec(ctx->owner_cred, p, p->mm, bprm);
-		if (!why)
+		if (!why) {
+			/* The LSMs too, from the owner, before anything of the image is traced. */
+			if (ctx->owner_task)
+				set_bit(HWT_THR_ASK, &thr->flags);
 			continue;
+		}
 		set_bit(HWT_THR_UNTRACED, &thr->flags);
 		WRITE_ONCE(thr->tid, task_pid_nr(p));	/* BUFPTR finds it by its tid */
 		if (test_and_clear_bit(HWT_THR_ENABLED, &thr->flags))
@@ -155,7 +159,8 @@ static void hwt_hook_exec_select(struct task_struct *p, struct linux_binprm *bpr
 		if (test_bit(HWT_THR_UNTRACED, &thr->flags) ||
 		    READ_ONCE(ctx->state) == HWT_CTX_DEAD ||
 		    (!(READ_ONCE(ctx->cfg_flags) & HWT_CFG_SELECT) &&
-		     !test_bit(HWT_THR_UNSELECTED, &thr->flags)))
+		     !test_bit(HWT_THR_UNSELECTED, &thr->flags) &&
+		     !test_bit(HWT_THR_ASK, &thr->flags)))
 			continue;
 		WRITE_ONCE(thr->tid, task_pid_nr(p));
 		set_bit(HWT_THR_SELECTING, &thr->flags);

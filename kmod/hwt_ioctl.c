@@ -482,6 +482,7 @@ static long hwt_ioctl_alloc(void __user *uarg)
 		ctx->target = pid;
 		pid = NULL;
 		ctx->owner_cred = get_current_cred();
+		ctx->owner_task = get_task_struct(current);
 	}
 	mutex_unlock(&hwt_mtx);
 

@@ -13,13 +13,20 @@
  */
 #include <linux/binfmts.h>
 #include <linux/capability.h>
+#include <linux/completion.h>
 #include <linux/cred.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/refcount.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
 #include <linux/user_namespace.h>
@@ -208,5 +215,76 @@ const char *hwt_perm_exec(const struct cred *owner, struct task_struct *task,
 	else if (bprm && bprm->secureexec && !cap)
 		why = "secure exec";
 	rcu_read_unlock();
+	return why;
+}
+
+/*
+ * One question to the owner: may it ptrace @task? Shared by the asking
+ * thread and the task work on the owner; the last one out frees it.
+ */
+struct hwt_perm_ask {
+	struct callback_head	cb;
+	refcount_t		ref;
+	struct task_struct	*task;	/* reference held */
+	struct completion	done;
+	bool			allowed;	/* written before done completes */
+};
+
+static void hwt_perm_ask_put(struct hwt_perm_ask *ask)
+{
+	if (refcount_dec_and_test(&ask->ref)) {
+		put_task_struct(ask->task);
+		kfree(ask);
+	}
+}
+
+/* Task work on the owner: current is the owner, as at HWT_IOC_ALLOC. */
+static void hwt_perm_ask_work(struct callback_head *cb)
+{
+	struct hwt_perm_ask *ask = container_of(cb, struct hwt_perm_ask, cb);
+
+	ask->allowed = hwt_ptrace_may_access(ask->task, PTRACE_MODE_ATTACH_REALCREDS);
+	complete(&ask->done);
+	hwt_perm_ask_put(ask);
+	/* The queue took a module reference: this code stays until here. */
+	module_put(THIS_MODULE);
+}
+
+const char *hwt_perm_exec_ask(struct task_struct *owner, struct task_struct *task,
+			      unsigned int timeout_ms)
+{
+	struct hwt_perm_ask *ask;
+	const char *why = NULL;
+	long ret;
+
+	if (!hwt_ptrace_may_access)
+		return "the kernel's ptrace check cannot be called";
+	/* The owner is the exec'ing thread itself (its other threads died in the exec). */
+	if (same_thread_group(owner, current))
+		return hwt_ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS) ?
+			NULL : "the owner may not ptrace it";
+	ask = kzalloc(sizeof(*ask), GFP_KERNEL);
+	if (!ask)
+		return "no memory to ask the owner";
+	refcount_set(&ask->ref, 2);
+	ask->task = get_task_struct(task);
+	init_completion(&ask->done);
+	init_task_work(&ask->cb, hwt_perm_ask_work);
+	__module_get(THIS_MODULE);
+	/* TWA_SIGNAL: the owner answers even while it sleeps in a syscall (restarted after). */
+	if (task_work_add(owner, &ask->cb, TWA_SIGNAL)) {
+		module_put(THIS_MODULE);
+		refcount_set(&ask->ref, 1);
+		hwt_perm_ask_put(ask);
+		return "the owner has exited";
+	}
+	ret = wait_for_completion_killable_timeout(&ask->done, msecs_to_jiffies(timeout_ms));
+	if (ret > 0)
+		why = READ_ONCE(ask->allowed) ? NULL : "the owner may not ptrace it";
+	else if (ret == 0)
+		why = "the owner did not answer within the pause timeout";
+	else
+		why = "killed while asking the owner";
+	hwt_perm_ask_put(ask);
 	return why;
 }

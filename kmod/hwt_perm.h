@@ -50,6 +50,19 @@ int hwt_perm_thread(struct task_struct *task);
  */
 const char *hwt_perm_exec(const struct cred *owner, struct task_struct *task,
 			  struct mm_struct *mm, const struct linux_binprm *bprm);
+/*
+ * THREAD mode, at exec, after hwt_perm_exec allowed it: asks the kernel's
+ * own ptrace_may_access(@task, PTRACE_MODE_ATTACH_REALCREDS), LSMs included,
+ * from the context owner @owner (the thread that did HWT_IOC_ALLOC), as the
+ * attach did: a task work queued on @owner (TWA_SIGNAL) asks and answers.
+ * Yama's relational scope asks whether current is an ancestor of @task and
+ * the exec hook's current is @task itself, so no other caller will do.
+ * Waits at most @timeout_ms (killable): an owner gone, stopped or slow is a
+ * denial. NULL if allowed, else why not. Sleeps; the thread's own task work
+ * calls it with no lock held.
+ */
+const char *hwt_perm_exec_ask(struct task_struct *owner, struct task_struct *task,
+			      unsigned int timeout_ms);
 /* CPU mode: CAP_PERFMON or CAP_SYS_ADMIN (-EPERM); at hwt_paranoid 2, CAP_SYS_ADMIN (-EACCES). */
 int hwt_perm_cpu(void);
 /* Whether the caller's contexts are limited in number and locked memory. */

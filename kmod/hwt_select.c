@@ -19,6 +19,7 @@
 #include "hwt_compat.h"
 #include "hwt_context.h"
 #include "hwt_dest.h"
+#include "hwt_perm.h"
 #include "hwt_rec.h"
 #include "hwt_scratch.h"
 #include "hwt_select.h"
@@ -231,6 +232,40 @@ enum hwt_rule_verdict hwt_select_judge(struct hwt_context *ctx, struct file *f, 
 }
 
 /* The SELECT work: see hwt_select.h. */
+/*
+ * The exec'd image of @thr (file @f) passed the credential replay: the owner
+ * is asked (hwt_perm_exec_ask) whether it may ptrace the thread now, LSMs
+ * included. If not, the thread is untraced as the exec hook untraces one
+ * (hwt_hook.c): unit off, out of the hash, an UNTRACED record; true then.
+ * @s is a scratch area. Task work of the thread, no lock held.
+ */
+static bool hwt_select_ask_owner(struct hwt_thread *thr, struct file *f, void *s)
+{
+	struct hwt_context *ctx = thr->ctx;
+	struct hwt_record_header *rec;
+	const char *why, *path;
+	unsigned long flags;
+
+	why = hwt_perm_exec_ask(ctx->owner_task, current, READ_ONCE(ctx->pause_timeout_ms));
+	if (!why)
+		return false;
+	set_bit(HWT_THR_UNTRACED, &thr->flags);
+	local_irq_save(flags);
+	if (test_and_clear_bit(HWT_THR_ENABLED, &thr->flags))
+		ctx->backend->ops->thread_disable(thr, smp_processor_id());
+	local_irq_restore(flags);
+	spin_lock(&hwt_thread_lock);
+	hwt_thread_unhash(thr);
+	spin_unlock(&hwt_thread_lock);
+	path = d_path(&f->f_path, hwt_scratch_path(s), PATH_MAX);
+	if (IS_ERR(path))
+		path = "";
+	rec = hwt_rec_untraced(s, HWT_SCRATCH_PATH, current, path, why);
+	if (rec)
+		hwt_context_record(ctx, rec);
+	return true;
+}
+
 bool hwt_select_work(struct hwt_thread *thr)
 {
 	struct hwt_context *ctx = thr->ctx;
@@ -252,6 +287,10 @@ bool hwt_select_work(struct hwt_thread *thr)
 		set_bit(HWT_THR_UNSELECTED, &thr->flags);
 		hwt_dest_lost(&d, 1, HWT_LOST_IMAGE, p);
 		goto out;
+	}
+	if (test_and_clear_bit(HWT_THR_ASK, &thr->flags) && hwt_select_ask_owner(thr, f, s)) {
+		clear_bit(HWT_THR_UNSELECTED, &thr->flags);
+		goto out_free;
 	}
 	v = hwt_select_judge(ctx, f, hwt_scratch_path(s), &path, &why);
 	if (v == HWT_RULE_TRACE && hwt_thread_buffer_ensure(thr)) {

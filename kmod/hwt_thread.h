@@ -38,6 +38,9 @@ enum {
 	HWT_THR_UNSELECTED,	/* its image was not selected: hashed and followed (forks,
 				   threads, execs), unit off, no record, no pause; its
 				   children start so */
+	HWT_THR_ASK,		/* exec'd, allowed by the credential replay: its task
+				   work asks the owner (hwt_perm_exec_ask) before the
+				   image is judged; SELECTING meanwhile */
 };
 
 /* hwt_thread.work_flags bits: what the queued task work does */

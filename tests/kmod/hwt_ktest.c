@@ -1637,6 +1637,192 @@ static int t_contexts_per_user(void)
 	return 0;
 }
 
+/* ---- exec: the owner's ptrace check, LSMs included ---- */
+
+static void fn_exec_busybox(void *arg)
+{
+	char *argv[] = { BUSYBOX, "true", NULL };
+
+	(void)arg;
+	execv(argv[0], argv);
+	_exit(98);
+}
+
+static const char *untraced_path(const struct hwt_record_header *h)
+{
+	return (const char *)((const struct hwt_record_untraced *)h + 1);
+}
+
+static const char *untraced_why(const struct hwt_record_header *h)
+{
+	return untraced_path(h) + strlen(untraced_path(h)) + 1;
+}
+
+/* Pipes to the root helper that sets Yama's ptrace_scope to 2 when asked. */
+static int yama_ask[2], yama_done[2];
+
+/*
+ * uid 1001 traces its own child, which execs busybox (not set-user-ID: the
+ * credentials do not change). Yama allows it at scope 1 (an ancestor): the
+ * image is traced. The second child is attached at scope 1, then root sets
+ * scope 2 (CAP_SYS_PTRACE only) before its exec: ptrace would refuse, so the
+ * exec is untraced, which the module's credential replay alone never saw.
+ */
+static int u_exec_yama(void *arg)
+{
+	struct target t1, t2;
+	struct tid_path tp;
+	struct recs r;
+	const struct hwt_record_header *u;
+	int fd, st;
+	char ch;
+
+	(void)arg;
+	recs_init(&r);
+	UCHECK(target_start(&t1, fn_exec_busybox, NULL) == 0, "fork");
+	fd = ctx_thread("test", t1.pid, 0, 65536);
+	UCHECK(fd >= 0, "attach at scope 1: %d", fd);
+	UCHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	UCHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_START, pred_pid, &t1.pid, HANG_MS),
+	       "no PROCESS_START");
+	target_go(&t1);
+	tp.tid = t1.pid, tp.path = BUSYBOX;
+	UCHECK(recs_wait(fd, &r, HWT_RECORD_EXEC, pred_tid_path, &tp, HANG_MS),
+	       "scope 1: no EXEC of %s", BUSYBOX);
+	UCHECK(!recs_find(&r, HWT_RECORD_UNTRACED, NULL, NULL), "scope 1: UNTRACED '%s'",
+	       untraced_why(recs_find(&r, HWT_RECORD_UNTRACED, NULL, NULL)));
+	st = target_wait(&t1, HANG_MS);
+	UCHECK(st == 0, "scope 1: busybox status %#x", st);
+	close(fd);
+
+	recs_init(&r);
+	UCHECK(target_start(&t2, fn_exec_busybox, NULL) == 0, "fork");
+	fd = ctx_thread("test", t2.pid, 0, 65536);
+	UCHECK(fd >= 0, "attach at scope 1: %d", fd);
+	UCHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	UCHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_START, pred_pid, &t2.pid, HANG_MS),
+	       "no PROCESS_START");
+	UCHECK(write(yama_ask[1], "2", 1) == 1 && read(yama_done[0], &ch, 1) == 1 && ch == 'y',
+	       "root did not set ptrace_scope 2");
+	target_go(&t2);
+	u = recs_wait(fd, &r, HWT_RECORD_UNTRACED, pred_tid, &t2.pid, HANG_MS);
+	UCHECK(u, "scope 2 after the attach: the exec of %s stayed traced", BUSYBOX);
+	UCHECK(!strcmp(untraced_why(u), "the owner may not ptrace it"), "reason '%s'",
+	       untraced_why(u));
+	st = target_wait(&t2, HANG_MS);
+	UCHECK(st == 0, "scope 2: busybox status %#x", st);
+	recs_drain(fd, &r, 100);
+	UCHECK(!recs_find(&r, HWT_RECORD_EXEC, NULL, NULL), "EXEC record of the untraced image");
+	close(fd);
+	return 0;
+}
+
+static int t_perm_exec_yama(void)
+{
+	struct as_user u1001 = { 1001, 1001, 0, -1 };
+	pid_t helper;
+	int r;
+	char ch;
+
+	CHECK(access("/proc/sys/kernel/yama/ptrace_scope", F_OK) == 0, "no Yama in this kernel");
+	r = param_set("paranoid", 0);
+	CHECK(r == 0, "paranoid 0: %s", strerror(-r));
+	CHECK(yama_set(1) == 0, "ptrace_scope 1");
+	CHECK(pipe(yama_ask) == 0 && pipe(yama_done) == 0, "pipe");
+	helper = fork();
+	if (helper == 0) {
+		close(yama_ask[1]);
+		if (read(yama_ask[0], &ch, 1) == 1 && ch == '2' && yama_set(2) == 0)
+			ch = 'y';
+		else
+			ch = 'n';
+		_exit(write(yama_done[1], &ch, 1) == 1 ? 0 : 1);
+	}
+	CHECK(helper > 0, "fork");
+	close(yama_done[1]);
+	r = run_as(&u1001, u_exec_yama, NULL);
+	close(yama_ask[1]);
+	close(yama_ask[0]);
+	close(yama_done[0]);
+	waitpid(helper, NULL, 0);
+	yama_set(0);
+	CHECK(access_reset() == 0, "parameters not reset");
+	CHECK(r == 0, "%s", shm->msg);
+	return 0;
+}
+
+/*
+ * The owner (the thread that allocated the context) cannot answer: it has
+ * exited (@stopped 0), or it is stopped (1). The context's fd lives on in
+ * another process (pidfd_getfd). The exec is untraced, at once or at the
+ * end of the pause timeout, with the reason in the record; no hang.
+ */
+static int exec_owner_absent(int stopped)
+{
+	const struct hwt_record_header *u;
+	struct target t;
+	struct recs r;
+	int p[2], afd, pidfd, fd, st;
+	const char *want = stopped ? "the owner did not answer within the pause timeout" :
+				     "the owner has exited";
+	pid_t a;
+
+	recs_init(&r);
+	CHECK(target_start(&t, fn_exec_busybox, NULL) == 0, "fork");
+	CHECK(pipe(p) == 0, "pipe");
+	a = fork();
+	if (a == 0) {
+		afd = ctx_thread("test", t.pid, 0, 65536);
+		if (afd < 0 || set_config(afd, 0, 300) || write(p[1], &afd, sizeof(afd)) != sizeof(afd))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	CHECK(a > 0, "fork");
+	CHECK(read(p[0], &afd, sizeof(afd)) == sizeof(afd), "the owner did not allocate");
+	pidfd = syscall(434 /* pidfd_open */, a, 0);
+	CHECK(pidfd >= 0, "pidfd_open: %s", strerror(errno));
+	fd = syscall(438 /* pidfd_getfd */, pidfd, afd, 0);
+	CHECK(fd >= 0, "pidfd_getfd: %s", strerror(errno));
+	close(pidfd);
+	close(p[0]);
+	close(p[1]);
+	if (stopped) {
+		CHECK(kill(a, SIGSTOP) == 0 && waitpid(a, &st, WUNTRACED) == a && WIFSTOPPED(st),
+		      "the owner did not stop");
+	} else {
+		kill(a, SIGKILL);
+		CHECK(waitpid(a, &st, 0) == a, "waitpid owner");
+	}
+	CHECK(ioctl(fd, HWT_IOC_START) == 0, "START");
+	CHECK(recs_wait(fd, &r, HWT_RECORD_PROCESS_START, pred_pid, &t.pid, HANG_MS),
+	      "no PROCESS_START");
+	target_go(&t);
+	u = recs_wait(fd, &r, HWT_RECORD_UNTRACED, pred_tid, &t.pid, HANG_MS);
+	CHECK(u, "owner %s: the exec of %s stayed traced", stopped ? "stopped" : "gone", BUSYBOX);
+	CHECK(!strcmp(untraced_why(u), want), "reason '%s', wanted '%s'", untraced_why(u), want);
+	st = target_wait(&t, HANG_MS);
+	CHECK(st == 0, "busybox status %#x", st);
+	recs_drain(fd, &r, 100);
+	CHECK(!recs_find(&r, HWT_RECORD_EXEC, NULL, NULL), "EXEC record of the untraced image");
+	close(fd);
+	if (stopped) {
+		kill(a, SIGKILL);
+		waitpid(a, NULL, 0);
+	}
+	return 0;
+}
+
+static int t_perm_exec_owner_gone(void)
+{
+	return exec_owner_absent(0);
+}
+
+static int t_perm_exec_owner_stopped(void)
+{
+	return exec_owner_absent(1);
+}
+
 /* ---- exec of a set-user-ID program ---- */
 
 static int suid_out = -1;	/* write end of the pipe hwt_suid prints to */
@@ -2881,16 +3067,6 @@ struct untraced_q {
 	const char *why;	/* NULL: any reason */
 	pid_t tid;		/* 0: any thread */
 };
-
-static const char *untraced_path(const struct hwt_record_header *h)
-{
-	return (const char *)((const struct hwt_record_untraced *)h + 1);
-}
-
-static const char *untraced_why(const struct hwt_record_header *h)
-{
-	return untraced_path(h) + strlen(untraced_path(h)) + 1;
-}
 
 static int pred_untraced(const struct hwt_record_header *h, const void *arg)
 {
@@ -4189,6 +4365,9 @@ static const struct ktest tests[] = {
 	{ "perm_yama", t_perm_yama },
 	{ "memlock_allowance", t_memlock_allowance },
 	{ "contexts_per_user", t_contexts_per_user },
+	{ "perm_exec_yama", t_perm_exec_yama },
+	{ "perm_exec_owner_gone", t_perm_exec_owner_gone },
+	{ "perm_exec_owner_stopped", t_perm_exec_owner_stopped },
 	{ "exec_setuid_untraced", t_exec_setuid_untraced },
 	{ "exec_setuid_root_traced", t_exec_setuid_root_traced },
 	{ "select_bad_args", t_select_bad_args },
