@@ -302,9 +302,19 @@ def main():
     print("cut at byte %d: %d of %d records kept" % (start + size // 2, len(kept), len(full)))
 
     # 4b. A bad header byte inside one record in the middle: said, the rest kept.
-    at = start + size // 2
-    while raw[at] != 0xb0:           # a PC packet's header
-        at += 1
+    # A record's PC packet, found from perf's listing (where a record ends
+    # the next begins, with its Context packet (0x64, 5 bytes) or its PC
+    # packet (0xb0)): a 0xb0 byte met by scanning may be a payload's.
+    rel = None
+    for e in perf_records.ends[tid]:
+        if size // 2 <= e < size - 16:
+            rel = e + 5 if raw[start + e] == 0x64 else e
+            if raw[start + rel] == 0xb0:
+                break
+            rel = None
+    if rel is None:
+        fail("no record of thread %d with a PC packet after byte %d" % (tid, size // 2))
+    at = start + rel
     bad = bytearray(raw)
     bad[at] = 0x0f                   # no packet has this header
     damaged = os.path.join(work, "damaged.data")
