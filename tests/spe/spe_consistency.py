@@ -239,6 +239,17 @@ def tool(*names):
     return None
 
 
+def trace_report(hwt, kind, trace, bundle, out, status=0):
+    """hwt report KIND --trace TRACE BUNDLE -o OUT, which must exit with
+    status: its stderr."""
+    p = subprocess.run([hwt, "report", kind, "--trace", trace, bundle, "-o", out],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != status:
+        fail("hwt report %s --trace %s exited %d, wanted %d: %s" %
+             (kind, trace, p.returncode, status, p.stderr))
+    return p.stderr
+
+
 def flat(hwt, work, bundle, interval):
     """The flat flame graph from SPE: folded stacks of one root and one frame
     per function; at --spe=1 each named function's weight equals the
@@ -247,10 +258,7 @@ def flat(hwt, work, bundle, interval):
     folded = {}
     for trace in ("etm", "spe"):
         f = os.path.join(work, "%s.%s.folded" % (os.path.basename(bundle), trace))
-        p = subprocess.run([hwt, "report", "folded", "--trace", trace, bundle, "-o", f],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if p.returncode != 0:
-            fail("hwt report folded --trace %s exited %d: %s" % (trace, p.returncode, p.stderr))
+        trace_report(hwt, "folded", trace, bundle, f)
         folded[trace] = {}
         roots = set()
         for line in open(f):
@@ -274,16 +282,12 @@ def flat(hwt, work, bundle, interval):
     print("hwt report folded --trace spe: %d functions, %d instructions (estimated)" %
           (len(folded["spe"]), sum(folded["spe"].values())))
     svg = os.path.join(work, os.path.basename(bundle) + ".spe.svg")
-    p = subprocess.run([hwt, "report", "flame", "--trace", "spe", bundle, "-o", svg],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode != 0 or "estimated: flat, SPE samples (interval %d" % interval \
-            not in open(svg).read():
-        fail("hwt report flame --trace spe: exit %d, no 'estimated' subtitle" % p.returncode)
-    p = subprocess.run([hwt, "report", "speedscope", "--trace", "spe", bundle, "-o",
-                        os.path.join(work, "x.json")], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
-    if p.returncode != 2 or "no calls" not in p.stderr:
-        fail("hwt report speedscope --trace spe: exit %d, %r" % (p.returncode, p.stderr))
+    trace_report(hwt, "flame", "spe", bundle, svg)
+    if "estimated: flat, SPE samples (interval %d" % interval not in open(svg).read():
+        fail("hwt report flame --trace spe: no 'estimated' subtitle")
+    err = trace_report(hwt, "speedscope", "spe", bundle, os.path.join(work, "x.json"), status=2)
+    if "no calls" not in err:
+        fail("hwt report speedscope --trace spe: %r" % err)
 
 
 def reports(hwt, work, bundle, prog, interval):
@@ -294,13 +298,10 @@ def reports(hwt, work, bundle, prog, interval):
     out = {}
     for trace in ("etm", "spe"):
         f = os.path.join(work, "%s.%s.fdata" % (os.path.basename(bundle), trace))
-        p = subprocess.run([hwt, "report", "bolt", "--trace", trace, bundle, "-o", f],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if p.returncode != 0:
-            fail("hwt report bolt --trace %s exited %d: %s" % (trace, p.returncode, p.stderr))
+        err = trace_report(hwt, "bolt", trace, bundle, f)
         if (trace == "spe") != ("sampled counts from SPE samples (interval %d" % interval
-                                in p.stderr):
-            fail("hwt report bolt --trace %s: %r" % (trace, p.stderr))
+                                in err):
+            fail("hwt report bolt --trace %s: %r" % (trace, err))
         out[trace] = open(f).read().splitlines()
     branches = [l for l in out["spe"] if l.startswith("1 ")]
     print("hwt report bolt --trace spe: %d fdata lines, %d branches" %
@@ -314,14 +315,11 @@ def reports(hwt, work, bundle, prog, interval):
     info = {}
     for trace in ("etm", "spe"):
         f = os.path.join(work, "%s.%s.info" % (os.path.basename(bundle), trace))
-        p = subprocess.run([hwt, "report", "lcov", "--trace", trace, bundle, "-o", f],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if p.returncode != 0:
-            fail("hwt report lcov --trace %s exited %d: %s" % (trace, p.returncode, p.stderr))
+        err = trace_report(hwt, "lcov", trace, bundle, f)
         if (trace == "spe") != ("SAMPLED coverage, from SPE samples (interval %d" % interval
-                                in p.stderr):
+                                in err):
             fail("hwt report lcov --trace %s: sampled or not, its summary does not say: %r" %
-                 (trace, p.stderr[-400:]))
+                 (trace, err[-400:]))
         lines = open(f).read().splitlines()
         tns = {l for l in lines if l.startswith("TN:")}
         if tns != {"TN:spe_sampled" if trace == "spe" else "TN:"}:
@@ -333,10 +331,8 @@ def reports(hwt, work, bundle, prog, interval):
         fail("the coverage from SPE and ETMv4 differ at --spe=1")
     flat(hwt, work, bundle, interval)
     afdo = os.path.join(work, os.path.basename(bundle) + ".spe.afdo")
-    p = subprocess.run([hwt, "report", "afdo", "--trace", "spe", bundle, "-o", afdo],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode != 0 or "sampled counts from SPE samples" not in p.stderr:
-        fail("hwt report afdo --trace spe exited %d: %r" % (p.returncode, p.stderr))
+    if "sampled counts from SPE samples" not in trace_report(hwt, "afdo", "spe", bundle, afdo):
+        fail("hwt report afdo --trace spe: its counts are not said sampled")
     profdata, clang = tool("llvm-profdata-19", "llvm-profdata"), tool("clang-19", "clang")
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "programs",
                        os.path.basename(prog[0]).replace("_o2", "") + ".c")
