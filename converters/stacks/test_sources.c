@@ -16,6 +16,7 @@
 
 #include <libdwarf/dwarf.h>
 
+#include "grow.h"
 #include "hwt_dwarf.h"
 #include "test_sources.h"
 
@@ -41,24 +42,9 @@ struct hwt_test_sources {
 	int nomem;
 };
 
-static int grow(void **p, size_t *capacity, size_t count, size_t size)
-{
-	size_t cap = *capacity ? *capacity * 2 : 64;
-	void *q;
-
-	if (count < *capacity)
-		return 0;
-	q = realloc(*p, cap * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*capacity = cap;
-	return 0;
-}
-
 static void add_file(struct hwt_test_sources *ts, const char *dir, const char *name)
 {
-	char *path;
+	char *path, **files;
 
 	if (!name)
 		return;
@@ -75,11 +61,13 @@ static void add_file(struct hwt_test_sources *ts, const char *dir, const char *n
 			free(path);
 			return;
 		}
-	if (grow((void **)&ts->files, &ts->cfiles, ts->nfiles, sizeof(*ts->files)) < 0) {
+	files = hwt_grow_array(ts->files, &ts->cfiles, ts->nfiles + 1, sizeof(*ts->files));
+	if (!files) {
 		free(path);
 		ts->nomem = 1;
 		return;
 	}
+	ts->files = files;
 	ts->files[ts->nfiles++] = path;
 }
 
@@ -88,6 +76,7 @@ static int visit(void *arg, Dwarf_Die die, Dwarf_Half tag, int level)
 	struct hwt_test_sources *ts = ((void **)arg)[0];
 	Dwarf_Debug dbg = ((void **)arg)[1];
 	struct hwt_dwarf_function fn;
+	struct source_function *functions;
 
 	if (level == 0) {
 		char *name = hwt_dwarf_attr_strdup(dbg, die, DW_AT_name);
@@ -105,12 +94,14 @@ static int visit(void *arg, Dwarf_Die die, Dwarf_Half tag, int level)
 	hwt_dwarf_function_read(dbg, die, &fn);
 	if (!fn.name)
 		return 0;
-	if (grow((void **)&ts->functions, &ts->cfunctions, ts->nfunctions,
-		 sizeof(*ts->functions)) < 0) {
+	functions = hwt_grow_array(ts->functions, &ts->cfunctions, ts->nfunctions + 1,
+				   sizeof(*ts->functions));
+	if (!functions) {
 		free(fn.name);
 		ts->nomem = 1;
 		return -1;
 	}
+	ts->functions = functions;
 	ts->functions[ts->nfunctions].name = fn.name;
 	ts->functions[ts->nfunctions++].returns_value = fn.has_type;
 	return 0;
@@ -283,13 +274,16 @@ static int expect(const char **p, char c)
 static void add_registration(struct hwt_test_sources *ts, int framework, char *function,
 			     char *name)
 {
-	if (!function || !name ||
-	    grow((void **)&ts->regs, &ts->cregs, ts->nregs, sizeof(*ts->regs)) < 0) {
+	struct registration *regs = function && name ?
+		hwt_grow_array(ts->regs, &ts->cregs, ts->nregs + 1, sizeof(*ts->regs)) : NULL;
+
+	if (!regs) {
 		free(function);
 		free(name);
 		ts->nomem = 1;
 		return;
 	}
+	ts->regs = regs;
 	ts->regs[ts->nregs].framework = framework;
 	ts->regs[ts->nregs].function = function;
 	ts->regs[ts->nregs++].name = name;
