@@ -3,7 +3,7 @@
 # on and off: CPU-seconds (user+sys) and peak RSS of `hwt --version`, `hwt
 # report folded`, `hwt report profile` and `profile_tool report` of an
 # aarch64 run (ETMv4, OpenCSD loaded) and an x86-64 run (Intel PT). The
-# CI's sanitizer pass runs hundreds of such processes (decode_etm_damage
+# CI's sanitizer pass runs hundreds of such processes (decode.etm_damage
 # about 600): what LeakSanitizer adds at each exit adds up there.
 # detect_leaks=0 is only the comparison here; the tests keep the check.
 #

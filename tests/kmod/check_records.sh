@@ -3,7 +3,7 @@
 # checks the bundles against oracles that no one here wrote. Prints
 # "CHECK name PASS|FAIL ..." lines (run_qemu.sh counts them).
 #   check_records.sh SRC_ROOT BUILD_DIR OUT_DIR [ORACLE_DIR]
-# ORACLE_DIR: what oracles.sh wrote (CTest's kmod_oracles fixture); without
+# ORACLE_DIR: what oracles.sh wrote (the CTest test kmod.oracles); without
 # it (or when it has no "done"), oracles.sh is run into OUT_DIR/host.
 # - libipt's decode of every stream equals the backend's log of what it
 #   stepped (roundtrip_check);

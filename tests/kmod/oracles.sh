@@ -1,7 +1,7 @@
 #!/bin/bash
 # On the host: what the kernel unit's recordings are compared with
 # (check_records.sh), from the Valgrind unit and callgrind. It does not depend
-# on the guest's kernel, so CTest runs it once (the kmod_oracles fixture) for
+# on the guest's kernel, so CTest runs it once (the CTest test kmod.oracles) for
 # the QEMU test of every kernel. Writes into ORACLE_DIR, last a file "done".
 #   oracles.sh BUILD_DIR ORACLE_DIR
 # - vg.PROG.prof: the Valgrind unit's profile of each deterministic program
