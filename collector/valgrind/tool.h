@@ -140,7 +140,7 @@ extern struct hwt_vg_thread *hwt_vg_thread_current;
  */
 struct hwt_vg_log_entry {
 	UInt word;
-	UInt unused;
+	UInt unused;     /* zero: stored with word as one 64-bit immediate */
 	Addr target;
 };
 #define HWT_VG_LOG_ENTRIES 1024
