@@ -2,7 +2,9 @@
  * Instrumentation: every way out of a translated block appends its entry
  * to the exit log (tool.h) just before it leaves, so exactly one entry is
  * added per executed block, naming the exit taken and, when that is not
- * constant, where it went. What the encoder will do for the exit (its
+ * constant, where it went. A block none of whose exits writes a packet is
+ * left as it is (no entry), unless every block must be logged (the block
+ * log of --hwt-debug-blocks, address filters). What the encoder will do for the exit (its
  * kind: TNT bit, TIP, nothing) is decided here, once per translation, so
  * the encoder reads nothing but the log for the common exits.
  *
@@ -92,24 +94,13 @@ static UChar exit_kind(const struct hwt_vg_exit *exit, Bool constant_target)
 	}
 }
 
-/*
- * Describes the exit that leaves from marks[at] (at >= 0) for target
- * (NULL: not constant) and returns its log word, without the target flag.
- */
-static UInt describe_exit(const struct insn_mark *marks, Int at, IRJumpKind jk,
-			  const IRConst *target)
+/* Describes, in *exit, the exit that leaves from marks[at] (at >= 0) for
+   target (NULL: not constant). */
+static void describe_exit(struct hwt_vg_exit *exit, const struct insn_mark *marks, Int at,
+			  IRJumpKind jk, const IRConst *target)
 {
-	struct hwt_vg_exit *exit;
 	Int i;
 
-	if (nexits == exits_size) {
-		if (exits_size >= HWT_VG_EXITS_MAX / 2)
-			VG_(tool_panic)("hwt: more translated block exits than the exit log can name");
-		exits_size = exits_size ? 2 * exits_size : 4096;
-		hwt_vg_exits = VG_(realloc)("hwt.exits", hwt_vg_exits,
-					    exits_size * sizeof(*hwt_vg_exits));
-	}
-	exit = &hwt_vg_exits[nexits];
 	VG_(memset)(exit, 0, sizeof(*exit));
 	exit->start = marks[0].addr;
 	exit->insn = marks[at].addr;
@@ -134,6 +125,20 @@ static UInt describe_exit(const struct insn_mark *marks, Int at, IRJumpKind jk,
 		}
 	}
 	exit->kind = exit_kind(exit, target != NULL);
+}
+
+/* Keeps a described exit for the log to name; returns its log word, without
+   the target flag. */
+static UInt keep_exit(const struct hwt_vg_exit *exit)
+{
+	if (nexits == exits_size) {
+		if (exits_size >= HWT_VG_EXITS_MAX / 2)
+			VG_(tool_panic)("hwt: more translated block exits than the exit log can name");
+		exits_size = exits_size ? 2 * exits_size : 4096;
+		hwt_vg_exits = VG_(realloc)("hwt.exits", hwt_vg_exits,
+					    exits_size * sizeof(*hwt_vg_exits));
+	}
+	hwt_vg_exits[nexits] = *exit;
 	return nexits++ << HWT_VG_LOG_INDEX_SHIFT | exit->kind;
 }
 
@@ -152,26 +157,30 @@ static IRExpr *bind(IRSB *out, IRType ty, IRExpr *e)
 }
 
 /*
- * Appends the entry of an exit at cursor: its word, its target unless
- * constant (or a TIP's, always), and moves the log's cursor past it. Before
- * a guarded exit the cursor moves whether or not the exit is taken: when
- * it is not, the block's next exit writes its own entry at the same place
- * (cursor is the block's temporary, not the variable).
+ * Appends the entry of an exit at cursor: its word (with the unused half,
+ * zero: one 64-bit store of an immediate), its target unless constant (a
+ * TIP's always) and, for the block's first logged exit (move_cursor), moves
+ * the log's cursor past it. Before a guarded exit the cursor moves whether
+ * or not the exit is taken: when it is not, the block's next exit writes
+ * its own entry at the same place (cursor is the block's temporary, not
+ * the variable), and the cursor already points past it: a block leaves
+ * one entry, whichever exit it takes.
  */
-static void log_exit(IRSB *out, IRExpr *cursor, UInt entry, IRExpr *target)
+static void log_exit(IRSB *out, IRExpr *cursor, UInt entry, IRExpr *target, Bool move_cursor)
 {
 	Bool with_target = (entry & HWT_VG_LOG_KIND) == HWT_VG_EXIT_TIP ||
 			   target->tag != Iex_Const;
 
 	addStmtToIRSB(out, IRStmt_Store(Iend_LE, cursor,
-		IRExpr_Const(IRConst_U32(entry | (with_target ? HWT_VG_LOG_TARGET : 0)))));
+		IRExpr_Const(IRConst_U64(entry | (with_target ? HWT_VG_LOG_TARGET : 0)))));
 	if (with_target)
 		addStmtToIRSB(out, IRStmt_Store(Iend_LE,
 			bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cursor,
 				word(offsetof(struct hwt_vg_log_entry, target)))), target));
-	addStmtToIRSB(out, IRStmt_Store(Iend_LE, word((HWord)&hwt_vg_log_cursor),
-		bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cursor,
-					       word(sizeof(struct hwt_vg_log_entry))))));
+	if (move_cursor)
+		addStmtToIRSB(out, IRStmt_Store(Iend_LE, word((HWord)&hwt_vg_log_cursor),
+			bind(out, Ity_I64, IRExpr_Binop(Iop_Add64, cursor,
+						       word(sizeof(struct hwt_vg_log_entry))))));
 }
 
 /*
@@ -199,13 +208,60 @@ static IRExpr *flush_when_full(IRSB *out)
 	return bind(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, word((HWord)&hwt_vg_log_cursor)));
 }
 
+/* The constant target of the block's last exit, NULL when it is computed. */
+static const IRConst *next_target(const IRSB *in)
+{
+	return in->next->tag == Iex_Const ? in->next->Iex.Const.con : NULL;
+}
+
+/*
+ * Whether a block whose exits all write no packet (direct jumps and calls,
+ * straight-line code) may go without instrumentation: the encoder needs
+ * nothing from it. Tracing resumes (TIP.PGE) where the scheduler resumes
+ * the thread (thread.c), not at the first logged block. Only the block log
+ * (--hwt-debug-blocks) and the address filters, which look at the start
+ * of every block, need them all.
+ */
+static Bool quiet_blocks_unlogged(void)
+{
+	return !hwt_vg_opts.debug_blocks && !hwt_vg_filter_active;
+}
+
+/*
+ * Whether any exit of the block writes a packet (a kind other than QUIET).
+ * Exits before the first instruction (self-checks) ran nothing: not counted.
+ */
+static Bool writes_packets(const IRSB *in, const struct insn_mark *marks, Int nmarks)
+{
+	struct hwt_vg_exit exit;
+	Int i, at = -1;
+
+	for (i = 0; i < in->stmts_used; i++) {
+		const IRStmt *st = in->stmts[i];
+
+		if (st->tag == Ist_IMark)
+			at++;
+		else if (st->tag == Ist_Exit && at >= 0) {
+			describe_exit(&exit, marks, at, st->Ist.Exit.jk, st->Ist.Exit.dst);
+			if (exit.kind != HWT_VG_EXIT_QUIET)
+				return True;
+		}
+	}
+	if (nmarks == 0)
+		return False;
+	describe_exit(&exit, marks, nmarks - 1, in->jumpkind, next_target(in));
+	return exit.kind != HWT_VG_EXIT_QUIET;
+}
+
 IRSB *hwt_vg_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
 			const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
 			IRType gWordTy, IRType hWordTy)
 {
 	static struct insn_mark marks[MAX_BLOCK_INSNS];
+	struct hwt_vg_exit exit;
 	IRSB *out;
 	IRExpr *cursor = NULL;
+	Bool cursor_moved = False;
 	Int i, nmarks = 0, at = -1;
 
 	(void)closure;
@@ -233,22 +289,29 @@ IRSB *hwt_vg_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 	if (nmarks == MAX_BLOCK_INSNS)
 		VG_(tool_panic)("hwt: translated block with too many instructions");
 
+	/* About a third of the blocks of an interpreter's run: no stores, no
+	   fullness check, the floor's own code. */
+	if (quiet_blocks_unlogged() && !writes_packets(in, marks, nmarks))
+		return in;
+
 	out = deepCopyIRSBExceptStmts(in);
 	for (i = 0; i < in->stmts_used; i++) {
 		IRStmt *st = in->stmts[i];
 
 		/* Exits before the first instruction (self-checks) ran nothing: not logged. */
-		if (st->tag == Ist_Exit && at >= 0)
-			log_exit(out, cursor, describe_exit(marks, at, st->Ist.Exit.jk,
-							    st->Ist.Exit.dst),
-				 IRExpr_Const(st->Ist.Exit.dst));
+		if (st->tag == Ist_Exit && at >= 0) {
+			describe_exit(&exit, marks, at, st->Ist.Exit.jk, st->Ist.Exit.dst);
+			log_exit(out, cursor, keep_exit(&exit), IRExpr_Const(st->Ist.Exit.dst),
+				 !cursor_moved);
+			cursor_moved = True;
+		}
 		addStmtToIRSB(out, st);
 		if (st->tag == Ist_IMark && ++at == 0)
 			cursor = flush_when_full(out);
 	}
-	if (nmarks > 0)
-		log_exit(out, cursor, describe_exit(marks, nmarks - 1, in->jumpkind,
-						    in->next->tag == Iex_Const ? in->next->Iex.Const.con : NULL),
-			 in->next);
+	if (nmarks > 0) {
+		describe_exit(&exit, marks, nmarks - 1, in->jumpkind, next_target(in));
+		log_exit(out, cursor, keep_exit(&exit), in->next, !cursor_moved);
+	}
 	return out;
 }

@@ -217,8 +217,10 @@ static void pre_fork(ThreadId tid)
 static void child_after_fork(ThreadId tid)
 {
 	hwt_vg_thread_forget_all();
-	hwt_vg_thread_set_current(tid);
+	/* The child's own image first: tracing resumes in the stream that the
+	   thread opens when it is made current (thread.c). */
 	hwt_vg_process_start_forked();
+	hwt_vg_thread_set_current(tid);
 }
 
 static void fini(Int exitcode)

@@ -47,10 +47,23 @@ void hwt_vg_thread_init(void)
 	threads = VG_(calloc)("hwt.threads", VG_N_THREADS, sizeof(*threads));
 }
 
+static void enable(struct hwt_vg_thread *t, Addr ip);
+
+/*
+ * Tracing resumes (TIP.PGE) where the scheduler resumes the thread, before
+ * it runs a block: blocks that write no packets leave no log entry
+ * (instrument.c), so the first entry after a system call or a signal need
+ * not be the first block that ran. With address filters every block is
+ * logged, and the first one inside the ranges enables (exit_filtered()).
+ */
 void hwt_vg_thread_set_current(ThreadId tid)
 {
+	struct hwt_vg_thread *t = &threads[tid];
+
 	hwt_vg_thread_flush_log();
-	hwt_vg_thread_current = &threads[tid];
+	hwt_vg_thread_current = t;
+	if (!t->st.enabled && !hwt_vg_filter_active)
+		enable(t, VG_(get_IP)(tid));
 }
 
 ULong hwt_vg_thread_bytes(void)

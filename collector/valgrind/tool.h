@@ -125,7 +125,8 @@ struct hwt_vg_thread;
 extern struct hwt_vg_thread *hwt_vg_thread_current;
 
 /*
- * The exit log: translated code appends one entry per executed block. Its
+ * The exit log: translated code appends one entry per executed block that
+ * writes a packet (every block with the block log or filters, instrument.c). Its
  * word holds the exit's index << 4, HWT_VG_LOG_TARGET, and the exit's kind
  * in the low 3 bits; target is where the exit went, written only when that
  * is not constant or the exit is a TIP (HWT_VG_LOG_TARGET). The encoder
@@ -140,7 +141,7 @@ extern struct hwt_vg_thread *hwt_vg_thread_current;
  */
 struct hwt_vg_log_entry {
 	UInt word;
-	UInt unused;
+	UInt unused;     /* zero: stored with word as one 64-bit immediate */
 	Addr target;
 };
 #define HWT_VG_LOG_ENTRIES 1024
