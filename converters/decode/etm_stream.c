@@ -23,7 +23,6 @@
  * that cannot be read (a missing or replaced file) stops the walk until
  * the next address packet.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -623,10 +622,7 @@ static void check_start(struct etm_ctx *s, size_t size)
 
 	if (s->synced && !s->first_sync)
 		return;
-	p->errors++;
-	p->error_bytes += lost;
-	p->d->stats.errors++;
-	p->d->stats.error_bytes += lost;
+	hwt_flow_producer_count_error(p, lost);
 	hwt_stream_owner(p->stream, p->space, owner, sizeof(owner));
 	hwt_decode_diag(p->d, hwt_diag_stream, p->stream->path, 0,
 			"%s: %" PRIu64 " trace bytes not decoded: trace of %s lost", s->synced ?

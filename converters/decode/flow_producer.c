@@ -121,10 +121,7 @@ int hwt_flow_producer_resolve_pending(struct hwt_flow_producer *p, uint64_t resu
 	ev.status = err->status;
 	hwt_flow_producer_break(p, &ev, hwt_flow_start);
 	hwt_flow_resume_reset(&p->resume);
-	p->errors++;
-	p->error_bytes += skipped;
-	p->d->stats.errors++;
-	p->d->stats.error_bytes += skipped;
+	hwt_flow_producer_count_error(p, skipped);
 	if (err->file) {
 		hwt_file_failed(p->d, err->file, p->stream, skipped);
 		return hwt_flow_resolved_counted; /* said once per file at the end */
@@ -132,6 +129,14 @@ int hwt_flow_producer_resolve_pending(struct hwt_flow_producer *p, uint64_t resu
 	if (p->error_messages++ >= HWT_FLOW_ERROR_MESSAGES)
 		return hwt_flow_resolved_counted; /* summed up at the end */
 	return hwt_flow_resolved_say;
+}
+
+void hwt_flow_producer_count_error(struct hwt_flow_producer *p, uint64_t bytes)
+{
+	p->errors++;
+	p->error_bytes += bytes;
+	p->d->stats.errors++;
+	p->d->stats.error_bytes += bytes;
 }
 
 void hwt_flow_producer_bad_block(struct hwt_flow_producer *p, const char *fmt, ...)

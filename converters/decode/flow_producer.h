@@ -134,6 +134,9 @@ static inline int hwt_flow_producer_resolve(struct hwt_flow_producer *p, uint64_
 			      : hwt_flow_resolved_none;
 }
 
+/* A decode error that lost bytes of trace: counted in p and d's stats. */
+void hwt_flow_producer_count_error(struct hwt_flow_producer *p, uint64_t bytes);
+
 /* A block that does not match the code in the image files: counted, the
    first described (printf's fmt). */
 void hwt_flow_producer_bad_block(struct hwt_flow_producer *p, const char *fmt, ...)

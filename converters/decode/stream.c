@@ -12,13 +12,10 @@
  * table keyed by {first instruction, instruction count}), so the per-block
  * cost of the hot loop is one probe and a few stores.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flow_producer.h"

@@ -190,6 +190,10 @@ int main(void)
 		      (k < 3 ? hwt_flow_resolved_say : hwt_flow_resolved_counted));
 	}
 	CHECK(p.errors == 8 && p.error_messages == 7 && p.error_bytes == 55);
+	/* Bytes lost without an error event (ETMv4: before the first A-Sync). */
+	hwt_flow_producer_count_error(&p, 5);
+	CHECK(p.errors == 9 && p.error_bytes == 60 && p.error_messages == 7);
+	CHECK(d.stats.errors == 9 && d.stats.error_bytes == 60);
 
 	/* Blocks that do not match the code: counted, the first described. */
 	hwt_flow_producer_bad_block(&p, "block at 0x%x", 0x10);
@@ -210,8 +214,8 @@ int main(void)
 	CHECK(seen.ended == 1);
 	CHECK(d.stats.blocks == 3 && d.stats.insns == 30);
 	CHECK(d.done_bytes == 1000 && progress_done == 1000);
-	CHECK(diags_with(bundle, "2 more decode errors not listed (8 decode errors in all, "
-				 "55 trace bytes skipped)") == 1);
+	CHECK(diags_with(bundle, "2 more decode errors not listed (9 decode errors in all, "
+				 "60 trace bytes skipped)") == 1);
 	CHECK(diags_with(bundle, "2 decoded ranges do not match the code in the image files "
 				 "and were not counted, e.g. block at 0x10") == 1);
 	CHECK(!d.nomem);
