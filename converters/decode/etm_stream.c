@@ -22,6 +22,9 @@
  * between are counted as skipped, and handed out as an error event. Code
  * that cannot be read (a missing or replaced file) stops the walk until
  * the next address packet.
+ *
+ * What every producer does alike (epochs, events, errors, stats) is the
+ * flow producer's (flow_producer.c); this file keeps what is OpenCSD's.
  */
 #include <inttypes.h>
 #include <pthread.h>

@@ -11,6 +11,9 @@
  * once per distinct libipt block and address space (a chain, kept in a
  * table keyed by {first instruction, instruction count}), so the per-block
  * cost of the hot loop is one probe and a few stores.
+ *
+ * What every producer does alike (epochs, events, errors, stats) is the
+ * flow producer's (flow_producer.c); this file keeps what is libipt's.
  */
 #include <inttypes.h>
 #include <stdlib.h>
