@@ -22,8 +22,10 @@
  * between are counted as skipped, and handed out as an error event. Code
  * that cannot be read (a missing or replaced file) stops the walk until
  * the next address packet.
+ *
+ * What every producer does alike (epochs, events, errors, stats) is the
+ * flow producer's (flow_producer.c); this file keeps what is OpenCSD's.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -33,14 +35,11 @@
 
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
 
-#include "decode_int.h"
 #include "etm_config.h"
 #include "etm_packets.h"
+#include "flow_producer.h"
 #include "grow.h"
 #include "hash_index.h"
-
-/* Errors of one stream listed one by one; the rest are summed up. */
-#define MAX_ERROR_MESSAGES 5
 /* Bytes handed to OpenCSD at once (progress between them). */
 #define CHUNK (64 * 1024)
 
@@ -55,45 +54,25 @@ struct etm_tree {
 };
 
 struct etm_ctx {
+	/* The flow, its epoch, what went wrong. p.enabled: in user code (not
+	   after an exception); p.err.status: a negative ocsd_err_t, its
+	   error waits for the A-Sync that resolves it. */
+	struct hwt_flow_producer p;
 	const struct hwt_opencsd *ocsd; /* loaded: etm_decode checks */
-	struct hwt_decoder *d;
-	const struct hwt_bundle_stream *stream;
-	struct hwt_space *space;
-	size_t epoch;
-	uint64_t next_time;          /* of epoch + 1, UINT64_MAX when none */
 	const struct hwt_mapping *last_map; /* of the last memory read */
 	struct etm_tree *pool;
 	dcd_tree_handle_t tree;
-	struct hwt_flow_out out;     /* the consumer, the blocks */
 	/* The blocks of the current epoch, by {vaddr, insns}. */
 	const struct hwt_flow_block **known;
 	size_t known_count, known_capacity;
 	struct hwt_hash_index index;
-	/* How the next range is entered: from last (NULL: after an event, then next_kind). */
-	const struct hwt_flow_block *last;
-	int last_taken;              /* last's final instruction was executed (taken) */
-	uint32_t next_kind;
-	int started;                 /* a step was handed out */
+	int last_taken;              /* p.last's final instruction was executed (taken) */
 	int off;                     /* the trace went off (an exception): the next
 	                                range says where it came back */
-	struct hwt_flow_resume resume;
-	uint64_t last_time;
-	int enabled;                 /* in user code (not after an exception) */
 	int synced;                  /* an A-Sync was seen */
 	uint64_t first_sync;         /* where the first one starts */
 	int epoch_change;            /* a timestamp moved the epoch: re-add the memory callback */
-	uint64_t blocks, insns;
-	/* What went wrong. */
-	int err_pending;             /* an error waits for the A-Sync that resolves it */
-	uint64_t err_offset;
-	uint64_t err_ip;
-	int err_status;              /* a negative ocsd_err_t */
-	char err_what[256];
-	struct hwt_file *err_file;
-	uint64_t errors, error_bytes, error_messages;
-	uint64_t bad_blocks;
-	char bad_example[160];
-	int nomem;
+	char err_what[256];          /* what p.err is */
 };
 
 static uint64_t file_offset(const struct hwt_mapping *m, uint64_t ip)
@@ -107,14 +86,6 @@ static int readable(const struct hwt_mapping *m)
 }
 
 /* ----- Handing out ------------------------------------------------------ */
-
-/* An event after which the next range does not continue from the last one. */
-static void emit_break(struct etm_ctx *s, const struct hwt_flow_event *ev, uint32_t next_kind)
-{
-	hwt_flow_out_event(&s->out, ev);
-	s->last = NULL;
-	s->next_kind = next_kind;
-}
 
 /* The class of a range's last instruction, as OpenCSD read it. */
 static uint32_t exit_class(const ocsd_generic_trace_elem *e)
@@ -153,9 +124,8 @@ static uint32_t entry_kind(const struct hwt_flow_block *prev, int taken, uint64_
 
 static void bad_block(struct etm_ctx *s, uint64_t ip, uint32_t ninsn, const char *what)
 {
-	if (!s->bad_blocks++)
-		snprintf(s->bad_example, sizeof(s->bad_example),
-			 "range at 0x%" PRIx64 " (%" PRIu32 " instructions): %s", ip, ninsn, what);
+	hwt_flow_producer_bad_block(&s->p, "range at 0x%" PRIx64 " (%" PRIu32 " instructions): %s",
+				    ip, ninsn, what);
 }
 
 static uint64_t block_hash(uint64_t ip, uint32_t ninsn)
@@ -181,13 +151,13 @@ static const struct hwt_flow_block *block_of(struct etm_ctx *s, const ocsd_gener
 	if (!known)
 		return NULL;
 	s->known = known;
-	b = hwt_flow_out_blocks(&s->out, 1);
+	b = hwt_flow_out_blocks(&s->p.out, 1);
 	if (!b || hwt_hash_index_add(&s->index, hash, s->known_count) < 0)
 		return NULL;
-	m = hwt_epoch_find(&s->space->epochs[s->epoch], e->st_addr);
+	m = hwt_epoch_find(&s->p.space->epochs[s->p.epoch], e->st_addr);
 	*b = (struct hwt_flow_block){ .vaddr = e->st_addr, .vend = end, .vnext = e->en_addr,
 				      .image = -1, .insns = ninsn, .exit = exit_class(e),
-				      .id = s->out.block_count++ };
+				      .id = s->p.out.block_count++ };
 	if (!readable(m) || end >= m->end) {
 		bad_block(s, e->st_addr, ninsn, !readable(m) ? "no readable mapping"
 							      : "leaves its mapping");
@@ -214,7 +184,7 @@ static uint32_t read_code(const void *context, const ocsd_vaddr_t address,
 
 	(void)mem_space;
 	if (!m || address < m->start || address >= m->end) {
-		m = hwt_epoch_find(&s->space->epochs[s->epoch], address);
+		m = hwt_epoch_find(&s->p.space->epochs[s->p.epoch], address);
 		s->last_map = m;
 	}
 	if (!readable(m))
@@ -244,19 +214,10 @@ static int attach_memory(struct etm_ctx *s)
    again (those handed out stay valid; the flow goes on across). */
 static void advance_epoch(struct etm_ctx *s, uint64_t time)
 {
-	struct hwt_flow_event ev = { .type = hwt_flow_ev_space };
-	size_t e = s->epoch;
-
-	while (e + 1 < s->space->count && s->space->epochs[e + 1].time <= time)
-		e++;
-	if (e == s->epoch)
+	if (!hwt_flow_producer_epoch(&s->p, time))
 		return;
 	hwt_hash_index_clear(&s->index);
 	s->known_count = 0;
-	ev.time = s->space->epochs[e].time;
-	hwt_flow_out_event(&s->out, &ev);
-	s->epoch = e;
-	s->next_time = e + 1 < s->space->count ? s->space->epochs[e + 1].time : UINT64_MAX;
 	s->epoch_change = 1;
 }
 
@@ -265,14 +226,14 @@ static void advance_epoch(struct etm_ctx *s, uint64_t time)
 /* The file to blame for code at ip that could not be read, or NULL. */
 static struct hwt_file *blame(struct etm_ctx *s, uint64_t ip)
 {
-	const struct hwt_mapping *m = hwt_epoch_find(&s->space->epochs[s->epoch], ip);
+	const struct hwt_mapping *m = hwt_epoch_find(&s->p.space->epochs[s->p.epoch], ip);
 
 	return m && !readable(m) ? m->file : NULL;
 }
 
 static void describe_ip(struct etm_ctx *s, uint64_t ip, char *out, size_t size)
 {
-	const struct hwt_mapping *m = hwt_epoch_find(&s->space->epochs[s->epoch], ip);
+	const struct hwt_mapping *m = hwt_epoch_find(&s->p.space->epochs[s->p.epoch], ip);
 
 	if (!m)
 		snprintf(out, size, "ip 0x%" PRIx64 ", no mapping there", ip);
@@ -285,49 +246,29 @@ static void describe_ip(struct etm_ctx *s, uint64_t ip, char *out, size_t size)
 static void error_at(struct etm_ctx *s, uint64_t offset, int status, uint64_t ip,
 		     struct hwt_file *file, const char *what)
 {
-	if (s->err_pending)
-		return; /* the first error of a stretch is the one that counts */
-	s->err_pending = 1;
-	s->err_offset = offset;
-	s->err_status = status;
-	s->err_ip = ip;
-	s->err_file = file;
+	if (!hwt_flow_producer_error_at(&s->p, offset, status, ip, file))
+		return;
 	snprintf(s->err_what, sizeof(s->err_what), "%s", what);
-	s->last = NULL;
+	s->p.last = NULL;
 }
 
 static void error_resolved(struct etm_ctx *s, uint64_t resumed, int at_end)
 {
-	uint64_t skipped = resumed > s->err_offset ? resumed - s->err_offset : 0;
-	struct hwt_flow_event ev = { .type = hwt_flow_ev_error };
+	const struct hwt_flow_error *err = &s->p.err;
+	int resolved = hwt_flow_producer_resolve(&s->p, resumed);
 	char owner[300];
 
-	if (!s->err_pending)
+	if (resolved == hwt_flow_resolved_none)
 		return;
-	s->err_pending = 0;
-	ev.ip = s->err_ip;
-	ev.offset = s->err_offset;
-	ev.bytes = skipped;
-	ev.status = s->err_status;
-	emit_break(s, &ev, hwt_flow_start);
-	hwt_flow_resume_reset(&s->resume);
 	s->off = 0;
-	s->errors++;
-	s->error_bytes += skipped;
-	s->d->stats.errors++;
-	s->d->stats.error_bytes += skipped;
-	if (s->err_file) {
-		hwt_file_failed(s->d, s->err_file, s->stream, skipped);
-		return; /* reported once per file at the end */
-	}
-	if (s->error_messages++ >= MAX_ERROR_MESSAGES)
+	if (resolved != hwt_flow_resolved_say)
 		return;
-	hwt_stream_owner(s->stream, s->space, owner, sizeof(owner));
-	hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, (int64_t)s->err_offset,
+	hwt_stream_owner(s->p.stream, s->p.space, owner, sizeof(owner));
+	hwt_decode_diag(s->p.d, hwt_diag_stream, s->p.stream->path, (int64_t)err->offset,
 			"decode error at offset 0x%" PRIx64 " (%s); %s %" PRIu64 " trace bytes skipped:"
 			" trace of %s lost",
-			s->err_offset, s->err_what,
-			at_end ? "no A-Sync after it," : "resynced at the next A-Sync,", skipped,
+			err->offset, s->err_what,
+			at_end ? "no A-Sync after it," : "resynced at the next A-Sync,", err->skipped,
 			owner);
 }
 
@@ -345,34 +286,34 @@ static void range(struct etm_ctx *s, ocsd_trc_index_t index, const ocsd_generic_
 	error_resolved(s, index, 0);
 	b = block_of(s, e, ninsn, end);
 	if (!b) {
-		s->nomem = 1;
+		s->p.nomem = 1;
 		return;
 	}
-	if (!s->started) {
+	if (!s->p.started) {
 		kind = hwt_flow_start;
 		s->off = 0;
 	} else if (s->off) {
 		/* Back from an exception: where says how (hwt_flow_resume). */
 		struct hwt_flow_event ev = { .type = hwt_flow_ev_enabled, .ip = e->st_addr };
-		int k = hwt_flow_resume_on(&s->resume, e->st_addr);
+		int k = hwt_flow_resume_on(&s->p.resume, e->st_addr);
 
 		if (k < 0)
-			s->nomem = 1;
-		hwt_flow_out_event(&s->out, &ev);
+			s->p.nomem = 1;
+		hwt_flow_out_event(&s->p.out, &ev);
 		kind = k < 0 ? hwt_flow_enabled : (uint32_t)k;
 		s->off = 0;
-	} else if (s->last) {
-		kind = entry_kind(s->last, s->last_taken, e->st_addr);
+	} else if (s->p.last) {
+		kind = entry_kind(s->p.last, s->last_taken, e->st_addr);
 	} else {
-		kind = s->next_kind;
+		kind = s->p.next_kind;
 	}
-	hwt_flow_out_step(&s->out, b, kind);
-	s->started = 1;
-	s->last = b;
+	hwt_flow_out_step(&s->p.out, b, kind);
+	s->p.started = 1;
+	s->p.last = b;
 	s->last_taken = e->last_instr_exec;
-	s->enabled = 1;
-	s->blocks++;
-	s->insns += ninsn;
+	s->p.enabled = 1;
+	s->p.blocks++;
+	s->p.insns += ninsn;
 }
 
 /* The thread left user code (a system call, a signal, a fault). */
@@ -383,32 +324,22 @@ static void exception(struct etm_ctx *s, const ocsd_generic_trace_elem *e)
 	/* Where it would go on: the preferred return address. */
 	if (e->elem_type == OCSD_GEN_TRC_ELEM_EXCEPTION && e->excep_ret_addr)
 		ev.ip = e->en_addr;
-	hwt_flow_resume_off(&s->resume, ev.ip);
-	if (s->started)
-		emit_break(s, &ev, hwt_flow_enabled);
+	hwt_flow_resume_off(&s->p.resume, ev.ip);
+	if (s->p.started)
+		hwt_flow_producer_break(&s->p, &ev, hwt_flow_enabled);
 	s->off = 1;
-	s->enabled = 0;
+	s->p.enabled = 0;
 }
 
 /* A gap in the trace (after which the stacks start over, hwt_flow_start). */
 static void gap(struct etm_ctx *s, const struct hwt_flow_event *ev)
 {
-	if (ev && s->started)
-		emit_break(s, ev, hwt_flow_start);
-	s->last = NULL;
-	s->next_kind = hwt_flow_start;
+	if (ev && s->p.started)
+		hwt_flow_producer_break(&s->p, ev, hwt_flow_start);
+	s->p.last = NULL;
+	s->p.next_kind = hwt_flow_start;
 	s->off = 0;
-	hwt_flow_resume_reset(&s->resume);
-}
-
-static void take_time(struct etm_ctx *s, uint64_t time)
-{
-	struct hwt_flow_event ev = { .type = hwt_flow_ev_time, .time = time };
-
-	if (time == s->last_time)
-		return;
-	s->last_time = time;
-	hwt_flow_out_event(&s->out, &ev);
+	hwt_flow_resume_reset(&s->p.resume);
 }
 
 static ocsd_datapath_resp_t element(const void *context, const ocsd_trc_index_t index,
@@ -432,9 +363,9 @@ static ocsd_datapath_resp_t element(const void *context, const ocsd_trc_index_t 
 			ev.type = hwt_flow_ev_overflow;
 			ev.offset = index;
 			gap(s, &ev);
-		} else if (s->started && !s->off) {
+		} else if (s->p.started && !s->off) {
 			/* Back with nothing before to say it went: a filter, a restart. */
-			hwt_flow_resume_off(&s->resume, 0);
+			hwt_flow_resume_off(&s->p.resume, 0);
 			s->off = 1;
 		}
 		break;
@@ -444,10 +375,10 @@ static ocsd_datapath_resp_t element(const void *context, const ocsd_trc_index_t 
 		gap(s, NULL);
 		break;
 	case OCSD_GEN_TRC_ELEM_TIMESTAMP:
-		if (e->timestamp >= s->next_time)
+		if (e->timestamp >= s->p.next_time)
 			advance_epoch(s, e->timestamp);
-		if (s->out.want_time)
-			take_time(s, e->timestamp);
+		if (s->p.out.want_time)
+			hwt_flow_producer_time(&s->p, e->timestamp);
 		break;
 	case OCSD_GEN_TRC_ELEM_ADDR_NACC:
 		describe_ip(s, e->st_addr, where, sizeof(where));
@@ -459,7 +390,7 @@ static ocsd_datapath_resp_t element(const void *context, const ocsd_trc_index_t 
 	default:
 		break;
 	}
-	return s->nomem || s->epoch_change ? OCSD_RESP_WAIT : OCSD_RESP_CONT;
+	return s->p.nomem || s->epoch_change ? OCSD_RESP_WAIT : OCSD_RESP_CONT;
 }
 
 /* Every packet, as the packet processor cut it: where errors are seen. */
@@ -482,9 +413,7 @@ static void packet(const void *context, const ocsd_datapath_op_t op, const ocsd_
 		error_resolved(s, index, 0);
 		break;
 	case ETM4_PKT_I_OVERFLOW:
-		s->d->stats.overflows++;
-		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, (int64_t)index,
-				"trace overflow: the trace unit dropped trace, counts are low");
+		hwt_flow_producer_overflow(&s->p, (int64_t)index);
 		break;
 	case ETM4_PKT_I_BAD_SEQUENCE:
 	case ETM4_PKT_I_BAD_TRACEMODE:
@@ -547,7 +476,7 @@ static struct etm_tree *tree_get(struct etm_ctx *s)
 	ocsd_etmv4_cfg cfg;
 	struct etm_tree *t;
 
-	hwt_etm_config(s->d->bundle, &cfg);
+	hwt_etm_config(s->p.d->bundle, &cfg);
 	pthread_mutex_lock(&hwt_etm_ocsd_lock);
 	for (t = trees; t && (t->ctx || memcmp(&t->cfg, &cfg, sizeof(cfg))); t = t->next)
 		;
@@ -585,7 +514,7 @@ static int feed(struct etm_ctx *s, const uint8_t *buf, size_t at, size_t n)
 			s->ocsd->dt_process_data(s->tree, OCSD_OP_DATA, (ocsd_trc_index_t)at,
 						 (uint32_t)n, buf + at, &used);
 
-		while (!s->nomem && OCSD_DATA_RESP_IS_WAIT(resp)) {
+		while (!s->p.nomem && OCSD_DATA_RESP_IS_WAIT(resp)) {
 			if (s->epoch_change) {
 				s->epoch_change = 0;
 				if (attach_memory(s) < 0)
@@ -593,7 +522,7 @@ static int feed(struct etm_ctx *s, const uint8_t *buf, size_t at, size_t n)
 			}
 			resp = s->ocsd->dt_process_data(s->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
 		}
-		if (s->nomem)
+		if (s->p.nomem)
 			return -1;
 		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
 			error_at(s, at + used, -OCSD_ERR_DATA_DECODE_FATAL, 0, NULL,
@@ -661,16 +590,16 @@ static void feed_stream(struct etm_ctx *s, const uint8_t *buf, size_t size)
 
 	if (!s->pool->cfg.reg_idr8 &&
 	    (hwt_etm_packets(&s->pool->cfg, buf, size, speculation_packet, &sp) < 0 || sp.nomem)) {
-		s->nomem = 1;
+		s->p.nomem = 1;
 		goto out;
 	}
-	while (at < size && !s->nomem) {
+	while (at < size && !s->p.nomem) {
 		size_t n = size - at < CHUNK ? size - at : CHUNK;
 
 		if (next < sp.count && sp.at[next] < at + n)
 			n = (size_t)(sp.at[next] - at);
 		if (n && feed(s, buf, at, n) < 0)
-			s->nomem = 1;
+			s->p.nomem = 1;
 		at += n;
 		if (next < sp.count && sp.at[next] == at) {
 			error_at(s, at, -OCSD_ERR_BAD_PACKET_SEQ, 0, NULL,
@@ -681,10 +610,27 @@ static void feed_stream(struct etm_ctx *s, const uint8_t *buf, size_t size)
 						 NULL);
 			next++;
 		}
-		hwt_decode_progress(s->d, s->d->done_bytes + at);
+		hwt_decode_progress(s->p.d, s->p.d->done_bytes + at);
 	}
 out:
 	free(sp.at);
+}
+
+/* A stream starts with an A-Sync: anything before the first one is lost. */
+static void check_start(struct etm_ctx *s, size_t size)
+{
+	struct hwt_flow_producer *p = &s->p;
+	uint64_t lost = s->synced ? s->first_sync : size;
+	char owner[300];
+
+	if (s->synced && !s->first_sync)
+		return;
+	hwt_flow_producer_count_error(p, lost);
+	hwt_stream_owner(p->stream, p->space, owner, sizeof(owner));
+	hwt_decode_diag(p->d, hwt_diag_stream, p->stream->path, 0,
+			"%s: %" PRIu64 " trace bytes not decoded: trace of %s lost", s->synced ?
+			"the stream does not start with an A-Sync" :
+			"no A-Sync in the whole stream (not ETMv4 trace?)", lost, owner);
 }
 
 static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
@@ -693,6 +639,7 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 	struct etm_ctx s = { 0 };
 	size_t size;
 	uint8_t *buf;
+	int status;
 
 	s.ocsd = hwt_opencsd();
 	if (!s.ocsd) {
@@ -700,76 +647,31 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 				"not decoded: ETMv4 trace needs OpenCSD (%s)", hwt_opencsd_error());
 		return 0;
 	}
-	s.d = d;
-	s.stream = stream;
-	s.space = space;
-	s.last_time = UINT64_MAX;
-	s.next_time = space->count > 1 ? space->epochs[1].time : UINT64_MAX;
-	buf = hwt_stream_map(stream->path, &size);
-	if (!buf) {
-		if (stream->size)
-			hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
-					"cannot read the stream: %s", strerror(errno));
+	hwt_flow_producer_init(&s.p, d, stream, space);
+	buf = hwt_flow_producer_map(&s.p, &size);
+	if (!buf)
 		return 0;
-	}
-	d->stats.streams++;
-	d->stats.trace_bytes += size;
 	hwt_space_check(d, space);
 	s.pool = tree_get(&s);
 	s.tree = s.pool ? s.pool->tree : NULL;
-	if (!s.tree || attach_memory(&s) < 0 || hwt_flow_out_begin(&s.out, d, stream, space) < 0) {
-		s.nomem = 1;
-		goto out;
+	if (!s.tree || attach_memory(&s) < 0 || hwt_flow_producer_begin(&s.p) < 0) {
+		s.p.nomem = 1;
+	} else {
+		feed_stream(&s, buf, size);
+		if (!s.p.nomem)
+			s.ocsd->dt_process_data(s.tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+		error_resolved(&s, size, 1);
+		check_start(&s, size);
+		hwt_flow_producer_cut(&s.p, size, "the thread ran user code");
 	}
-	feed_stream(&s, buf, size);
-	if (!s.nomem)
-		s.ocsd->dt_process_data(s.tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
-	error_resolved(&s, size, 1);
-	/* A stream starts with an A-Sync: anything before the first one is lost. */
-	if (!s.synced || s.first_sync) {
-		uint64_t lost = s.synced ? s.first_sync : size;
-
-		s.errors++;
-		s.error_bytes += lost;
-		d->stats.errors++;
-		d->stats.error_bytes += lost;
-		char owner[300];
-
-		hwt_stream_owner(stream, space, owner, sizeof(owner));
-		hwt_decode_diag(d, hwt_diag_stream, stream->path, 0,
-				"%s: %" PRIu64 " trace bytes not decoded: trace of %s lost", s.synced ?
-				"the stream does not start with an A-Sync" :
-				"no A-Sync in the whole stream (not ETMv4 trace?)", lost, owner);
-	}
-	if (s.enabled && !s.errors && !d->trace_cap)
-		hwt_decode_diag(d, hwt_diag_stream, stream->path, (int64_t)size,
-				"the trace ends at offset 0x%zx while the thread ran user code: the "
-				"stream was cut (recorder killed?) or the thread was killed", size);
-out:
-	if (hwt_flow_out_end(&s.out) < 0)
-		s.nomem = 1;
-	if (s.nomem)
-		d->nomem = 1;
-	d->stats.blocks += s.blocks;
-	d->stats.insns += s.insns;
-	if (s.error_messages > MAX_ERROR_MESSAGES)
-		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
-				"%" PRIu64 " more decode errors not listed (%" PRIu64
-				" decode errors in all, %" PRIu64 " trace bytes skipped)",
-				s.error_messages - MAX_ERROR_MESSAGES, s.errors, s.error_bytes);
-	if (s.bad_blocks)
-		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
-				"%" PRIu64 " decoded ranges do not match the code in the image files "
-				"and were not counted, e.g. %s", s.bad_blocks, s.bad_example);
+	status = hwt_flow_producer_end(&s.p, "ranges");
 	if (s.pool)
 		tree_put(&s, s.pool);
 	free(s.known);
 	hwt_hash_index_free(&s.index);
-	hwt_flow_resume_fini(&s.resume);
+	hwt_flow_producer_fini(&s.p);
 	munmap(buf, size);
-	d->done_bytes += size;
-	hwt_decode_progress(d, d->done_bytes);
-	return s.nomem ? -hbe_nomem : 0;
+	return status;
 }
 
 const struct hwt_trace_decoder hwt_etm_decoder = {

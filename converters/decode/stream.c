@@ -11,21 +11,19 @@
  * once per distinct libipt block and address space (a chain, kept in a
  * table keyed by {first instruction, instruction count}), so the per-block
  * cost of the hot loop is one probe and a few stores.
+ *
+ * What every producer does alike (epochs, events, errors, stats) is the
+ * flow producer's (flow_producer.c); this file keeps what is libipt's.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "decode_int.h"
+#include "flow_producer.h"
 #include "x86_insn.h"
 
-/* Errors of one stream listed one by one; the rest are summed up. */
-#define MAX_ERROR_MESSAGES 5
 /* A libipt block of the current address space, split into flow blocks. */
 struct chain {
 	uint64_t ip;                         /* first instruction; key */
@@ -36,35 +34,26 @@ struct chain {
 };
 
 struct stream_ctx {
-	struct hwt_decoder *d;
-	const struct hwt_bundle_stream *stream;
-	struct hwt_space *space;
-	size_t epoch;
-	uint64_t next_time;          /* of epoch + 1, UINT64_MAX when none */
-	struct hwt_flow_out out;     /* the consumer, the blocks */
+	struct hwt_flow_producer p;  /* the flow, its epoch, what went wrong */
+	struct pt_block_decoder *dec;
+	/* The trace libipt reads: mapped, or its user-mode part (kernel_cut.c). */
+	uint8_t *buf;
+	size_t size;
+	int cut;
+	uint64_t last_sync;          /* offset of the last PSB, UINT64_MAX: none yet */
+	int synced;                  /* a PSB was found */
+	uint64_t end_offset;         /* where the trace ended */
 	/* Chains of the current epoch. */
 	struct chain *chains;
 	size_t mask;
 	struct hwt_slot_list used;     /* slots of chains */
 	struct hwt_flow_block *split;  /* a chain being walked */
 	size_t split_capacity;
-	/* How the next block is entered: from last (NULL: after an event, then next_kind). */
-	const struct hwt_flow_block *last;
-	uint64_t last_target;
-	uint32_t next_kind;
+	uint64_t last_target;        /* of p.last's last instruction */
 	/* An interrupt seen as tracing off at async_at (FUP, TIP.PGD): the
 	   block before it, kept for when tracing comes back on there. */
 	const struct hwt_flow_block *async_last;
 	uint64_t async_target, async_at;
-	int started;                 /* a step was handed out */
-	int enabled;                 /* the trace is on */
-	struct hwt_flow_resume resume;
-	uint64_t last_time;
-	/* What went wrong. */
-	uint64_t errors, error_bytes, error_messages;
-	uint64_t bad_blocks;
-	char bad_example[160];
-	int nomem;
 };
 
 static uint64_t file_offset(const struct hwt_mapping *m, uint64_t ip)
@@ -88,14 +77,6 @@ static int decode_at(const struct hwt_mapping *m, uint64_t ip, struct hwt_x86_in
 }
 
 /* ----- Handing out ------------------------------------------------------ */
-
-/* An event after which the next block does not continue from the last one. */
-static void emit_break(struct stream_ctx *s, const struct hwt_flow_event *ev, uint32_t next_kind)
-{
-	hwt_flow_out_event(&s->out, ev);
-	s->last = NULL;
-	s->next_kind = next_kind;
-}
 
 /* How a block at ip is entered from prev, whose last instruction has target. */
 static uint32_t entry_kind(const struct hwt_flow_block *prev, uint64_t target, uint64_t ip)
@@ -122,14 +103,14 @@ static inline void emit_chain(struct stream_ctx *s, const struct chain *c)
 		if (i)
 			kind = c->blocks[i - 1].exit == hwt_flow_exit_call ? hwt_flow_call
 									   : hwt_flow_jump;
-		else if (s->last)
-			kind = entry_kind(s->last, s->last_target, b->vaddr);
+		else if (s->p.last)
+			kind = entry_kind(s->p.last, s->last_target, b->vaddr);
 		else
-			kind = s->started ? s->next_kind : hwt_flow_start;
-		hwt_flow_out_step(&s->out, b, kind);
+			kind = s->p.started ? s->p.next_kind : hwt_flow_start;
+		hwt_flow_out_step(&s->p.out, b, kind);
 	}
-	s->started = 1;
-	s->last = &c->blocks[c->count - 1];
+	s->p.started = 1;
+	s->p.last = &c->blocks[c->count - 1];
 	s->last_target = c->target;
 }
 
@@ -190,10 +171,8 @@ static struct hwt_flow_block *split_next(struct stream_ctx *s, size_t n)
 static void bad_block(struct stream_ctx *s, uint64_t ip, uint32_t ninsn, uint64_t at,
 		      const char *what)
 {
-	if (!s->bad_blocks++)
-		snprintf(s->bad_example, sizeof(s->bad_example),
-			 "block at 0x%" PRIx64 " (%" PRIu32 " instructions): %s at 0x%" PRIx64,
-			 ip, ninsn, what, at);
+	hwt_flow_producer_bad_block(&s->p, "block at 0x%" PRIx64 " (%" PRIu32 " instructions): "
+				    "%s at 0x%" PRIx64, ip, ninsn, what, at);
 }
 
 static uint32_t exit_class(const struct hwt_x86_insn *insn)
@@ -348,7 +327,7 @@ static long walk_cached(struct stream_ctx *s, const struct hwt_epoch *epoch,
 		return walk(s, epoch, ip, ninsn, end, target, &one_mapping);
 	bias = hwt_code_bias(m);
 	key = hwt_code_key(m, ip, hwt_code_chain, ninsn);
-	shape = hwt_code_find(s->d, &key);
+	shape = hwt_code_find(s->p.d, &key);
 	if (shape && shape->blocks[shape->count - 1].vend + bias == end) {
 		if (!split_next(s, shape->count - 1))
 			return -1;
@@ -366,7 +345,7 @@ static long walk_cached(struct stream_ctx *s, const struct hwt_epoch *epoch,
 	n = walk(s, epoch, ip, ninsn, end, target, &one_mapping);
 	if (n <= 0 || !one_mapping)
 		return n; /* what does not match is reported each time */
-	added = hwt_code_add(s->d, &key, sizeof(*added) + (size_t)n * sizeof(added->blocks[0]));
+	added = hwt_code_add(s->p.d, &key, sizeof(*added) + (size_t)n * sizeof(added->blocks[0]));
 	if (!added)
 		return n;
 	added->target = *target - bias;
@@ -387,7 +366,7 @@ static long walk_cached(struct stream_ctx *s, const struct hwt_epoch *epoch,
 static const struct chain *chain_of(struct stream_ctx *s, uint64_t ip, uint32_t ninsn,
 				    uint64_t end)
 {
-	const struct hwt_epoch *epoch = &s->space->epochs[s->epoch];
+	const struct hwt_epoch *epoch = &s->p.space->epochs[s->p.epoch];
 	size_t i = chain_slot(ip, ninsn, s->mask);
 	const struct hwt_mapping *m;
 	struct hwt_flow_block *blocks;
@@ -422,12 +401,12 @@ static const struct chain *chain_of(struct stream_ctx *s, uint64_t ip, uint32_t 
 						       0, 0 };
 		set_exit(epoch, &s->split[0], &target);
 	}
-	blocks = hwt_flow_out_blocks(&s->out, (size_t)n);
+	blocks = hwt_flow_out_blocks(&s->p.out, (size_t)n);
 	if (!blocks)
 		return NULL;
 	memcpy(blocks, s->split, (size_t)n * sizeof(*blocks));
 	for (long k = 0; k < n; k++)
-		blocks[k].id = s->out.block_count++;
+		blocks[k].id = s->p.out.block_count++;
 	if (hwt_slot_list_add(&s->used, (size_t)(c - s->chains)) < 0)
 		return NULL;
 	*c = (struct chain){ ip, target, blocks, ninsn, (uint32_t)n };
@@ -442,31 +421,21 @@ static const struct chain *chain_of(struct stream_ctx *s, uint64_t ip, uint32_t 
 
 /* ----- Address space changes -------------------------------------------- */
 
-static int set_epoch(struct stream_ctx *s, struct pt_block_decoder *dec, size_t epoch)
+/* libipt reads the code of the current epoch. */
+static int set_image(struct stream_ctx *s)
 {
-	struct pt_image *image = hwt_epoch_image(s->d, &s->space->epochs[epoch]);
+	struct pt_image *image = hwt_epoch_image(s->p.d, &s->p.space->epochs[s->p.epoch]);
 
-	if (!image)
-		return -1;
-	s->epoch = epoch;
-	s->next_time = epoch + 1 < s->space->count ? s->space->epochs[epoch + 1].time : UINT64_MAX;
-	return pt_blk_set_image(dec, image) < 0 ? -1 : 0;
+	return image && pt_blk_set_image(s->dec, image) >= 0 ? 0 : -1;
 }
 
 /* Applies the records up to time: the chains of the old epoch are forgotten. */
-static int advance_epoch(struct stream_ctx *s, struct pt_block_decoder *dec, uint64_t time)
+static int advance_epoch(struct stream_ctx *s, uint64_t time)
 {
-	struct hwt_flow_event ev = { .type = hwt_flow_ev_space };
-	size_t e = s->epoch;
-
-	while (e + 1 < s->space->count && s->space->epochs[e + 1].time <= time)
-		e++;
-	if (e == s->epoch)
+	if (!hwt_flow_producer_epoch(&s->p, time))
 		return 0;
 	chains_clear(s);
-	ev.time = s->space->epochs[e].time;
-	hwt_flow_out_event(&s->out, &ev);
-	return set_epoch(s, dec, e);
+	return set_image(s);
 }
 
 /* ----- Errors ----------------------------------------------------------- */
@@ -478,7 +447,7 @@ static struct hwt_file *blame(struct stream_ctx *s, uint64_t ip)
 
 	if (!ip)
 		return NULL;
-	m = hwt_epoch_find(&s->space->epochs[s->epoch], ip);
+	m = hwt_epoch_find(&s->p.space->epochs[s->p.epoch], ip);
 	if (!m || m->file->state == hwt_file_ok)
 		return NULL;
 	return m->file;
@@ -493,7 +462,7 @@ static uint64_t error_ip(struct stream_ctx *s, const struct pt_block *b)
 
 	if (!b->ninsn)
 		return b->ip;
-	m = hwt_epoch_find(&s->space->epochs[s->epoch], b->end_ip);
+	m = hwt_epoch_find(&s->p.space->epochs[s->p.epoch], b->end_ip);
 	if (!m)
 		return 0;
 	len = decode_at(m, b->end_ip, &insn);
@@ -502,7 +471,7 @@ static uint64_t error_ip(struct stream_ctx *s, const struct pt_block *b)
 
 static void describe_ip(struct stream_ctx *s, uint64_t ip, char *out, size_t size)
 {
-	const struct hwt_mapping *m = ip ? hwt_epoch_find(&s->space->epochs[s->epoch], ip) : NULL;
+	const struct hwt_mapping *m = ip ? hwt_epoch_find(&s->p.space->epochs[s->p.epoch], ip) : NULL;
 
 	if (!ip)
 		snprintf(out, size, "ip unknown");
@@ -515,98 +484,84 @@ static void describe_ip(struct stream_ctx *s, uint64_t ip, char *out, size_t siz
 
 /* ----- The loop --------------------------------------------------------- */
 
-struct error_state {
-	int pending;
-	int status;
-	uint64_t offset;
-	uint64_t ip;
-	struct hwt_file *file;
-};
-
-/* Accounts the bytes from an error to where decoding resumed (or the end). */
-static void error_resolved(struct stream_ctx *s, struct error_state *err, uint64_t resumed,
-			   int at_end)
+/* Says the pending error once decoding resumed at resumed (or the stream ended). */
+static void error_resolved(struct stream_ctx *s, uint64_t resumed, int at_end)
 {
-	uint64_t skipped = resumed > err->offset ? resumed - err->offset : 0;
+	const struct hwt_flow_error *err = &s->p.err;
+	struct hwt_decoder *d = s->p.d;
+	const char *path = s->p.stream->path;
 	char where[256], owner[300];
+	int resolved = hwt_flow_producer_resolve(&s->p, resumed);
 
-	struct hwt_flow_event ev = { .type = hwt_flow_ev_error };
-
-	if (!err->pending)
+	if (resolved == hwt_flow_resolved_none)
 		return;
-	err->pending = 0;
-	ev.ip = err->ip;
-	ev.offset = err->offset;
-	ev.bytes = skipped;
-	ev.status = err->status;
-	emit_break(s, &ev, hwt_flow_start);
 	s->async_last = NULL;
-	hwt_flow_resume_reset(&s->resume);
-	s->errors++;
-	s->error_bytes += skipped;
-	s->d->stats.errors++;
-	s->d->stats.error_bytes += skipped;
-	if (err->file) {
-		hwt_file_failed(s->d, err->file, s->stream, skipped);
-		return; /* reported once per file at the end */
-	}
-	if (s->error_messages++ >= MAX_ERROR_MESSAGES)
+	if (resolved != hwt_flow_resolved_say)
 		return;
-	hwt_stream_owner(s->stream, s->space, owner, sizeof(owner));
+	hwt_stream_owner(s->p.stream, s->p.space, owner, sizeof(owner));
 	if (err->status == -pte_eos) {
-		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path,
-				    (int64_t)err->offset,
-				    "the stream ends inside a packet at offset 0x%" PRIx64
-				    " (%" PRIu64 " bytes not decoded): cut while recording?"
-				    " %" PRIu64 " trace bytes of %s lost",
-				    err->offset, skipped, skipped, owner);
+		hwt_decode_diag(d, hwt_diag_stream, path, (int64_t)err->offset,
+				"the stream ends inside a packet at offset 0x%" PRIx64
+				" (%" PRIu64 " bytes not decoded): cut while recording?"
+				" %" PRIu64 " trace bytes of %s lost",
+				err->offset, err->skipped, err->skipped, owner);
 		return;
 	}
 	if (err->status == -pte_nosync) {
 		/* Streams start with a PSB: what comes before the first is not trace. */
-		hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, (int64_t)err->offset,
-				    "%s: %" PRIu64 " trace bytes of %s lost",
-				    at_end ? "no PSB in the whole stream (not Intel PT trace?)"
-					   : "the stream does not start with a PSB",
-				    skipped, owner);
+		hwt_decode_diag(d, hwt_diag_stream, path, (int64_t)err->offset,
+				"%s: %" PRIu64 " trace bytes of %s lost",
+				at_end ? "no PSB in the whole stream (not Intel PT trace?)"
+				       : "the stream does not start with a PSB",
+				err->skipped, owner);
 		return;
 	}
 	describe_ip(s, err->ip, where, sizeof(where));
-	hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, (int64_t)err->offset,
-			    "decode error at offset 0x%" PRIx64 " (%s): %s; %s %" PRIu64
-			    " trace bytes skipped: trace of %s lost",
-			    err->offset, where,
-			    pt_errstr(pt_errcode(err->status)),
-			    at_end ? "no PSB after it," : "resynced at the next PSB,", skipped,
-			    owner);
+	hwt_decode_diag(d, hwt_diag_stream, path, (int64_t)err->offset,
+			"decode error at offset 0x%" PRIx64 " (%s): %s; %s %" PRIu64
+			" trace bytes skipped: trace of %s lost",
+			err->offset, where, pt_errstr(pt_errcode(err->status)),
+			at_end ? "no PSB after it," : "resynced at the next PSB,", err->skipped,
+			owner);
+}
+
+/* An error where libipt stopped decoding (the ip it names, 0: none). */
+static void error_here(struct stream_ctx *s, int status, uint64_t ip)
+{
+	uint64_t offset = 0;
+
+	pt_blk_get_offset(s->dec, &offset);
+	hwt_flow_producer_error_at(&s->p, offset, status, ip, blame(s, ip));
 }
 
 /* Hands the libipt events pending before the next block to the consumer. */
-static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int status)
+static int take_events(struct stream_ctx *s, int status)
 {
+	struct hwt_flow_producer *p = &s->p;
+
 	while (status & pts_event_pending) {
 		struct hwt_flow_event fe = { 0 };
 		struct pt_event ev;
 		int kind;
 
-		status = pt_blk_event(dec, &ev, sizeof(ev));
+		status = pt_blk_event(s->dec, &ev, sizeof(ev));
 		if (status < 0)
 			break;
 		fe.offset = 0;
 		switch (ev.type) {
 		case ptev_enabled:
-			kind = s->started ? hwt_flow_resume_on(&s->resume, ev.variant.enabled.ip)
+			kind = p->started ? hwt_flow_resume_on(&p->resume, ev.variant.enabled.ip)
 					  : hwt_flow_start;
 			if (kind < 0)
-				s->nomem = 1;
+				p->nomem = 1;
 			fe.type = hwt_flow_ev_enabled;
 			fe.ip = ev.variant.enabled.ip;
-			s->enabled = 1;
-			emit_break(s, &fe, kind < 0 ? hwt_flow_enabled : (uint32_t)kind);
+			p->enabled = 1;
+			hwt_flow_producer_break(p, &fe, kind < 0 ? hwt_flow_enabled : (uint32_t)kind);
 			if (s->async_last && fe.ip == s->async_at) {
 				/* Back where an interrupt struck (its handler not traced:
 				   kernel code): the flow goes on as if it had not. */
-				s->last = s->async_last;
+				p->last = s->async_last;
 				s->last_target = s->async_target;
 			}
 			s->async_last = NULL;
@@ -615,11 +570,11 @@ static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int s
 			s->async_last = NULL;
 			/* After a system call, the trace comes back after it. */
 			fe.type = hwt_flow_ev_disabled;
-			if (s->last && s->last->exit == hwt_flow_exit_far)
-				fe.ip = s->last->vnext;
-			hwt_flow_resume_off(&s->resume, fe.ip);
-			s->enabled = 0;
-			emit_break(s, &fe, hwt_flow_enabled);
+			if (p->last && p->last->exit == hwt_flow_exit_far)
+				fe.ip = p->last->vnext;
+			hwt_flow_resume_off(&p->resume, fe.ip);
+			p->enabled = 0;
+			hwt_flow_producer_break(p, &fe, hwt_flow_enabled);
 			break;
 		case ptev_async_disabled:
 			/* Only where kernel trace was cut out (here or at the
@@ -627,43 +582,41 @@ static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int s
 			   return resumes the block; elsewhere (a context switch of a
 			   CPU-mode stream) the block ends there, as the edge decoder
 			   ends it. */
-			if (s->d->pt_async_resume) {
-				s->async_last = s->last;
+			if (p->d->pt_async_resume) {
+				s->async_last = p->last;
 				s->async_target = s->last_target;
 				s->async_at = ev.variant.async_disabled.at;
 			}
 			fe.type = hwt_flow_ev_disabled;
 			fe.flags = HWT_FLOW_EV_ASYNC;
 			fe.ip = ev.variant.async_disabled.at;
-			hwt_flow_resume_off(&s->resume, fe.ip);
-			s->enabled = 0;
-			emit_break(s, &fe, hwt_flow_enabled);
+			hwt_flow_resume_off(&p->resume, fe.ip);
+			p->enabled = 0;
+			hwt_flow_producer_break(p, &fe, hwt_flow_enabled);
 			break;
 		case ptev_async_branch:
 			/* An interrupt with the trace on: off at from, on at the next block. */
 			fe.type = hwt_flow_ev_disabled;
 			fe.flags = HWT_FLOW_EV_ASYNC;
 			fe.ip = ev.variant.async_branch.from;
-			hwt_flow_resume_off(&s->resume, fe.ip);
-			emit_break(s, &fe, hwt_flow_enabled);
-			kind = hwt_flow_resume_on(&s->resume, ev.variant.async_branch.to);
+			hwt_flow_resume_off(&p->resume, fe.ip);
+			hwt_flow_producer_break(p, &fe, hwt_flow_enabled);
+			kind = hwt_flow_resume_on(&p->resume, ev.variant.async_branch.to);
 			if (kind < 0)
-				s->nomem = 1;
+				p->nomem = 1;
 			fe.type = hwt_flow_ev_enabled;
 			fe.flags = 0;
 			fe.ip = ev.variant.async_branch.to;
-			emit_break(s, &fe, kind < 0 ? hwt_flow_enabled : (uint32_t)kind);
+			hwt_flow_producer_break(p, &fe, kind < 0 ? hwt_flow_enabled : (uint32_t)kind);
 			break;
 		case ptev_overflow:
 			s->async_last = NULL;
-			s->d->stats.overflows++;
-			hwt_decode_diag(s->d, hwt_diag_stream, s->stream->path, -1,
-					"trace overflow: the trace unit dropped trace, counts are low");
+			hwt_flow_producer_overflow(p, -1);
 			fe.type = hwt_flow_ev_overflow;
 			fe.ip = ev.ip_suppressed ? 0 : ev.variant.overflow.ip;
-			pt_blk_get_offset(dec, &fe.offset);
-			hwt_flow_resume_reset(&s->resume);
-			emit_break(s, &fe, hwt_flow_start);
+			pt_blk_get_offset(s->dec, &fe.offset);
+			hwt_flow_resume_reset(&p->resume);
+			hwt_flow_producer_break(p, &fe, hwt_flow_start);
 			break;
 		default:
 			break;
@@ -672,260 +625,217 @@ static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int s
 	return status;
 }
 
-/* Hands out a time event when the clock moved since the last one. */
-static void take_time(struct stream_ctx *s, uint64_t tsc)
-{
-	struct hwt_flow_event ev = { .type = hwt_flow_ev_time };
+/* The steps of pt_decode. */
 
-	if (tsc == s->last_time)
+/*
+ * The stream's trace as libipt is to read it into s->buf: mapped, or its
+ * user-mode part when it holds kernel-mode trace too (s->cut). 1 when
+ * there is some, 0 when it cannot be read, -hbe_nomem.
+ */
+static int pt_open(struct stream_ctx *s)
+{
+	struct hwt_decoder *d = s->p.d;
+	uint8_t *user;
+	size_t user_size;
+	uint64_t kernel_bytes;
+
+	s->buf = hwt_flow_producer_map(&s->p, &s->size);
+	if (!s->buf)
+		return 0;
+	if (!d->pt_kernel)
+		return 1;
+	/* Kernel-mode trace too: decoded is its user-mode part. */
+	if (hwt_kernel_cut(s->buf, s->size, &user, &user_size, &kernel_bytes) < 0)
+		return -hbe_nomem;
+	munmap(s->buf, s->size);
+	d->stats.kernel_bytes += kernel_bytes;
+	s->buf = user;
+	s->size = user_size;
+	s->cut = 1;
+	return 1;
+}
+
+/* libipt's decoder over the trace, in epoch 0, and the consumer begun. 0 or -1. */
+static int pt_start(struct stream_ctx *s)
+{
+	struct pt_config config = s->p.d->pt;
+
+	config.begin = s->buf;
+	config.end = s->buf + s->size;
+	s->dec = pt_blk_alloc_decoder(&config);
+	if (!s->dec || chains_grow(s) < 0 || set_image(s) < 0)
+		return -1;
+	return hwt_flow_producer_begin(&s->p);
+}
+
+/*
+ * The next PSB whose PSB+ decodes, the bytes before it an error: its
+ * status (>= 0), or < 0 when there is none up to the end of the stream.
+ */
+static int pt_sync(struct stream_ctx *s)
+{
+	for (;;) {
+		int status = pt_blk_sync_forward(s->dec);
+		uint64_t off = 0;
+
+		if (status >= 0) {
+			pt_blk_get_sync_offset(s->dec, &s->last_sync);
+			/* Streams start with a PSB: bytes before the first are lost. */
+			if (!s->synced && s->last_sync)
+				hwt_flow_producer_error_at(&s->p, 0, -pte_nosync, 0, NULL);
+			s->synced = 1;
+			return status;
+		}
+		if (status == -pte_eos) {
+			/* No PSB at all: the whole stream is lost, said as such. */
+			if (!s->synced)
+				hwt_flow_producer_error_at(&s->p, 0, -pte_nosync, 0, NULL);
+			return status;
+		}
+		/* A PSB whose PSB+ does not decode: look for the next one. */
+		pt_blk_get_sync_offset(s->dec, &off);
+		if (off == s->last_sync)
+			return status;
+		s->last_sync = off;
+		hwt_flow_producer_error_at(&s->p, s->synced ? off : 0, status, 0, NULL);
+		s->synced = 1;
+	}
+}
+
+/*
+ * Hands out the blocks and events from a PSB (status: its sync's) to an
+ * error or the end of the stream; the last status. s->p.nomem when out of
+ * memory.
+ */
+static int pt_blocks(struct stream_ctx *s, int status)
+{
+	struct hwt_flow_producer *p = &s->p;
+	int want_time = p->out.want_time;
+
+	p->enabled = !(status & pts_ip_suppressed);
+	p->last = NULL;
+	s->async_last = NULL;
+	p->next_kind = hwt_flow_start;
+	for (;;) {
+		struct pt_block block;
+
+		status = take_events(s, status);
+		/* An event that does not decode (damage: an enable while
+		   enabled, a bad packet behind it) loses the trace up to the
+		   next PSB, as a block error does. */
+		if (status < 0 && status != -pte_eos)
+			error_here(s, status, 0);
+		if (status < 0 || (status & pts_eos))
+			return status;
+		if (p->next_time != UINT64_MAX || want_time) {
+			uint64_t tsc = 0;
+			uint32_t lost_mtc, lost_cyc;
+
+			if (pt_blk_time(s->dec, &tsc, &lost_mtc, &lost_cyc) >= 0) {
+				if (tsc >= p->next_time && advance_epoch(s, tsc) < 0) {
+					p->nomem = 1;
+					return status;
+				}
+				if (want_time)
+					hwt_flow_producer_time(p, tsc);
+			}
+		}
+		block.ip = 0;
+		block.ninsn = 0;
+		status = pt_blk_next(s->dec, &block, sizeof(block));
+		if (block.ninsn) {
+			const struct chain *c = chain_of(s, block.ip, block.ninsn, block.end_ip);
+
+			if (!c) {
+				p->nomem = 1;
+				return status;
+			}
+			emit_chain(s, c);
+			p->insns += block.ninsn;
+			if (!(++p->blocks & 0xffff)) {
+				uint64_t off = 0;
+
+				pt_blk_get_offset(s->dec, &off);
+				hwt_decode_progress(p->d, p->d->done_bytes + off);
+				if (p->nomem)
+					return status;
+			}
+		}
+		if (status < 0) {
+			if (status != -pte_eos)
+				error_here(s, status,
+					   status == -pte_nomap ? error_ip(s, &block) : 0);
+			return status;
+		}
+	}
+}
+
+/* Where the blocks from a PSB ended (status: pt_blocks'): a packet cut
+   by the end of the stream is an error, the end of the trace is not. */
+static void pt_blocks_end(struct stream_ctx *s, int status)
+{
+	if (status != -pte_eos && (status < 0 || !(status & pts_eos)))
 		return;
-	s->last_time = tsc;
-	ev.time = tsc;
-	hwt_flow_out_event(&s->out, &ev);
+	pt_blk_get_offset(s->dec, &s->end_offset);
+	if (status == -pte_eos && s->end_offset < s->size)
+		hwt_flow_producer_error_at(&s->p, s->end_offset, -pte_eos, 0, NULL);
+}
+
+/* Decodes the trace from PSB to PSB to its end. */
+static void pt_walk(struct stream_ctx *s)
+{
+	int status;
+
+	while ((status = pt_sync(s)) >= 0) {
+		error_resolved(s, s->last_sync, 0);
+		status = pt_blocks(s, status);
+		if (s->p.nomem)
+			return;
+		pt_blocks_end(s, status);
+	}
+	error_resolved(s, s->size, 1);
+	hwt_flow_producer_cut(&s->p, s->end_offset, "tracing was enabled");
 }
 
 static void stream_ctx_free(struct stream_ctx *s)
 {
+	pt_blk_free_decoder(s->dec);
 	free(s->chains);
 	free(s->used.items);
 	free(s->split);
-	hwt_flow_resume_fini(&s->resume);
-}
-
-static void report_bad_blocks(struct stream_ctx *s)
-{
-	if (s->bad_blocks)
-		hwt_decode_diag(s->d, hwt_diag_stream, s->stream ? s->stream->path : NULL, -1,
-				    "%" PRIu64 " decoded blocks do not match the code in the "
-				    "image files and were not counted, e.g. %s",
-				    s->bad_blocks, s->bad_example);
+	if (s->cut)
+		free(s->buf);
+	else if (s->buf)
+		munmap(s->buf, s->size);
+	hwt_flow_producer_fini(&s->p);
 }
 
 static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		     struct hwt_space *space)
 {
-	struct stream_ctx *s;
-	struct error_state err = { 0 };
-	struct pt_block_decoder *dec = NULL;
-	struct pt_config config;
-	uint64_t last_sync = UINT64_MAX, end_offset = 0;
-	uint64_t blocks = 0, insns = 0;
-	int want_time = 0, synced = 0, cut = 0;
-	size_t stream_size;
-	int nomem;
-	size_t size;
-	uint8_t *buf;
+	/* Large (the batch): on the heap. */
+	struct stream_ctx *s = calloc(1, sizeof(*s));
 	int status;
 
-	buf = hwt_stream_map(stream->path, &size);
-	if (!buf) {
-		if (stream->size)
-			hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
-					    "cannot read the stream: %s", strerror(errno));
-		return 0;
-	}
-	stream_size = size;
-	if (d->pt_kernel) {
-		/* Kernel-mode trace too: decoded is its user-mode part. */
-		uint8_t *user;
-		size_t user_size;
-		uint64_t kernel_bytes;
-
-		if (hwt_kernel_cut(buf, size, &user, &user_size, &kernel_bytes) < 0) {
-			munmap(buf, size);
-			d->nomem = 1;
-			return -hbe_nomem;
-		}
-		munmap(buf, size);
-		d->stats.kernel_bytes += kernel_bytes;
-		buf = user;
-		size = user_size;
-		cut = 1;
-	}
-	/* Large (the batch): on the heap. */
-	s = calloc(1, sizeof(*s));
 	if (!s) {
-		if (cut)
-			free(buf);
-		else
-			munmap(buf, size);
 		d->nomem = 1;
 		return -hbe_nomem;
 	}
-	s->d = d;
-	s->stream = stream;
-	s->space = space;
-	s->last_time = UINT64_MAX;
-	d->stats.streams++;
-	d->stats.trace_bytes += stream_size;
-	config = d->pt;
-	config.begin = buf;
-	config.end = buf + size;
-	dec = pt_blk_alloc_decoder(&config);
-	if (!dec || chains_grow(s) < 0 || set_epoch(s, dec, 0) < 0) {
-		s->nomem = 1;
-		goto out;
-	}
-	if (hwt_flow_out_begin(&s->out, d, stream, space) < 0) {
-		s->nomem = 1;
-		goto out;
-	}
-	want_time = s->out.want_time;
-
-	for (;;) {
-		status = pt_blk_sync_forward(dec);
-		if (status < 0) {
-			uint64_t off = 0;
-
-			if (status == -pte_eos) {
-				/* No PSB at all: the whole stream is lost, said as such. */
-				if (!synced && !err.pending) {
-					err.pending = 1;
-					err.status = -pte_nosync;
-					err.offset = 0;
-					err.ip = 0;
-					err.file = NULL;
-				}
-				break;
-			}
-			/* A PSB whose PSB+ does not decode: look for the next one. */
-			pt_blk_get_sync_offset(dec, &off);
-			if (off == last_sync)
-				break;
-			last_sync = off;
-			if (!err.pending) {
-				err.pending = 1;
-				err.status = status;
-				err.offset = synced ? off : 0;
-				err.ip = 0;
-				err.file = NULL;
-			}
-			synced = 1;
-			continue;
-		}
-		pt_blk_get_sync_offset(dec, &last_sync);
-		if (!synced && last_sync && !err.pending) {
-			/* Streams start with a PSB: bytes before the first are lost. */
-			err.pending = 1;
-			err.status = -pte_nosync;
-			err.offset = 0;
-			err.ip = 0;
-			err.file = NULL;
-		}
-		synced = 1;
-		error_resolved(s, &err, last_sync, 0);
-		s->enabled = !(status & pts_ip_suppressed);
-		s->last = NULL;
-		s->async_last = NULL;
-		s->next_kind = hwt_flow_start;
-		for (;;) {
-			struct pt_block block;
-
-			status = take_events(s, dec, status);
-			if (status < 0 && status != -pte_eos && !err.pending) {
-				/* An event that does not decode (damage: an enable
-				   while enabled, a bad packet behind it) loses the
-				   trace up to the next PSB, as a block error does. */
-				err.pending = 1;
-				err.status = status;
-				err.offset = 0;
-				pt_blk_get_offset(dec, &err.offset);
-				err.ip = 0;
-				err.file = NULL;
-			}
-			if (status < 0 || (status & pts_eos))
-				break;
-			if (s->next_time != UINT64_MAX || want_time) {
-				uint64_t tsc = 0;
-				uint32_t lost_mtc, lost_cyc;
-
-				if (pt_blk_time(dec, &tsc, &lost_mtc, &lost_cyc) >= 0) {
-					if (tsc >= s->next_time && advance_epoch(s, dec, tsc) < 0) {
-						s->nomem = 1;
-						goto out;
-					}
-					if (want_time)
-						take_time(s, tsc);
-				}
-			}
-			block.ip = 0;
-			block.ninsn = 0;
-			status = pt_blk_next(dec, &block, sizeof(block));
-			if (block.ninsn) {
-				const struct chain *c = chain_of(s, block.ip, block.ninsn, block.end_ip);
-
-				if (!c) {
-					s->nomem = 1;
-					goto out;
-				}
-				emit_chain(s, c);
-				insns += block.ninsn;
-				if (!(++blocks & 0xffff)) {
-					uint64_t off = 0;
-
-					pt_blk_get_offset(dec, &off);
-					hwt_decode_progress(d, d->done_bytes + off);
-					if (s->nomem)
-						goto out;
-				}
-			}
-			if (status < 0) {
-				if (status != -pte_eos) {
-					err.pending = 1;
-					err.status = status;
-					err.offset = 0;
-					pt_blk_get_offset(dec, &err.offset);
-					err.ip = status == -pte_nomap ? error_ip(s, &block) : 0;
-					err.file = blame(s, err.ip);
-				}
-				break;
-			}
-		}
-		if (status == -pte_eos || (status >= 0 && (status & pts_eos))) {
-			pt_blk_get_offset(dec, &end_offset);
-			if (status == -pte_eos && !err.pending) {
-				/* Not an error where the trace simply ends; a cut packet is. */
-				if (end_offset < size) {
-					err.pending = 1;
-					err.status = -pte_eos;
-					err.offset = end_offset;
-					err.ip = 0;
-					err.file = NULL;
-				}
-			}
-		}
-	}
-	error_resolved(s, &err, size, 1);
-	if (s->enabled && !s->errors && !d->trace_cap)
-		hwt_decode_diag(d, hwt_diag_stream, stream->path, (int64_t)end_offset,
-				    "the trace ends at offset 0x%" PRIx64 " while tracing was enabled: "
-				    "the stream was cut (recorder killed?) or the thread was killed",
-				    end_offset);
-out:
-	if (hwt_flow_out_end(&s->out) < 0)
-		s->nomem = 1;
-	if (s->nomem)
+	hwt_flow_producer_init(&s->p, d, stream, space);
+	s->last_sync = UINT64_MAX;
+	status = pt_open(s);
+	if (status > 0) {
+		if (pt_start(s) < 0)
+			s->p.nomem = 1;
+		else
+			pt_walk(s);
+		status = hwt_flow_producer_end(&s->p, "blocks");
+	} else if (status < 0) {
 		d->nomem = 1;
-	d->stats.blocks += blocks;
-	d->stats.insns += insns;
-	if (s->error_messages > MAX_ERROR_MESSAGES)
-		hwt_decode_diag(d, hwt_diag_stream, stream->path, -1,
-				    "%" PRIu64 " more decode errors not listed (%" PRIu64
-				    " decode errors in all, %" PRIu64 " trace bytes skipped)",
-				    s->error_messages - MAX_ERROR_MESSAGES, s->errors,
-				    s->error_bytes);
-	report_bad_blocks(s);
-	nomem = s->nomem;
-	pt_blk_free_decoder(dec);
+	}
 	stream_ctx_free(s);
 	free(s);
-	if (cut)
-		free(buf);
-	else
-		munmap(buf, size);
-	d->done_bytes += stream_size;
-	hwt_decode_progress(d, d->done_bytes);
-	return nomem ? -hbe_nomem : 0;
+	return status;
 }
 
 /* ----- Counts of the edge decoder (edge/) ------------------------------- */
@@ -1016,7 +926,7 @@ static int count_chain(struct stream_ctx *s, const struct hwt_pt_block_count *c,
 
 		if (!flow_block_reported(b))
 			continue;
-		if (hwt_profile_add_block(s->d->profile, (size_t)b->image, b->offset, b->end_offset,
+		if (hwt_profile_add_block(s->p.d->profile, (size_t)b->image, b->offset, b->end_offset,
 					  b->insns, c->count) == -hpe_nomem)
 			return -1;
 		if (!k || !flow_block_reported(b - 1))
@@ -1028,7 +938,7 @@ static int count_chain(struct stream_ctx *s, const struct hwt_pt_block_count *c,
 						  .kind = b[-1].exit == hwt_flow_exit_call ? hwt_edge_call
 											   : hwt_edge_jump,
 						  .count = c->count };
-		if (hwt_profile_add_edge(s->d->profile, &edge) == -hpe_nomem)
+		if (hwt_profile_add_edge(s->p.d->profile, &edge) == -hpe_nomem)
 			return -1;
 	}
 	return 0;
@@ -1040,22 +950,21 @@ int hwt_pt_counts_add(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 		      const struct hwt_pt_crossing *crossings, size_t ncrossings)
 {
 	struct stream_ctx s = { 0 };
-	int status = chains_grow(&s);
+	int status;
 
-	s.d = d;
-	s.stream = stream;
-	s.space = space;
+	hwt_flow_producer_init(&s.p, d, stream, space);
+	status = chains_grow(&s);
 	for (size_t k = 0; k < n && !status; k++) {
 		/* Chains are of one epoch. */
 		chains_clear(&s);
-		s.epoch = epochs[k];
+		s.p.epoch = epochs[k];
 		for (size_t i = 0; i < sizes[k] && !status; i++) {
 			const struct hwt_pt_block_count *c = &counts[k][i];
 			const struct hwt_flow_block *first;
 
 			status = count_chain(&s, c, &first);
 			if (!status)
-				status = count_entry(d, &space->epochs[s.epoch], c->prev, first,
+				status = count_entry(d, &space->epochs[s.p.epoch], c->prev, first,
 						     c->count);
 		}
 	}
@@ -1070,8 +979,8 @@ int hwt_pt_counts_add(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 						 .image = m->file->image, .flags = unit_flag(m) };
 		status = count_entry(d, &space->epochs[x->from_epoch], x->prev, &first, 1);
 	}
-	report_bad_blocks(&s);
-	(void)hwt_flow_out_end(&s.out); /* no consumer begun: frees the blocks */
+	hwt_flow_producer_report_bad(&s.p, "blocks");
+	(void)hwt_flow_out_end(&s.p.out); /* no consumer begun: frees the blocks */
 	stream_ctx_free(&s);
 	return status < 0 ? -hbe_nomem : 0;
 }
