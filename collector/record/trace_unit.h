@@ -36,6 +36,10 @@ struct hwt_unit_options {
 	const char *project_root;
 	int quiet;          /* say nothing but errors and warnings (the root used) */
 	const char *filters[16]; /* --filter IMAGE[:FUNCTION], NULL-terminated */
+	/* Filter the trace at record time to the images the selection selects
+	   (hwt-cov's and hwt-pgo's default; --no-record-filter): see
+	   hwt_unit_record_filter. */
+	int record_filter;
 	/* --spe[=INTERVAL]: the QEMU unit's aarch64 guests also write Arm SPE records,
 	   one per INTERVAL operations (docs/qemu-unit.md); 0: none. */
 	long spe_interval;
@@ -61,6 +65,15 @@ struct hwt_unit_options {
  * says where it came from. 0, or -errno (--root names no directory).
  */
 int hwt_unit_root(const struct hwt_unit_options *opts, char *root, const char **from);
+
+/*
+ * 1 when a recording with opts under unit filters its trace to the images
+ * the selection selects (docs/select.md, "Filtering to the selected
+ * images"): opts->record_filter, a unit that can (valgrind, qemu), and
+ * neither --trace-all (no selection) nor --filter (the user's own ranges).
+ */
+struct hwt_unit;
+int hwt_unit_record_filter(const struct hwt_unit *unit, const struct hwt_unit_options *opts);
 
 /* 1 when name is a trace unit --unit takes. */
 int hwt_unit_known(const char *name);
@@ -127,6 +140,8 @@ struct hwt_unit {
 	 * selection that selects every x86-64 ELF executable (--trace '*').
 	 */
 	int follows_children;
+	/* It filters to the selected images when asked (hwt_unit_record_filter). */
+	int record_filter;
 	/* The bundle's clock (docs/bundle.md); NULL: "sequence". */
 	const char *clock;
 	/*

@@ -358,7 +358,18 @@ enum {
 	HWT_UNIT_OPT_ROOT,
 	HWT_OPT_VERSION,
 	HWT_UNIT_OPT_MAX_TRACE_SIZE,
+	HWT_UNIT_OPT_NO_RECORD_FILTER,
 };
+/* --no-record-filter of the commands that filter at record time by default (hwt-cov, hwt-pgo). */
+#define HWT_UNIT_RECORD_FILTER_LONG_OPTION \
+	{ "no-record-filter", no_argument, NULL, HWT_UNIT_OPT_NO_RECORD_FILTER }
+#define HWT_UNIT_RECORD_FILTER_USAGE                                                        \
+	"      --no-record-filter\n"                                                       \
+	"                        trace every image of a traced process, not only the\n"  \
+	"                        selected ones (by default the valgrind and qemu units\n"  \
+	"                        trace only the images the selection selects, as a\n"     \
+	"                        hardware IP filter: libc and ld.so cost only the\n"      \
+	"                        emulator's floor; docs/select.md)\n"
 /* getopt_long entries of -h, --help and --version, which every command takes. */
 #define HWT_OPTION_HELP                          \
 	{ "help", no_argument, NULL, 'h' },      \
