@@ -4,7 +4,6 @@
 
 #include "hwt_bundle.h"
 #include "hwt_command.h"
-#include "record.h"
 
 void hwt_command_print_diags(const struct hwt_bundle *bundle, FILE *file, const char *prefix)
 {
@@ -22,8 +21,6 @@ void hwt_command_print_diags(const struct hwt_bundle *bundle, FILE *file, const 
 			fatal ? "error" : "warning", hwt_color(hwt_color_reset), diag->message);
 	}
 	hwt_command_print_trace_cap(bundle, file, prefix);
-	/* Not a warning: the record-time filter was asked for (hwt-cov's default). */
-	hwt_record_print_filter(bundle, file, prefix ? prefix : "hwt");
 }
 
 int hwt_command_print_trace_cap(const struct hwt_bundle *bundle, FILE *file, const char *prefix)

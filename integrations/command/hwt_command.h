@@ -181,6 +181,8 @@ struct hwt_command_decode_options {
 	const char *prefix;              /* of every message */
 	enum hwt_progress_mode progress;
 	int quiet;                       /* do not print the bundle's diagnostics */
+	int no_notes;                    /* -q of a command that prints warnings: not the
+	                                    notes (the record-time filter's line) */
 	unsigned jobs;                   /* hwt_decode_options.jobs */
 	const char *decoder;             /* --decoder NAME; NULL: $HWT_DECODER, else edge */
 	struct hwt_decode_live *live;    /* the decode while recording to finish, or NULL */
