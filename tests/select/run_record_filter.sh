@@ -10,6 +10,7 @@
 #  - hwt-cov says what it left out ("trace filtered at record time ...
 #    libc.so.6 ... not traced");
 #  - the filtered trace is smaller;
+#  - hwt record still traces every image;
 #  - the lcov reports are byte for byte the same, and so are the sample
 #    profiles (hwt report afdo --binary, as hwt-pgo writes the trained
 #    binary's) of every program and library of the suite.
@@ -74,6 +75,13 @@ grep ' mmap ' "$work/all.dump" | grep -q ' filtered ' &&
 	fail "an image is marked filtered without the filter"
 grep ' mmap ' "$work/filtered.dump" | grep 'plt_calls' | grep -q ' filtered ' &&
 	fail "plt_calls (the project's) is marked filtered"
+
+# hwt record (and hwt flame, which records as it does) traces every image.
+"$hwt" record -q --unit "$unit" -o "$work/record" -- "$programs/plt_calls" >/dev/null 2>"$work/record.err" ||
+	fail "hwt record: $(cat "$work/record.err")"
+grep -q '^record_filter=' "$work/record/hwt-bundle" && fail "hwt record filtered its trace"
+"$hwt" dump "$work/record" | grep ' mmap ' | grep -q ' filtered ' &&
+	fail "hwt record marked an image filtered"
 
 cmp "$work/filtered.info" "$work/all.info" >/dev/null ||
 	fail "the lcov reports differ: $(diff "$work/all.info" "$work/filtered.info" | head -10)"
