@@ -78,6 +78,8 @@ struct hwt_record_mmap {
 #define HWT_MMAP_ANON       0x2u /* anonymous executable memory (JIT): no image, path empty */
 #define HWT_MMAP_TRACE_UNIT 0x4u /* code of the trace unit itself (Valgrind's sigreturn
                                     trampoline): decode through it, report nothing for it */
+#define HWT_MMAP_FILTERED   0x8u /* outside the record-time filter to the selected images
+                                    (docs/select.md): the unit wrote no packets for it */
 
 /* EXEC flags (hdr.flags). EXEC is written by the image that calls execve;
    the new image starts its own file with PROCESS_START. */

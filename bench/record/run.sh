@@ -19,7 +19,10 @@
 #     (pcre2, cjson);
 #   - hwt-pgo's training step (as hwt-pgo -v says it: record and decode)
 #     under each unit, decode while recording on and off, against the
-#     native training run (interp).
+#     native training run (interp);
+#   - hwt-cov (live) and hwt-pgo (live) again with --no-record-filter: every
+#     image traced, not only the selected ones (their default); a difference
+#     of the outputs is noted under the table.
 # Each figure is "wall/cpu" seconds: cpu is user + sys of the command and
 # of the children it waited for (the decode thread included). The machine
 # may be shared: compare cpu figures, and walls only within one round.
@@ -131,6 +134,14 @@ row() {
 }
 
 same() { cmp -s "$1" "$2" || fail "$1 and $2 differ (the decode while recording changed the output)"; }
+# filter_same A B: the outputs with the default record-time filter (A) and
+# with --no-record-filter (B); a difference is said under the table, not fatal.
+filter_notes=$work/filter-notes
+: >"$filter_notes"
+filter_same() {
+	cmp -s "$1" "$2" || echo "note: $(basename "$1") and $(basename "$2") differ" \
+		"(the record-time filter changed the output)" >>"$filter_notes"
+}
 
 # ---------------------------------------------------------------- interp
 interp() {
@@ -159,6 +170,12 @@ interp() {
 				best "interp.$u.pgo.$live"
 			done
 			same "$d/$u.1.afdo" "$d/$u.0.afdo"
+			timed "$pgo" -v --no-record-filter --unit "$u" --train train -o "$d/prog" \
+				--work "$d/w" --profile "$d/$u.nofilter.afdo" -- "$root/tests/programs/cpu_interp.c"
+			read -r WALL CPU <<<"$(sed -n 's/^hwt-pgo: the training step (record and decode) took \([0-9.]*\) s, \([0-9.]*\) s of CPU.*/\1 \2/p' "$log" | tail -n 1)"
+			[ -n "$WALL" ] || fail "hwt-pgo -v did not say its training step's time"
+			best "interp.$u.pgo.nofilter"
+			filter_same "$d/$u.1.afdo" "$d/$u.nofilter.afdo"
 		done
 	done
 	row interp native interp.native interp.native
@@ -168,6 +185,7 @@ interp() {
 		row interp "  (against the floor)" "interp.$u.record" "interp.$u.floor"
 		row interp "hwt-pgo training, $u, after run" "interp.$u.pgo.0" interp.native
 		row interp "hwt-pgo training, $u, live" "interp.$u.pgo.1" interp.native
+		row interp "  ... --no-record-filter" "interp.$u.pgo.nofilter" interp.native
 	done
 }
 
@@ -204,6 +222,10 @@ pcre2() {
 				best "pcre2.$u.cov.$live"
 			done
 			same "$d/$u.1.info" "$d/$u.0.info"
+			timed "$cov" -q --no-record-filter --unit "$u" --root "$src" -o "$d/$u.nofilter.info" -- \
+				sh -c "srcdir='$src' '$src/RunTest'"
+			best "pcre2.$u.cov.nofilter"
+			filter_same "$d/$u.1.info" "$d/$u.nofilter.info"
 		done
 		rm -rf "$d/gcov"
 		timed bash -c "$(declare -f pcre2_configure); set -e
@@ -219,6 +241,7 @@ pcre2() {
 		row pcre2 "  (against the floor)" "pcre2.$u.record" "pcre2.$u.floor"
 		row pcre2 "hwt-cov --unit $u, after run" "pcre2.$u.cov.0" pcre2.native
 		row pcre2 "hwt-cov --unit $u, live" "pcre2.$u.cov.1" pcre2.native
+		row pcre2 "  ... --no-record-filter" "pcre2.$u.cov.nofilter" pcre2.native
 		row pcre2 "  (live against the gcov flow)" "pcre2.$u.cov.1" pcre2.gcov
 	done
 	row pcre2 "gcov flow" pcre2.gcov pcre2.native
@@ -249,6 +272,9 @@ cjson() {
 				best "cjson.$u.cov.$live"
 			done
 			same "$d/$u.1.info" "$d/$u.0.info"
+			timed "$cov" -q --no-record-filter --unit "$u" --root "$src" -o "$d/$u.nofilter.info" -- ctest
+			best "cjson.$u.cov.nofilter"
+			filter_same "$d/$u.1.info" "$d/$u.nofilter.info"
 		done
 		rm -rf "$d/gcov"
 		# shellcheck disable=SC2154 # nproc: real_suites.sh's
@@ -261,6 +287,7 @@ cjson() {
 		row cjson "hwt record --unit $u" "cjson.$u.record" cjson.native
 		row cjson "hwt-cov --unit $u, after run" "cjson.$u.cov.0" cjson.native
 		row cjson "hwt-cov --unit $u, live" "cjson.$u.cov.1" cjson.native
+		row cjson "  ... --no-record-filter" "cjson.$u.cov.nofilter" cjson.native
 		row cjson "  (live against the gcov flow)" "cjson.$u.cov.1" cjson.gcov
 	done
 	row cjson "gcov flow" cjson.gcov cjson.native
@@ -274,3 +301,4 @@ for w in $workloads; do
 done
 uptime >&2
 cat "$out"
+cat "$filter_notes"

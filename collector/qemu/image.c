@@ -9,6 +9,13 @@
  * /proc/self/maps names the mapping (guest addresses are host addresses in
  * this QEMU, checked at the first block by plugin.c), and that whole
  * mapping is recorded. Unmapping a recorded range is recorded too.
+ *
+ * With select_filter=on, each file image is judged when it is first seen,
+ * by the rule the preloaded library applies to the libraries a program
+ * will load (collector/select: --no-trace, --trace, system directory, the
+ * project test, its verdicts kept by build-id in the bundle), and an image
+ * the rule leaves out is recorded with HWT_MMAP_FILTERED: its blocks
+ * produce no packets, as outside a hardware IP filter.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -21,6 +28,7 @@
 #include <unistd.h>
 
 #include "elf_note.h"
+#include "select.h"
 #include "sw_image.h"
 #include "unit.h"
 
@@ -95,6 +103,33 @@ static bool is_trace_unit(const char *path)
 	return base && strcmp(base, "/libhwt-preload.so") == 0;
 }
 
+/*
+ * select_filter: whether the selection traces the file image at path (the
+ * configuration comes from the environment the preloaded library passed
+ * to QEMU; without a root, an image with debug information is the
+ * project's).
+ */
+static bool selected_image(const char *path)
+{
+	static struct hwt_select_config cfg;
+	static char cache_dir[sizeof(hwt_qemu_opts.bundle) + 16];
+	static bool ready;
+
+	if (!ready) {
+		hwt_select_config_init(&cfg, getenv(HWT_SELECT_ENV_TRACE),
+				       getenv(HWT_SELECT_ENV_NO_TRACE),
+				       getenv(HWT_SELECT_ENV_UNIT_LIB), getenv(HWT_SELECT_ENV_UNIT));
+		cfg.root = getenv(HWT_SELECT_ENV_ROOT);
+		if (cfg.root && !*cfg.root)
+			cfg.root = NULL;
+		snprintf(cache_dir, sizeof(cache_dir), "%s/" HWT_SELECT_CACHE_DIR,
+			 hwt_qemu_opts.bundle);
+		cfg.cache_dir = cache_dir;
+		ready = true;
+	}
+	return hwt_select_library(&cfg, path, -1) == 1;
+}
+
 /* Under the process lock: 1 when a recorded file image holds addr, 0 an anonymous one, -1 none. */
 static int recorded(uint64_t addr)
 {
@@ -133,6 +168,9 @@ bool hwt_qemu_image_seen(uint64_t addr)
 	file = path[0] != '\0';
 	if (file)
 		m->build_id_size = read_build_id(path, m->build_id);
+	if (file && hwt_qemu_opts.select_filter && !(m->flags & HWT_MMAP_TRACE_UNIT) &&
+	    !selected_image(path))
+		m->flags |= HWT_MMAP_FILTERED;
 	write_mmap_record(m);
 	hwt_qemu_process_unlock();
 	return file;
@@ -155,11 +193,14 @@ bool hwt_qemu_image_filtered_in(uint64_t addr)
 	const struct hwt_sw_image *m;
 	bool in;
 
-	if (hwt_qemu_opts.nfilters == 0)
+	if (hwt_qemu_opts.nfilters == 0 && !hwt_qemu_opts.select_filter)
 		return true;
 	hwt_qemu_process_lock();
 	m = hwt_sw_image_find(&table, addr);
-	in = m && m->path[0] && selected_by_filter(m->path);
+	if (hwt_qemu_opts.select_filter)
+		in = m && m->path[0] && !(m->flags & (HWT_MMAP_FILTERED | HWT_MMAP_TRACE_UNIT));
+	else
+		in = m && m->path[0] && selected_by_filter(m->path);
 	hwt_qemu_process_unlock();
 	return in;
 }

@@ -4,7 +4,7 @@
  *
  *   qemu-x86_64 -plugin libhwt-qemu.so,bundle=DIR[,psb_period=N][,debug_blocks=on]
  *               [,fast_encode=off][,async_encode=off][,async_chunks=N][,filter=GLOB]...
- *               [,spe=INTERVAL]
+ *               [,select_filter=on][,spe=INTERVAL]
  *               [-0 ARGV0] -- PROGRAM ARGS...
  *   qemu-aarch64 -L SYSROOT -U LD_PRELOAD -plugin libhwt-qemu.so,... -- PROGRAM ARGS...
  *
@@ -14,7 +14,10 @@
  * between two ETMv4 sync points). filter=GLOB (repeatable) traces only the
  * images whose path or base name a glob matches, as a hardware IP filter
  * would: TIP.PGD with the target where a branch leaves them, TIP.PGE where
- * one enters them again. spe=INTERVAL (aarch64 guests) also writes Arm SPE
+ * one enters them again. select_filter=on (hwt-cov's and hwt-pgo's default)
+ * does the same for the images the selection selects (the rule the preloaded
+ * library applies to libraries, read from the HWT_SELECT_* environment:
+ * image.c); x86-64 guests only. spe=INTERVAL (aarch64 guests) also writes Arm SPE
  * records, one per INTERVAL operations (spe.c); x86-64 guests ignore it,
  * so that a run of both kinds of program can ask for it.
  */
@@ -534,6 +537,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			}
 		} else if (klen == 3 && !strncmp(argv[i], "etm", 3) && parse_bool(v, &etm_on)) {
 			hwt_qemu_opts.no_etm = !etm_on;
+		} else if (klen == 13 && !strncmp(argv[i], "select_filter", 13) &&
+			   parse_bool(v, &hwt_qemu_opts.select_filter)) {
 		} else if (klen == 6 && !strncmp(argv[i], "filter", 6) && *v) {
 			if (hwt_qemu_opts.nfilters == sizeof(hwt_qemu_opts.filters) /
 							   sizeof(hwt_qemu_opts.filters[0])) {
@@ -545,8 +550,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 				return -1;
 		} else {
 			dprintf(2, "hwt: unknown QEMU trace unit option '%s' (known: bundle=DIR, "
-				   "psb_period=N, debug_blocks=on|off, fast_encode=on|off, async_encode=on|off, async_chunks=N, filter=GLOB, spe=N, "
-				   "etm=on|off)\n", argv[i]);
+				   "psb_period=N, debug_blocks=on|off, fast_encode=on|off, async_encode=on|off, "
+				   "async_chunks=N, filter=GLOB, select_filter=on|off, spe=N, etm=on|off)\n",
+				   argv[i]);
 			return -1;
 		}
 	}
@@ -557,6 +563,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			   "of this process is traced\n");
 		hwt_qemu_opts.nfilters = 0;
 	}
+	/* The same for the default filter of hwt-cov and hwt-pgo, silently: every
+	   image of an aarch64 guest is traced, as before. */
+	if (hwt_qemu_etm || hwt_qemu_opts.nfilters)
+		hwt_qemu_opts.select_filter = false;
 	if (!hwt_qemu_opts.bundle[0]) {
 		dprintf(2, "hwt: the QEMU trace unit needs bundle=DIR; use `hwt record --unit qemu`\n");
 		return -1;

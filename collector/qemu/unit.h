@@ -39,6 +39,9 @@ struct hwt_qemu_options {
 	const char *filters[16]; /* filter=GLOB: only images whose path or base name match
 	                            are traced (none: every image) */
 	unsigned nfilters;
+	bool select_filter;     /* select_filter=on: only the images the selection rule
+	                           selects (the HWT_SELECT_* environment, as the
+	                           preloaded library judges libraries: docs/select.md) */
 };
 extern struct hwt_qemu_options hwt_qemu_opts;
 /* The guest is aarch64: ETMv4 streams (else x86-64 and Intel PT). */
@@ -81,8 +84,9 @@ void hwt_qemu_process_record_locked(struct hwt_record_header *hdr, unsigned type
 /* Makes sure the mapping holding addr is described by an MMAP record; true
    when it is a file's (false: anonymous code, or not found). */
 bool hwt_qemu_image_seen(uint64_t addr);
-/* With filter= options: whether the image holding addr (seen before) is one
-   they select; anonymous code is never selected. Without: true. */
+/* With filter= options or select_filter=on: whether the image holding addr
+   (seen before) is one they select; anonymous code is never selected.
+   Without: true. */
 bool hwt_qemu_image_filtered_in(uint64_t addr);
 /* munmap, mprotect without exec, mmap MAP_FIXED over [a, a+len). */
 void hwt_qemu_image_unmapped(uint64_t a, uint64_t len);

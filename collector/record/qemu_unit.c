@@ -3,7 +3,8 @@
  * PATH) with hwt's TCG plugin lib/hwt/qemu/libhwt-qemu.so (or the one in
  * $HWT_QEMU_LIB), run as
  *
- *   qemu-x86_64 -plugin PLUGIN,bundle=DIR[,psb_period=N][,debug_blocks=on][,filter=GLOB]...[,spe=N]
+ *   qemu-x86_64 -plugin PLUGIN,bundle=DIR[,psb_period=N][,debug_blocks=on][,filter=GLOB]...
+ *               [,select_filter=on][,spe=N]
  *               -0 ARGV0 -- PROGRAM ARGS...
  *
  * and aarch64 programs under qemu-aarch64 with the same plugin (it writes
@@ -97,9 +98,12 @@ static int plugin_args(const struct hwt_unit_files *files, const char *bundle,
 			free(glob);
 		}
 		rc = hwt_unit_arg(out, "-plugin") |
-		     hwt_unit_argf(out, "%s/" QEMU_PLUGIN ",bundle=%s%s%s%s%s", lib, dir, psb,
+		     hwt_unit_argf(out, "%s/" QEMU_PLUGIN ",bundle=%s%s%s%s%s%s", lib, dir, psb,
 				   opts->debug_blocks ? ",debug_blocks=on" : "",
-				   filters ? filters : "", spe);
+				   filters ? filters : "",
+				   hwt_unit_record_filter(&hwt_qemu_unit, opts) ?
+					   ",select_filter=on" : "",
+				   spe);
 	}
 out:
 	free(filters);
@@ -136,4 +140,5 @@ const struct hwt_unit hwt_qemu_unit = {
 	.traces = "intel-pt,etmv4",
 	.argv_prefix_aarch64 = qemu_argv_prefix_aarch64,
 	.follows_children = 0,
+	.record_filter = HWT_RECORD_FILTER_DEFAULT,
 };

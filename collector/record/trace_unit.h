@@ -21,6 +21,10 @@
 /* The environment variable that --unit overrides. */
 #define HWT_UNIT_ENV "HWT_UNIT"
 
+/* Levels of struct hwt_unit_options.record_filter and hwt_unit.record_filter. */
+#define HWT_RECORD_FILTER_DEFAULT 1
+#define HWT_RECORD_FILTER_ALWAYS 2
+
 struct hwt_unit_options {
 	const char *unit;   /* --unit: valgrind, qemu, kmod, perf, auto; NULL: $HWT_UNIT, else HWT_UNIT_DEFAULT */
 	int debug_blocks;   /* write the executed-block log (tests) */
@@ -36,6 +40,12 @@ struct hwt_unit_options {
 	const char *project_root;
 	int quiet;          /* say nothing but errors and warnings (the root used) */
 	const char *filters[16]; /* --filter IMAGE[:FUNCTION], NULL-terminated */
+	/* Filter the trace at record time to the images the selection selects:
+	   HWT_RECORD_FILTER_DEFAULT (hwt-cov's and hwt-pgo's default: the units
+	   where filtering costs nothing), HWT_RECORD_FILTER_ALWAYS
+	   (--record-filter: every unit that can), 0 (--no-record-filter, hwt
+	   record): see hwt_unit_record_filter. */
+	int record_filter;
 	/* --spe[=INTERVAL]: the QEMU unit's aarch64 guests also write Arm SPE records,
 	   one per INTERVAL operations (docs/qemu-unit.md); 0: none. */
 	long spe_interval;
@@ -61,6 +71,15 @@ struct hwt_unit_options {
  * says where it came from. 0, or -errno (--root names no directory).
  */
 int hwt_unit_root(const struct hwt_unit_options *opts, char *root, const char **from);
+
+/*
+ * 1 when a recording with opts under unit filters its trace to the images
+ * the selection selects (docs/select.md, "Filtering to the selected
+ * images"): opts->record_filter, a unit that can (valgrind, qemu), and
+ * neither --trace-all (no selection) nor --filter (the user's own ranges).
+ */
+struct hwt_unit;
+int hwt_unit_record_filter(const struct hwt_unit *unit, const struct hwt_unit_options *opts);
 
 /* 1 when name is a trace unit --unit takes. */
 int hwt_unit_known(const char *name);
@@ -127,6 +146,12 @@ struct hwt_unit {
 	 * selection that selects every x86-64 ELF executable (--trace '*').
 	 */
 	int follows_children;
+	/* It filters to the selected images when asked (hwt_unit_record_filter):
+	   HWT_RECORD_FILTER_DEFAULT where filtering saves time (QEMU: blocks
+	   left out are not encoded), HWT_RECORD_FILTER_ALWAYS where it must be
+	   asked for (Valgrind: its filtered path checks every block exit
+	   against the ranges, 2.4 times the CPU on a CPU-bound program). */
+	int record_filter;
 	/* The bundle's clock (docs/bundle.md); NULL: "sequence". */
 	const char *clock;
 	/*

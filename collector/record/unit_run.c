@@ -39,6 +39,12 @@ int hwt_unit_known(const char *name)
 	return unit_named(name) || strcmp(name, "auto") == 0;
 }
 
+int hwt_unit_record_filter(const struct hwt_unit *unit, const struct hwt_unit_options *opts)
+{
+	return opts->record_filter && unit && unit->record_filter &&
+	       opts->record_filter >= unit->record_filter && !opts->trace_all && !opts->filters[0];
+}
+
 int hwt_unit_root(const struct hwt_unit_options *opts, char *root, const char **from)
 {
 	enum hwt_root_source source;

@@ -43,6 +43,8 @@ static int valgrind_argv_prefix(const struct hwt_unit_files *files, const char *
 		rc |= hwt_unit_argf(out, "--hwt-psb-period=%ld", opts->psb_period);
 	for (int i = 0; opts->filters[i] && i < 16; i++)
 		rc |= hwt_unit_argf(out, "--hwt-filter=%s", opts->filters[i]);
+	if (hwt_unit_record_filter(&hwt_valgrind_unit, opts))
+		rc |= hwt_unit_arg(out, "--hwt-select-filter=yes");
 	return rc ? -1 : 0;
 }
 
@@ -63,4 +65,5 @@ const struct hwt_unit hwt_valgrind_unit = {
 	.traces = "intel-pt",
 	.argv_prefix_aarch64 = NULL,
 	.follows_children = 1,
+	.record_filter = HWT_RECORD_FILTER_ALWAYS,
 };

@@ -8,12 +8,24 @@
  * IMAGE is a glob (Valgrind's '*' and '?') matched against the path of a
  * mapped file and against its base name. A FUNCTION is found in the
  * image's ELF symbol table (.symtab, else .dynsym) when the image is mapped.
+ *
+ * --hwt-select-filter=yes (hwt-cov's and hwt-pgo's default) traces the
+ * images the selection selects instead, judged as each is mapped by the
+ * rule the preloaded library applies to libraries (docs/select.md), from
+ * the HWT_SELECT_* environment it passed: --no-trace, --trace, system
+ * directory, then the project test's verdict kept by build-id in the
+ * bundle (select/<build-id>). The tool reads no DWARF: an image with no
+ * verdict kept (the preloaded library never judged it, or it has no
+ * build-id) is traced, which can only trace too much.
  */
 #include "tool.h"
 #include "elf64.h"
+#include "hwt_select_rule.h"
+#include "select.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_seqmatch.h"
 #include "pub_tool_vki.h"
@@ -127,17 +139,107 @@ static Bool image_matches(const HChar *glob, SizeT glob_len, const HChar *path)
 	return VG_(string_match)(pat, path) || (base && VG_(string_match)(pat, base + 1));
 }
 
-void hwt_vg_filter_init(void)
+/* --hwt-select-filter: the selection's configuration, copied at start (the
+   client may change its environment). */
+static struct {
+	const HChar *trace, *no_trace, *unit_lib; /* NULL when unset */
+	HChar *cache_dir;                         /* <bundle>/select */
+} sel;
+
+static const HChar *env_copy(const HChar *name)
 {
-	hwt_vg_filter_active = hwt_vg_opts.nfilters > 0;
+	const HChar *v = VG_(getenv)(name);
+
+	return v && *v ? VG_(strdup)("hwt.filter.env", v) : NULL;
 }
 
-void hwt_vg_filter_mapped(const HChar *path, Addr start, Addr end, ULong pgoff)
+void hwt_vg_filter_init(void)
+{
+	/* Explicit --hwt-filter options win over the selection's filter. */
+	if (hwt_vg_opts.nfilters > 0)
+		hwt_vg_opts.select_filter = False;
+	hwt_vg_filter_active = hwt_vg_opts.nfilters > 0 || hwt_vg_opts.select_filter;
+	if (!hwt_vg_opts.select_filter)
+		return;
+	sel.trace = env_copy(HWT_SELECT_ENV_TRACE);
+	sel.no_trace = env_copy(HWT_SELECT_ENV_NO_TRACE);
+	sel.unit_lib = env_copy(HWT_SELECT_ENV_UNIT_LIB);
+	sel.cache_dir = VG_(malloc)("hwt.filter.cache",
+				    VG_(strlen)(hwt_vg_opts.bundle) + sizeof("/" HWT_SELECT_CACHE_DIR));
+	VG_(strcpy)(sel.cache_dir, hwt_vg_opts.bundle);
+	VG_(strcat)(sel.cache_dir, "/" HWT_SELECT_CACHE_DIR);
+}
+
+/* The project test's verdict kept for a build-id (project.h: '0' in, '1' outside,
+   '2' unreadable, '3' no debug info), or -1 when none is kept. */
+static Int kept_verdict(const UChar *id, UInt size)
+{
+	HChar path[VKI_PATH_MAX], v;
+	SizeT n = VG_(strlen)(sel.cache_dir);
+	SysRes res;
+	Int got;
+	UInt k;
+
+	if (size < 2 || n + 2 + 2 * size >= sizeof(path))
+		return -1;
+	VG_(strcpy)(path, sel.cache_dir);
+	path[n++] = '/';
+	for (k = 0; k < size; k++) {
+		path[n++] = "0123456789abcdef"[id[k] >> 4];
+		path[n++] = "0123456789abcdef"[id[k] & 15];
+	}
+	path[n] = '\0';
+	res = VG_(open)(path, VKI_O_RDONLY, 0);
+	if (sr_isError(res))
+		return -1;
+	got = VG_(read)((Int)sr_Res(res), &v, 1);
+	VG_(close)((Int)sr_Res(res));
+	return got == 1 && v >= '0' && v <= '3' ? v - '0' : -1;
+}
+
+static Bool under(const HChar *path, const HChar *dir)
+{
+	SizeT n = VG_(strlen)(dir);
+
+	return VG_(strncmp)(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+Bool hwt_vg_filter_selected(const HChar *path, const UChar *build_id, UInt build_id_size)
+{
+	struct hwt_rule_facts f = { .elf = 1, .debug_info = -1, .outside_project = -1 };
+	enum hwt_rule_verdict v;
+	const HChar *why;
+	Int kept;
+
+	if (!hwt_vg_opts.select_filter)
+		return True;
+	if (!path[0] || (sel.unit_lib && under(path, sel.unit_lib)))
+		return False;
+	f.no_trace = sel.no_trace && hwt_rule_globs(sel.no_trace, VG_(strlen)(sel.no_trace), path);
+	f.trace = sel.trace && hwt_rule_globs(sel.trace, VG_(strlen)(sel.trace), path);
+	f.system_dir = hwt_rule_system_dir(path);
+	v = hwt_rule_decide(&f, &why);
+	if (v == HWT_RULE_TRACE || v == HWT_RULE_NATIVE)
+		return v == HWT_RULE_TRACE;
+	kept = kept_verdict(build_id, build_id_size);
+	if (kept < 0)
+		return True; /* not judged: traced, which loses nothing */
+	f.debug_info = kept != 3;
+	f.outside_project = kept == 1 ? HWT_RULE_OUTSIDE : kept == 2 ? HWT_RULE_UNREADABLE : 0;
+	return hwt_rule_decide(&f, &why) == HWT_RULE_TRACE;
+}
+
+void hwt_vg_filter_mapped(const HChar *path, Addr start, Addr end, ULong pgoff, UInt flags)
 {
 	UInt i;
 
 	if (!hwt_vg_filter_active || !path[0])
 		return;
+	if (hwt_vg_opts.select_filter) {
+		if (!(flags & HWT_MMAP_FILTERED))
+			add_range(start, end);
+		return;
+	}
 	for (i = 0; i < hwt_vg_opts.nfilters; i++) {
 		const HChar *spec = hwt_vg_opts.filters[i];
 		const HChar *colon = VG_(strchr)(spec, ':');

@@ -90,9 +90,12 @@ static void add_mapping(Addr a, SizeT len, const HChar *path, ULong pgoff, UInt 
 	}
 	if (path[0])
 		m->build_id_size = read_build_id(path, m->build_id);
+	if (hwt_vg_opts.select_filter && path[0] && !(flags & HWT_MMAP_TRACE_UNIT) &&
+	    !hwt_vg_filter_selected(path, m->build_id, m->build_id_size))
+		m->flags |= HWT_MMAP_FILTERED;
 	write_mmap_record(m);
 	if (!(flags & HWT_MMAP_TRACE_UNIT))
-		hwt_vg_filter_mapped(path, a, a + len, pgoff);
+		hwt_vg_filter_mapped(path, a, a + len, pgoff, m->flags);
 }
 
 /* The tool's executable, and the library that `hwt record` preloads to follow execs. */

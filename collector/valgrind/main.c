@@ -31,6 +31,7 @@ static Bool process_option(const HChar *arg)
 	else if VG_BINT_CLO(arg, "--hwt-buffer-size", hwt_vg_opts.buffer_size, 4096, 1 << 26) {}
 	else if VG_BOOL_CLO(arg, "--hwt-unfollowed", hwt_vg_opts.unfollowed) {}
 	else if VG_BOOL_CLO(arg, "--hwt-debuginfo", hwt_vg_opts.debuginfo) {}
+	else if VG_BOOL_CLO(arg, "--hwt-select-filter", hwt_vg_opts.select_filter) {}
 	else if VG_STR_CLO(arg, "--hwt-filter", filter) {
 		if (hwt_vg_opts.nfilters == sizeof(hwt_vg_opts.filters) / sizeof(hwt_vg_opts.filters[0]))
 			VG_(fmsg_bad_option)(arg, "at most 16 filters\n");
@@ -49,6 +50,8 @@ static void print_usage(void)
 		"    --hwt-psb-period=BYTES    packet bytes between two PSB+ [4096]\n"
 		"    --hwt-buffer-size=BYTES   per-thread packet buffer [65536]\n"
 		"    --hwt-filter=IMAGE[:FUNCTION]  only trace that image or function (repeatable)\n"
+		"    --hwt-select-filter=no|yes  only trace the images the selection selects\n"
+		"                              (HWT_SELECT_* from `hwt record`) [no]\n"
 		"    --hwt-unfollowed=no|yes   the program's execs are not followed: record them\n"
 		"                              as untraced (set for static programs) [no]\n"
 		"    --hwt-debuginfo=no|yes    let Valgrind read debug info, for its own\n"

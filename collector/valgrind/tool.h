@@ -24,6 +24,8 @@ struct hwt_vg_options {
 	Long buffer_size;        /* per-thread packet buffer */
 	const HChar *filters[16]; /* --hwt-filter=IMAGE[:FUNCTION] */
 	UInt nfilters;
+	Bool select_filter;      /* --hwt-select-filter: only the images the selection
+	                            selects (filter.c) */
 	Bool debuginfo;          /* --hwt-debuginfo: let Valgrind read debug info */
 	Bool unfollowed;         /* --hwt-unfollowed: a static program, whose execs the
 	                            preloaded library cannot see (docs/select.md) */
@@ -71,8 +73,12 @@ extern UInt hwt_vg_filter_nranges;
 extern Bool hwt_vg_filter_active;
 
 void hwt_vg_filter_init(void);
-/* A file mapping [start, end) at file offset pgoff: adds the ranges it holds. */
-void hwt_vg_filter_mapped(const HChar *path, Addr start, Addr end, ULong pgoff);
+/* --hwt-select-filter: whether the selection traces the file image at path
+   (True without the option). */
+Bool hwt_vg_filter_selected(const HChar *path, const UChar *build_id, UInt build_id_size);
+/* A file mapping [start, end) at file offset pgoff, recorded with the MMAP
+   flags flags: adds the ranges it holds. */
+void hwt_vg_filter_mapped(const HChar *path, Addr start, Addr end, ULong pgoff, UInt flags);
 void hwt_vg_filter_unmapped(Addr a, SizeT len);
 
 static inline Bool hwt_vg_filter_in(Addr a)

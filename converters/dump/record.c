@@ -133,7 +133,10 @@ void hwt_dump_record(FILE *out, const struct hwt_sideband_record *rec)
 			fputs(" anon", out);
 		if (flags & HWT_MMAP_TRACE_UNIT)
 			fputs(" trace-unit", out);
-		flags &= (uint16_t)~(HWT_MMAP_VDSO | HWT_MMAP_ANON | HWT_MMAP_TRACE_UNIT);
+		if (flags & HWT_MMAP_FILTERED)
+			fputs(" filtered", out);
+		flags &= (uint16_t)~(HWT_MMAP_VDSO | HWT_MMAP_ANON | HWT_MMAP_TRACE_UNIT |
+				     HWT_MMAP_FILTERED);
 		fputs(" path=", out);
 		hwt_dump_quoted(out, rec->path);
 		break;

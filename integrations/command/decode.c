@@ -12,6 +12,7 @@
 
 #include "hwt_bundle.h"
 #include "hwt_command.h"
+#include "record.h"
 #include "hwt_decode.h"
 #include "hwt_spe_profile.h"
 #include "profile.h"
@@ -215,6 +216,9 @@ int hwt_command_decode(const char *dir, struct hwt_profile *profile,
 	hwt_progress_end(&progress);
 	if (!how->quiet)
 		hwt_command_print_diags(bundle, stderr, how->prefix);
+	/* A note, not a warning: the filter was asked for (hwt-cov's default). */
+	if (!how->quiet && !how->no_notes)
+		hwt_record_print_filter(bundle, stderr, how->prefix);
 	if (status < 0)
 		fprintf(stderr, "%s: error: %s: %s\n", how->prefix, dir, hwt_bundle_errstr(status));
 	else

@@ -181,6 +181,8 @@ struct hwt_command_decode_options {
 	const char *prefix;              /* of every message */
 	enum hwt_progress_mode progress;
 	int quiet;                       /* do not print the bundle's diagnostics */
+	int no_notes;                    /* -q of a command that prints warnings: not the
+	                                    notes (the record-time filter's line) */
 	unsigned jobs;                   /* hwt_decode_options.jobs */
 	const char *decoder;             /* --decoder NAME; NULL: $HWT_DECODER, else edge */
 	struct hwt_decode_live *live;    /* the decode while recording to finish, or NULL */
@@ -358,7 +360,23 @@ enum {
 	HWT_UNIT_OPT_ROOT,
 	HWT_OPT_VERSION,
 	HWT_UNIT_OPT_MAX_TRACE_SIZE,
+	HWT_UNIT_OPT_NO_RECORD_FILTER,
+	HWT_UNIT_OPT_RECORD_FILTER,
 };
+/* --no-record-filter and --record-filter of the commands that filter at record
+   time by default (hwt-cov, hwt-pgo). */
+#define HWT_UNIT_RECORD_FILTER_LONG_OPTION                                              \
+	{ "no-record-filter", no_argument, NULL, HWT_UNIT_OPT_NO_RECORD_FILTER },        \
+	{ "record-filter", no_argument, NULL, HWT_UNIT_OPT_RECORD_FILTER }
+#define HWT_UNIT_RECORD_FILTER_USAGE                                                        \
+	"      --no-record-filter\n"                                                       \
+	"                        trace every image of a traced process, not only the\n"  \
+	"                        selected ones (by default the qemu unit traces only\n"  \
+	"                        the images the selection selects, as a hardware IP\n"  \
+	"                        filter: libc and ld.so cost only the emulator's\n"     \
+	"                        floor; docs/select.md)\n"                               \
+	"      --record-filter   filter under the valgrind unit too (its filter costs\n" \
+	"                        more CPU than it saves on CPU-bound code)\n"
 /* getopt_long entries of -h, --help and --version, which every command takes. */
 #define HWT_OPTION_HELP                          \
 	{ "help", no_argument, NULL, 'h' },      \

@@ -701,6 +701,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	}
 	how.prefix = prefix;
 	how.progress = options->common.quiet ? hwt_progress_none : hwt_progress_tty;
+	how.no_notes = options->common.quiet;
 	how.jobs = options->common.jobs;
 	how.decoder = options->common.decoder;
 	how.live = options->live;

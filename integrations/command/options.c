@@ -118,6 +118,12 @@ static int unit_option(struct hwt_unit_options *opts, int opt, const char *arg,
 	case HWT_UNIT_OPT_NO_PRELOAD:
 		opts->no_preload = 1;
 		return 1;
+	case HWT_UNIT_OPT_NO_RECORD_FILTER:
+		opts->record_filter = 0;
+		return 1;
+	case HWT_UNIT_OPT_RECORD_FILTER:
+		opts->record_filter = HWT_RECORD_FILTER_ALWAYS;
+		return 1;
 	case HWT_UNIT_OPT_ROOT:
 		if (!*arg) {
 			fprintf(stderr, "%s: --root wants a directory\n", prefix);

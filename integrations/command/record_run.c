@@ -40,15 +40,15 @@ int hwt_exit_code(int wait_status)
  */
 /*
  * The bundle's header names the unit that writes it, the formats of its
- * trace and the project's root the selection used (root=, when there is
- * one).
+ * trace, the project's root the selection used (root=, when there is
+ * one) and whether the trace is filtered to the selected images.
  */
 static int create_bundle(const char *dir, const struct hwt_unit *unit, const char *command,
 			 const char *root, unsigned long long max_trace_size, long spe_interval,
-			 int no_etm)
+			 int no_etm, int record_filter)
 {
 	char trace[64], cap[48], spe[40], *root_key = NULL;
-	const char *keys[5] = { NULL };
+	const char *keys[6] = { NULL };
 	const char *clock = unit->clock ? unit->clock : "sequence";
 	size_t n = 0;
 	int err;
@@ -69,6 +69,9 @@ static int create_bundle(const char *dir, const struct hwt_unit *unit, const cha
 		snprintf(spe, sizeof(spe), "spe_interval=%ld", spe_interval);
 		keys[n++] = spe;
 	}
+	/* The units filter the trace to the selected images (reports say so). */
+	if (record_filter)
+		keys[n++] = HWT_RECORD_FILTER_KEY "=" HWT_RECORD_FILTER_SELECTED;
 	err = hwt_bundle_create_keys(dir, unit->name, clock, command, n ? keys : NULL);
 	free(root_key);
 	return err;
@@ -332,7 +335,8 @@ int hwt_record_run(const char *dir, const struct hwt_unit_options *unit, char *c
 	command = hwt_bundle_quote_argv(argc, argv);
 	/* The header names the unit that writes the bundle. */
 	err = create_bundle(dir, run.unit, command ? command : "", unit->project_root,
-			    unit->max_trace_size, unit->spe_interval, unit->spe_interval && unit->no_etm);
+			    unit->max_trace_size, unit->spe_interval, unit->spe_interval && unit->no_etm,
+			    hwt_unit_record_filter(run.unit, unit));
 	free(command);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot create the bundle %s: %s%s%s\n", prefix, dir,

@@ -64,7 +64,7 @@ _hwt_first_operand()
 		case $w in
 		--bolt|--sample) ;; # hwt-pgo's options without a value
 		--) echo $((i + 1)); return ;;
-		--*=*|--help|--quiet|--verbose|--system|--no-markers|--per-test|--trace-all|--no-preload|--force|--progress|--stats|--sideband-only|--packets|--debug-blocks|-q|-v|-f|-h) ;;
+		--*=*|--help|--quiet|--verbose|--system|--no-markers|--per-test|--trace-all|--no-preload|--no-record-filter|--record-filter|--force|--progress|--stats|--sideband-only|--packets|--debug-blocks|-q|-v|-f|-h) ;;
 		-*) i=$((i + 1)) ;; # an option with a value
 		*) echo "$i"; return ;;
 		esac

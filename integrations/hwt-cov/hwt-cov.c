@@ -53,6 +53,7 @@ static void usage(FILE *out)
 	      "Which processes are traced (the others run natively, their children\n"
 	      "are still followed), as for `hwt record`:\n"
 	      HWT_UNIT_SELECT_USAGE
+	      HWT_UNIT_RECORD_FILTER_USAGE
 	      "\n"
 	      "Trace unit: Intel PT hardware where present; here, a software unit (--unit).\n"
 	      "\n"
@@ -101,6 +102,8 @@ static const struct hwt_config_key config_keys[] = {
 	{ "trace-all", 0 },
 	{ "no-preload", 0 },
 	{ "filter", 0 },
+	{ "no-record-filter", 0 },
+	{ "record-filter", 0 },
 	{ "max-trace-size", 0 },
 	{ "jobs", 0 },
 	{ "decoder", 0 },
@@ -135,6 +138,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 		HWT_UNIT_SELECT_LONG_OPTIONS,
+		HWT_UNIT_RECORD_FILTER_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_lcov_report_options opts;
@@ -152,6 +156,8 @@ int main(int argc, char **argv)
 		hwt_config_fini(&cfg);
 		return HWT_EXIT_ERROR;
 	}
+	/* Its lcov is about the selected images: their trace alone (--no-record-filter). */
+	opts.common.unit.record_filter = 1;
 	/* The file's keys first: the command line's options override or add to them. */
 	if (cfg.path && hwt_config_apply(&cfg, config_keys, long_options, take_config_option, &opts,
 					 stderr, PREFIX) < 0) {

@@ -74,6 +74,7 @@ static void usage(FILE *out)
 	      "  -j, --jobs N          decode the trace with N threads (default: one per\n"
 	      "                        CPU, at most 16)\n"
 	      HWT_UNIT_USAGE
+	      HWT_UNIT_RECORD_FILTER_USAGE
 	      "      --debug-dir DIR   where separate debug files are (as for hwt report\n"
 	      "                        afdo; DIR/train has its DWARF in itself)\n"
 	      "  -v, --verbose         also say how many processes were decoded while the\n"
@@ -484,6 +485,7 @@ int main(int argc, char **argv)
 		HWT_OPTION_DEBUG_DIR,
 		HWT_OPTION_HELP,
 		HWT_UNIT_LONG_OPTION,
+		HWT_UNIT_RECORD_FILTER_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hwt_command_options o = { 0 };
@@ -499,6 +501,8 @@ int main(int argc, char **argv)
 	char label[16];
 	char *end;
 
+	/* Its profile is the trained binary's: the trace of the selected images alone. */
+	o.unit.record_filter = 1;
 	opterr = 0; /* the messages are ours */
 	while ((opt = getopt_long(argc, argv, "+:o:qvj:h", long_options, NULL)) != -1) {
 		switch (opt) {
@@ -521,7 +525,8 @@ int main(int argc, char **argv)
 			}
 			break;
 		default:
-			/* -o, -q, -v, -j and --unit (checked here, passed on). */
+			/* -o, -q, -v, -j, --unit, --no-record-filter and --record-filter (checked here,
+			   passed on). */
 			exit_status = hwt_command_other_option(&o, opt, optarg, argv, usage, PREFIX);
 			if (exit_status >= 0)
 				return exit_status;

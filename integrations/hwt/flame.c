@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "hwt_bundle.h"
 #include "hwt_command.h"
+#include "record.h"
 #include "hwt_decode.h"
 #include "hwt_spe_profile.h"
 #include "hwt_stacks.h"
@@ -490,8 +491,11 @@ static int build(const char *dir, const struct flame_options *o, struct hwt_stac
 				    "%zu separate debug files were not used: their CRC32 is not the "
 				    "one their image's debug link records (another build's)",
 				    hwt_stacks_symbols_crc_mismatches(result_symbols));
-	if (!o->common.quiet)
+	if (!o->common.quiet) {
 		hwt_command_print_diags(bundle, stderr, prefix);
+		/* A bundle hwt-cov kept: its [untraced] frames are the filter's. */
+		hwt_record_print_filter(bundle, stderr, prefix);
+	}
 	if (s < 0 || hwt_stacks_status(result) < 0) {
 		fprintf(stderr, "%s: error: %s\n", prefix,
 			s < 0 ? hwt_bundle_errstr(s) : hwt_stacks_errstr(hwt_stacks_status(result)));
