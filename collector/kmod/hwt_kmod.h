@@ -7,7 +7,7 @@
  * enum hwt_kmod_error codes (hwt_kmod_errstr names them, errno says more
  * after hke_io), nothing printed; what went wrong in the kernel's data
  * (lost trace, records the bundle cannot place) is written to the bundle
- * as LOST records, and warnings go to the caller's callback.
+ * as LOST records, and warnings go to the caller's sink (options.warn).
  *
  * Use: hwt_kmod_alloc (a THREAD-mode context for a process, before it
  * runs the command, or a running one; or CPU mode), hwt_kmod_start, then

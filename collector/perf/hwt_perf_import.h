@@ -18,7 +18,7 @@
  * no known thread) is written to the bundle as LOST records and reported.
  *
  * A library: prints nothing, returns negative enum hwt_perf_import_error
- * codes, hands warnings to a callback.
+ * codes, hands warnings to the caller's sink (options.warn, hwt_warn.h).
  */
 #ifndef HWT_PERF_IMPORT_H
 #define HWT_PERF_IMPORT_H

@@ -22,7 +22,7 @@
  * says: before the trace that follows a TSC at least as large.
  *
  * A library: prints nothing, returns negative enum hwt_perf_export_error
- * codes, hands warnings to a callback.
+ * codes, hands warnings to the caller's sink (options.warn, hwt_warn.h).
  */
 #ifndef HWT_PERF_EXPORT_H
 #define HWT_PERF_EXPORT_H
