@@ -17,6 +17,7 @@
 #ifndef HWT_BUNDLE_H
 #define HWT_BUNDLE_H
 
+#include "hwt_errors.h"
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,20 +33,20 @@ extern "C" {
 
 /* Error codes, returned negated. */
 enum hwt_bundle_error {
-	hbe_ok,
-	hbe_internal,    /* a bug in this library */
-	hbe_invalid,     /* bad argument */
-	hbe_nomem,
-	hbe_io,          /* a system call failed; errno tells why */
-	hbe_no_dir,      /* the bundle directory does not exist */
-	hbe_not_dir,     /* the path is not a directory */
-	hbe_not_bundle,  /* a directory without an hwt-bundle header */
-	hbe_bad_header,  /* hwt-bundle exists but is not a bundle header */
-	hbe_version,     /* a bundle version this library does not read */
-	hbe_exists,      /* create: the directory exists and is not empty */
-	hbe_eos,         /* no more records */
-	hbe_torn,        /* the file ends inside a record */
-	hbe_corrupt,     /* a record does not check (header, CRC or payload) */
+	hbe_ok = hwt_ok,
+	hbe_internal = hwt_err_internal,  /* a bug in this library */
+	hbe_invalid = hwt_err_invalid,    /* bad argument */
+	hbe_nomem = hwt_err_nomem,
+	hbe_io = hwt_err_io,              /* a system call failed; errno tells why */
+	hbe_no_dir = HWT_ERR_BUNDLE_BASE, /* the bundle directory does not exist */
+	hbe_not_dir,                      /* the path is not a directory */
+	hbe_not_bundle,                   /* a directory without an hwt-bundle header */
+	hbe_bad_header,                   /* hwt-bundle exists but is not a bundle header */
+	hbe_version,                      /* a bundle version this library does not read */
+	hbe_exists,                       /* create: the directory exists and is not empty */
+	hbe_eos,                          /* no more records */
+	hbe_torn,                         /* the file ends inside a record */
+	hbe_corrupt,                      /* a record does not check (header, CRC or payload) */
 };
 
 /* A human readable string for an error code (negative or not). */

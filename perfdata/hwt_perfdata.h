@@ -17,6 +17,8 @@
 #ifndef HWT_PERFDATA_H
 #define HWT_PERFDATA_H
 
+#include "hwt_errors.h"
+#include "hwt_warn.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,20 +30,20 @@ extern "C" {
 
 /* Error codes, returned negated. */
 enum hwt_perf_error {
-	hpf_ok,
-	hpf_internal,     /* a bug in this library */
-	hpf_invalid,      /* bad argument */
-	hpf_nomem,
-	hpf_io,           /* a system call failed; errno tells why */
-	hpf_magic,        /* not a perf.data file (no PERFILE2 magic) */
-	hpf_endian,       /* a perf.data file of the other byte order */
-	hpf_bad_header,   /* the file header does not describe a file */
-	hpf_truncated,    /* the file ends inside its header or a record */
-	hpf_bad_record,   /* a record does not parse (size, fields) */
-	hpf_compressed,   /* compressed records that do not decompress */
-	hpf_eos,          /* no more records */
-	hpf_no_feature,   /* the file has no such feature section */
-	hpf_opencsd,      /* OpenCSD cannot be loaded (hwt_opencsd_error says why) */
+	hpf_ok = hwt_ok,
+	hpf_internal = hwt_err_internal,   /* a bug in this library */
+	hpf_invalid = hwt_err_invalid,     /* bad argument */
+	hpf_nomem = hwt_err_nomem,
+	hpf_io = hwt_err_io,               /* a system call failed; errno tells why */
+	hpf_magic = HWT_ERR_PERFDATA_BASE, /* not a perf.data file (no PERFILE2 magic) */
+	hpf_endian,                        /* a perf.data file of the other byte order */
+	hpf_bad_header,                    /* the file header does not describe a file */
+	hpf_truncated,                     /* the file ends inside its header or a record */
+	hpf_bad_record,                    /* a record does not parse (size, fields) */
+	hpf_compressed,                    /* compressed records that do not decompress */
+	hpf_eos,                           /* no more records */
+	hpf_no_feature,                    /* the file has no such feature section */
+	hpf_opencsd,                       /* OpenCSD cannot be loaded (hwt_opencsd_error says why) */
 };
 
 /* A human readable string for an error code (negative or not). */
@@ -317,11 +319,11 @@ uint64_t hwt_perf_reader_offset(const struct hwt_perf_reader *reader);
 uint64_t hwt_perf_reader_count(const struct hwt_perf_reader *reader);
 
 /*
- * Warnings about a readable file (a feature section out of range or that
- * does not parse, attrs whose sample ids disagree, ...), in the order found.
+ * Where warnings about a readable file go (a feature section out of range
+ * or that does not parse, attrs whose sample ids disagree, ...), as they
+ * are found; set it before opening. Without one they are dropped.
  */
-size_t hwt_perf_reader_warning_count(const struct hwt_perf_reader *reader);
-const char *hwt_perf_reader_warning_at(const struct hwt_perf_reader *reader, size_t i);
+void hwt_perf_reader_set_warn(struct hwt_perf_reader *reader, const struct hwt_warn_sink *sink);
 
 /* Event attributes (file header, or HEADER_ATTR records read so far). */
 size_t hwt_perf_attr_count(const struct hwt_perf_reader *reader);

@@ -62,8 +62,7 @@ struct hwt_perf_reader {
 	const char **cmdline;
 	size_t cmdline_argc;
 
-	char **warnings;
-	size_t nwarnings, cap_warnings;
+	struct hwt_warn_sink warn;
 
 	/* Decompression of COMPRESSED records. */
 	ZSTD_DStream *zstd;
@@ -82,21 +81,14 @@ __attribute__((format(printf, 2, 3)))
 static void warn(struct hwt_perf_reader *r, const char *fmt, ...)
 {
 	va_list ap;
-	char *text;
+	char text[512];
 
-	if (r->nwarnings == r->cap_warnings) {
-		size_t cap = r->cap_warnings ? r->cap_warnings * 2 : 8;
-		char **p = realloc(r->warnings, cap * sizeof(*p));
-
-		if (!p)
-			return;
-		r->warnings = p;
-		r->cap_warnings = cap;
-	}
+	if (!r->warn.fn)
+		return;
 	va_start(ap, fmt);
-	if (vasprintf(&text, fmt, ap) >= 0)
-		r->warnings[r->nwarnings++] = text;
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	hwt_warn_say(&r->warn, text);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -111,14 +103,10 @@ static int fail(struct hwt_perf_reader *r, int status, const char *fmt, ...)
 	return status;
 }
 
-size_t hwt_perf_reader_warning_count(const struct hwt_perf_reader *r)
+void hwt_perf_reader_set_warn(struct hwt_perf_reader *r, const struct hwt_warn_sink *sink)
 {
-	return r ? r->nwarnings : 0;
-}
-
-const char *hwt_perf_reader_warning_at(const struct hwt_perf_reader *r, size_t i)
-{
-	return r && i < r->nwarnings ? r->warnings[i] : NULL;
+	if (r)
+		r->warn = sink ? *sink : (struct hwt_warn_sink){ 0 };
 }
 
 const char *hwt_perf_reader_error(const struct hwt_perf_reader *r)
@@ -183,9 +171,6 @@ void hwt_perf_reader_free(struct hwt_perf_reader *r)
 		free((char *)r->build_ids[i].filename);
 	free(r->build_ids);
 	free(r->cmdline);
-	for (size_t i = 0; i < r->nwarnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
 	hwt_perf_buf_free(&r->rec);
 	hwt_perf_buf_free(&r->aux);
 	hwt_perf_buf_free(&r->decomp);

@@ -23,11 +23,12 @@ static int unit_failures;
    any other code is an "unknown error". */
 #define CHECK_ERRSTR(errstr, first, last)                                        \
 	do {                                                                     \
-		for (int code_ = (first); code_ <= (last); code_++) {            \
+		for (int code_ = (first); code_ <= (last);                       \
+		     code_ = HWT_ERR_NEXT(code_, last)) {                        \
 			CHECK(strcmp(errstr(-code_), "unknown error") != 0);     \
 			CHECK(!strcmp(errstr(-code_), errstr(code_)));           \
 		}                                                                \
-		CHECK(!strcmp(errstr(-1000), "unknown error"));                  \
+		CHECK(!strcmp(errstr(-HWT_ERR_END), "unknown error"));           \
 	} while (0)
 
 /* The exit status of test name: 0 when every check passed. */

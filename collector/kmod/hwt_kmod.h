@@ -7,7 +7,7 @@
  * enum hwt_kmod_error codes (hwt_kmod_errstr names them, errno says more
  * after hke_io), nothing printed; what went wrong in the kernel's data
  * (lost trace, records the bundle cannot place) is written to the bundle
- * as LOST records, and warnings go to the caller's callback.
+ * as LOST records, and warnings go to the caller's sink (options.warn).
  *
  * Use: hwt_kmod_alloc (a THREAD-mode context for a process, before it
  * runs the command, or a running one; or CPU mode), hwt_kmod_start, then
@@ -17,6 +17,8 @@
 #ifndef HWT_KMOD_H
 #define HWT_KMOD_H
 
+#include "hwt_errors.h"
+#include "hwt_warn.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -26,23 +28,23 @@ extern "C" {
 #endif
 
 enum hwt_kmod_error {
-	hke_ok,
-	hke_internal,   /* a bug in this library */
-	hke_invalid,    /* a bad option */
-	hke_nomem,
-	hke_io,         /* a system call failed; errno says why */
-	hke_no_module,  /* no /dev/hwt: hwt.ko is not loaded */
-	hke_no_backend, /* hwt.ko has no such backend (hwt_sw.ko not loaded) */
-	hke_perm,       /* not allowed to trace that process or those CPUs */
-	hke_busy,       /* another collector traces it with this backend */
-	hke_no_process, /* no such process */
-	hke_bundle,     /* a bundle file could not be written; errno says why */
-	hke_mode,       /* the backend does not trace in that mode */
-	hke_no_access,  /* /dev/hwt is not open to this user (hwt.paranoid, hwt.group) */
-	hke_paranoid,   /* CPU mode at hwt.paranoid 2 without CAP_SYS_ADMIN */
-	hke_memlock,    /* the buffers go over the user's locked memory (hwt.mlock_kb + ulimit -l) */
-	hke_contexts,   /* the user has hwt.max_contexts contexts open */
-	hke_no_ptrace,  /* THREAD mode: this kernel lets hwt.ko no safe way to ask ptrace's policy */
+	hke_ok = hwt_ok,
+	hke_internal = hwt_err_internal,   /* a bug in this library */
+	hke_invalid = hwt_err_invalid,     /* a bad option */
+	hke_nomem = hwt_err_nomem,
+	hke_io = hwt_err_io,               /* a system call failed; errno says why */
+	hke_no_module = HWT_ERR_KMOD_BASE, /* no /dev/hwt: hwt.ko is not loaded */
+	hke_no_backend,                    /* hwt.ko has no such backend (hwt_sw.ko not loaded) */
+	hke_perm,                          /* not allowed to trace that process or those CPUs */
+	hke_busy,                          /* another collector traces it with this backend */
+	hke_no_process,                    /* no such process */
+	hke_bundle,                        /* a bundle file could not be written; errno says why */
+	hke_mode,                          /* the backend does not trace in that mode */
+	hke_no_access,                     /* /dev/hwt is not open to this user (hwt.paranoid, hwt.group) */
+	hke_paranoid,                      /* CPU mode at hwt.paranoid 2 without CAP_SYS_ADMIN */
+	hke_memlock,                       /* the buffers go over the user's locked memory (hwt.mlock_kb + ulimit -l) */
+	hke_contexts,                      /* the user has hwt.max_contexts contexts open */
+	hke_no_ptrace,                     /* THREAD mode: this kernel lets hwt.ko no safe way to ask ptrace's policy */
 };
 
 const char *hwt_kmod_errstr(int code);
@@ -78,9 +80,8 @@ struct hwt_kmod_options {
 	const char *trace;        /* --trace globs, newline-separated, or NULL */
 	const char *no_trace;     /* --no-trace globs, or NULL */
 	const char *const *filters; /* IMAGE[:FUNCTION], NULL-terminated, or NULL */
-	/* Warnings (a filter that names nothing, a record that fits no image); may be NULL. */
-	void (*warn)(void *context, const char *message);
-	void *warn_context;
+	/* Warnings (a filter that names nothing, a record that fits no image). */
+	struct hwt_warn_sink warn;
 };
 
 struct hwt_kmod;

@@ -34,12 +34,12 @@ void kmod_warn(struct hwt_kmod *k, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 
-	if (!k->opts.warn)
+	if (!k->opts.warn.fn)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	k->opts.warn(k->opts.warn_context, msg);
+	hwt_warn_say(&k->opts.warn, msg);
 }
 
 static int grow(void **items, size_t *cap, size_t need, size_t elem)

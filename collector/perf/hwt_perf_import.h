@@ -18,11 +18,13 @@
  * no known thread) is written to the bundle as LOST records and reported.
  *
  * A library: prints nothing, returns negative enum hwt_perf_import_error
- * codes, hands warnings to a callback.
+ * codes, hands warnings to the caller's sink (options.warn, hwt_warn.h).
  */
 #ifndef HWT_PERF_IMPORT_H
 #define HWT_PERF_IMPORT_H
 
+#include "hwt_errors.h"
+#include "hwt_warn.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,20 +33,19 @@ extern "C" {
 #endif
 
 enum hwt_perf_import_error {
-	hie_ok,
-	hie_internal,    /* a bug in this library */
-	hie_invalid,     /* bad argument */
-	hie_nomem,
-	hie_io,          /* a file could not be read or written; errno tells why */
-	hie_perf_data,   /* the perf.data file cannot be read (see the message) */
-	hie_no_trace,    /* no Intel PT, ETM or SPE trace (intel_pt, cs_etm, arm_spe AUXTRACE_INFO) */
-	hie_exists,      /* the bundle directory exists and is not empty */
-	hie_opencsd,     /* CoreSight trace, and OpenCSD cannot be loaded */
+	hie_ok = hwt_ok,
+	hie_internal = hwt_err_internal,          /* a bug in this library */
+	hie_invalid = hwt_err_invalid,            /* bad argument */
+	hie_nomem = hwt_err_nomem,
+	hie_io = hwt_err_io,                      /* a file could not be read or written; errno tells why */
+	hie_perf_data = HWT_ERR_PERF_IMPORT_BASE, /* the perf.data file cannot be read (see the message) */
+	hie_no_trace,                             /* no Intel PT, ETM or SPE trace (intel_pt, cs_etm, arm_spe AUXTRACE_INFO) */
+	hie_exists,                               /* the bundle directory exists and is not empty */
+	hie_opencsd,                              /* CoreSight trace, and OpenCSD cannot be loaded */
 };
 
 const char *hwt_perf_import_errstr(int code);
 
-typedef void hwt_perf_import_warn_fn(void *context, const char *message);
 /*
  * Whether the process image running the executable at path is traced (1),
  * or was to run natively (0, *reason says why): perf traced every process,
@@ -58,8 +59,7 @@ struct hwt_perf_import_options {
 	const char *symfs;
 	/* perf's build-id cache; NULL: $PERF_BUILDID_DIR, else $HOME/.debug. */
 	const char *buildid_dir;
-	hwt_perf_import_warn_fn *warn;   /* NULL: warnings dropped */
-	void *warn_context;
+	struct hwt_warn_sink warn;        /* fn NULL: warnings dropped */
 	hwt_perf_import_select_fn *select; /* NULL: every process is kept */
 	void *select_context;
 	/* Filled with the error's text when hwt_perf_import fails (may be NULL). */

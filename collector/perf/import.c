@@ -38,12 +38,12 @@ void hwt_import_warn(struct import *im, const char *fmt, ...)
 	char text[512];
 	va_list ap;
 
-	if (!im->opt || !im->opt->warn)
+	if (!im->opt || !im->opt->warn.fn)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	im->opt->warn(im->opt->warn_context, text);
+	hwt_warn_say(&im->opt->warn, text);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -381,8 +381,6 @@ static int read_perf_data(struct import *im)
 		if (take_record(im, &rec) < 0)
 			return -hie_nomem;
 	}
-	for (size_t i = 0; i < hwt_perf_reader_warning_count(im->reader); i++)
-		hwt_import_warn(im, "%s", hwt_perf_reader_warning_at(im->reader, i));
 	if (err != -hpf_eos) {
 		if (err == -hpf_nomem)
 			return -hie_nomem;
@@ -608,6 +606,9 @@ int hwt_perf_import(const char *perf_data, const char *bundle_dir,
 		err = -hie_nomem;
 		goto out;
 	}
+	/* The reader's warnings are the import's. */
+	if (options)
+		hwt_perf_reader_set_warn(im.reader, &options->warn);
 	err = hwt_perf_reader_open(im.reader, perf_data);
 	if (err) {
 		set_error(&im, "%s", hwt_perf_reader_error(im.reader));

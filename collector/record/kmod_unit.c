@@ -203,8 +203,8 @@ static int kmod_record(const char *bundle, const struct hwt_unit_options *opts,
 	o.trace = opts->trace;
 	o.no_trace = opts->no_trace;
 	o.filters = opts->filters;
-	o.warn = kmod_warn;
-	o.warn_context = (void *)prefix;
+	o.warn.fn = kmod_warn;
+	o.warn.context = (void *)prefix;
 	o.children = 1;
 	if (opts->cpus) {
 		if (kmod_cpus(opts->cpus, cpus, sizeof(cpus)) < 0) {

@@ -160,8 +160,8 @@ static int perf_finish(const struct hwt_unit_files *files, const char *work, con
 	snprintf(data, sizeof(data), "%s/" PERF_DATA, work);
 	hwt_select_config_init(&c.select, opts->trace, opts->no_trace, NULL, NULL);
 	c.select.root = opts->project_root;
-	o.warn = warn;
-	o.warn_context = &c;
+	o.warn.fn = warn;
+	o.warn.context = &c;
 	if (!opts->trace_all) {
 		o.select = select_image;
 		o.select_context = &c;

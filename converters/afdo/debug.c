@@ -393,19 +393,6 @@ static int finish(struct hwt_afdo_debug *d)
 	return 0;
 }
 
-static int from_dwarf_error(int code)
-{
-	switch ((enum hwt_dwarf_error)-code) {
-	case hde_ok:       return 0;
-	case hde_invalid:  return -hae_invalid;
-	case hde_nomem:    return -hae_nomem;
-	case hde_io:       return -hae_io;
-	case hde_no_debug: return -hae_no_debug;
-	case hde_dwarf:    return -hae_dwarf;
-	}
-	return -hae_internal;
-}
-
 static int read_dwarf(struct hwt_afdo_debug *d, const char *path)
 {
 	struct hwt_dwarf *dw;
@@ -414,7 +401,7 @@ static int read_dwarf(struct hwt_afdo_debug *d, const char *path)
 	int res, rc = hwt_dwarf_open(path, &dw);
 
 	if (rc < 0)
-		return from_dwarf_error(rc);
+		return hwt_dwarf_error_as(rc, hae_no_debug, hae_dwarf);
 	w.debug = d;
 	w.dbg = hwt_dwarf_debug(dw);
 	w.at[0].parent = -1;
@@ -430,7 +417,7 @@ static int read_dwarf(struct hwt_afdo_debug *d, const char *path)
 	free(w.list.r);
 	hwt_dwarf_close(dw);
 	if (res < 0)
-		rc = from_dwarf_error(res);
+		rc = hwt_dwarf_error_as(res, hae_no_debug, hae_dwarf);
 	if (rc < 0)
 		return rc;
 	if (d->nspans == 0 || d->nfunctions == 0)

@@ -21,6 +21,7 @@
 #ifndef HWT_AFDO_H
 #define HWT_AFDO_H
 
+#include "hwt_errors.h"
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,15 +33,15 @@ extern "C" {
 #endif
 
 enum hwt_afdo_error {
-	hae_ok,
-	hae_internal,
-	hae_invalid,
-	hae_nomem,
-	hae_io,        /* a file cannot be opened, read or written; errno says why */
-	hae_not_elf,   /* not an ELF file libelf reads */
-	hae_no_debug,  /* no DWARF (no line table or no functions) */
-	hae_dwarf,     /* libdwarf failed reading the DWARF */
-	hae_profile,   /* the hwt profile library failed (see its message) */
+	hae_ok = hwt_ok,
+	hae_internal = hwt_err_internal,
+	hae_invalid = hwt_err_invalid,
+	hae_nomem = hwt_err_nomem,
+	hae_io = hwt_err_io,             /* a file cannot be opened, read or written; errno says why */
+	hae_not_elf = HWT_ERR_AFDO_BASE, /* not an ELF file libelf reads */
+	hae_no_debug,                    /* no DWARF (no line table or no functions) */
+	hae_dwarf,                       /* libdwarf failed reading the DWARF */
+	hae_profile,                     /* the hwt profile library failed (see its message) */
 };
 
 const char *hwt_afdo_errstr(int code);

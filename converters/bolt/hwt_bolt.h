@@ -20,6 +20,7 @@
 #ifndef HWT_BOLT_H
 #define HWT_BOLT_H
 
+#include "hwt_errors.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -30,15 +31,15 @@ extern "C" {
 #endif
 
 enum hwt_bolt_error {
-	hboe_ok,
-	hboe_internal,
-	hboe_invalid,
-	hboe_nomem,
-	hboe_io,          /* a file cannot be read or written; errno says why */
-	hboe_not_elf,     /* not an ELF file of an architecture hwt decodes */
-	hboe_no_symbols,  /* the file has no function symbols (stripped) */
-	hboe_profile,     /* the hwt profile library failed (*profile_error says why:
-	                    -hpe_mismatch when the file is not the traced image) */
+	hboe_ok = hwt_ok,
+	hboe_internal = hwt_err_internal,
+	hboe_invalid = hwt_err_invalid,
+	hboe_nomem = hwt_err_nomem,
+	hboe_io = hwt_err_io,             /* a file cannot be read or written; errno says why */
+	hboe_not_elf = HWT_ERR_BOLT_BASE, /* not an ELF file of an architecture hwt decodes */
+	hboe_no_symbols,                  /* the file has no function symbols (stripped) */
+	hboe_profile,                     /* the hwt profile library failed (*profile_error says why:
+	                                     -hpe_mismatch when the file is not the traced image) */
 };
 
 const char *hwt_bolt_errstr(int code);

@@ -15,6 +15,7 @@
 #ifndef HWT_DIFFCOV_H
 #define HWT_DIFFCOV_H
 
+#include "hwt_errors.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,13 +27,13 @@ extern "C" {
 struct hwt_cov_files;
 
 enum hwt_diffcov_error {
-	hdc_ok,
-	hdc_internal,
-	hdc_invalid,
-	hdc_nomem,
-	hdc_io,       /* the diff cannot be read, or the report written */
-	hdc_syntax,   /* not a unified diff: a hunk header or a hunk is malformed */
-	hdc_combined, /* a combined diff ("@@@": a merge with conflicts in progress) */
+	hdc_ok = hwt_ok,
+	hdc_internal = hwt_err_internal,
+	hdc_invalid = hwt_err_invalid,
+	hdc_nomem = hwt_err_nomem,
+	hdc_io = hwt_err_io,               /* the diff cannot be read, or the report written */
+	hdc_syntax = HWT_ERR_DIFFCOV_BASE, /* not a unified diff: a hunk header or a hunk is malformed */
+	hdc_combined,                      /* a combined diff ("@@@": a merge with conflicts in progress) */
 };
 
 const char *hwt_diffcov_errstr(int code);

@@ -7,6 +7,7 @@ const char *hwt_dwarf_errstr(int code)
 		code = -code;
 	switch ((enum hwt_dwarf_error)code) {
 	case hde_ok:       return "success";
+	case hde_internal: return "internal error";
 	case hde_invalid:  return "invalid argument";
 	case hde_nomem:    return "out of memory";
 	case hde_io:       return "cannot read the file";
@@ -14,4 +15,18 @@ const char *hwt_dwarf_errstr(int code)
 	case hde_dwarf:    return "the DWARF cannot be read";
 	}
 	return "unknown error";
+}
+
+int hwt_dwarf_error_as(int code, int no_debug, int dwarf)
+{
+	switch ((enum hwt_dwarf_error)-code) {
+	case hde_ok:       return 0;
+	case hde_internal:
+	case hde_invalid:
+	case hde_nomem:
+	case hde_io:       return code;
+	case hde_no_debug: return -no_debug;
+	case hde_dwarf:    return -dwarf;
+	}
+	return -hwt_err_internal;
 }

@@ -12,22 +12,31 @@
 #ifndef HWT_DWARF_H
 #define HWT_DWARF_H
 
+#include "hwt_errors.h"
 #include <stddef.h>
 #include <stdint.h>
 
 #include <libdwarf/libdwarf.h>
 
 enum hwt_dwarf_error {
-	hde_ok,
-	hde_invalid,   /* bad argument */
-	hde_nomem,
-	hde_io,        /* the file cannot be opened; errno says why */
-	hde_no_debug,  /* the file has no DWARF */
-	hde_dwarf,     /* libdwarf cannot read the DWARF */
+	hde_ok = hwt_ok,
+	hde_internal = hwt_err_internal,
+	hde_invalid = hwt_err_invalid,     /* bad argument */
+	hde_nomem = hwt_err_nomem,
+	hde_io = hwt_err_io,               /* the file cannot be opened; errno says why */
+	hde_no_debug = HWT_ERR_DWARF_BASE, /* the file has no DWARF */
+	hde_dwarf,                         /* libdwarf cannot read the DWARF */
 };
 
 /* A human readable string for an error code (negative or not). */
 const char *hwt_dwarf_errstr(int code);
+/*
+ * An error of this library (negative, or 0) as the library that called it
+ * returns it: the codes every library shares (hwt_errors.h) stay as they
+ * are, hde_no_debug becomes -no_debug and hde_dwarf -dwarf (the caller's
+ * own codes, positive), anything else -hwt_err_internal.
+ */
+int hwt_dwarf_error_as(int code, int no_debug, int dwarf);
 
 /* ----- A file's DWARF ------------------------------------------------------ */
 

@@ -11,15 +11,17 @@
 #ifndef HWT_ELF_FILE_H
 #define HWT_ELF_FILE_H
 
+#include "hwt_errors.h"
 #include <stddef.h>
 #include <stdint.h>
 
 enum hwt_elf_error {
-	hee_ok,
-	hee_invalid,  /* bad argument */
-	hee_nomem,
-	hee_io,       /* the file cannot be opened or mapped, or is not a regular
-	                 file; errno says why */
+	hee_ok = hwt_ok,
+	hee_internal = hwt_err_internal,
+	hee_invalid = hwt_err_invalid, /* bad argument */
+	hee_nomem = hwt_err_nomem,
+	hee_io = hwt_err_io,           /* the file cannot be opened or mapped, or is not a regular
+	                                  file; errno says why */
 };
 
 /* A human readable string for an error code (negative or not). */

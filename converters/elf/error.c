@@ -7,6 +7,7 @@ const char *hwt_elf_errstr(int code)
 		code = -code;
 	switch ((enum hwt_elf_error)code) {
 	case hee_ok:      return "success";
+	case hee_internal: return "internal error";
 	case hee_invalid: return "invalid argument";
 	case hee_nomem:   return "out of memory";
 	case hee_io:      return "input/output error";

@@ -79,8 +79,7 @@ struct hwt_coverage {
 	struct source **sources;
 	size_t nsources, sources_cap;
 	struct hwt_hash_index index;  /* of sources by path */
-	char **warnings;
-	size_t nwarnings, warnings_cap;
+	struct hwt_warn_sink warn;
 };
 
 struct hwt_coverage *hwt_coverage_alloc(void)
@@ -111,43 +110,32 @@ void hwt_coverage_free(struct hwt_coverage *cov)
 		return;
 	for (i = 0; i < cov->nsources; i++)
 		source_free(cov->sources[i]);
-	for (i = 0; i < cov->nwarnings; i++)
-		free(cov->warnings[i]);
 	free(cov->sources);
 	hwt_hash_index_free(&cov->index);
-	free(cov->warnings);
 	free(cov);
+}
+
+void hwt_coverage_set_warn(struct hwt_coverage *cov, const struct hwt_warn_sink *sink)
+{
+	cov->warn = sink ? *sink : (struct hwt_warn_sink){ 0 };
 }
 
 int hwt_coverage_warn(struct hwt_coverage *cov, const char *fmt, ...)
 {
-	char **w, *msg;
 	va_list ap;
+	char *msg;
 	int n;
 
+	if (!cov->warn.fn)
+		return 0;
 	va_start(ap, fmt);
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return -hle_nomem;
-	w = hwt_grow_array(cov->warnings, &cov->warnings_cap, cov->nwarnings + 1, sizeof(*w));
-	if (!w) {
-		free(msg);
-		return -hle_nomem;
-	}
-	cov->warnings = w;
-	w[cov->nwarnings++] = msg;
+	hwt_warn_say(&cov->warn, msg);
+	free(msg);
 	return 0;
-}
-
-size_t hwt_coverage_warning_count(const struct hwt_coverage *cov)
-{
-	return cov->nwarnings;
-}
-
-const char *hwt_coverage_warning_at(const struct hwt_coverage *cov, size_t i)
-{
-	return i < cov->nwarnings ? cov->warnings[i] : NULL;
 }
 
 size_t hwt_coverage_source_count(const struct hwt_coverage *cov)

@@ -542,19 +542,6 @@ static void finish(struct hwt_debuginfo *info)
 	}
 }
 
-static int from_dwarf_error(int code)
-{
-	switch ((enum hwt_dwarf_error)-code) {
-	case hde_ok:       return 0;
-	case hde_invalid:  return -hle_invalid;
-	case hde_nomem:    return -hle_nomem;
-	case hde_io:       return -hle_io;
-	case hde_no_debug: return -hle_no_debug;
-	case hde_dwarf:    return -hle_dwarf;
-	}
-	return -hle_internal;
-}
-
 static int read_dwarf(struct hwt_debuginfo *info, const char *path)
 {
 	struct hwt_dwarf *dw;
@@ -563,7 +550,7 @@ static int read_dwarf(struct hwt_debuginfo *info, const char *path)
 	int res, rc = hwt_dwarf_open(path, &dw);
 
 	if (rc < 0)
-		return from_dwarf_error(rc);
+		return hwt_dwarf_error_as(rc, hle_no_debug, hle_dwarf);
 	w.dbg = hwt_dwarf_debug(dw);
 	while ((res = hwt_dwarf_next_cu(dw, &cu)) > 0) {
 		rc = read_cu_lines(info, dw, cu.die);
@@ -601,7 +588,7 @@ static int read_dwarf(struct hwt_debuginfo *info, const char *path)
 	}
 	hwt_dwarf_close(dw);
 	if (res < 0)
-		rc = from_dwarf_error(res);
+		rc = hwt_dwarf_error_as(res, hle_no_debug, hle_dwarf);
 	if (rc == 0 && info->nspans == 0)
 		return -hle_no_debug;
 	if (rc == 0)

@@ -15,11 +15,13 @@
  *
  * Functions return 0 or a negative enum hwt_lcov_error (hwt_lcov_errstr
  * names it). Warnings about images (no debug info, replaced files) go to
- * the coverage object's warning list, which the caller prints.
+ * the coverage object's warning sink (hwt_warn.h), which the caller sets.
  */
 #ifndef HWT_LCOV_H
 #define HWT_LCOV_H
 
+#include "hwt_errors.h"
+#include "hwt_warn.h"
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -29,16 +31,16 @@ extern "C" {
 #endif
 
 enum hwt_lcov_error {
-	hle_ok,
-	hle_internal,
-	hle_invalid,
-	hle_nomem,
-	hle_io,        /* the file cannot be opened or read; errno says why */
-	hle_not_elf,   /* not an ELF file libelf reads */
-	hle_no_debug,  /* no DWARF line table */
-	hle_dwarf,     /* libdwarf failed reading the DWARF */
-	hle_mismatch,  /* the file's build-id is not the recorded one */
-	hle_syntax,    /* a line of an lcov tracefile that is not an lcov record */
+	hle_ok = hwt_ok,
+	hle_internal = hwt_err_internal,
+	hle_invalid = hwt_err_invalid,
+	hle_nomem = hwt_err_nomem,
+	hle_io = hwt_err_io,             /* the file cannot be opened or read; errno says why */
+	hle_not_elf = HWT_ERR_LCOV_BASE, /* not an ELF file libelf reads */
+	hle_no_debug,                    /* no DWARF line table */
+	hle_dwarf,                       /* libdwarf failed reading the DWARF */
+	hle_mismatch,                    /* the file's build-id is not the recorded one */
+	hle_syntax,                      /* a line of an lcov tracefile that is not an lcov record */
 };
 
 const char *hwt_lcov_errstr(int code);
@@ -148,11 +150,15 @@ void hwt_coverage_free(struct hwt_coverage *cov);
 int hwt_coverage_add(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
 		     const struct hwt_cov_insn *insns, size_t n);
 
-/* Adds a warning (printf style) to the coverage's list. */
+/*
+ * Where the coverage's warnings go (images left out, source files not
+ * found or edited since the build, ...), as they are found. Without one
+ * they are dropped.
+ */
+void hwt_coverage_set_warn(struct hwt_coverage *cov, const struct hwt_warn_sink *sink);
+/* Hands a warning (printf style) to the coverage's sink. 0 or -hle_nomem. */
 int hwt_coverage_warn(struct hwt_coverage *cov, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-size_t hwt_coverage_warning_count(const struct hwt_coverage *cov);
-const char *hwt_coverage_warning_at(const struct hwt_coverage *cov, size_t i);
 
 /* The source files seen so far (in no particular order). */
 size_t hwt_coverage_source_count(const struct hwt_coverage *cov);

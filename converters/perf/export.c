@@ -79,12 +79,12 @@ void hwt_xport_warn(struct xport *x, const char *fmt, ...)
 	char text[512];
 	va_list ap;
 
-	if (!x->options || !x->options->warn)
+	if (!x->options || !x->options->warn.fn)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	x->options->warn(x->options->warn_context, text);
+	hwt_warn_say(&x->options->warn, text);
 }
 
 /* A perf.data writer's error as ours. */

@@ -22,11 +22,13 @@
  * says: before the trace that follows a TSC at least as large.
  *
  * A library: prints nothing, returns negative enum hwt_perf_export_error
- * codes, hands warnings to a callback.
+ * codes, hands warnings to the caller's sink (options.warn, hwt_warn.h).
  */
 #ifndef HWT_PERF_EXPORT_H
 #define HWT_PERF_EXPORT_H
 
+#include "hwt_errors.h"
+#include "hwt_warn.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,17 +39,17 @@ extern "C" {
 #endif
 
 enum hwt_perf_export_error {
-	hxe_ok,
-	hxe_internal,    /* a bug in this library */
-	hxe_invalid,     /* bad argument */
-	hxe_nomem,
-	hxe_io,          /* a file could not be read or written; errno tells why */
-	hxe_empty,       /* the bundle has no streams to export */
-	hxe_clock,       /* the bundle's times do not fit perf's 56-bit TSC */
-	hxe_mixed,       /* Intel PT and ETMv4 streams: a perf.data holds one kind */
-	hxe_one_cpu,     /* the one-CPU form of ETMv4 streams (it is Intel PT's) */
-	hxe_opencsd,     /* ETMv4 streams, and OpenCSD cannot be loaded */
-	hxe_no_spe,      /* HWT_PERF_EXPORT_SPE and the bundle has no SPE streams */
+	hxe_ok = hwt_ok,
+	hxe_internal = hwt_err_internal,      /* a bug in this library */
+	hxe_invalid = hwt_err_invalid,        /* bad argument */
+	hxe_nomem = hwt_err_nomem,
+	hxe_io = hwt_err_io,                  /* a file could not be read or written; errno tells why */
+	hxe_empty = HWT_ERR_PERF_EXPORT_BASE, /* the bundle has no streams to export */
+	hxe_clock,                            /* the bundle's times do not fit perf's 56-bit TSC */
+	hxe_mixed,                            /* Intel PT and ETMv4 streams: a perf.data holds one kind */
+	hxe_one_cpu,                          /* the one-CPU form of ETMv4 streams (it is Intel PT's) */
+	hxe_opencsd,                          /* ETMv4 streams, and OpenCSD cannot be loaded */
+	hxe_no_spe,                           /* HWT_PERF_EXPORT_SPE and the bundle has no SPE streams */
 };
 
 const char *hwt_perf_export_errstr(int code);
@@ -79,8 +81,6 @@ const char *hwt_perf_export_errstr(int code);
 /* The PMU type number the arm_spe event claims (HWT_PERF_EXPORT_SPE). */
 #define HWT_PERF_EXPORT_ARM_SPE_PMU_TYPE 12u
 
-typedef void hwt_perf_export_warn_fn(void *context, const char *message);
-
 struct hwt_perf_export_options {
 	uint32_t flags;             /* HWT_PERF_EXPORT_* */
 	/* The CPU the file claims (HEADER_CPUID, "GenuineIntel,6,M,S"); NULL: the
@@ -89,8 +89,7 @@ struct hwt_perf_export_options {
 	/* The command line written as HEADER_CMDLINE; NULL: none. */
 	const char *const *argv;
 	size_t argc;
-	hwt_perf_export_warn_fn *warn; /* NULL: warnings dropped */
-	void *warn_context;
+	struct hwt_warn_sink warn;   /* fn NULL: warnings dropped */
 };
 
 struct hwt_perf_export_stats {

@@ -32,6 +32,7 @@
 #ifndef HWT_PROFILE_H
 #define HWT_PROFILE_H
 
+#include "hwt_errors.h"
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -47,17 +48,17 @@ struct hwt_profile;
 
 /* Error codes, returned negated. */
 enum hwt_profile_error {
-	hpe_ok,
-	hpe_internal,   /* a bug in this library */
-	hpe_invalid,    /* bad argument (NULL, image index out of range, ...) */
-	hpe_nomem,
-	hpe_io,         /* a system call failed; errno tells why */
-	hpe_format,     /* the serialised form does not parse */
-	hpe_version,    /* a serialised version this library does not read */
-	hpe_mismatch,   /* the file is not the image the profile was made from
-	                   (build-id differs, or it is too short) */
-	hpe_bad_code,   /* the image's code does not decode as its blocks say */
-	hpe_not_elf,    /* the file is not an ELF file this library reads */
+	hpe_ok = hwt_ok,
+	hpe_internal = hwt_err_internal,   /* a bug in this library */
+	hpe_invalid = hwt_err_invalid,     /* bad argument (NULL, image index out of range, ...) */
+	hpe_nomem = hwt_err_nomem,
+	hpe_io = hwt_err_io,               /* a system call failed; errno tells why */
+	hpe_format = HWT_ERR_PROFILE_BASE, /* the serialised form does not parse */
+	hpe_version,                       /* a serialised version this library does not read */
+	hpe_mismatch,                      /* the file is not the image the profile was made from
+	                                      (build-id differs, or it is too short) */
+	hpe_bad_code,                      /* the image's code does not decode as its blocks say */
+	hpe_not_elf,                       /* the file is not an ELF file this library reads */
 };
 
 /* A human readable string for an error code (negative or not). */

@@ -34,6 +34,7 @@
 #ifndef HWT_SPE_PROFILE_H
 #define HWT_SPE_PROFILE_H
 
+#include "hwt_errors.h"
 #include <stdint.h>
 
 #include "hwt_bundle.h"
@@ -44,10 +45,12 @@ extern "C" {
 #endif
 
 enum hwt_spe_profile_error {
-	hspe_ok,
-	hspe_invalid,  /* bad argument */
-	hspe_nomem,
-	hspe_no_spe,   /* the bundle has no SPE records */
+	hspe_ok = hwt_ok,
+	hspe_internal = hwt_err_internal,
+	hspe_invalid = hwt_err_invalid,         /* bad argument */
+	hspe_nomem = hwt_err_nomem,
+	hspe_io = hwt_err_io,
+	hspe_no_spe = HWT_ERR_SPE_PROFILE_BASE, /* the bundle has no SPE records */
 };
 
 const char *hwt_spe_profile_errstr(int code);

@@ -22,6 +22,7 @@
 #ifndef HWT_STACKS_H
 #define HWT_STACKS_H
 
+#include "hwt_errors.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,13 +35,13 @@ extern "C" {
 #endif
 
 enum hwt_stacks_error {
-	hse_ok,
-	hse_internal,
-	hse_invalid,   /* bad argument */
-	hse_nomem,
-	hse_io,        /* a file cannot be read or written; errno says why */
-	hse_format,    /* a folded file does not parse */
-	hse_regex,     /* a bad regular expression */
+	hse_ok = hwt_ok,
+	hse_internal = hwt_err_internal,
+	hse_invalid = hwt_err_invalid,    /* bad argument */
+	hse_nomem = hwt_err_nomem,
+	hse_io = hwt_err_io,              /* a file cannot be read or written; errno says why */
+	hse_format = HWT_ERR_STACKS_BASE, /* a folded file does not parse */
+	hse_regex,                        /* a bad regular expression */
 };
 
 const char *hwt_stacks_errstr(int code);

@@ -675,6 +675,13 @@ static void per_test_fini(struct per_test *t)
 	hwt_test_split_fini(&t->split);
 }
 
+/* The coverage's warnings, as they come: context is the prefix. */
+static void print_warning(void *context, const char *message)
+{
+	fprintf(stderr, "%s: %swarning:%s %s\n", (const char *)context, hwt_color(hwt_color_warning),
+		hwt_color(hwt_color_reset), message);
+}
+
 int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options *options)
 {
 	struct per_test tests = { 0 };
@@ -699,6 +706,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		ret = HWT_EXIT_ERROR;
 		goto done;
 	}
+	hwt_coverage_set_warn(cov, &(struct hwt_warn_sink){ print_warning, (void *)prefix });
 	how.prefix = prefix;
 	how.progress = options->common.quiet ? hwt_progress_none : hwt_progress_tty;
 	how.no_notes = options->common.quiet;
@@ -779,9 +787,6 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 		ret = 2;
 		goto done;
 	}
-	for (i = 0; i < hwt_coverage_warning_count(cov); i++)
-		fprintf(stderr, "%s: %swarning:%s %s\n", prefix, hwt_color(hwt_color_warning),
-			hwt_color(hwt_color_reset), hwt_coverage_warning_at(cov, i));
 	rc = hwt_coverage_files(cov, &options->filter, &files);
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", prefix, hwt_lcov_errstr(rc));

@@ -106,8 +106,8 @@ int hwt_export_main(int argc, char **argv)
 	hwt_command_print_diags(bundle, stderr, PREFIX);
 	o.argv = (const char *const *)argv;
 	o.argc = (size_t)argc;
-	o.warn = warn;
-	o.warn_context = &w;
+	o.warn.fn = warn;
+	o.warn.context = &w;
 	err = hwt_perf_export(bundle, output, &o, &st);
 	if (err) {
 		fprintf(stderr, PREFIX ": %s: %s\n", output, hwt_perf_export_errstr(err));

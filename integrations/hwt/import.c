@@ -98,8 +98,8 @@ int hwt_import_main(int argc, char **argv)
 	}
 	if (force && hwt_remove_bundle(output, PREFIX) < 0)
 		return HWT_EXIT_ERROR;
-	o.warn = warn;
-	o.warn_context = &w;
+	o.warn.fn = warn;
+	o.warn.context = &w;
 	o.error = error;
 	o.error_size = sizeof(error);
 	err = hwt_perf_import(argv[optind], output, &o, &st);

@@ -18,6 +18,12 @@ static int cmp_insn(const void *a, const void *b)
 	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
 }
 
+static void print_warning(void *context, const char *message)
+{
+	(void)context;
+	fprintf(stderr, "lcov_counts: warning: %s\n", message);
+}
+
 int main(int argc, char **argv)
 {
 	struct hwt_debuginfo *info;
@@ -58,6 +64,7 @@ int main(int argc, char **argv)
 	cov = hwt_coverage_alloc();
 	if (!info || !cov)
 		return 2;
+	hwt_coverage_set_warn(cov, &(struct hwt_warn_sink){ print_warning, NULL });
 	rc = hwt_debuginfo_load(info, argv[1]);
 	if (rc < 0) {
 		fprintf(stderr, "lcov_counts: %s: %s\n", argv[1], hwt_lcov_errstr(rc));
@@ -66,8 +73,6 @@ int main(int argc, char **argv)
 	rc = hwt_coverage_add(cov, info, insns, n);
 	if (rc < 0 || hwt_coverage_write_lcov(cov, stdout, argc > 3 ? argv[3] : NULL, NULL, NULL) < 0)
 		return 1;
-	for (i = 0; i < hwt_coverage_warning_count(cov); i++)
-		fprintf(stderr, "lcov_counts: warning: %s\n", hwt_coverage_warning_at(cov, i));
 	hwt_coverage_free(cov);
 	hwt_debuginfo_free(info);
 	free(insns);

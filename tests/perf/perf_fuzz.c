@@ -61,6 +61,12 @@ static int memfile(const uint8_t *data, size_t size)
 	return fd;
 }
 
+/* A reader's warning: a message, never an empty one. */
+static void check_warning(void *context, const char *message)
+{
+	CHECK(message && message[0], "%s: an empty warning", (const char *)context);
+}
+
 /* Reads every record of the file fd (size bytes); checks what the reader hands out. */
 static void read_fd(int fd, size_t size, const char *what)
 {
@@ -70,13 +76,12 @@ static void read_fd(int fd, size_t size, const char *what)
 	uint64_t n = 0;
 
 	lseek(fd, 0, SEEK_SET);
+	hwt_perf_reader_set_warn(r, &(struct hwt_warn_sink){ check_warning, (void *)what });
 	err = hwt_perf_reader_open_fd(r, fd, what);
 	if (err) {
 		CHECK(err < 0 && hwt_perf_reader_error(r)[0], "%s: open fails without a message", what);
 		goto out;
 	}
-	for (size_t i = 0; i < hwt_perf_reader_warning_count(r); i++)
-		CHECK(strlen(hwt_perf_reader_warning_at(r, i)) > 0, "%s: an empty warning", what);
 	for (size_t i = 0; i < hwt_perf_build_id_count(r); i++)
 		(void)strlen(hwt_perf_build_id_at(r, i)->filename);
 	for (size_t i = 0; i < HWT_PERF_FEAT_BITS; i++) {
@@ -140,7 +145,7 @@ static void import(const uint8_t *data, size_t size, const char *what)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		exit(2);
-	o.warn = quiet;
+	o.warn.fn = quiet;
 	o.error = error;
 	o.error_size = sizeof(error);
 	err = hwt_perf_import(path, dir, &o, NULL);

@@ -130,6 +130,12 @@ static int perf_line(const struct hwt_perf_record *r, char *out, size_t size)
 	}
 }
 
+static void print_warning(void *context, const char *message)
+{
+	(void)context;
+	fprintf(stderr, "warning: %s\n", message);
+}
+
 static int open_reader(struct hwt_perf_reader **r, const char *path)
 {
 	int err;
@@ -137,9 +143,8 @@ static int open_reader(struct hwt_perf_reader **r, const char *path)
 	*r = hwt_perf_reader_alloc();
 	if (!*r)
 		return -1;
+	hwt_perf_reader_set_warn(*r, &(struct hwt_warn_sink){ print_warning, NULL });
 	err = hwt_perf_reader_open(*r, path);
-	for (size_t i = 0; i < hwt_perf_reader_warning_count(*r); i++)
-		fprintf(stderr, "warning: %s\n", hwt_perf_reader_warning_at(*r, i));
 	if (err) {
 		fprintf(stderr, "error: %s (%s)\n", hwt_perf_reader_error(*r), hwt_perf_errstr(err));
 		return -1;
@@ -173,8 +178,6 @@ static int dump(const char *path)
 			printf("event %" PRIu64 " %s\n",
 			       rec.sample.fields & HWT_PERF_SID_TIME ? rec.sample.time : 0, line);
 	}
-	for (size_t i = 0; i < hwt_perf_reader_warning_count(r); i++)
-		fprintf(stderr, "warning: %s\n", hwt_perf_reader_warning_at(r, i));
 	if (err != -hpf_eos) {
 		printf("error %s\n", hwt_perf_reader_error(r));
 		fprintf(stderr, "error: %s\n", hwt_perf_reader_error(r));
