@@ -19,7 +19,7 @@
  * The open keeps what it read of the sideband files of up to this size, up
  * to KEEP_TOTAL in all, for hwt_bundle_image_open: a decode reads every
  * image's records again, and a suite's hundreds of small files cost four
- * system calls each to read (about 1.2 ms for bench/decode's 240).
+ * system calls each to read (docs/decode.md says how long).
  */
 #define KEEP_FILE_MAX ((size_t)1 << 20)
 #define KEEP_TOTAL ((size_t)64 << 20)

@@ -363,153 +363,182 @@ static const struct file_operations hwt_ctx_fops = {
 	.llseek		= noop_llseek,
 };
 
-static long hwt_ioctl_alloc(void __user *uarg)
-{
-	struct hwt_alloc __user *ua = uarg;
-	struct task_struct *task = NULL;
-	struct hwt_context *ctx;
-	struct pid *pid = NULL;
-	struct hwt_backend *b;
-	cpumask_var_t mask;
+/* An allocation request, checked, with the references its steps take. */
+struct hwt_alloc_req {
 	struct hwt_alloc a;
-	struct file *file;
-	unsigned int cpu;
 	u64 recq_size;
-	u32 usize;
-	int ret, fd;
+	cpumask_var_t mask;		/* CPU mode: the CPUs to trace */
+	struct pid *pid;		/* THREAD mode: the target, until its context holds it */
+	struct task_struct *task;	/* THREAD mode: the target's leader */
+};
 
-	ret = hwt_copy_in(&a, sizeof(a), HWT_ALLOC_SIZE_VER0, uarg, &usize);
-	if (ret)
-		return ret;
-	if (a.reserved || (a.flags & ~HWT_ALLOC_CHILDREN))
-		return -EINVAL;
-	if (strnlen(a.backend_name, HWT_BACKEND_NAME_MAX) == HWT_BACKEND_NAME_MAX)
-		return -EINVAL;
-	if (a.bufsize < HWT_BUFSIZE_MIN || a.bufsize > HWT_BUFSIZE_MAX ||
-	    !PAGE_ALIGNED(a.bufsize))
-		return -EINVAL;
-	if (a.aux_bufsize && (a.mode != HWT_MODE_THREAD || a.aux_bufsize < HWT_BUFSIZE_MIN ||
-			      a.aux_bufsize > HWT_BUFSIZE_MAX || !PAGE_ALIGNED(a.aux_bufsize)))
-		return -EINVAL;
-	recq_size = a.recq_size ? a.recq_size : HWT_RECQ_SIZE_DEFAULT;
-	if (recq_size < PAGE_SIZE || recq_size > HWT_RECQ_SIZE_MAX || !is_power_of_2(recq_size))
-		return -EINVAL;
-	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
-		return -ENOMEM;
+/* The request's fields on their own, before anything is looked up. */
+static int hwt_ioctl_alloc_check(struct hwt_alloc_req *r)
+{
+	const struct hwt_alloc *a = &r->a;
 
-	switch (a.mode) {
+	if (a->reserved || (a->flags & ~HWT_ALLOC_CHILDREN))
+		return -EINVAL;
+	if (strnlen(a->backend_name, HWT_BACKEND_NAME_MAX) == HWT_BACKEND_NAME_MAX)
+		return -EINVAL;
+	if (a->bufsize < HWT_BUFSIZE_MIN || a->bufsize > HWT_BUFSIZE_MAX ||
+	    !PAGE_ALIGNED(a->bufsize))
+		return -EINVAL;
+	if (a->aux_bufsize && (a->mode != HWT_MODE_THREAD || a->aux_bufsize < HWT_BUFSIZE_MIN ||
+			       a->aux_bufsize > HWT_BUFSIZE_MAX || !PAGE_ALIGNED(a->aux_bufsize)))
+		return -EINVAL;
+	r->recq_size = a->recq_size ? a->recq_size : HWT_RECQ_SIZE_DEFAULT;
+	if (r->recq_size < PAGE_SIZE || r->recq_size > HWT_RECQ_SIZE_MAX ||
+	    !is_power_of_2(r->recq_size))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * What is traced and whether the caller may: the CPU set, or the target
+ * process (its pid and leader are held in @r, for hwt_ioctl_alloc_release).
+ */
+static int hwt_ioctl_alloc_target(struct hwt_alloc_req *r)
+{
+	const struct hwt_alloc *a = &r->a;
+	int ret;
+
+	switch (a->mode) {
 	case HWT_MODE_CPU:
-		ret = -EINVAL;
-		if (a.pid || a.flags)
-			goto out;
-		ret = hwt_ioctl_cpuset(mask, a.cpu_map, a.cpusetsize);
-		if (ret)
-			goto out;
-		ret = hwt_perm_cpu();
-		if (ret)
-			goto out;
-		break;
+		if (a->pid || a->flags)
+			return -EINVAL;
+		ret = hwt_ioctl_cpuset(r->mask, a->cpu_map, a->cpusetsize);
+		return ret ? ret : hwt_perm_cpu();
 	case HWT_MODE_THREAD:
-		ret = -EINVAL;
-		if (a.cpu_map || a.cpusetsize || a.pid <= 0)
-			goto out;
-		ret = -ESRCH;
-		pid = find_get_pid(a.pid);
-		if (!pid)
-			goto out;
-		task = get_pid_task(pid, PIDTYPE_TGID);
-		if (!task)
-			goto out;
-		ret = -EPERM;
-		if (task->flags & PF_KTHREAD)
-			goto out;
-		ret = hwt_perm_thread(task);
-		if (ret)
-			goto out;
-		break;
-	default:
-		ret = -EINVAL;
-		goto out;
+		if (a->cpu_map || a->cpusetsize || a->pid <= 0)
+			return -EINVAL;
+		r->pid = find_get_pid(a->pid);
+		if (!r->pid)
+			return -ESRCH;
+		r->task = get_pid_task(r->pid, PIDTYPE_TGID);
+		if (!r->task)
+			return -ESRCH;
+		if (r->task->flags & PF_KTHREAD)
+			return -EPERM;
+		return hwt_perm_thread(r->task);
 	}
+	return -EINVAL;
+}
 
-	mutex_lock(&hwt_mtx);
-	b = hwt_backend_lookup(a.backend_name);
-	if (!b) {
-		mutex_unlock(&hwt_mtx);
-		ret = -ENOENT;
-		goto out;
-	}
+/* Whether backend @b can take one more context of this request. Called with hwt_mtx held. */
+static int hwt_ioctl_alloc_admit(struct hwt_backend *b, const struct hwt_alloc_req *r)
+{
+	u32 mode = r->a.mode;
+
+	lockdep_assert_held(&hwt_mtx);
 	/* A backend without CPU units (sw: it steps threads) has no CPU mode. */
-	if (a.mode == HWT_MODE_CPU && !b->ops->enable) {
-		mutex_unlock(&hwt_mtx);
-		module_put(b->owner);
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
+	if (mode == HWT_MODE_CPU && !b->ops->enable)
+		return -EOPNOTSUPP;
 	/* One backend drives one unit per CPU: its CPU and THREAD modes exclude each other. */
-	if ((a.mode == HWT_MODE_CPU &&
-	     (b->nctx_thread || bitmap_intersects(b->busy_cpus, cpumask_bits(mask), nr_cpu_ids))) ||
-	    (a.mode == HWT_MODE_THREAD && b->nctx_cpu)) {
-		mutex_unlock(&hwt_mtx);
-		module_put(b->owner);
-		ret = -EBUSY;
-		goto out;
-	}
+	if ((mode == HWT_MODE_CPU &&
+	     (b->nctx_thread || bitmap_intersects(b->busy_cpus, cpumask_bits(r->mask), nr_cpu_ids))) ||
+	    (mode == HWT_MODE_THREAD && b->nctx_cpu))
+		return -EBUSY;
 	/* Each context may re-register the hooks: a user cannot have them churn without end. */
 	if (hwt_perm_limited() &&
-	    hwt_context_count_user(current_user()) >= READ_ONCE(hwt_max_contexts)) {
-		mutex_unlock(&hwt_mtx);
-		module_put(b->owner);
-		ret = -EMFILE;
-		goto out;
-	}
-	ctx = hwt_context_alloc(b, a.mode, a.flags, a.bufsize, a.aux_bufsize, recq_size);
-	if (IS_ERR(ctx)) {
-		mutex_unlock(&hwt_mtx);
-		module_put(b->owner);
-		ret = PTR_ERR(ctx);
-		goto out;
-	}
+	    hwt_context_count_user(current_user()) >= READ_ONCE(hwt_max_contexts))
+		return -EMFILE;
+	return 0;
+}
+
+/* Counts the new context in its backend; the context takes the target pid. Called with hwt_mtx held. */
+static void hwt_ioctl_alloc_register(struct hwt_context *ctx, struct hwt_backend *b,
+				     struct hwt_alloc_req *r)
+{
+	lockdep_assert_held(&hwt_mtx);
 	hwt_charge_init(&ctx->charge);
-	if (a.mode == HWT_MODE_CPU) {
-		cpumask_copy(ctx->cpus, mask);
-		bitmap_or(b->busy_cpus, b->busy_cpus, cpumask_bits(mask), nr_cpu_ids);
+	if (r->a.mode == HWT_MODE_CPU) {
+		cpumask_copy(ctx->cpus, r->mask);
+		bitmap_or(b->busy_cpus, b->busy_cpus, cpumask_bits(r->mask), nr_cpu_ids);
 		b->nctx_cpu++;
 		list_add_tail_rcu(&ctx->cpu_link, &hwt_cpu_contexts);
 		atomic_inc(&hwt_nr_cpu_contexts);
 	} else {
 		b->nctx_thread++;
-		ctx->target = pid;
-		pid = NULL;
+		ctx->target = r->pid;
+		r->pid = NULL;
 		ctx->owner_cred = get_current_cred();
 		ctx->owner_task = get_task_struct(current);
 	}
-	mutex_unlock(&hwt_mtx);
+}
 
-	/* From here on, errors undo through the teardown of the context. */
-	if (a.mode == HWT_MODE_CPU) {
-		for_each_cpu(cpu, mask) {
-			ctx->cpu_bufs[cpu] = hwt_buffer_alloc(a.bufsize, cpu, &ctx->charge);
+/*
+ * The context, on the backend the request names. Returns with the
+ * backend's module reference held by the context, or an ERR_PTR.
+ */
+static struct hwt_context *hwt_ioctl_alloc_context(struct hwt_alloc_req *r)
+{
+	struct hwt_context *ctx;
+	struct hwt_backend *b;
+	int ret;
+
+	mutex_lock(&hwt_mtx);
+	b = hwt_backend_lookup(r->a.backend_name);
+	if (!b) {
+		ctx = ERR_PTR(-ENOENT);
+		goto out_unlock;
+	}
+	ret = hwt_ioctl_alloc_admit(b, r);
+	if (ret) {
+		ctx = ERR_PTR(ret);
+		goto out_put;
+	}
+	ctx = hwt_context_alloc(b, r->a.mode, r->a.flags, r->a.bufsize, r->a.aux_bufsize,
+				r->recq_size);
+	if (IS_ERR(ctx))
+		goto out_put;
+	hwt_ioctl_alloc_register(ctx, b, r);
+	goto out_unlock;
+out_put:
+	module_put(b->owner);
+out_unlock:
+	mutex_unlock(&hwt_mtx);
+	return ctx;
+}
+
+/* The buffers: one per CPU, or the threads of the target with theirs. */
+static int hwt_ioctl_alloc_buffers(struct hwt_context *ctx, struct hwt_alloc_req *r)
+{
+	unsigned int cpu;
+	int ret;
+
+	if (r->a.mode == HWT_MODE_CPU) {
+		for_each_cpu(cpu, r->mask) {
+			ctx->cpu_bufs[cpu] = hwt_buffer_alloc(r->a.bufsize, cpu, &ctx->charge);
 			if (IS_ERR(ctx->cpu_bufs[cpu])) {
 				ret = PTR_ERR(ctx->cpu_bufs[cpu]);
 				ctx->cpu_bufs[cpu] = NULL;
-				goto out_teardown;
+				return ret;
 			}
 		}
-	} else {
-		ret = hwt_ioctl_attach(ctx, task);
-		if (ret)
-			goto out_teardown;
-		/*
-		 * Again, now that the threads are hashed: an exec that made the
-		 * target untraceable after the first check ran its hook before
-		 * the threads were there to be untraced (the hook runs after
-		 * the new credentials are committed, so one of the two sees them).
-		 */
-		ret = hwt_perm_thread(task);
-		if (ret)
-			goto out_teardown;
+		return 0;
 	}
+	ret = hwt_ioctl_attach(ctx, r->task);
+	if (ret)
+		return ret;
+	/*
+	 * Again, now that the threads are hashed: an exec that made the
+	 * target untraceable after the first check ran its hook before
+	 * the threads were there to be untraced (the hook runs after
+	 * the new credentials are committed, so one of the two sees them).
+	 */
+	return hwt_perm_thread(r->task);
+}
+
+/*
+ * Hands the context to user space: its file descriptor, and its ident in
+ * @ua. Returns the descriptor; on error the context is torn down (by the
+ * file's release once the file holds it).
+ */
+static int hwt_ioctl_alloc_publish(struct hwt_context *ctx, struct hwt_alloc __user *ua)
+{
+	struct file *file;
+	int fd, ret;
 
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
@@ -518,27 +547,64 @@ static long hwt_ioctl_alloc(void __user *uarg)
 	}
 	file = anon_inode_getfile("[hwt]", &hwt_ctx_fops, ctx, O_RDWR);
 	if (IS_ERR(file)) {
-		put_unused_fd(fd);
 		ret = PTR_ERR(file);
-		goto out_teardown;
+		goto out_put_fd;
 	}
 	if (put_user(ctx->ident, &ua->ident)) {
 		put_unused_fd(fd);
 		fput(file);	/* tears the context down */
-		ret = -EFAULT;
-		goto out;
+		return -EFAULT;
 	}
 	fd_install(fd, file);
-	ret = fd;
-	goto out;
+	return fd;
 
+out_put_fd:
+	put_unused_fd(fd);
 out_teardown:
 	hwt_context_teardown(ctx);
+	return ret;
+}
+
+static void hwt_ioctl_alloc_release(struct hwt_alloc_req *r)
+{
+	if (r->task)
+		put_task_struct(r->task);
+	put_pid(r->pid);
+	free_cpumask_var(r->mask);
+}
+
+/* HWT_IOC_ALLOC: check the request, find what it traces, make the context, its buffers and its file. */
+static long hwt_ioctl_alloc(void __user *uarg)
+{
+	struct hwt_alloc_req r = { };
+	struct hwt_context *ctx;
+	u32 usize;
+	int ret;
+
+	ret = hwt_copy_in(&r.a, sizeof(r.a), HWT_ALLOC_SIZE_VER0, uarg, &usize);
+	if (ret)
+		return ret;
+	ret = hwt_ioctl_alloc_check(&r);
+	if (ret)
+		return ret;
+	if (!zalloc_cpumask_var(&r.mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = hwt_ioctl_alloc_target(&r);
+	if (ret)
+		goto out;
+	ctx = hwt_ioctl_alloc_context(&r);
+	if (IS_ERR(ctx)) {
+		ret = PTR_ERR(ctx);
+		goto out;
+	}
+	/* From here on, errors undo through the teardown of the context. */
+	ret = hwt_ioctl_alloc_buffers(ctx, &r);
+	if (ret)
+		hwt_context_teardown(ctx);
+	else
+		ret = hwt_ioctl_alloc_publish(ctx, uarg);
 out:
-	if (task)
-		put_task_struct(task);
-	put_pid(pid);
-	free_cpumask_var(mask);
+	hwt_ioctl_alloc_release(&r);
 	return ret;
 }
 

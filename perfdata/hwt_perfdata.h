@@ -273,11 +273,6 @@ struct hwt_perf_build_id {
 	const char *filename;
 };
 
-/* HEADER_COMPRESSED. */
-struct hwt_perf_compression {
-	uint32_t version, type, level, ratio, mmap_len;
-};
-
 struct hwt_perf_reader *hwt_perf_reader_alloc(void);
 void hwt_perf_reader_free(struct hwt_perf_reader *reader);
 
@@ -295,9 +290,6 @@ int hwt_perf_reader_open_fd(struct hwt_perf_reader *reader, int fd, const char *
 
 /* 1 for a pipe-mode file. */
 int hwt_perf_reader_pipe_mode(const struct hwt_perf_reader *reader);
-/* File mode: bytes of the data section as the header says, and of the file. */
-uint64_t hwt_perf_reader_data_size(const struct hwt_perf_reader *reader);
-uint64_t hwt_perf_reader_file_size(const struct hwt_perf_reader *reader);
 
 /*
  * Reads the next record into *record (user-space header records of pipe
@@ -313,8 +305,6 @@ int hwt_perf_reader_next(struct hwt_perf_reader *reader, struct hwt_perf_record 
 
 /* After an error: what is wrong, with the offset. Empty otherwise. */
 const char *hwt_perf_reader_error(const struct hwt_perf_reader *reader);
-/* Offset of the next record (of the bad one after an error). */
-uint64_t hwt_perf_reader_offset(const struct hwt_perf_reader *reader);
 /* Records returned so far. */
 uint64_t hwt_perf_reader_count(const struct hwt_perf_reader *reader);
 
@@ -344,9 +334,6 @@ int hwt_perf_feature_nrcpus(const struct hwt_perf_reader *reader, uint32_t *onli
 			    uint32_t *available);
 /* CMDLINE: the words (NULL-terminated, *argc of them), or NULL. */
 const char *const *hwt_perf_feature_cmdline(const struct hwt_perf_reader *reader, size_t *argc);
-/* COMPRESSED: 0, or -hpf_no_feature. */
-int hwt_perf_feature_compression(const struct hwt_perf_reader *reader,
-				 struct hwt_perf_compression *info);
 /* Build-ids: of the feature section (file mode) or of the records read. */
 size_t hwt_perf_build_id_count(const struct hwt_perf_reader *reader);
 const struct hwt_perf_build_id *hwt_perf_build_id_at(const struct hwt_perf_reader *reader,
@@ -371,7 +358,6 @@ void hwt_perf_writer_free(struct hwt_perf_writer *writer);
  * Returns 0, -hpf_io, -hpf_nomem, -hpf_invalid.
  */
 int hwt_perf_writer_open(struct hwt_perf_writer *writer, const char *path, unsigned flags);
-int hwt_perf_writer_open_fd(struct hwt_perf_writer *writer, int fd, unsigned flags);
 
 /*
  * Adds an event attribute with the ids of its events (copied). All

@@ -114,11 +114,6 @@ const char *hwt_perf_reader_error(const struct hwt_perf_reader *r)
 	return r ? r->error : "";
 }
 
-uint64_t hwt_perf_reader_offset(const struct hwt_perf_reader *r)
-{
-	return r ? r->pos : 0;
-}
-
 uint64_t hwt_perf_reader_count(const struct hwt_perf_reader *r)
 {
 	return r ? r->count : 0;
@@ -127,16 +122,6 @@ uint64_t hwt_perf_reader_count(const struct hwt_perf_reader *r)
 int hwt_perf_reader_pipe_mode(const struct hwt_perf_reader *r)
 {
 	return r ? r->pipe : 0;
-}
-
-uint64_t hwt_perf_reader_data_size(const struct hwt_perf_reader *r)
-{
-	return r ? r->data_size : 0;
-}
-
-uint64_t hwt_perf_reader_file_size(const struct hwt_perf_reader *r)
-{
-	return r ? r->file_size : 0;
 }
 
 /* ----- Life ------------------------------------------------------------- */
@@ -298,18 +283,6 @@ int hwt_perf_feature_nrcpus(const struct hwt_perf_reader *r, uint32_t *online,
 	/* perf writes the available count first. */
 	memcpy(available, data, 4);
 	memcpy(online, (const uint8_t *)data + 4, 4);
-	return 0;
-}
-
-int hwt_perf_feature_compression(const struct hwt_perf_reader *r,
-				 struct hwt_perf_compression *info)
-{
-	const void *data;
-	uint64_t n;
-
-	if (hwt_perf_feature(r, HWT_PERF_FEAT_COMPRESSED, &data, &n) || n < 20)
-		return -hpf_no_feature;
-	memcpy(info, data, 20);
 	return 0;
 }
 

@@ -131,7 +131,8 @@ static int emit(struct hwt_perf_writer *w, const void *p, size_t n)
 	return 0;
 }
 
-int hwt_perf_writer_open_fd(struct hwt_perf_writer *w, int fd, unsigned flags)
+/* hwt_perf_writer_open on an open descriptor (closed by hwt_perf_writer_close). */
+static int hwt_perf_writer_open_fd(struct hwt_perf_writer *w, int fd, unsigned flags)
 {
 	uint8_t header[HWT_PERF_FILE_HEADER_SIZE] = { 0 };
 	uint64_t magic = HWT_PERF_MAGIC, size;

@@ -110,7 +110,6 @@ static int cpu_copy(struct hwt_kmod *k, struct kmod_cpu *c, uint64_t to)
 		/* Written over before it was read (the kernel's LOST record says so too). */
 		uint64_t first = newest - c->size;
 
-		k->stats.lost_bytes += first - from;
 		from = kmod_find_psb(c->base, c->size, first, to);
 		if (t->image)
 			ret = kmod_thread_write(k, t, kmod_ovf, sizeof(kmod_ovf));

@@ -97,15 +97,6 @@ int hwt_kmod_finish(struct hwt_kmod *kmod);
 /* Closes the context (the traced processes run on untraced). */
 void hwt_kmod_free(struct hwt_kmod *kmod);
 
-/* Figures of a recording so far. */
-struct hwt_kmod_stats {
-	uint64_t records;     /* read from the kernel */
-	uint64_t trace_bytes; /* of streams written */
-	uint64_t lost_bytes;  /* of trace the collector did not read in time (wrap) */
-	uint64_t images;      /* process images */
-};
-void hwt_kmod_get_stats(const struct hwt_kmod *kmod, struct hwt_kmod_stats *stats);
-
 #ifdef __cplusplus
 }
 #endif

@@ -157,7 +157,6 @@ struct hwt_kmod {
 	struct kmod_cpu *cpus;        /* CPU mode: the traced CPUs */
 	size_t ncpus;
 	uint32_t self;                /* CPU mode: this process, whose records are its own */
-	struct hwt_kmod_stats stats;
 };
 
 /* Appends an MMAP record to img (a vDSO's path becomes the bundle's copy; filters). */

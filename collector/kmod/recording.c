@@ -93,7 +93,6 @@ static int image_new(struct hwt_kmod *k, uint32_t pid, struct kmod_image **out)
 	if (ret)
 		return ret;
 	k->images[k->nimages++] = *out;
-	k->stats.images++;
 	return 0;
 }
 
@@ -389,7 +388,6 @@ static int on_record(struct hwt_kmod *k, const struct hwt_record_header *rec)
 	struct hwt_record_header *c;
 	int ret = 0;
 
-	k->stats.records++;
 	if (k->opts.mode == HWT_KMOD_CPU) {
 		/* Every process's records come: this one's are its own, and it is not traced. */
 		if (rec->pid == k->self)
@@ -680,9 +678,4 @@ void hwt_kmod_free(struct hwt_kmod *k)
 	free(k->buf);
 	free(k->bundle);
 	free(k);
-}
-
-void hwt_kmod_get_stats(const struct hwt_kmod *k, struct hwt_kmod_stats *stats)
-{
-	*stats = k->stats;
 }

@@ -85,7 +85,6 @@ int kmod_thread_write(struct hwt_kmod *k, struct kmod_thread *t, const void *dat
 			return -hke_bundle;
 		data = (const uint8_t *)data + w;
 		n -= (size_t)w;
-		k->stats.trace_bytes += (size_t)w;
 	}
 	return 0;
 }
@@ -106,8 +105,6 @@ static int ring_copy(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_ring
 		if (w <= 0)
 			return -hke_bundle;
 		from += (size_t)w;
-		if (!r->aux)
-			k->stats.trace_bytes += (size_t)w;
 	}
 	return 0;
 }
@@ -135,7 +132,6 @@ static int ring_drain(struct hwt_kmod *k, struct kmod_thread *t, struct kmod_rin
 	if (bp.offset - from > r->size) {
 		/* Written over before it was read (the kernel's LOST record says so). */
 		from = bp.offset - r->size;
-		k->stats.lost_bytes += from - r->read;
 		if (!r->aux) {
 			from = kmod_find_psb(r->base, r->size, from, bp.offset);
 			if (t->image && ring_file(k, t, r) == 0 &&

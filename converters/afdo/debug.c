@@ -92,11 +92,6 @@ size_t hwt_afdo_debug_function_count(const struct hwt_afdo_debug *debug)
 	return debug->nfunctions;
 }
 
-size_t hwt_afdo_debug_inline_count(const struct hwt_afdo_debug *debug)
-{
-	return debug->ninlines;
-}
-
 /* ----- LLVM's discriminator encoding -------------------------------------- */
 
 /*
@@ -459,11 +454,6 @@ int hwt_afdo_debug_load_dirs(struct hwt_afdo_debug *debug, const char *path,
 int hwt_afdo_debug_load(struct hwt_afdo_debug *debug, const char *path)
 {
 	return hwt_afdo_debug_load_dirs(debug, path, NULL);
-}
-
-const char *hwt_afdo_debug_file(const struct hwt_afdo_debug *debug)
-{
-	return debug->dwarf_file;
 }
 
 const char *hwt_afdo_debug_crc_mismatch(const struct hwt_afdo_debug *debug)

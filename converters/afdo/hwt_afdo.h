@@ -88,8 +88,6 @@ int hwt_afdo_debug_load_dirs(struct hwt_afdo_debug *debug, const char *path,
 			     const char *const *debug_dirs);
 /* The same in /usr/lib/debug. */
 int hwt_afdo_debug_load(struct hwt_afdo_debug *debug, const char *path);
-/* The file the DWARF was read from (path, or its separate debug file), or NULL. */
-const char *hwt_afdo_debug_file(const struct hwt_afdo_debug *debug);
 /* A file the debug link named that was not used (its CRC32 is not the link's), or NULL. */
 const char *hwt_afdo_debug_crc_mismatch(const struct hwt_afdo_debug *debug);
 
@@ -105,7 +103,6 @@ const char *hwt_afdo_debug_function_at(const struct hwt_afdo_debug *debug, uint6
 
 /* Counts of what was read (for tests and --verbose). */
 size_t hwt_afdo_debug_function_count(const struct hwt_afdo_debug *debug);
-size_t hwt_afdo_debug_inline_count(const struct hwt_afdo_debug *debug);
 
 /*
  * LLVM's discriminator encoding (non flow-sensitive): the base

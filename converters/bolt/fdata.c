@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "bolt_int.h"
+#include "grow.h"
 #include "hwt_bolt.h"
 #include "insn.h"
 
@@ -62,15 +63,11 @@ struct writer {
 
 static int add_line(struct lines *l, const struct line *line)
 {
-	if (l->count == l->capacity) {
-		size_t cap = l->capacity ? l->capacity * 2 : 256;
-		struct line *items = realloc(l->items, cap * sizeof(*items));
+	struct line *items = hwt_grow_array(l->items, &l->capacity, l->count + 1, sizeof(*items));
 
-		if (!items)
-			return -hboe_nomem;
-		l->items = items;
-		l->capacity = cap;
-	}
+	if (!items)
+		return -hboe_nomem;
+	l->items = items;
 	l->items[l->count++] = *line;
 	return 0;
 }

@@ -163,8 +163,8 @@ static inline int64_t hwt_decode_now_ns(void)
  * read before it is written (probes of empty slots): a fresh page read first
  * maps the shared zero page, and the first write then copies it, which with
  * several decode threads in the process flushes the other CPUs' TLBs (an
- * IPI each, slow in a VM, with the page table lock held meanwhile): 29% of
- * the samples of a -j2 decode of bench/decode's suite of short streams.
+ * IPI each, slow in a VM, with the page table lock held meanwhile; what it
+ * cost is in docs/decode.md, "Figures").
  */
 static inline void *hwt_table_calloc(size_t n, size_t size)
 {
@@ -180,7 +180,7 @@ static inline void *hwt_table_calloc(size_t n, size_t size)
  * life and reads at random: from a size of one huge page (2 MiB) on, its
  * own huge pages where the kernel gives them (transparent huge pages
  * "madvise" or "always"), 64-aligned at least. One fault instead of 512
- * (in a VM each costs about 2 us, and a parallel decode takes them at
+ * (slow in a VM, docs/decode.md, and a parallel decode takes them at
  * once), and one TLB entry for the walk's look-ups. Freed with free().
  */
 void *hwt_table_calloc_huge(size_t size);

@@ -20,11 +20,6 @@ static const char *const format_names[] = {
 
 #define NFORMATS (sizeof(format_names) / sizeof(format_names[0]))
 
-const char *hwt_diff_format_name(enum hwt_diff_format format)
-{
-	return (size_t)format < NFORMATS ? format_names[format] : "unknown";
-}
-
 int hwt_diff_format_from_name(const char *name)
 {
 	size_t i;

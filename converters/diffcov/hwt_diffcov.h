@@ -105,8 +105,6 @@ enum hwt_diff_format {
 	hwt_diff_json,      /* for scripts */
 };
 
-/* "text", "markdown", "json". */
-const char *hwt_diff_format_name(enum hwt_diff_format format);
 /* The format named name, or -1. */
 int hwt_diff_format_from_name(const char *name);
 /* By the file name: *.md Markdown, *.json JSON, anything else text. */

@@ -34,8 +34,6 @@ int hwt_dump_bundle(FILE *out, struct hwt_bundle *bundle, const struct hwt_dump_
 
 /* record.c: one sideband record as one line (without indent or newline). */
 void hwt_dump_record(FILE *out, const struct hwt_sideband_record *record);
-/* Prints s double-quoted with C escapes. */
-void hwt_dump_quoted(FILE *out, const char *s);
 
 /*
  * packet.c: every packet of a stream (its size bytes at begin, read from
@@ -54,11 +52,5 @@ int hwt_dump_etm_packets(FILE *out, struct hwt_bundle *bundle, const char *path,
  * one line each; damage is listed and added to the diagnostics.
  */
 void hwt_dump_spe(FILE *out, struct hwt_bundle *bundle, int64_t pid);
-/* The records of size bytes at begin (read from path); returns the errors found. */
-int hwt_dump_spe_records(FILE *out, struct hwt_bundle *bundle, const char *path,
-			 const uint8_t *begin, size_t size);
-struct hwt_spe_record;
-/* One record's fields, each " key=value" (no newline). */
-void hwt_dump_spe_record(FILE *out, const struct hwt_spe_record *r);
 
 #endif /* HWT_DUMP_H */

@@ -6,7 +6,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-void hwt_dump_quoted(FILE *out, const char *s)
+/* Prints s double-quoted with C escapes. */
+static void hwt_dump_quoted(FILE *out, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 

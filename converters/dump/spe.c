@@ -49,7 +49,8 @@ static void print_op(FILE *out, const struct hwt_spe_record *r)
 	}
 }
 
-void hwt_dump_spe_record(FILE *out, const struct hwt_spe_record *r)
+/* One record's fields, each " key=value" (no newline). */
+static void hwt_dump_spe_record(FILE *out, const struct hwt_spe_record *r)
 {
 	if (r->has & HWT_SPE_HAS_ADDR(HWT_SPE_ADDR_PC)) {
 		uint64_t pc = r->addr[HWT_SPE_ADDR_PC];
@@ -99,8 +100,9 @@ void hwt_dump_spe_record(FILE *out, const struct hwt_spe_record *r)
 		fputs(" unknown-packets", out);
 }
 
-int hwt_dump_spe_records(FILE *out, struct hwt_bundle *bundle, const char *path,
-			 const uint8_t *begin, size_t size)
+/* The records of size bytes at begin (read from path); returns the errors found. */
+static int hwt_dump_spe_records(FILE *out, struct hwt_bundle *bundle, const char *path,
+				const uint8_t *begin, size_t size)
 {
 	struct hwt_spe_decoder d;
 	struct hwt_spe_record r;

@@ -215,19 +215,12 @@ static struct source *source_get(struct hwt_coverage *cov, const char *path)
 
 static int source_line(struct source *src, uint32_t line, uint64_t count)
 {
-	if (line >= src->nlines) {
-		size_t n = src->nlines ? src->nlines : 64;
-		struct line_count *lines;
+	struct line_count *lines;
 
-		while (n <= line)
-			n *= 2;
-		lines = realloc(src->lines, n * sizeof(*lines));
-		if (!lines)
-			return -hle_nomem;
-		memset(lines + src->nlines, 0, (n - src->nlines) * sizeof(*lines));
-		src->lines = lines;
-		src->nlines = n;
-	}
+	lines = hwt_grow_array_zeroed(src->lines, &src->nlines, (size_t)line + 1, sizeof(*lines));
+	if (!lines)
+		return -hle_nomem;
+	src->lines = lines;
 	src->lines[line].exists = 1;
 	src->lines[line].count += count;
 	return 0;
@@ -334,12 +327,14 @@ static const struct hwt_cov_insn *insn_at(const struct hwt_cov_insn *insns, size
 	return i < n && insns[i].vaddr == vaddr ? &insns[i] : NULL;
 }
 
-/* One line of one function of one image, before merging: (file, line,
-   function) -> max count; the functions' counts then add. */
+/* One span of one line of one function of one image, before the spans are
+   grouped by (file, line, function): a line's count is the largest of its
+   function's spans, and the functions' counts add. */
 struct pending_line {
 	uint32_t file, line;
 	int32_t function;
-	uint64_t count;
+	int stmt;                   /* the span makes its line exist */
+	size_t span;                /* index in the image's spans */
 };
 
 struct pending_branch {
@@ -355,7 +350,9 @@ static int cmp_pending_line(const void *a, const void *b)
 		return x->file < y->file ? -1 : 1;
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
-	return x->function < y->function ? -1 : x->function > y->function;
+	if (x->function != y->function)
+		return x->function < y->function ? -1 : 1;
+	return x->span < y->span ? -1 : x->span > y->span;
 }
 
 static int cmp_pending_branch(const void *a, const void *b)
@@ -634,152 +631,163 @@ static int collect_branch(uint64_t vaddr, const struct hwt_insn *insn, void *ctx
 	return 0;
 }
 
-int hwt_cov_plan_make(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
-		      struct hwt_cov_plan **out)
-{
+/*
+ * What the steps of hwt_cov_plan_make share: the image's rows (spans) and
+ * functions, and per span the line it counts for (0: none) and whether it
+ * is a statement though its row is not is_stmt.
+ */
+struct plan_rows {
+	const struct hwt_debuginfo *info;
 	const struct hwt_line_span *spans;
+	size_t nspans;
 	const struct hwt_function *funcs;
-	size_t nspans, nfuncs, i, j, npending = 0;
-	struct pending_line *pending = NULL;
-	struct branch_collect bc = { 0, 0, NULL, 0, 0, 0 };
-	struct hwt_cov_plan *plan;
-	uint32_t *line_of = NULL;
-	uint8_t *stmt_of = NULL;
-	int rc = 0;
+	size_t nfuncs;
+	uint32_t *line_of;
+	uint8_t *stmt_of;
+};
 
-	*out = NULL;
-	if (!cov || !info)
-		return -hle_invalid;
-	plan = calloc(1, sizeof(*plan));
-	if (!plan)
-		return -hle_nomem;
-	spans = hwt_debuginfo_spans(info, &nspans);
-	funcs = hwt_debuginfo_functions(info, &nfuncs);
-	if (!nspans) {
-		*out = plan;
+/* The line of span i: is_stmt rows name lines; others belong to the line
+   before them (clang marks column changes within a line). */
+static uint32_t plan_span_line(const struct plan_rows *r, size_t i)
+{
+	const struct hwt_line_span *s = &r->spans[i];
+	const struct hwt_function *f = s->function >= 0 ? &r->funcs[s->function] : NULL;
+
+	if (f && f->artificial)
+		return 0;
+	if (s->end > s->begin && is_nop_jump(r->info, s)) {
+		/* The row's statement goes on in the next row of its line (clang
+		   -O0 on aarch64 marks only the jump's row a statement). */
+		for (size_t j = i + 1; s->is_stmt && j < r->nspans && !r->spans[j].is_stmt; j++)
+			if (r->spans[j].file == s->file && r->spans[j].line == s->line) {
+				r->stmt_of[j] = 1;
+				break;
+			}
 		return 0;
 	}
-	line_of = malloc(nspans * sizeof(*line_of));
-	stmt_of = calloc(nspans, sizeof(*stmt_of));
-	pending = malloc(nspans * sizeof(*pending));
-	if (!line_of || !stmt_of || !pending) {
-		rc = -hle_nomem;
-		goto out;
-	}
-	/* Lines per span: is_stmt rows name lines; others belong to the
-	   line before them (clang marks column changes within a line). */
-	for (i = 0; i < nspans; i++) {
-		const struct hwt_line_span *s = &spans[i];
+	if (!f || !f->decl_line)
+		return s->line;
+	/* The first row at a function's entry only. */
+	if (s->begin == f->entry && (i == 0 || r->spans[i - 1].begin != s->begin))
+		return f->decl_line;
+	/* gcc's stack protector: the canary's load gets a row of its own on
+	   the opening brace, after the entry's; it is prologue. */
+	if (i > 0 && r->spans[i - 1].function == s->function &&
+	    r->spans[i - 1].begin == f->entry && r->spans[i - 1].line == s->line &&
+	    is_canary_load(r->info, s))
+		return f->decl_line;
+	return s->line;
+}
 
-		line_of[i] = s->line;
-		if (s->function >= 0 && funcs[s->function].artificial) {
-			line_of[i] = 0;
-			continue;
-		}
-		if (s->end > s->begin && is_nop_jump(info, s)) {
-			/* The row's statement goes on in the next row of its line (clang
-			   -O0 on aarch64 marks only the jump's row a statement). */
-			for (j = i + 1; s->is_stmt && j < nspans && !spans[j].is_stmt; j++)
-				if (spans[j].file == s->file && spans[j].line == s->line) {
-					stmt_of[j] = 1;
-					break;
-				}
-			line_of[i] = 0;
-			continue;
-		}
-		/* The first row at a function's entry only. */
-		if (s->function >= 0 && s->begin == funcs[s->function].entry &&
-		    funcs[s->function].decl_line && (i == 0 || spans[i - 1].begin != s->begin))
-			line_of[i] = funcs[s->function].decl_line;
-		/* gcc's stack protector: the canary's load gets a row of its
-		   own on the opening brace, after the entry's; it is prologue. */
-		else if (s->function >= 0 && i > 0 && funcs[s->function].decl_line &&
-			 spans[i - 1].function == s->function &&
-			 spans[i - 1].begin == funcs[s->function].entry &&
-			 spans[i - 1].line == s->line && is_canary_load(info, s))
-			line_of[i] = funcs[s->function].decl_line;
-	}
-	/* Closing braces, function by function (spans of one part of a
-	   function are contiguous: both lists are sorted by address). Only in
-	   the range holding the entry: a cold part has no closing brace. */
-	for (i = 0; i < nspans; i = j) {
+/* Closing braces, function by function (spans of one part of a function
+   are contiguous: both lists are sorted by address). Only in the range
+   holding the entry: a cold part has no closing brace. */
+static int plan_closing_braces(struct hwt_coverage *cov, const struct plan_rows *r,
+			       struct hwt_cov_plan *plan)
+{
+	const struct hwt_line_span *spans = r->spans;
+	size_t i, j;
+
+	for (i = 0; i < r->nspans; i = j) {
 		const struct hwt_function *f;
 
 		j = i + 1;
 		if (spans[i].function < 0)
 			continue;
-		while (j < nspans && spans[j].function == spans[i].function)
+		while (j < r->nspans && spans[j].function == spans[i].function)
 			j++;
-		f = &funcs[spans[i].function];
+		f = &r->funcs[spans[i].function];
 		if (spans[i].begin < f->end && spans[j - 1].end > f->entry &&
-		    drop_closing_brace(cov, info, spans, i, j - 1, f, line_of, plan) < 0) {
-			rc = -hle_nomem;
-			goto out;
-		}
+		    drop_closing_brace(cov, r->info, spans, i, j - 1, f, r->line_of, plan) < 0)
+			return -hle_nomem;
 	}
-	/* Line counts (applied): the largest instruction count of each line's
-	   spans. A span whose row is not is_stmt still counts for its line,
-	   but does not make a line exist on its own. The count field holds
-	   the span's index here. */
-	for (i = 0; i < nspans; i++) {
-		if (!line_of[i])
+	return 0;
+}
+
+/* Appends the line of pending[first..end) (one file and line) and its spans. */
+static int plan_add_line(struct hwt_cov_plan *plan, const struct plan_rows *r,
+			 const struct pending_line *pending, size_t first, size_t end)
+{
+	struct plan_span *ps;
+	struct plan_line *pl;
+
+	pl = hwt_grow_array(plan->lines, &plan->lines_cap, plan->nlines + 1, sizeof(*pl));
+	if (!pl)
+		return -hle_nomem;
+	plan->lines = pl;
+	ps = hwt_grow_array(plan->spans, &plan->spans_cap, plan->nspans + (end - first), sizeof(*ps));
+	if (!ps)
+		return -hle_nomem;
+	plan->spans = ps;
+	pl = &plan->lines[plan->nlines++];
+	pl->file = pending[first].file;
+	pl->line = pending[first].line;
+	pl->first = plan->nspans;
+	pl->count = end - first;
+	for (size_t k = first; k < end; k++) {
+		const struct hwt_line_span *s = &r->spans[pending[k].span];
+
+		ps = &plan->spans[plan->nspans++];
+		ps->begin = s->begin;
+		ps->end = s->end;
+		ps->new_function = k > first && pending[k].function != pending[k - 1].function;
+	}
+	return 0;
+}
+
+/* Lines (counted when applied): the spans of each line, grouped by
+   function. A span whose row is not is_stmt still counts for its line,
+   but does not make a line exist on its own. */
+static int plan_lines(struct hwt_cov_plan *plan, const struct plan_rows *r)
+{
+	struct pending_line *pending = malloc(r->nspans * sizeof(*pending));
+	size_t i, j, npending = 0;
+	int rc = 0;
+
+	if (!pending)
+		return -hle_nomem;
+	for (i = 0; i < r->nspans; i++) {
+		if (!r->line_of[i])
 			continue;
-		pending[npending].file = spans[i].file;
-		pending[npending].line = line_of[i];
-		pending[npending].function = spans[i].function;
-		pending[npending].count = i | (spans[i].is_stmt || stmt_of[i] ? 0 : (1ull << 63));
+		pending[npending].file = r->spans[i].file;
+		pending[npending].line = r->line_of[i];
+		pending[npending].function = r->spans[i].function;
+		pending[npending].stmt = r->spans[i].is_stmt || r->stmt_of[i];
+		pending[npending].span = i;
 		npending++;
 	}
 	if (npending)
 		qsort(pending, npending, sizeof(*pending), cmp_pending_line);
-	for (i = 0; i < npending; i = j) {
-		struct plan_span *ps;
-		struct plan_line *pl;
+	for (i = 0; i < npending && rc == 0; i = j) {
 		int stmt = 0;
 
 		for (j = i; j < npending && pending[j].file == pending[i].file &&
 			    pending[j].line == pending[i].line; j++)
-			stmt |= !(pending[j].count >> 63);
-		if (!stmt)
-			continue;
-		pl = hwt_grow_array(plan->lines, &plan->lines_cap, plan->nlines + 1, sizeof(*pl));
-		ps = pl ? hwt_grow_array(plan->spans, &plan->spans_cap, plan->nspans + (j - i),
-					 sizeof(*ps)) : NULL;
-		if (pl)
-			plan->lines = pl;
-		if (!ps) {
-			rc = -hle_nomem;
-			goto out;
-		}
-		plan->spans = ps;
-		pl = &plan->lines[plan->nlines++];
-		pl->file = pending[i].file;
-		pl->line = pending[i].line;
-		pl->first = plan->nspans;
-		pl->count = j - i;
-		for (size_t k = i; k < j; k++) {
-			const struct hwt_line_span *s = &spans[pending[k].count & ~(1ull << 63)];
-
-			ps = &plan->spans[plan->nspans++];
-			ps->begin = s->begin;
-			ps->end = s->end;
-			ps->new_function = k > i && pending[k].function != pending[k - 1].function;
-		}
+			stmt |= pending[j].stmt;
+		if (stmt)
+			rc = plan_add_line(plan, r, pending, i, j);
 	}
-	/* Functions: entry count and the declaration line. */
-	for (i = 0, j = 0; i < nfuncs; i++) {
-		const struct hwt_function *f = &funcs[i];
+	free(pending);
+	return rc;
+}
+
+/* Functions: entry count and the declaration line. */
+static int plan_functions(struct hwt_cov_plan *plan, const struct plan_rows *r)
+{
+	const struct hwt_line_span *spans = r->spans;
+	size_t i, j;
+
+	for (i = 0, j = 0; i < r->nfuncs; i++) {
+		const struct hwt_function *f = &r->funcs[i];
 		struct plan_function *pf;
 
-		while (j < nspans && spans[j].end <= f->entry)
+		while (j < r->nspans && spans[j].end <= f->entry)
 			j++;
-		if (j >= nspans || spans[j].begin > f->entry || f->artificial)
+		if (j >= r->nspans || spans[j].begin > f->entry || f->artificial)
 			continue; /* no line information for it, or gcov leaves it out */
 		pf = hwt_grow_array(plan->fns, &plan->fns_cap, plan->nfns + 1, sizeof(*pf));
-		if (!pf) {
-			rc = -hle_nomem;
-			goto out;
-		}
+		if (!pf)
+			return -hle_nomem;
 		plan->fns = pf;
 		pf = &plan->fns[plan->nfns++];
 		/* In the file of its declaration line (at -O2 the entry's row may
@@ -789,17 +797,27 @@ int hwt_cov_plan_make(struct hwt_coverage *cov, const struct hwt_debuginfo *info
 		pf->name = f->name;
 		pf->entry = f->entry;
 	}
-	/* Conditional branches: every one in the code, executed or not. */
-	for (i = 0; i < nspans; i++) {
-		if (!line_of[i])
+	return 0;
+}
+
+/* Conditional branches: every one in the code, executed or not, numbered
+   by their rank on their line. */
+static int plan_branches(struct hwt_cov_plan *plan, const struct plan_rows *r)
+{
+	struct branch_collect bc = { 0, 0, NULL, 0, 0, 0 };
+	size_t i, j;
+	int rc = 0;
+
+	for (i = 0; i < r->nspans && !bc.nomem; i++) {
+		if (!r->line_of[i])
 			continue;
-		bc.file = spans[i].file;
-		bc.line = line_of[i];
-		walk_code(info, spans[i].begin, spans[i].end, collect_branch, &bc);
-		if (bc.nomem) {
-			rc = -hle_nomem;
-			goto out;
-		}
+		bc.file = r->spans[i].file;
+		bc.line = r->line_of[i];
+		walk_code(r->info, r->spans[i].begin, r->spans[i].end, collect_branch, &bc);
+	}
+	if (bc.nomem) {
+		rc = -hle_nomem;
+		goto out;
 	}
 	if (bc.count)
 		qsort(bc.list, bc.count, sizeof(*bc.list), cmp_pending_branch);
@@ -823,9 +841,44 @@ int hwt_cov_plan_make(struct hwt_coverage *cov, const struct hwt_debuginfo *info
 	}
 out:
 	free(bc.list);
-	free(pending);
-	free(line_of);
-	free(stmt_of);
+	return rc;
+}
+
+int hwt_cov_plan_make(struct hwt_coverage *cov, const struct hwt_debuginfo *info,
+		      struct hwt_cov_plan **out)
+{
+	struct plan_rows r = { .info = info };
+	struct hwt_cov_plan *plan;
+	int rc = 0;
+
+	*out = NULL;
+	if (!cov || !info)
+		return -hle_invalid;
+	plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return -hle_nomem;
+	r.spans = hwt_debuginfo_spans(info, &r.nspans);
+	r.funcs = hwt_debuginfo_functions(info, &r.nfuncs);
+	if (!r.nspans) {
+		*out = plan;
+		return 0;
+	}
+	r.line_of = malloc(r.nspans * sizeof(*r.line_of));
+	r.stmt_of = calloc(r.nspans, sizeof(*r.stmt_of));
+	if (!r.line_of || !r.stmt_of)
+		rc = -hle_nomem;
+	for (size_t i = 0; i < r.nspans && rc == 0; i++)
+		r.line_of[i] = plan_span_line(&r, i);
+	if (rc == 0)
+		rc = plan_closing_braces(cov, &r, plan);
+	if (rc == 0)
+		rc = plan_lines(plan, &r);
+	if (rc == 0)
+		rc = plan_functions(plan, &r);
+	if (rc == 0)
+		rc = plan_branches(plan, &r);
+	free(r.line_of);
+	free(r.stmt_of);
 	if (rc < 0)
 		hwt_cov_plan_free(plan);
 	else

@@ -77,11 +77,6 @@ int hwt_debuginfo_has_symtab(const struct hwt_debuginfo *info)
 	return info->elf.has_symtab;
 }
 
-const char *hwt_debuginfo_debug_file(const struct hwt_debuginfo *info)
-{
-	return info->debug_file;
-}
-
 const char *hwt_debuginfo_crc_mismatch(const struct hwt_debuginfo *info)
 {
 	return info->crc_mismatch;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hwt_lcov.h"
 #include "lcov_int.h"
 
@@ -96,7 +97,7 @@ static int gcovr_marker(struct scan *s, uint32_t line, int kind, enum marker_wor
 {
 	struct gcovr_stack *st = &s->gcovr[kind];
 	const char *const *name = gcovr_names[kind];
-	uint32_t k, start;
+	uint32_t k, start, *p;
 
 	switch (word) {
 	case word_line:
@@ -106,15 +107,10 @@ static int gcovr_marker(struct scan *s, uint32_t line, int kind, enum marker_wor
 			s->flags[line] |= gcovr_flags[kind];
 		return 0;
 	case word_start:
-		if (st->depth == st->cap) {
-			size_t cap = st->cap ? 2 * st->cap : 8;
-			uint32_t *p = realloc(st->start, cap * sizeof(*p));
-
-			if (!p)
-				return -hle_nomem;
-			st->start = p;
-			st->cap = cap;
-		}
+		p = hwt_grow_array(st->start, &st->cap, st->depth + 1, sizeof(*p));
+		if (!p)
+			return -hle_nomem;
+		st->start = p;
 		st->start[st->depth++] = line;
 		return 0;
 	case word_stop:

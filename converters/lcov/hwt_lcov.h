@@ -99,8 +99,6 @@ int hwt_debuginfo_load(struct hwt_debuginfo *info, const char *path);
 const uint8_t *hwt_debuginfo_build_id(const struct hwt_debuginfo *info, size_t *size);
 /* 1 when the ELF file has a .symtab (not stripped). */
 int hwt_debuginfo_has_symtab(const struct hwt_debuginfo *info);
-/* The separate debug file used, or NULL. */
-const char *hwt_debuginfo_debug_file(const struct hwt_debuginfo *info);
 /* A file the debug link named that was not used (its CRC32 is not the link's), or NULL. */
 const char *hwt_debuginfo_crc_mismatch(const struct hwt_debuginfo *info);
 

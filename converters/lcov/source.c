@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "hwt_lcov.h"
 #include "lcov_int.h"
 
@@ -41,20 +42,15 @@ int hwt_source_text_read(struct hwt_source_text *text, const char *path)
 	}
 	text->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	for (;;) {
+		char *p = hwt_grow_array(text->text, &cap, n + 4096, 1);
 		size_t got;
 
-		if (n + 4096 > cap) {
-			char *p;
-
-			cap = cap ? cap * 2 : 65536;
-			p = realloc(text->text, cap);
-			if (!p) {
-				fclose(f);
-				hwt_source_text_fini(text);
-				return -hle_nomem;
-			}
-			text->text = p;
+		if (!p) {
+			fclose(f);
+			hwt_source_text_fini(text);
+			return -hle_nomem;
 		}
+		text->text = p;
 		got = fread(text->text + n, 1, cap - n, f);
 		n += got;
 		if (got == 0)

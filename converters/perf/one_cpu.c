@@ -13,6 +13,7 @@
  * applies where it did.
  */
 #include "export_int.h"
+#include "grow.h"
 #include "pt_encoder.h"
 
 #include <errno.h>
@@ -99,20 +100,14 @@ void hwt_xport_one_cpu_switch(const struct xport_cpu *c, size_t i, uint64_t *tim
 	*other_tid = s->other_tid;
 }
 
+/* hwt_grow_array on *p: 0, or -1 when out of memory. */
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	size_t n = *cap ? *cap : 64;
-	void *q;
+	void *q = hwt_grow_array(*p, cap, need, elem);
 
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
 	if (!q)
 		return -1;
 	*p = q;
-	*cap = n;
 	return 0;
 }
 

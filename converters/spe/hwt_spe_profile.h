@@ -67,15 +67,10 @@ struct hwt_spe_profile_stats {
 };
 
 /*
- * The interval the bundle was recorded with (its header's spe_interval),
- * else 1 when it has none (an older bundle: counts are then samples).
- */
-uint64_t hwt_spe_bundle_interval(const struct hwt_bundle *bundle);
-
-/*
  * Adds the counts of every SPE record of an open bundle to profile, each
- * sample counted interval times (0: hwt_spe_bundle_interval). stats may
- * be NULL. Returns 0 (damage is in the bundle's diagnostics), or
+ * sample counted interval times (0: the interval the bundle was recorded
+ * with, its header's spe_interval, else 1 for an older bundle, whose counts
+ * are then samples). stats may be NULL. Returns 0 (damage is in the bundle's diagnostics), or
  * -hspe_no_spe, -hspe_nomem, -hspe_invalid.
  */
 int hwt_spe_profile(struct hwt_bundle *bundle, struct hwt_profile *profile, uint64_t interval,

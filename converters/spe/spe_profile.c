@@ -15,7 +15,11 @@
 #include "spe_int.h"
 #include "spe_packet.h"
 
-uint64_t hwt_spe_bundle_interval(const struct hwt_bundle *bundle)
+/*
+ * The interval the bundle was recorded with (its header's spe_interval),
+ * else 1 when it has none (an older bundle: counts are then samples).
+ */
+static uint64_t hwt_spe_bundle_interval(const struct hwt_bundle *bundle)
 {
 	const char *v = bundle ? hwt_bundle_key(bundle, "spe_interval") : NULL;
 	unsigned long long n;

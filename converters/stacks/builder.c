@@ -341,20 +341,12 @@ void hwt_stacks_get_stats(const struct hwt_stacks *st, struct hwt_stacks_stats *
 /* Room for block id in t->blocks. */
 static int blocks_room(struct thread *t, uint32_t id)
 {
-	size_t capacity = t->block_capacity ? t->block_capacity : 4096;
-	void *p;
+	void *p = hwt_grow_array_zeroed(t->blocks, &t->block_capacity, (size_t)id + 1,
+					sizeof(*t->blocks));
 
-	if (id < t->block_capacity)
-		return 0;
-	while (capacity <= id)
-		capacity *= 2;
-	p = realloc(t->blocks, capacity * sizeof(*t->blocks));
 	if (!p)
 		return -1;
 	t->blocks = p;
-	memset(&t->blocks[t->block_capacity], 0,
-	       (capacity - t->block_capacity) * sizeof(*t->blocks));
-	t->block_capacity = capacity;
 	return 0;
 }
 
@@ -463,22 +455,14 @@ static void timeline_close(struct thread *t, uint32_t func)
 
 static void on_stack_add(struct thread *t, uint32_t func, int delta)
 {
-	if (func >= t->on_stack_count) {
-		size_t count = t->on_stack_count ? t->on_stack_count : 1024;
-		void *p;
+	void *p = hwt_grow_array_zeroed(t->on_stack, &t->on_stack_count, (size_t)func + 1,
+					sizeof(*t->on_stack));
 
-		while (count <= func)
-			count *= 2;
-		p = realloc(t->on_stack, count * sizeof(*t->on_stack));
-		if (!p) {
-			t->nomem = 1;
-			return;
-		}
-		t->on_stack = p;
-		memset(&t->on_stack[t->on_stack_count], 0,
-		       (count - t->on_stack_count) * sizeof(*t->on_stack));
-		t->on_stack_count = count;
+	if (!p) {
+		t->nomem = 1;
+		return;
 	}
+	t->on_stack = p;
 	t->on_stack[func] += (uint32_t)delta;
 }
 
@@ -490,19 +474,13 @@ static int is_on_stack(const struct thread *t, uint32_t func)
 /* Pushes a frame hanging from parent (a node of the thread's tree). */
 static void push_at(struct thread *t, uint32_t parent, uint32_t func, uint64_t ret, uint32_t flags)
 {
-	struct frame *f;
+	struct frame *f = hwt_grow_array(t->frames, &t->capacity, t->depth + 1, sizeof(*t->frames));
 
-	if (t->depth == t->capacity) {
-		size_t capacity = t->capacity ? 2 * t->capacity : 256;
-		void *p = realloc(t->frames, capacity * sizeof(*t->frames));
-
-		if (!p) {
-			t->nomem = 1;
-			return;
-		}
-		t->frames = p;
-		t->capacity = capacity;
+	if (!f) {
+		t->nomem = 1;
+		return;
 	}
+	t->frames = f;
 	f = &t->frames[t->depth++];
 	f->func = func;
 	f->parent = parent;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "stacks_int.h"
 
 #define FRAME_HEIGHT 16
@@ -43,15 +44,7 @@ struct layout {
 	int nomem;
 };
 
-int hwt_flame_colors_parse(const char *name)
-{
-	for (int c = 0; c < hwt_colors_count; c++)
-		if (!strcmp(name, hwt_flame_colors_name((enum hwt_flame_colors)c)))
-			return c;
-	return -1;
-}
-
-const char *hwt_flame_colors_name(enum hwt_flame_colors colors)
+static const char *hwt_flame_colors_name(enum hwt_flame_colors colors)
 {
 	switch (colors) {
 	case hwt_colors_hot: return "hot";
@@ -62,6 +55,14 @@ const char *hwt_flame_colors_name(enum hwt_flame_colors colors)
 	case hwt_colors_count: break;
 	}
 	return NULL;
+}
+
+int hwt_flame_colors_parse(const char *name)
+{
+	for (int c = 0; c < hwt_colors_count; c++)
+		if (!strcmp(name, hwt_flame_colors_name((enum hwt_flame_colors)c)))
+			return c;
+	return -1;
 }
 
 /* Inclusive weights of every node: children have higher indexes than parents. */
@@ -109,15 +110,11 @@ static int is_gap(const struct hwt_stack_tree *t, uint32_t node)
 static int add_box(struct layout *l, uint32_t node, uint32_t depth, uint64_t x, uint64_t v,
 		   double before)
 {
-	if (l->count == l->capacity) {
-		size_t capacity = l->capacity ? 2 * l->capacity : 1024;
-		void *p = realloc(l->boxes, capacity * sizeof(*l->boxes));
+	void *p = hwt_grow_array(l->boxes, &l->capacity, l->count + 1, sizeof(*l->boxes));
 
-		if (!p)
-			return -1;
-		l->boxes = p;
-		l->capacity = capacity;
-	}
+	if (!p)
+		return -1;
+	l->boxes = p;
 	l->boxes[l->count++] = (struct box){ node, depth, x, v, before };
 	if (depth > l->max_depth)
 		l->max_depth = depth;
@@ -136,10 +133,10 @@ static int lay_out(struct layout *l, const uint64_t *before_totals, const uint32
 		uint32_t node, depth, next;
 		uint64_t x;
 	} *stack;
-	size_t depth = 0, capacity = 64;
+	size_t depth = 0, capacity = 0;
 	double min_width = l->o->min_width < 0 ? 0.1 : l->o->min_width;
 
-	stack = malloc(capacity * sizeof(*stack));
+	stack = hwt_grow_array(NULL, &capacity, 64, sizeof(*stack));
 	if (!stack)
 		return -1;
 	stack[depth++] = (struct frame_pos){ HWT_STACK_ROOT, 0, 0, 0 };
@@ -147,6 +144,7 @@ static int lay_out(struct layout *l, const uint64_t *before_totals, const uint32
 		struct frame_pos *f = &stack[depth - 1];
 		uint32_t child, child_depth;
 		uint64_t x;
+		void *p;
 
 		if (f->next >= l->sorted.count[f->node] ||
 		    (l->o->max_depth && f->depth >= l->o->max_depth)) {
@@ -169,16 +167,12 @@ static int lay_out(struct layout *l, const uint64_t *before_totals, const uint32
 			free(stack);
 			return -1;
 		}
-		if (depth == capacity) {
-			void *p = realloc(stack, 2 * capacity * sizeof(*stack));
-
-			if (!p) {
-				free(stack);
-				return -1;
-			}
-			stack = p;
-			capacity *= 2;
+		p = hwt_grow_array(stack, &capacity, depth + 1, sizeof(*stack));
+		if (!p) {
+			free(stack);
+			return -1;
 		}
+		stack = p;
 		stack[depth++] = (struct frame_pos){ child, child_depth, 0, x };
 	}
 	free(stack);

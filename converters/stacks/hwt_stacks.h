@@ -54,8 +54,6 @@ enum hwt_stacks_weight {
 	hwt_weight_count
 };
 
-/* "insns", "calls", "time"; or NULL. */
-const char *hwt_stacks_weight_name(enum hwt_stacks_weight weight);
 /* The weight named name, or -1. */
 int hwt_stacks_weight_parse(const char *name);
 
@@ -95,8 +93,6 @@ enum hwt_frame_kind hwt_stack_tree_name_kind(const struct hwt_stack_tree *tree, 
 
 /* The child of parent named name (made when new), or HWT_STACK_NONE when out of memory. */
 uint32_t hwt_stack_tree_child(struct hwt_stack_tree *tree, uint32_t parent, uint32_t name);
-/* The child, or HWT_STACK_NONE when there is none. */
-uint32_t hwt_stack_tree_find(const struct hwt_stack_tree *tree, uint32_t parent, uint32_t name);
 
 size_t hwt_stack_tree_count(const struct hwt_stack_tree *tree);
 const struct hwt_stack_node *hwt_stack_tree_node(const struct hwt_stack_tree *tree, uint32_t node);
@@ -152,7 +148,6 @@ enum hwt_flame_colors {
 };
 
 int hwt_flame_colors_parse(const char *name);
-const char *hwt_flame_colors_name(enum hwt_flame_colors colors);
 
 struct hwt_flame_options {
 	const char *title;          /* NULL: "Flame Graph" */

@@ -49,9 +49,6 @@ enum hwt_test_framework {
 	hwt_test_function,    /* matched a --test-function glob */
 };
 
-/* "googletest", "catch2", "unity", "cmocka", "check", "cunit", "function". */
-const char *hwt_test_framework_name(enum hwt_test_framework framework);
-
 struct hwt_test_calls_options {
 	/* --test-function globs (fnmatch, on the function's name, C++ names
 	   demangled without their parameters, or its linkage name); NULL-terminated

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "elf_file.h"
+#include "grow.h"
 #include "hwt_test_calls.h"
 #include "profile.h"
 #include "stacks_int.h"
@@ -54,6 +55,12 @@ struct decided {
 	int32_t test;
 };
 
+/* An image's DWARF and sources, read at the first look-up. */
+struct image_dwarf {
+	struct hwt_test_sources *sources; /* NULL: none (or not read yet) */
+	int read;
+};
+
 struct hwt_test_calls {
 	struct hwt_stacks_symbols *symbols;
 	struct hwt_test_calls_options options;
@@ -64,10 +71,9 @@ struct hwt_test_calls {
 	struct hwt_profile **profiles;  /* process tests, outside, then the test functions */
 	size_t nprofiles;
 	struct decided *decided;        /* what the frameworks' libraries called */
-	size_t ndecided;
-	struct hwt_test_sources **sources; /* by image: its DWARF and sources, when read */
-	uint8_t *sources_read;
-	size_t nsources;
+	size_t ndecided, decided_cap;
+	struct image_dwarf *images;   /* by image */
+	size_t nimages;
 	int nomem;
 };
 
@@ -103,20 +109,6 @@ struct stream {
 };
 
 #define PENDING 0x80000000u
-
-const char *hwt_test_framework_name(enum hwt_test_framework framework)
-{
-	switch (framework) {
-	case hwt_test_gtest: return "googletest";
-	case hwt_test_catch2: return "catch2";
-	case hwt_test_unity: return "unity";
-	case hwt_test_cmocka: return "cmocka";
-	case hwt_test_check: return "check";
-	case hwt_test_cunit: return "cunit";
-	case hwt_test_function: return "function";
-	}
-	return "unknown";
-}
 
 /* Catch2's test case functions: C_A_T_C_H_T_E_S_T_N (v2.13, Debian's),
    ____C_A_T_C_H____T_E_S_T____N (v2 before 2.13.5, v3). */
@@ -202,15 +194,10 @@ static int32_t test_find(struct hwt_test_calls *c, int32_t image, uint64_t entry
 	for (size_t i = 0; i < c->count; i++)
 		if (c->tests[i].image == image && c->tests[i].entry == entry)
 			return (int32_t)i;
-	if (c->count == c->capacity) {
-		size_t cap = c->capacity ? c->capacity * 2 : 16;
-		void *p = realloc(c->tests, cap * sizeof(*c->tests));
-
-		if (!p)
-			return -1;
-		c->tests = p;
-		c->capacity = cap;
-	}
+	t = hwt_grow_array(c->tests, &c->capacity, c->count + 1, sizeof(*c->tests));
+	if (!t)
+		return -1;
+	c->tests = t;
 	t = &c->tests[c->count];
 	memset(t, 0, sizeof(*t));
 	t->image = image;
@@ -284,23 +271,14 @@ nomem:
 /* The class of block b, looked up once per stream. */
 static uint32_t block_class(struct stream *s, const struct hwt_flow_block *b)
 {
+	uint32_t *p = hwt_grow_array_zeroed(s->cls, &s->ncls, (size_t)b->id + 1, sizeof(*p));
 	uint32_t cls;
 
-	if (b->id >= s->ncls) {
-		size_t n = s->ncls ? s->ncls : 1024;
-		uint32_t *p;
-
-		while (n <= b->id)
-			n *= 2;
-		p = realloc(s->cls, n * sizeof(*p));
-		if (!p) {
-			s->nomem = 1;
-			return CLS_NONE;
-		}
-		memset(p + s->ncls, 0, (n - s->ncls) * sizeof(*p));
-		s->cls = p;
-		s->ncls = n;
+	if (!p) {
+		s->nomem = 1;
+		return CLS_NONE;
 	}
+	s->cls = p;
 	if (s->cls[b->id] != CLS_UNKNOWN)
 		return s->cls[b->id];
 	pthread_mutex_lock(&s->calls->lock);
@@ -335,34 +313,23 @@ static struct hwt_test_sources *image_sources(struct hwt_test_calls *c, int32_t 
 {
 	const struct hwt_profile_image *img =
 		hwt_profile_image_at(hwt_stacks_symbols_profile(c->symbols), (size_t)image);
+	struct image_dwarf *is = hwt_grow_array_zeroed(c->images, &c->nimages, (size_t)image + 1,
+							 sizeof(*c->images));
 
-	if ((size_t)image >= c->nsources) {
-		size_t n = c->nsources ? c->nsources : 16;
-		void *p, *q;
-
-		while (n <= (size_t)image)
-			n *= 2;
-		p = realloc(c->sources, n * sizeof(*c->sources));
-		if (p)
-			c->sources = p;
-		q = p ? realloc(c->sources_read, n) : NULL;
-		if (!q) {
-			c->nomem = 1;
-			return NULL;
-		}
-		c->sources_read = q;
-		memset(c->sources + c->nsources, 0, (n - c->nsources) * sizeof(*c->sources));
-		memset(c->sources_read + c->nsources, 0, n - c->nsources);
-		c->nsources = n;
+	if (!is) {
+		c->nomem = 1;
+		return NULL;
 	}
-	if (!c->sources_read[image]) {
-		c->sources_read[image] = 1;
+	c->images = is;
+	is += image;
+	if (!is->read) {
+		is->read = 1;
 		/* A kept bundle names its images by their absolute paths. */
 		if (img && img->path && img->path[0] == '/' &&
-		    hwt_test_sources_load(img->path, &c->sources[image]) < 0)
+		    hwt_test_sources_load(img->path, &is->sources) < 0)
 			c->nomem = 1;
 	}
-	return c->sources[image];
+	return is->sources;
 }
 
 /*
@@ -421,7 +388,7 @@ static int32_t framework_test(struct hwt_test_calls *c, const struct hwt_flow_bl
 	if (name && (k = test_find(c, b->image, b->offset, fn.name, name, framework)) < 0)
 		c->nomem = 1;
 	free(own);
-	p = realloc(c->decided, (c->ndecided + 1) * sizeof(*c->decided));
+	p = hwt_grow_array(c->decided, &c->decided_cap, c->ndecided + 1, sizeof(*c->decided));
 	if (!p) {
 		c->nomem = 1;
 		return k;
@@ -656,19 +623,12 @@ static int entry_cmp(const void *pa, const void *pb)
 /* The profile of group g (made when new), its image for the stream's image; lock held. */
 static struct hwt_profile *group_profile(struct hwt_test_calls *c, uint32_t g)
 {
-	if (g >= c->nprofiles) {
-		size_t n = c->nprofiles ? c->nprofiles : 16;
-		void *p;
+	void *p = hwt_grow_array_zeroed(c->profiles, &c->nprofiles, (size_t)g + 1,
+					sizeof(*c->profiles));
 
-		while (n <= g)
-			n *= 2;
-		p = realloc(c->profiles, n * sizeof(*c->profiles));
-		if (!p)
-			return NULL;
-		c->profiles = p;
-		memset(c->profiles + c->nprofiles, 0, (n - c->nprofiles) * sizeof(*c->profiles));
-		c->nprofiles = n;
-	}
+	if (!p)
+		return NULL;
+	c->profiles = p;
 	if (!c->profiles[g])
 		c->profiles[g] = hwt_profile_alloc();
 	return c->profiles[g];
@@ -801,10 +761,9 @@ void hwt_test_calls_free(struct hwt_test_calls *c)
 	free(c->profiles);
 	free(c->tests);
 	free(c->decided);
-	for (size_t i = 0; i < c->nsources; i++)
-		hwt_test_sources_free(c->sources[i]);
-	free(c->sources);
-	free(c->sources_read);
+	for (size_t i = 0; i < c->nimages; i++)
+		hwt_test_sources_free(c->images[i].sources);
+	free(c->images);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }

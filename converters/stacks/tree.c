@@ -127,7 +127,9 @@ enum hwt_frame_kind hwt_stack_tree_name_kind(const struct hwt_stack_tree *t, uin
 	return name < t->name_count ? (enum hwt_frame_kind)t->names[name].kind : hwt_frame_marker;
 }
 
-uint32_t hwt_stack_tree_find(const struct hwt_stack_tree *t, uint32_t parent, uint32_t name)
+/* The child of parent named name, or HWT_STACK_NONE when there is none. */
+static uint32_t hwt_stack_tree_find(const struct hwt_stack_tree *t, uint32_t parent,
+				    uint32_t name)
 {
 	struct hwt_hash_probe probe;
 
@@ -327,7 +329,7 @@ int hwt_stack_tree_write_folded(const struct hwt_stack_tree *t, enum hwt_stacks_
 {
 	struct hwt_sorted_tree s;
 	uint32_t *path = NULL, *next = NULL;
-	size_t depth = 0, capacity = 0;
+	size_t depth = 0, path_cap = 0, next_cap = 0;
 	uint64_t cuts = 0;
 	int status;
 
@@ -340,9 +342,8 @@ int hwt_stack_tree_write_folded(const struct hwt_stack_tree *t, enum hwt_stacks_
 		return status;
 	/* Depth-first, children in name order; path[] holds the stack, next[]
 	   the position in each level's child list. */
-	path = malloc(16 * sizeof(*path));
-	next = malloc(16 * sizeof(*next));
-	capacity = 16;
+	path = hwt_grow_array(NULL, &path_cap, 16, sizeof(*path));
+	next = hwt_grow_array(NULL, &next_cap, 16, sizeof(*next));
 	if (!path || !next) {
 		status = -hse_nomem;
 		goto out;
@@ -376,19 +377,16 @@ int hwt_stack_tree_write_folded(const struct hwt_stack_tree *t, enum hwt_stacks_
 		if (next[depth - 1] < s.count[node]) {
 			uint32_t child = s.order[s.first[node] + next[depth - 1]++];
 
-			if (depth == capacity) {
-				void *p = realloc(path, 2 * capacity * sizeof(*path));
-				void *q = p ? realloc(next, 2 * capacity * sizeof(*next)) : NULL;
+			void *p = hwt_grow_array(path, &path_cap, depth + 1, sizeof(*path));
+			void *q = p ? hwt_grow_array(next, &next_cap, depth + 1, sizeof(*next)) : NULL;
 
-				if (p)
-					path = p;
-				if (!q) {
-					status = -hse_nomem;
-					goto out;
-				}
-				next = q;
-				capacity *= 2;
+			if (p)
+				path = p;
+			if (!q) {
+				status = -hse_nomem;
+				goto out;
 			}
+			next = q;
 			path[depth] = child;
 			next[depth] = 0;
 			depth++;

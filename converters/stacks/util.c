@@ -23,7 +23,8 @@ const char *hwt_stacks_errstr(int code)
 	return "unknown error";
 }
 
-const char *hwt_stacks_weight_name(enum hwt_stacks_weight weight)
+/* "insns", "calls", "time"; or NULL. */
+static const char *hwt_stacks_weight_name(enum hwt_stacks_weight weight)
 {
 	switch (weight) {
 	case hwt_weight_insns: return "insns";
@@ -92,8 +93,8 @@ void hwt_stacks_put_escaped(FILE *out, const char *s, int json)
 /*
  * libstdc++'s demangler (the Itanium C++ ABI's, with C linkage), loaded the
  * first time a name needs it: linked, libstdc++ was loaded and relocated
- * at the start of every hwt command (0.5 ms), though only flame graphs
- * of C++ programs demangle.
+ * at the start of every hwt command (docs/flame.md says what it cost),
+ * though only flame graphs of C++ programs demangle.
  */
 typedef char *cxa_demangle_fn(const char *mangled, char *out, size_t *length, int *status);
 static cxa_demangle_fn *cxa_demangle;

@@ -5,6 +5,26 @@
 #include "hwt_bundle.h"
 #include "hwt_command.h"
 
+/*
+ * Says that the trace of the bundle stopped at --max-trace-size (header
+ * max_trace_size_reached, docs/bundle.md) as a warning that does not make
+ * the result partial. 1 when said.
+ */
+static int hwt_command_print_trace_cap(const struct hwt_bundle *bundle, FILE *file,
+				       const char *prefix)
+{
+	const char *cap = hwt_bundle_key(bundle, "max_trace_size");
+	const char *reached = hwt_bundle_key(bundle, "max_trace_size_reached");
+
+	if (!cap || !reached || strcmp(reached, "1") != 0)
+		return 0;
+	/* Asked for: a warning, not a partial result (docs/exit-status.md). */
+	fprintf(file, "%s%swarning: the trace stopped at --max-trace-size (%s bytes): what ran "
+		"after it is not counted; processes started after it were not traced\n",
+		prefix ? prefix : "", prefix ? ": " : "", cap);
+	return 1;
+}
+
 void hwt_command_print_diags(const struct hwt_bundle *bundle, FILE *file, const char *prefix)
 {
 	size_t i;
@@ -21,20 +41,6 @@ void hwt_command_print_diags(const struct hwt_bundle *bundle, FILE *file, const 
 			fatal ? "error" : "warning", hwt_color(hwt_color_reset), diag->message);
 	}
 	hwt_command_print_trace_cap(bundle, file, prefix);
-}
-
-int hwt_command_print_trace_cap(const struct hwt_bundle *bundle, FILE *file, const char *prefix)
-{
-	const char *cap = hwt_bundle_key(bundle, "max_trace_size");
-	const char *reached = hwt_bundle_key(bundle, "max_trace_size_reached");
-
-	if (!cap || !reached || strcmp(reached, "1") != 0)
-		return 0;
-	/* Asked for: a warning, not a partial result (docs/exit-status.md). */
-	fprintf(file, "%s%swarning: the trace stopped at --max-trace-size (%s bytes): what ran "
-		"after it is not counted; processes started after it were not traced\n",
-		prefix ? prefix : "", prefix ? ": " : "", cap);
-	return 1;
 }
 
 struct hwt_bundle *hwt_command_open_bundle(const char *dir, FILE *err, const char *prefix)

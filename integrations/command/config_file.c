@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config_file.h"
+#include "grow.h"
 #include "hwt_command.h"
 #include "root.h"
 
@@ -95,17 +96,14 @@ static int read_text(const char *path, char **text)
 	if (!f)
 		return -1;
 	do {
-		if (len + 4096 + 1 > size) {
-			size = size ? size * 2 : 8192;
-			bigger = realloc(buf, size);
-			if (!bigger) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return -1;
-			}
-			buf = bigger;
+		bigger = hwt_grow_array(buf, &size, len + 4096 + 1, 1);
+		if (!bigger) {
+			free(buf);
+			fclose(f);
+			errno = ENOMEM;
+			return -1;
 		}
+		buf = bigger;
 		n = fread(buf + len, 1, size - len - 1, f);
 		len += n;
 	} while (n > 0);

@@ -41,9 +41,9 @@ static int env_size(const char *prefix, const char *name, size_t max, size_t *n)
  * glibc gives each thread that allocates a heap of its own and makes it
  * writable (mprotect) a few pages at a time as it grows. With another
  * thread of the process running, each such call interrupts the other CPU
- * to flush its TLB: the decode's workers made about 40 each, 28 us a
- * call under strace on the VM of docs/decode.md, and big tables were
- * mapped and unmapped (the same). A top pad of a whole thread heap
+ * to flush its TLB (docs/decode.md, "Processes on several threads", says
+ * how many calls and what they cost), and big tables were mapped and
+ * unmapped (the same). A top pad of a whole thread heap
  * (64 MiB) makes it writable once, when it is made, and the tables come
  * from it; memory is still only taken where it is written.
  */
@@ -64,8 +64,8 @@ static int decoder_kind(const char *given, const char **name)
  * group of one process image (most tests) is decoded serially unless jobs
  * were given: a worker thread would decode it alone, and with a second
  * thread in the process every munmap of the decoder's tables interrupts the
- * other CPU to flush its TLB (bench/cov/per_test.py: 5% of the report's
- * CPU). The output does not depend on jobs (converters/decode/decode.c).
+ * other CPU to flush its TLB (measured with bench/cov/per_test.py:
+ * docs/hwt-cov.md). The output does not depend on jobs (converters/decode/decode.c).
  */
 static int decode_groups(struct hwt_bundle *bundle, struct hwt_decode_options *options,
 			 const struct hwt_command_decode_options *how)

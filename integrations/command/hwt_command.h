@@ -47,13 +47,6 @@ struct hwt_profile;
 /* Prints the bundle's diagnostics, one a line: "PREFIX: warning: ..." or "error". */
 void hwt_command_print_diags(const struct hwt_bundle *bundle, FILE *file, const char *prefix);
 
-/*
- * Says that the trace of the bundle stopped at --max-trace-size (header
- * max_trace_size_reached, docs/bundle.md) as a warning that does not make
- * the result partial; hwt_command_print_diags calls it. 1 when said.
- */
-int hwt_command_print_trace_cap(const struct hwt_bundle *bundle, FILE *file, const char *prefix);
-
 /* Opens the bundle in dir, or says why not to err (prefix first) and returns NULL. */
 struct hwt_bundle *hwt_command_open_bundle(const char *dir, FILE *err, const char *prefix);
 
@@ -288,12 +281,6 @@ int hwt_command_option(struct hwt_command_options *o, int opt, const char *arg,
 		       const char *prefix);
 
 /*
- * The option getopt_long just refused ('?', or ':' for a missing value;
- * opterr 0), as the user wrote it: "--name", or "-x" of a cluster.
- */
-const char *hwt_command_bad_option(char *const argv[]);
-
-/*
  * The end of a command's option switch, for what the command does not take
  * itself: taken is what an option parser (hwt_command_option, or the lcov
  * report's) returned for opt: 1 taken, 0 not, -1 a bad value (said).
@@ -401,9 +388,6 @@ enum { HWT_OPT_DEBUG_DIR = 0x1080 };
 #define HWT_DECODER_HELP \
 	"  --decoder NAME      Intel PT decoder: edge (default), libipt, or check\n" \
 	"                      (both, an error where they differ)\n"
-/* A size: digits, then nothing (bytes) or K, M, G (also KiB, MiB, GiB, k: powers
-   of 1024) into *bytes; -1 when it is not one, is 0, or overflows. */
-int hwt_command_parse_size(const char *arg, unsigned long long *bytes);
 /* The decoder a name says (hwt_decoder_kind), -1 when none. */
 int hwt_command_decoder(const char *name);
 /* Usage text of --unit. */

@@ -29,7 +29,9 @@ static int parse_jobs(const char *arg, unsigned *jobs)
 	return 0;
 }
 
-int hwt_command_parse_size(const char *arg, unsigned long long *bytes)
+/* A size: digits, then nothing (bytes) or K, M, G (also KiB, MiB, GiB, k: powers
+   of 1024) into *bytes; -1 when it is not one, is 0, or overflows. */
+static int hwt_command_parse_size(const char *arg, unsigned long long *bytes)
 {
 	static const struct {
 		const char *suffix;
@@ -216,7 +218,11 @@ int hwt_command_option(struct hwt_command_options *o, int opt, const char *arg,
 	}
 }
 
-const char *hwt_command_bad_option(char *const argv[])
+/*
+ * The option getopt_long just refused ('?', or ':' for a missing value;
+ * opterr 0), as the user wrote it: "--name", or "-x" of a cluster.
+ */
+static const char *hwt_command_bad_option(char *const argv[])
 {
 	static char letter[3] = "-?";
 	const char *last = optind > 0 ? argv[optind - 1] : "";

@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 		return HWT_EXIT_ERROR;
 	}
 	/* Its lcov is about the selected images: their trace alone (--no-record-filter). */
-	opts.common.unit.record_filter = 1;
+	opts.common.unit.record_filter = HWT_RECORD_FILTER_DEFAULT;
 	/* The file's keys first: the command line's options override or add to them. */
 	if (cfg.path && hwt_config_apply(&cfg, config_keys, long_options, take_config_option, &opts,
 					 stderr, PREFIX) < 0) {

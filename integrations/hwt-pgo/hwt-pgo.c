@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #include <fcntl.h>
 
 #include "commands.h"
+#include "grow.h"
 #include "hwt_bundle.h"
 #include "hwt_command.h"
 #include "hwt_decode.h"
@@ -100,15 +102,11 @@ struct argv_list {
 
 static int push(struct argv_list *l, const char *s)
 {
-	if (l->n + 2 > l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 32;
-		char **v = realloc(l->v, cap * sizeof(*v));
+	char **v = hwt_grow_array(l->v, &l->cap, l->n + 2, sizeof(*v));
 
-		if (!v)
-			return -1;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (!v)
+		return -1;
+	l->v = v;
 	l->v[l->n] = strdup(s);
 	if (!l->v[l->n])
 		return -1;
@@ -464,7 +462,28 @@ static int run_bolt(const char *bolt, const char *in, const char *fdata, const c
 	return -1;
 }
 
-int main(int argc, char **argv)
+/* One run of hwt-pgo: its options, then the files its steps make. */
+struct pgo {
+	struct hwt_command_options o;
+	const char *output, *train, *cc, *cflags_s, *profile, *work, *measure_args, *keep;
+	const char *bolt_tool;
+	int bolt, sample, runs, quiet;
+	int total_steps;
+	int train_status;            /* the training runs' exit status: the last non-zero one */
+	struct argv_list inputs, cflags;
+	char *own_output, *own_profile, *own_work;
+	char *train_bin, *bundle, *use_flag, *counts;              /* sample PGO */
+	char *pre_bin, *fdata, *bolt_bundle, *bolt_counts;         /* BOLT */
+};
+
+static int nomem(void)
+{
+	fprintf(stderr, PREFIX ": out of memory\n");
+	return HWT_EXIT_ERROR;
+}
+
+/* The options: -1 to go on, else the exit status (--help, a bad option). */
+static int parse_options(struct pgo *p, int argc, char **argv)
 {
 	static const struct option long_options[] = {
 		HWT_OPTION_OUTPUT,
@@ -488,38 +507,28 @@ int main(int argc, char **argv)
 		HWT_UNIT_RECORD_FILTER_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hwt_command_options o = { 0 };
-	const char *output, *train = "", *cc = NULL, *cflags_s = "-O2", *profile = NULL;
-	const char *work = NULL, *measure_args = NULL, *keep = NULL, *bolt_tool = NULL;
-	char *fdata = NULL, *pre_bin = NULL, *bolt_bundle = NULL, *bolt_counts = NULL;
-	int bolt = 0, sample = 0;
-	double t0;
-	char *own_output = NULL, *own_profile = NULL, *own_work = NULL, *train_bin = NULL, *bundle = NULL,
-	     *base_bin = NULL, *use_flag = NULL, *counts = NULL;
-	struct argv_list inputs = { 0 }, cflags = { 0 }, rec = { 0 };
-	int opt, runs = 11, quiet, status = 2, exit_status, train_status = 0, i, total_steps;
-	char label[16];
+	int opt, exit_status;
 	char *end;
 
 	/* Its profile is the trained binary's: the trace of the selected images alone. */
-	o.unit.record_filter = 1;
+	p->o.unit.record_filter = HWT_RECORD_FILTER_DEFAULT;
 	opterr = 0; /* the messages are ours */
 	while ((opt = getopt_long(argc, argv, "+:o:qvj:h", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 't': train = optarg; break;
-		case 'c': cc = optarg; break;
-		case 'f': cflags_s = optarg; break;
-		case 'p': profile = optarg; break;
-		case 'w': work = optarg; break;
-		case 'k': keep = optarg; break;
-		case 'm': measure_args = optarg; break;
-		case 'b': bolt = 1; break;
-		case 's': sample = 1; break;
-		case 'L': bolt_tool = optarg; break;
+		case 't': p->train = optarg; break;
+		case 'c': p->cc = optarg; break;
+		case 'f': p->cflags_s = optarg; break;
+		case 'p': p->profile = optarg; break;
+		case 'w': p->work = optarg; break;
+		case 'k': p->keep = optarg; break;
+		case 'm': p->measure_args = optarg; break;
+		case 'b': p->bolt = 1; break;
+		case 's': p->sample = 1; break;
+		case 'L': p->bolt_tool = optarg; break;
 		case 'r':
 			errno = 0;
-			runs = (int)strtol(optarg, &end, 10);
-			if (errno || *end || runs < 1 || runs > 10000) {
+			p->runs = (int)strtol(optarg, &end, 10);
+			if (errno || *end || p->runs < 1 || p->runs > 10000) {
 				fprintf(stderr, PREFIX ": --runs wants a number from 1 to 10000\n");
 				return 2;
 			}
@@ -527,256 +536,320 @@ int main(int argc, char **argv)
 		default:
 			/* -o, -q, -v, -j, --unit, --no-record-filter and --record-filter (checked here,
 			   passed on). */
-			exit_status = hwt_command_other_option(&o, opt, optarg, argv, usage, PREFIX);
+			exit_status = hwt_command_other_option(&p->o, opt, optarg, argv, usage, PREFIX);
 			if (exit_status >= 0)
 				return exit_status;
 		}
 	}
-	output = o.output;
-	quiet = o.quiet;
-	o.unit.quiet = quiet;
-	if (sample && !bolt) {
+	p->output = p->o.output;
+	p->quiet = p->o.quiet;
+	p->o.unit.quiet = p->quiet;
+	if (p->sample && !p->bolt) {
 		fprintf(stderr, PREFIX ": --sample goes with --bolt (sample PGO alone is the "
 			"default)\n");
 		return 2;
 	}
-	if (!output) {
+	if (!p->output)
 		return hwt_command_usage_error(usage, PREFIX, "no program to build (-o PROG)");
-	}
-	/* Programs are run by path, never looked up in $PATH. */
-	if (!strchr(output, '/'))
-		output = own_output = concat("./", output);
-	if (!output)
-		goto nomem;
-	if (optind >= argc) {
+	if (optind >= argc)
 		return hwt_command_usage_error(usage, PREFIX, "no sources (after --)");
-	}
-	for (i = optind; i < argc; i++)
-		if (push(&inputs, argv[i]))
-			goto nomem;
-	if (push_words(&cflags, cflags_s))
-		goto nomem;
-	if (!cc) {
-		struct argv_list probe = { 0 };
+	for (int i = optind; i < argc; i++)
+		if (push(&p->inputs, argv[i]))
+			return nomem();
+	if (push_words(&p->cflags, p->cflags_s))
+		return nomem();
+	return -1;
+}
 
-		int probe_status;
+/* clang-19 when it runs, else clang. */
+static int find_cc(struct pgo *p)
+{
+	struct argv_list probe = { 0 };
+	int probe_status;
 
-		cc = "clang-19";
-		if (push(&probe, "clang-19") || push(&probe, "--version"))
-			goto nomem;
-		if (hwt_command_run(probe.v, 1, &probe_status) != 0)
-			cc = "clang";
+	p->cc = "clang-19";
+	if (push(&probe, "clang-19") || push(&probe, "--version")) {
 		clear(&probe);
+		return nomem();
 	}
-	if (!work)
-		work = own_work = concat(output, ".hwt-pgo");
-	if (!profile)
-		profile = own_profile = concat(output, ".afdo");
-	if (!work || !profile)
-		goto nomem;
-	if (mkdir(work, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, PREFIX ": error: cannot make %s: %s\n", work, strerror(errno));
-		goto out;
-	}
-	train_bin = concat(work, "/train");
-	bundle = keep ? strdup(keep) : concat(work, "/train.hwt");
-	use_flag = concat("-fprofile-sample-use=", profile);
-	counts = concat(work, "/train.prof");
-	if (!train_bin || !bundle || !use_flag || !counts)
-		goto nomem;
-	if (keep && file_exists(keep)) {
-		fprintf(stderr, PREFIX ": error: %s exists (--keep wants a new directory)\n", keep);
-		goto out;
-	}
-	/* Before anything is built or run: the outputs can be written. */
-	if (hwt_command_check_output(output, PREFIX) < 0 ||
-	    hwt_command_check_output(profile, PREFIX) < 0)
-		goto out;
+	if (hwt_command_run(probe.v, 1, &probe_status) != 0)
+		p->cc = "clang";
+	clear(&probe);
+	return 0;
+}
 
+/*
+ * The names of what the steps make, the work directory made, and checks
+ * that the outputs can be written, before anything is built or run:
+ * 0 or the exit status.
+ */
+static int plan_files(struct pgo *p)
+{
+	int rc;
+
+	/* Programs are run by path, never looked up in $PATH. */
+	if (!strchr(p->output, '/') && !(p->output = p->own_output = concat("./", p->output)))
+		return nomem();
+	if (!p->cc && (rc = find_cc(p)) != 0)
+		return rc;
+	if (!p->work)
+		p->work = p->own_work = concat(p->output, ".hwt-pgo");
+	if (!p->profile)
+		p->profile = p->own_profile = concat(p->output, ".afdo");
+	if (!p->work || !p->profile)
+		return nomem();
+	if (mkdir(p->work, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, PREFIX ": error: cannot make %s: %s\n", p->work, strerror(errno));
+		return HWT_EXIT_ERROR;
+	}
+	p->train_bin = concat(p->work, "/train");
+	p->bundle = p->keep ? strdup(p->keep) : concat(p->work, "/train.hwt");
+	p->use_flag = concat("-fprofile-sample-use=", p->profile);
+	p->counts = concat(p->work, "/train.prof");
+	if (!p->train_bin || !p->bundle || !p->use_flag || !p->counts)
+		return nomem();
+	if (p->keep && file_exists(p->keep)) {
+		fprintf(stderr, PREFIX ": error: %s exists (--keep wants a new directory)\n",
+			p->keep);
+		return HWT_EXIT_ERROR;
+	}
+	if (hwt_command_check_output(p->output, PREFIX) < 0 ||
+	    hwt_command_check_output(p->profile, PREFIX) < 0)
+		return HWT_EXIT_ERROR;
 	/* With --bolt, the binary BOLT trains and rewrites; the BOLT profile. */
-	if (bolt) {
-		pre_bin = concat(work, sample ? "/pgo" : "/pre-bolt");
-		fdata = concat(output, ".fdata");
-		bolt_bundle = concat(work, "/bolt.hwt");
-		bolt_counts = concat(work, "/bolt.prof");
-		if (!pre_bin || !fdata || !bolt_bundle || !bolt_counts)
-			goto nomem;
-		if (hwt_command_check_output(fdata, PREFIX) < 0)
-			goto out;
+	if (p->bolt) {
+		p->pre_bin = concat(p->work, p->sample ? "/pgo" : "/pre-bolt");
+		p->fdata = concat(p->output, ".fdata");
+		p->bolt_bundle = concat(p->work, "/bolt.hwt");
+		p->bolt_counts = concat(p->work, "/bolt.prof");
+		if (!p->pre_bin || !p->fdata || !p->bolt_bundle || !p->bolt_counts)
+			return nomem();
+		if (hwt_command_check_output(p->fdata, PREFIX) < 0)
+			return HWT_EXIT_ERROR;
 	}
-	total_steps = bolt ? (sample ? 7 : 4) : 4;
+	p->total_steps = p->bolt ? (p->sample ? 7 : 4) : 4;
+	return 0;
+}
 
-	if (!bolt || sample) {
-		/* 1. The training build. */
-		t0 = now();
-		if (!quiet)
-			fprintf(stderr, PREFIX ": 1/%d build the training binary\n", total_steps);
-		exit_status = compile(cc, &cflags, "-g -fdebug-info-for-profiling", NULL, &inputs,
-				      train_bin, quiet);
-		if (exit_status) {
-			status = exit_status;
-			goto out;
-		}
-		step_done(quiet, t0);
+/* Says step n (of the total) and what it does; returns the time it begins. */
+static double step_begin(const struct pgo *p, int n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static double step_begin(const struct pgo *p, int n, const char *fmt, ...)
+{
+	double t0 = now();
+	va_list ap;
 
-		/* 2 and 3: the training step. */
-		t0 = now();
-		if (push(&rec, train_bin) || push_words(&rec, train))
-			goto nomem;
-		snprintf(label, sizeof(label), "2/%d", total_steps);
-		if (train_step(&o, label, bundle, keep, rec.v, counts, &train_status) < 0)
-			goto out;
-		step_done(quiet, t0);
-		t0 = now();
-		if (!quiet)
-			fprintf(stderr, PREFIX ": 3/%d write the sample profile %s\n", total_steps,
-				profile);
-		{
-			char *fixed[] = { "afdo", counts, "--binary", train_bin, "-o", (char *)profile,
-					  quiet ? "-q" : "-v" };
-			size_t ndirs = 0, n = 0;
-			char **av;
-			int rc;
-
-			while (o.debug_dirs && o.debug_dirs[ndirs])
-				ndirs++;
-			av = calloc(7 + 2 * ndirs + 1, sizeof(*av));
-			if (!av)
-				goto nomem;
-			for (size_t k = 0; k < 7; k++)
-				av[n++] = fixed[k];
-			/* --debug-dir passed on: where the training binary's DWARF is, if not in it. */
-			for (size_t k = 0; k < ndirs; k++) {
-				av[n++] = "--debug-dir";
-				av[n++] = (char *)o.debug_dirs[k];
-			}
-			rc = hwt_report_afdo_main((int)n, av);
-			free(av);
-			(void)unlink(counts);
-			if (rc == HWT_EXIT_ERROR) {
-				/* The training run is not lost: its trace stays for another try. */
-				fprintf(stderr, PREFIX ": the trace is kept in %s; 'hwt report afdo %s "
-					"--binary %s -o FILE' writes the profile from it\n", bundle, bundle,
-					train_bin);
-				goto out;
-			}
-		}
-		if (!keep)
-			(void)hwt_bundle_remove(bundle);
-		step_done(quiet, t0);
-
-		/* 4. The optimised build (for BOLT: linked with its relocations). */
-		t0 = now();
-		if (!quiet)
-			fprintf(stderr, PREFIX ": 4/%d build %s with the profile\n", total_steps,
-				bolt ? pre_bin : output);
-		exit_status = compile(cc, &cflags,
-				      bolt ? "-g -fdebug-info-for-profiling -Wl,--emit-relocs"
-					   : "-g -fdebug-info-for-profiling",
-				      use_flag, &inputs, bolt ? pre_bin : output, quiet);
-		if (exit_status) {
-			status = exit_status;
-			goto out;
-		}
-		step_done(quiet, t0);
-	} else {
-		/* 1. The build BOLT will rewrite: relocations kept in it. */
-		t0 = now();
-		if (!quiet)
-			fprintf(stderr, PREFIX ": 1/%d build %s for BOLT\n", total_steps, pre_bin);
-		exit_status = compile(cc, &cflags, "-g -Wl,--emit-relocs", NULL, &inputs, pre_bin,
-				      quiet);
-		if (exit_status) {
-			status = exit_status;
-			goto out;
-		}
-		step_done(quiet, t0);
+	if (!p->quiet) {
+		fprintf(stderr, PREFIX ": %d/%d ", n, p->total_steps);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
 	}
-	if (bolt) {
-		int first = sample ? 5 : 2;
-		int bolt_train_status = 0;
-		const char *bolt_trace = sample ? bolt_bundle : bundle;
+	return t0;
+}
 
-		/* Train the binary BOLT rewrites, under the trace. */
-		t0 = now();
+/*
+ * Builds bin with extra flags and the profile's use_flag (or NULL), for the
+ * step begun at t0: 0, or the exit status.
+ */
+static int build_step(const struct pgo *p, double t0, const char *extra, const char *use_flag,
+		      const char *bin)
+{
+	int rc = compile(p->cc, &p->cflags, extra, use_flag, &p->inputs, bin, p->quiet);
+
+	if (rc == 0)
+		step_done(p->quiet, t0);
+	return rc;
+}
+
+/* The training run of bin as step n, timed: its counts in counts. 0, or the exit status. */
+static int run_train_step(struct pgo *p, int n, const char *bin, const char *bundle,
+			  const char *keep, const char *counts)
+{
+	struct argv_list rec = { 0 };
+	double t0 = now();
+	int status = 0, rc;
+	char label[16];
+
+	if (push(&rec, bin) || push_words(&rec, p->train)) {
 		clear(&rec);
-		if (push(&rec, pre_bin) || push_words(&rec, train))
-			goto nomem;
-		snprintf(label, sizeof(label), "%d/%d", first, total_steps);
-		if (train_step(&o, label, bolt_trace, sample ? NULL : keep, rec.v, bolt_counts,
-			       &bolt_train_status) < 0)
-			goto out;
-		if (bolt_train_status != 0)
-			train_status = bolt_train_status;
-		step_done(quiet, t0);
-
-		/* Its BOLT profile. */
-		t0 = now();
-		if (!quiet)
-			fprintf(stderr, PREFIX ": %d/%d write the BOLT profile %s\n", first + 1,
-				total_steps, fdata);
-		{
-			char *av[] = { "bolt", bolt_counts, "--binary", pre_bin, "-o", fdata,
-				       quiet ? "-q" : "-v", NULL };
-			int rc = hwt_report_bolt_main(7, av);
-
-			(void)unlink(bolt_counts);
-			if (rc == HWT_EXIT_ERROR) {
-				/* The training run is not lost: its trace stays for another try. */
-				fprintf(stderr, PREFIX ": the trace is kept in %s; 'hwt report bolt %s "
-					"--binary %s -o FILE' writes the profile from it\n", bolt_trace,
-					bolt_trace, pre_bin);
-				goto out;
-			}
-		}
-		if (sample || !keep)
-			(void)hwt_bundle_remove(bolt_trace);
-		step_done(quiet, t0);
-
-		/* llvm-bolt: the optimised layout. */
-		t0 = now();
-		if (!quiet)
-			fprintf(stderr, PREFIX ": %d/%d optimise with BOLT into %s\n", first + 2,
-				total_steps, output);
-		if (run_bolt(bolt_tool, pre_bin, fdata, output, quiet) < 0)
-			goto out;
-		step_done(quiet, t0);
+		return nomem();
 	}
-	/* Built from a training run that failed: a partial result. */
-	status = train_status != 0 ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
-
-	if (measure_args) {
-		base_bin = concat(output, ".O2");
-		if (!base_bin)
-			goto nomem;
-		/* The same flags, debug info included (clang does not always
-		   generate the same code with and without -g): only the profile
-		   differs. */
-		if (compile(cc, &cflags, bolt && !sample ? "-g" : "-g -fdebug-info-for-profiling",
-			    NULL, &inputs, base_bin, quiet) ||
-		    measure(base_bin, output, measure_args, runs,
-			    bolt ? (sample ? "sample PGO then BOLT" : "BOLT") : "sample PGO") < 0)
-			status = 2;
-	}
-	goto out;
-nomem:
-	fprintf(stderr, PREFIX ": out of memory\n");
-	status = 2;
-out:
-	clear(&inputs);
-	clear(&cflags);
+	snprintf(label, sizeof(label), "%d/%d", n, p->total_steps);
+	rc = train_step(&p->o, label, bundle, keep, rec.v, counts, &status);
 	clear(&rec);
-	free(own_profile);
-	free(own_output);
-	free(own_work);
-	free(train_bin);
-	free(bundle);
+	if (rc < 0)
+		return HWT_EXIT_ERROR;
+	if (status != 0)
+		p->train_status = status;
+	step_done(p->quiet, t0);
+	return 0;
+}
+
+/* Step 3: the LLVM sample profile of the training binary (hwt report afdo). */
+static int afdo_step(struct pgo *p)
+{
+	char *fixed[] = { "afdo", p->counts, "--binary", p->train_bin, "-o", (char *)p->profile,
+			  p->quiet ? "-q" : "-v" };
+	double t0 = step_begin(p, 3, "write the sample profile %s", p->profile);
+	size_t ndirs = 0, n = 0;
+	char **av;
+	int rc;
+
+	while (p->o.debug_dirs && p->o.debug_dirs[ndirs])
+		ndirs++;
+	av = calloc(7 + 2 * ndirs + 1, sizeof(*av));
+	if (!av)
+		return nomem();
+	for (size_t k = 0; k < 7; k++)
+		av[n++] = fixed[k];
+	/* --debug-dir passed on: where the training binary's DWARF is, if not in it. */
+	for (size_t k = 0; k < ndirs; k++) {
+		av[n++] = "--debug-dir";
+		av[n++] = (char *)p->o.debug_dirs[k];
+	}
+	rc = hwt_report_afdo_main((int)n, av);
+	free(av);
+	(void)unlink(p->counts);
+	if (rc == HWT_EXIT_ERROR) {
+		/* The training run is not lost: its trace stays for another try. */
+		fprintf(stderr, PREFIX ": the trace is kept in %s; 'hwt report afdo %s "
+			"--binary %s -o FILE' writes the profile from it\n", p->bundle, p->bundle,
+			p->train_bin);
+		return HWT_EXIT_ERROR;
+	}
+	if (!p->keep)
+		(void)hwt_bundle_remove(p->bundle);
+	step_done(p->quiet, t0);
+	return 0;
+}
+
+/* Steps 1 to 4: sample PGO (for BOLT after it: linked with its relocations). 0, or the exit status. */
+static int sample_pgo_steps(struct pgo *p)
+{
+	const char *bin = p->bolt ? p->pre_bin : p->output;
+	int rc;
+
+	rc = build_step(p, step_begin(p, 1, "build the training binary"),
+			"-g -fdebug-info-for-profiling", NULL, p->train_bin);
+	if (rc == 0)
+		rc = run_train_step(p, 2, p->train_bin, p->bundle, p->keep, p->counts);
+	if (rc == 0)
+		rc = afdo_step(p);
+	if (rc == 0)
+		rc = build_step(p, step_begin(p, 4, "build %s with the profile", bin),
+				p->bolt ? "-g -fdebug-info-for-profiling -Wl,--emit-relocs"
+					: "-g -fdebug-info-for-profiling",
+				p->use_flag, bin);
+	return rc;
+}
+
+/* The BOLT profile of the binary BOLT trains (hwt report bolt), as step n. */
+static int fdata_step(struct pgo *p, int n, const char *trace)
+{
+	char *av[] = { "bolt", p->bolt_counts, "--binary", p->pre_bin, "-o", p->fdata,
+		       p->quiet ? "-q" : "-v", NULL };
+	double t0 = step_begin(p, n, "write the BOLT profile %s", p->fdata);
+	int rc;
+
+	rc = hwt_report_bolt_main(7, av);
+	(void)unlink(p->bolt_counts);
+	if (rc == HWT_EXIT_ERROR) {
+		/* The training run is not lost: its trace stays for another try. */
+		fprintf(stderr, PREFIX ": the trace is kept in %s; 'hwt report bolt %s "
+			"--binary %s -o FILE' writes the profile from it\n", trace, trace,
+			p->pre_bin);
+		return HWT_EXIT_ERROR;
+	}
+	if (p->sample || !p->keep)
+		(void)hwt_bundle_remove(trace);
+	step_done(p->quiet, t0);
+	return 0;
+}
+
+/* BOLT's steps on pre_bin (built already): train it, its profile, llvm-bolt. */
+static int bolt_steps(struct pgo *p)
+{
+	int first = p->sample ? 5 : 2;
+	const char *trace = p->sample ? p->bolt_bundle : p->bundle;
+	double t0;
+	int rc;
+
+	rc = run_train_step(p, first, p->pre_bin, trace, p->sample ? NULL : p->keep,
+			    p->bolt_counts);
+	if (rc == 0)
+		rc = fdata_step(p, first + 1, trace);
+	if (rc)
+		return rc;
+	t0 = step_begin(p, first + 2, "optimise with BOLT into %s", p->output);
+	if (run_bolt(p->bolt_tool, p->pre_bin, p->fdata, p->output, p->quiet) < 0)
+		return HWT_EXIT_ERROR;
+	step_done(p->quiet, t0);
+	return 0;
+}
+
+/* --measure: PROG.O2, the same build without the profile, timed against PROG. */
+static int measure_step(const struct pgo *p)
+{
+	char *base_bin = concat(p->output, ".O2");
+	int rc;
+
+	if (!base_bin)
+		return nomem();
+	/* The same flags, debug info included (clang does not always
+	   generate the same code with and without -g): only the profile
+	   differs. */
+	rc = compile(p->cc, &p->cflags, p->bolt && !p->sample ? "-g" : "-g -fdebug-info-for-profiling",
+		     NULL, &p->inputs, base_bin, p->quiet) ||
+	     measure(base_bin, p->output, p->measure_args, p->runs,
+		     p->bolt ? (p->sample ? "sample PGO then BOLT" : "BOLT") : "sample PGO") < 0;
 	free(base_bin);
-	free(use_flag);
-	free(counts);
-	free(fdata);
-	free(pre_bin);
-	free(bolt_bundle);
-	free(bolt_counts);
-	return status;
+	return rc ? HWT_EXIT_ERROR : 0;
+}
+
+static void pgo_fini(struct pgo *p)
+{
+	clear(&p->inputs);
+	clear(&p->cflags);
+	free(p->own_profile);
+	free(p->own_output);
+	free(p->own_work);
+	free(p->train_bin);
+	free(p->bundle);
+	free(p->use_flag);
+	free(p->counts);
+	free(p->fdata);
+	free(p->pre_bin);
+	free(p->bolt_bundle);
+	free(p->bolt_counts);
+}
+
+int main(int argc, char **argv)
+{
+	struct pgo p = { .train = "", .cflags_s = "-O2", .runs = 11 };
+	int rc;
+
+	rc = parse_options(&p, argc, argv);
+	if (rc < 0)
+		rc = plan_files(&p);
+	else
+		goto out; /* --help, --version or a bad option */
+	if (rc == 0 && (!p.bolt || p.sample))
+		rc = sample_pgo_steps(&p);
+	else if (rc == 0)
+		/* The build BOLT will rewrite: relocations kept in it. */
+		rc = build_step(&p, step_begin(&p, 1, "build %s for BOLT", p.pre_bin),
+				"-g -Wl,--emit-relocs", NULL, p.pre_bin);
+	if (rc == 0 && p.bolt)
+		rc = bolt_steps(&p);
+	if (rc == 0) {
+		/* Built from a training run that failed: a partial result. */
+		rc = p.train_status != 0 ? HWT_EXIT_PARTIAL : HWT_EXIT_OK;
+		if (p.measure_args && measure_step(&p))
+			rc = HWT_EXIT_ERROR;
+	}
+out:
+	pgo_fini(&p);
+	return rc;
 }

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	struct hwt_debuginfo *info;
 	struct hwt_coverage *cov;
 	struct hwt_cov_insn *insns = NULL;
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap = 0;
 	unsigned long long v, c, t, nt;
 	FILE *f;
 	int rc;
