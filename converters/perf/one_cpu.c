@@ -113,21 +113,29 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/* A packet decoder of bytes [from, to) of stream cs (a piece of it, or all). */
+static struct pt_packet_decoder *bytes_decoder(const struct cpu_stream *cs, uint64_t from,
+					       uint64_t to)
+{
+	struct pt_config config;
+
+	pt_config_init(&config);
+	config.begin = cs->buf + from;
+	config.end = cs->buf + to;
+	return pt_pkt_alloc_decoder(&config);
+}
+
 /* Cuts one stream into pieces; returns the largest TSC count of a piece. */
 static int cut(struct xport *x, struct xport_cpu *c, size_t si, size_t *cap, size_t *max_tsc)
 {
 	struct cpu_stream *cs = &c->streams[si];
 	struct pt_packet_decoder *dec;
-	struct pt_config config;
 	uint64_t off = 0, from = 0, cur = 0, last_ip = 0, piece_ip = 0;
 	size_t ntsc = 0;
 	int have = 0, piece_has = 0, in_kernel = 0, into_kernel;
 	uint64_t piece_orig = 0;
 
-	pt_config_init(&config);
-	config.begin = cs->buf;
-	config.end = cs->buf + cs->size;
-	dec = pt_pkt_alloc_decoder(&config);
+	dec = bytes_decoder(cs, 0, cs->size);
 	if (!dec)
 		return -hxe_nomem;
 	if (pt_pkt_sync_forward(dec) >= 0) {
@@ -316,16 +324,12 @@ static int time_points(struct xport *x, struct xport_cpu *c)
 		const struct cpu_piece *pc = &c->pieces[c->order[k]];
 		const struct cpu_stream *cs = &c->streams[pc->stream];
 		struct pt_packet_decoder *dec;
-		struct pt_config config;
 		uint64_t t = pc->time;
 		int err = add_point(c, &cap, pc->orig, t);
 
 		if (err)
 			return err;
-		pt_config_init(&config);
-		config.begin = cs->buf + pc->from;
-		config.end = cs->buf + pc->to;
-		dec = pt_pkt_alloc_decoder(&config);
+		dec = bytes_decoder(cs, pc->from, pc->to);
 		if (!dec)
 			return -hxe_nomem;
 		/* A piece starts at a packet: decode from its first byte. */
@@ -419,7 +423,6 @@ static int put_piece(const struct xport_cpu *c, const struct cpu_piece *pc, int 
 {
 	const struct cpu_stream *cs = &c->streams[pc->stream];
 	struct pt_packet_decoder *dec;
-	struct pt_config config;
 	uint64_t t = pc->time, off = 0, copied = 0, last_ip = pc->last_ip;
 	uint8_t tsc[8];
 	int status;
@@ -431,10 +434,7 @@ static int put_piece(const struct xport_cpu *c, const struct cpu_piece *pc, int 
 		if (add(out, len, cap, tsc, sizeof(tsc)))
 			return -hxe_nomem;
 	}
-	pt_config_init(&config);
-	config.begin = cs->buf + pc->from;
-	config.end = cs->buf + pc->to;
-	dec = pt_pkt_alloc_decoder(&config);
+	dec = bytes_decoder(cs, pc->from, pc->to);
 	if (!dec)
 		return -hxe_nomem;
 	if (pt_pkt_sync_set(dec, 0) < 0) {
