@@ -253,232 +253,339 @@ static int bad(char *why, size_t why_size, const char *fmt, ...)
 	return -hpf_bad_record;
 }
 
-int hwt_perf_record_decode(const struct hwt_perf_layout *layout, const void *bytes, size_t size,
-			   struct hwt_perf_record *rec, char *why, size_t why_size)
-{
-	const uint8_t *p = bytes, *body = p + 8, *end = p + size;
-	const char *name = NULL;
-	uint64_t st = layout->sample_type;
-	size_t tsize;
+/* A record's fields being decoded: [at, end) between its header and its
+   sample_id trailer; name, size and why for the messages. */
+struct body {
+	const uint8_t *at, *end;
+	const char *name;
+	size_t size;
+	char *why;
+	size_t why_size;
+};
 
-	memset(rec, 0, sizeof(*rec));
-	if (size < 8)
-		return bad(why, why_size, "record of %zu bytes, less than its header", size);
+/* 0 when the fields have n bytes, else why not. */
+static int need(const struct body *b, size_t n)
+{
+	if ((size_t)(b->end - b->at) < n)
+		return bad(b->why, b->why_size, "%s record of %zu bytes is too short for its fields",
+			   b->name, b->size);
+	return 0;
+}
+
+/* The header: type, misc and size. */
+static void decode_header(const uint8_t *p, struct hwt_perf_record *rec)
+{
 	rec->type = get32(p);
 	rec->misc = (uint16_t)(p[4] | p[5] << 8);
 	rec->size = (uint16_t)(p[6] | p[7] << 8);
-	rec->raw = bytes;
-	name = hwt_perf_record_name(rec->type);
+	rec->raw = p;
+}
 
-	/* The sample_id trailer of kernel records; SAMPLE starts with the id. */
-	if (layout->identifier_only && size >= 16)
-		st = sample_type_of(layout, get64(rec->type == PERF_RECORD_SAMPLE ? body : end - 8),
-				    st);
-	tsize = hwt_perf_type_has_trailer(rec->type) && layout->sample_id_all ? sid_size(st) : 0;
-	if (tsize) {
-		if (size - 8 < tsize)
-			return bad(why, why_size, "%s record of %zu bytes: no room for its "
-				   "%zu-byte sample id", name, size, tsize);
-		trailer_decode(st, end - tsize, &rec->sample);
-		end -= tsize;
-	}
-#define NEED(n) do {                                                                  \
-		if ((size_t)(end - body) < (n))                                        \
-			return bad(why, why_size, "%s record of %zu bytes is too short "   \
-				   "for its fields", name, size);                          \
-	} while (0)
+/* The sample_id trailer of kernel records (its fields are st's): into
+   rec->sample, and off the end of b. */
+static int decode_trailer(const struct hwt_perf_layout *layout, uint64_t st,
+			  struct hwt_perf_record *rec, struct body *b)
+{
+	size_t tsize = hwt_perf_type_has_trailer(rec->type) && layout->sample_id_all ?
+		       sid_size(st) : 0;
 
-	rec->known = 1;
-	switch (rec->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		size_t fixed = rec->type == PERF_RECORD_MMAP ? MMAP_BODY : MMAP2_BODY;
+	if (!tsize)
+		return 0;
+	if (b->size - 8 < tsize)
+		return bad(b->why, b->why_size, "%s record of %zu bytes: no room for its "
+			   "%zu-byte sample id", b->name, b->size, tsize);
+	trailer_decode(st, b->end - tsize, &rec->sample);
+	b->end -= tsize;
+	return 0;
+}
 
-		NEED(fixed);
-		rec->u.mmap.pid = get32(body);
-		rec->u.mmap.tid = get32(body + 4);
-		rec->u.mmap.addr = get64(body + 8);
-		rec->u.mmap.len = get64(body + 16);
-		rec->u.mmap.pgoff = get64(body + 24);
-		if (rec->type == PERF_RECORD_MMAP2) {
-			if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-				uint8_t n = body[32];
+static int decode_mmap(const struct body *b, struct hwt_perf_record *rec)
+{
+	const uint8_t *body = b->at;
+	size_t fixed = rec->type == PERF_RECORD_MMAP ? MMAP_BODY : MMAP2_BODY;
+	int err = need(b, fixed);
 
-				if (n > sizeof(rec->u.mmap.build_id))
-					return bad(why, why_size, "MMAP2 record with a build-id of "
-						   "%u bytes (at most 20)", n);
-				rec->u.mmap.build_id_size = n;
-				memcpy(rec->u.mmap.build_id, body + 36, n);
-			} else {
-				rec->u.mmap.maj = get32(body + 32);
-				rec->u.mmap.min = get32(body + 36);
-				rec->u.mmap.ino = get64(body + 40);
-				rec->u.mmap.ino_generation = get64(body + 48);
-			}
-			rec->u.mmap.prot = get32(body + 56);
-			rec->u.mmap.flags = get32(body + 60);
+	if (err)
+		return err;
+	rec->u.mmap.pid = get32(body);
+	rec->u.mmap.tid = get32(body + 4);
+	rec->u.mmap.addr = get64(body + 8);
+	rec->u.mmap.len = get64(body + 16);
+	rec->u.mmap.pgoff = get64(body + 24);
+	if (rec->type == PERF_RECORD_MMAP2) {
+		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			uint8_t n = body[32];
+
+			if (n > sizeof(rec->u.mmap.build_id))
+				return bad(b->why, b->why_size, "MMAP2 record with a build-id of "
+					   "%u bytes (at most 20)", n);
+			rec->u.mmap.build_id_size = n;
+			memcpy(rec->u.mmap.build_id, body + 36, n);
+		} else {
+			rec->u.mmap.maj = get32(body + 32);
+			rec->u.mmap.min = get32(body + 36);
+			rec->u.mmap.ino = get64(body + 40);
+			rec->u.mmap.ino_generation = get64(body + 48);
 		}
-		rec->u.mmap.filename = string_in(body + fixed, end);
-		if (!rec->u.mmap.filename)
-			return bad(why, why_size, "%s record whose file name is not "
-				   "NUL-terminated inside it", name);
-		break;
+		rec->u.mmap.prot = get32(body + 56);
+		rec->u.mmap.flags = get32(body + 60);
 	}
-	case PERF_RECORD_COMM:
-		NEED(COMM_BODY);
-		rec->u.comm.pid = get32(body);
-		rec->u.comm.tid = get32(body + 4);
-		rec->u.comm.comm = string_in(body + COMM_BODY, end);
-		if (!rec->u.comm.comm)
-			return bad(why, why_size, "COMM record whose name is not "
-				   "NUL-terminated inside it");
-		break;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
-		NEED(TASK_BODY);
-		rec->u.task.pid = get32(body);
-		rec->u.task.ppid = get32(body + 4);
-		rec->u.task.tid = get32(body + 8);
-		rec->u.task.ptid = get32(body + 12);
-		rec->u.task.time = get64(body + 16);
-		break;
+	rec->u.mmap.filename = string_in(body + fixed, b->end);
+	if (!rec->u.mmap.filename)
+		return bad(b->why, b->why_size, "%s record whose file name is not "
+			   "NUL-terminated inside it", b->name);
+	return 0;
+}
+
+static int decode_comm(const struct body *b, struct hwt_perf_record *rec)
+{
+	int err = need(b, COMM_BODY);
+
+	if (err)
+		return err;
+	rec->u.comm.pid = get32(b->at);
+	rec->u.comm.tid = get32(b->at + 4);
+	rec->u.comm.comm = string_in(b->at + COMM_BODY, b->end);
+	if (!rec->u.comm.comm)
+		return bad(b->why, b->why_size, "COMM record whose name is not "
+			   "NUL-terminated inside it");
+	return 0;
+}
+
+/* FORK and EXIT. */
+static int decode_task(const struct body *b, struct hwt_perf_record *rec)
+{
+	int err = need(b, TASK_BODY);
+
+	if (err)
+		return err;
+	rec->u.task.pid = get32(b->at);
+	rec->u.task.ppid = get32(b->at + 4);
+	rec->u.task.tid = get32(b->at + 8);
+	rec->u.task.ptid = get32(b->at + 12);
+	rec->u.task.time = get64(b->at + 16);
+	return 0;
+}
+
+/* The kernel's records of a few fixed fields: LOST, LOST_SAMPLES, AUX,
+   ITRACE_START, SWITCH_CPU_WIDE. */
+static int decode_fixed(const struct body *b, struct hwt_perf_record *rec)
+{
+	const uint8_t *body = b->at;
+	size_t n = rec->type == PERF_RECORD_LOST ? 16 : rec->type == PERF_RECORD_AUX ? 24 : 8;
+	int err = need(b, n);
+
+	if (err)
+		return err;
+	switch (rec->type) {
 	case PERF_RECORD_LOST:
-		NEED(16);
 		rec->u.lost.id = get64(body);
 		rec->u.lost.lost = get64(body + 8);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		NEED(8);
 		rec->u.lost_samples.lost = get64(body);
 		break;
 	case PERF_RECORD_AUX:
-		NEED(24);
 		rec->u.aux.offset = get64(body);
 		rec->u.aux.size = get64(body + 8);
 		rec->u.aux.flags = get64(body + 16);
 		break;
 	case PERF_RECORD_ITRACE_START:
-		NEED(8);
 		rec->u.itrace_start.pid = get32(body);
 		rec->u.itrace_start.tid = get32(body + 4);
 		break;
-	case PERF_RECORD_SWITCH:
-		break;
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		NEED(8);
 		rec->u.sw.next_prev_pid = get32(body);
 		rec->u.sw.next_prev_tid = get32(body + 4);
 		break;
-	case PERF_RECORD_SAMPLE: {
-		const uint8_t *q = body;
-
-		/* The fields before the variable ones; which there are is st's. */
-		if (st & PERF_SAMPLE_IDENTIFIER) {
-			NEED(8);
-			rec->sample.id = get64(q);
-			rec->sample.fields |= HWT_PERF_SID_ID;
-			q += 8;
-		}
-#define TAKE(var) do {                                                              \
-		if ((size_t)(end - q) < 8)                                           \
-			return bad(why, why_size, "SAMPLE record of %zu bytes is too "   \
-				   "short for its fields", size);                        \
-		var = get64(q);                                                      \
-		q += 8;                                                              \
-	} while (0)
-		if (st & PERF_SAMPLE_IP)
-			TAKE(rec->u.sample.ip);
-		if (st & PERF_SAMPLE_TID) {
-			uint64_t v;
-
-			TAKE(v);
-			rec->sample.pid = (uint32_t)v;
-			rec->sample.tid = (uint32_t)(v >> 32);
-			rec->sample.fields |= HWT_PERF_SID_TID;
-		}
-		if (st & PERF_SAMPLE_TIME) {
-			TAKE(rec->sample.time);
-			rec->sample.fields |= HWT_PERF_SID_TIME;
-		}
-		if (st & PERF_SAMPLE_ADDR)
-			TAKE(rec->u.sample.addr);
-		if (st & PERF_SAMPLE_ID) {
-			TAKE(rec->sample.id);
-			rec->sample.fields |= HWT_PERF_SID_ID;
-		}
-		if (st & PERF_SAMPLE_STREAM_ID) {
-			TAKE(rec->sample.stream_id);
-			rec->sample.fields |= HWT_PERF_SID_STREAM_ID;
-		}
-		if (st & PERF_SAMPLE_CPU) {
-			uint64_t v;
-
-			TAKE(v);
-			rec->sample.cpu = (uint32_t)v;
-			rec->sample.fields |= HWT_PERF_SID_CPU;
-		}
-		if (st & PERF_SAMPLE_PERIOD)
-			TAKE(rec->u.sample.period);
-#undef TAKE
-		break;
 	}
+	return 0;
+}
+
+/* A SAMPLE's next 8-byte field, at *q, into *v. */
+static int take(const struct body *b, const uint8_t **q, uint64_t *v)
+{
+	if ((size_t)(b->end - *q) < 8)
+		return bad(b->why, b->why_size, "SAMPLE record of %zu bytes is too short for its "
+			   "fields", b->size);
+	*v = get64(*q);
+	*q += 8;
+	return 0;
+}
+
+/* The fields of a SAMPLE before the variable ones; which there are is st's. */
+static int decode_sample(const struct body *b, uint64_t st, struct hwt_perf_record *rec)
+{
+	struct hwt_perf_sample_id *sid = &rec->sample;
+	const uint8_t *q = b->at;
+	uint64_t v;
+
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		if (need(b, 8))
+			return -hpf_bad_record;
+		sid->id = get64(q);
+		sid->fields |= HWT_PERF_SID_ID;
+		q += 8;
+	}
+	if ((st & PERF_SAMPLE_IP) && take(b, &q, &rec->u.sample.ip))
+		return -hpf_bad_record;
+	if (st & PERF_SAMPLE_TID) {
+		if (take(b, &q, &v))
+			return -hpf_bad_record;
+		sid->pid = (uint32_t)v;
+		sid->tid = (uint32_t)(v >> 32);
+		sid->fields |= HWT_PERF_SID_TID;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		if (take(b, &q, &sid->time))
+			return -hpf_bad_record;
+		sid->fields |= HWT_PERF_SID_TIME;
+	}
+	if ((st & PERF_SAMPLE_ADDR) && take(b, &q, &rec->u.sample.addr))
+		return -hpf_bad_record;
+	if (st & PERF_SAMPLE_ID) {
+		if (take(b, &q, &sid->id))
+			return -hpf_bad_record;
+		sid->fields |= HWT_PERF_SID_ID;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		if (take(b, &q, &sid->stream_id))
+			return -hpf_bad_record;
+		sid->fields |= HWT_PERF_SID_STREAM_ID;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		if (take(b, &q, &v))
+			return -hpf_bad_record;
+		sid->cpu = (uint32_t)v;
+		sid->fields |= HWT_PERF_SID_CPU;
+	}
+	if ((st & PERF_SAMPLE_PERIOD) && take(b, &q, &rec->u.sample.period))
+		return -hpf_bad_record;
+	return 0;
+}
+
+static int decode_auxtrace_info(const struct body *b, struct hwt_perf_record *rec)
+{
+	int err = need(b, 8);
+
+	if (err)
+		return err;
+	rec->u.auxtrace_info.type = get32(b->at);
+	rec->u.auxtrace_info.priv = (const uint64_t *)(b->at + 8);
+	rec->u.auxtrace_info.npriv = (size_t)(b->end - b->at - 8) / 8;
+	return 0;
+}
+
+static int decode_auxtrace(const struct body *b, struct hwt_perf_record *rec)
+{
+	const uint8_t *body = b->at;
+	int err = need(b, HWT_PERF_AUXTRACE_SIZE - 8);
+
+	if (err)
+		return err;
+	rec->u.auxtrace.size = get64(body);
+	rec->u.auxtrace.offset = get64(body + 8);
+	rec->u.auxtrace.reference = get64(body + 16);
+	rec->u.auxtrace.idx = get32(body + 24);
+	rec->u.auxtrace.tid = get32(body + 28);
+	rec->u.auxtrace.cpu = get32(body + 32);
+	return 0;
+}
+
+static int decode_auxtrace_error(const struct body *b, struct hwt_perf_record *rec)
+{
+	const uint8_t *body = b->at;
+	size_t msg_at = 32;
+	int err = need(b, AUXTRACE_ERROR_BODY);
+
+	/* fmt 0 (older perf): no time before msg. */
+	if (err)
+		return err;
+	rec->u.auxtrace_error.type = get32(body);
+	rec->u.auxtrace_error.code = get32(body + 4);
+	rec->u.auxtrace_error.cpu = get32(body + 8);
+	rec->u.auxtrace_error.pid = get32(body + 12);
+	rec->u.auxtrace_error.tid = get32(body + 16);
+	rec->u.auxtrace_error.fmt = get32(body + 20);
+	rec->u.auxtrace_error.ip = get64(body + 24);
+	if (rec->u.auxtrace_error.fmt) {
+		err = need(b, AUXTRACE_ERROR_BODY + 8);
+		if (err)
+			return err;
+		rec->u.auxtrace_error.time = get64(body + 32);
+		msg_at = 40;
+	}
+	memcpy(rec->u.auxtrace_error.msg, body + msg_at, 64);
+	rec->u.auxtrace_error.msg[64] = '\0';
+	return 0;
+}
+
+static int decode_id_index(const struct body *b, struct hwt_perf_record *rec)
+{
+	int err = need(b, 8);
+
+	if (err)
+		return err;
+	rec->u.id_index.nr = get64(b->at);
+	if (rec->u.id_index.nr > (uint64_t)(b->end - b->at - 8) / 32)
+		return bad(b->why, b->why_size, "ID_INDEX record of %zu bytes claims %llu "
+			   "entries", b->size, (unsigned long long)rec->u.id_index.nr);
+	rec->u.id_index.entries = (const struct hwt_perf_id_index_entry *)(b->at + 8);
+	return 0;
+}
+
+static int decode_time_conv(const struct body *b, struct hwt_perf_record *rec)
+{
+	const uint8_t *body = b->at;
+	int err = need(b, 24);
+
+	if (err)
+		return err;
+	rec->u.time_conv.time_shift = get64(body);
+	rec->u.time_conv.time_mult = get64(body + 8);
+	rec->u.time_conv.time_zero = get64(body + 16);
+	if ((size_t)(b->end - body) >= 48) {
+		rec->u.time_conv.time_cycles = get64(body + 24);
+		rec->u.time_conv.time_mask = get64(body + 32);
+		rec->u.time_conv.cap_user_time_zero = body[40];
+		rec->u.time_conv.cap_user_time_short = body[41];
+		rec->u.time_conv.extended = 1;
+	}
+	return 0;
+}
+
+/* The fields of rec's type into rec->u; a type it does not know is not known. */
+static int decode_fields(const struct body *b, uint64_t st, struct hwt_perf_record *rec)
+{
+	rec->known = 1;
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return decode_mmap(b, rec);
+	case PERF_RECORD_COMM:
+		return decode_comm(b, rec);
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return decode_task(b, rec);
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_AUX:
+	case PERF_RECORD_ITRACE_START:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		return decode_fixed(b, rec);
+	case PERF_RECORD_SAMPLE:
+		return decode_sample(b, st, rec);
 	case HWT_PERF_RECORD_AUXTRACE_INFO:
-		NEED(8);
-		rec->u.auxtrace_info.type = get32(body);
-		rec->u.auxtrace_info.priv = (const uint64_t *)(body + 8);
-		rec->u.auxtrace_info.npriv = (size_t)(end - body - 8) / 8;
-		break;
+		return decode_auxtrace_info(b, rec);
 	case HWT_PERF_RECORD_AUXTRACE:
-		NEED(HWT_PERF_AUXTRACE_SIZE - 8);
-		rec->u.auxtrace.size = get64(body);
-		rec->u.auxtrace.offset = get64(body + 8);
-		rec->u.auxtrace.reference = get64(body + 16);
-		rec->u.auxtrace.idx = get32(body + 24);
-		rec->u.auxtrace.tid = get32(body + 28);
-		rec->u.auxtrace.cpu = get32(body + 32);
-		break;
-	case HWT_PERF_RECORD_AUXTRACE_ERROR: {
-		size_t msg_at = 32;
-
-		/* fmt 0 (older perf): no time before msg. */
-		NEED(AUXTRACE_ERROR_BODY);
-		rec->u.auxtrace_error.type = get32(body);
-		rec->u.auxtrace_error.code = get32(body + 4);
-		rec->u.auxtrace_error.cpu = get32(body + 8);
-		rec->u.auxtrace_error.pid = get32(body + 12);
-		rec->u.auxtrace_error.tid = get32(body + 16);
-		rec->u.auxtrace_error.fmt = get32(body + 20);
-		rec->u.auxtrace_error.ip = get64(body + 24);
-		if (rec->u.auxtrace_error.fmt) {
-			NEED(AUXTRACE_ERROR_BODY + 8);
-			rec->u.auxtrace_error.time = get64(body + 32);
-			msg_at = 40;
-		}
-		memcpy(rec->u.auxtrace_error.msg, body + msg_at, 64);
-		rec->u.auxtrace_error.msg[64] = '\0';
-		break;
-	}
+		return decode_auxtrace(b, rec);
+	case HWT_PERF_RECORD_AUXTRACE_ERROR:
+		return decode_auxtrace_error(b, rec);
 	case HWT_PERF_RECORD_ID_INDEX:
-		NEED(8);
-		rec->u.id_index.nr = get64(body);
-		if (rec->u.id_index.nr > (uint64_t)(end - body - 8) / 32)
-			return bad(why, why_size, "ID_INDEX record of %zu bytes claims %llu "
-				   "entries", size, (unsigned long long)rec->u.id_index.nr);
-		rec->u.id_index.entries = (const struct hwt_perf_id_index_entry *)(body + 8);
-		break;
+		return decode_id_index(b, rec);
 	case HWT_PERF_RECORD_TIME_CONV:
-		NEED(24);
-		rec->u.time_conv.time_shift = get64(body);
-		rec->u.time_conv.time_mult = get64(body + 8);
-		rec->u.time_conv.time_zero = get64(body + 16);
-		if ((size_t)(end - body) >= 48) {
-			rec->u.time_conv.time_cycles = get64(body + 24);
-			rec->u.time_conv.time_mask = get64(body + 32);
-			rec->u.time_conv.cap_user_time_zero = body[40];
-			rec->u.time_conv.cap_user_time_short = body[41];
-			rec->u.time_conv.extended = 1;
-		}
-		break;
+		return decode_time_conv(b, rec);
+	case PERF_RECORD_SWITCH:
 	case HWT_PERF_RECORD_FINISHED_ROUND:
 	case HWT_PERF_RECORD_FINISHED_INIT:
 	case HWT_PERF_RECORD_HEADER_ATTR:
@@ -486,13 +593,32 @@ int hwt_perf_record_decode(const struct hwt_perf_layout *layout, const void *byt
 	case HWT_PERF_RECORD_HEADER_BUILD_ID:
 	case HWT_PERF_RECORD_COMPRESSED:
 		/* No fields in u: the reader reads them where it needs them. */
-		break;
+		return 0;
 	default:
 		rec->known = 0;
-		break;
+		return 0;
 	}
-#undef NEED
-	return 0;
+}
+
+int hwt_perf_record_decode(const struct hwt_perf_layout *layout, const void *bytes, size_t size,
+			   struct hwt_perf_record *rec, char *why, size_t why_size)
+{
+	const uint8_t *p = bytes;
+	uint64_t st = layout->sample_type;
+	struct body b;
+	int err;
+
+	memset(rec, 0, sizeof(*rec));
+	if (size < 8)
+		return bad(why, why_size, "record of %zu bytes, less than its header", size);
+	decode_header(p, rec);
+	b = (struct body){ p + 8, p + size, hwt_perf_record_name(rec->type), size, why, why_size };
+	/* Events of several sample types: the id says which (SAMPLE starts with it). */
+	if (layout->identifier_only && size >= 16)
+		st = sample_type_of(layout, get64(rec->type == PERF_RECORD_SAMPLE ? b.at : b.end - 8),
+				    st);
+	err = decode_trailer(layout, st, rec, &b);
+	return err ? err : decode_fields(&b, st, rec);
 }
 
 /* ----- Encoding --------------------------------------------------------- */
@@ -506,124 +632,155 @@ static int add_string_padded(struct hwt_perf_buf *b, const char *s)
 	return hwt_perf_buf_zero(b, (8 - n % 8) % 8);
 }
 
-int hwt_perf_record_encode(const struct hwt_perf_layout *layout,
-			   const struct hwt_perf_record *rec, struct hwt_perf_buf *b)
+static int encode_mmap(const struct hwt_perf_record *rec, struct hwt_perf_buf *b)
 {
-	size_t start = b->len;
 	int err = 0;
 
-	if (hwt_perf_buf_u32(b, rec->type) || hwt_perf_buf_u32(b, 0))
-		return -hpf_nomem;
+	err |= hwt_perf_buf_u32(b, rec->u.mmap.pid) | hwt_perf_buf_u32(b, rec->u.mmap.tid);
+	err |= hwt_perf_buf_u64(b, rec->u.mmap.addr) | hwt_perf_buf_u64(b, rec->u.mmap.len);
+	err |= hwt_perf_buf_u64(b, rec->u.mmap.pgoff);
+	if (rec->type == PERF_RECORD_MMAP2) {
+		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			uint8_t id[24] = { 0 };
+
+			if (rec->u.mmap.build_id_size > 20)
+				return -hpf_invalid;
+			id[0] = rec->u.mmap.build_id_size;
+			memcpy(id + 4, rec->u.mmap.build_id, rec->u.mmap.build_id_size);
+			err |= hwt_perf_buf_add(b, id, sizeof(id));
+		} else {
+			err |= hwt_perf_buf_u32(b, rec->u.mmap.maj);
+			err |= hwt_perf_buf_u32(b, rec->u.mmap.min);
+			err |= hwt_perf_buf_u64(b, rec->u.mmap.ino);
+			err |= hwt_perf_buf_u64(b, rec->u.mmap.ino_generation);
+		}
+		err |= hwt_perf_buf_u32(b, rec->u.mmap.prot);
+		err |= hwt_perf_buf_u32(b, rec->u.mmap.flags);
+	}
+	err |= add_string_padded(b, rec->u.mmap.filename ? rec->u.mmap.filename : "");
+	return err;
+}
+
+static int encode_auxtrace(const struct hwt_perf_record *rec, struct hwt_perf_buf *b)
+{
+	int err = 0;
+
+	err |= hwt_perf_buf_u64(b, rec->u.auxtrace.size);
+	err |= hwt_perf_buf_u64(b, rec->u.auxtrace.offset);
+	err |= hwt_perf_buf_u64(b, rec->u.auxtrace.reference);
+	err |= hwt_perf_buf_u32(b, rec->u.auxtrace.idx) | hwt_perf_buf_u32(b, rec->u.auxtrace.tid);
+	err |= hwt_perf_buf_u32(b, rec->u.auxtrace.cpu) | hwt_perf_buf_u32(b, 0);
+	return err;
+}
+
+/* fmt 1: with time, as perf 5.x and later write it. */
+static int encode_auxtrace_error(const struct hwt_perf_record *rec, struct hwt_perf_buf *b)
+{
+	char msg[64] = { 0 };
+	int err = 0;
+
+	err |= hwt_perf_buf_u32(b, rec->u.auxtrace_error.type);
+	err |= hwt_perf_buf_u32(b, rec->u.auxtrace_error.code);
+	err |= hwt_perf_buf_u32(b, rec->u.auxtrace_error.cpu);
+	err |= hwt_perf_buf_u32(b, rec->u.auxtrace_error.pid);
+	err |= hwt_perf_buf_u32(b, rec->u.auxtrace_error.tid);
+	err |= hwt_perf_buf_u32(b, 1);
+	err |= hwt_perf_buf_u64(b, rec->u.auxtrace_error.ip);
+	err |= hwt_perf_buf_u64(b, rec->u.auxtrace_error.time);
+	memcpy(msg, rec->u.auxtrace_error.msg, strnlen(rec->u.auxtrace_error.msg, 63));
+	err |= hwt_perf_buf_add(b, msg, sizeof(msg));
+	return err;
+}
+
+static int encode_time_conv(const struct hwt_perf_record *rec, struct hwt_perf_buf *b)
+{
+	int err = 0;
+
+	err |= hwt_perf_buf_u64(b, rec->u.time_conv.time_shift);
+	err |= hwt_perf_buf_u64(b, rec->u.time_conv.time_mult);
+	err |= hwt_perf_buf_u64(b, rec->u.time_conv.time_zero);
+	if (rec->u.time_conv.extended) {
+		uint8_t caps[8] = { rec->u.time_conv.cap_user_time_zero,
+				    rec->u.time_conv.cap_user_time_short };
+
+		err |= hwt_perf_buf_u64(b, rec->u.time_conv.time_cycles);
+		err |= hwt_perf_buf_u64(b, rec->u.time_conv.time_mask);
+		err |= hwt_perf_buf_add(b, caps, sizeof(caps));
+	}
+	return err;
+}
+
+/* The fields of rec->u after the header. Returns 0; -hpf_invalid for a
+   type or a field it cannot write; else nonzero when out of memory. */
+static int encode_fields(const struct hwt_perf_record *rec, struct hwt_perf_buf *b)
+{
+	int err = 0;
+
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		err |= hwt_perf_buf_u32(b, rec->u.mmap.pid) | hwt_perf_buf_u32(b, rec->u.mmap.tid);
-		err |= hwt_perf_buf_u64(b, rec->u.mmap.addr) | hwt_perf_buf_u64(b, rec->u.mmap.len);
-		err |= hwt_perf_buf_u64(b, rec->u.mmap.pgoff);
-		if (rec->type == PERF_RECORD_MMAP2) {
-			if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-				uint8_t id[24] = { 0 };
-
-				if (rec->u.mmap.build_id_size > 20)
-					return -hpf_invalid;
-				id[0] = rec->u.mmap.build_id_size;
-				memcpy(id + 4, rec->u.mmap.build_id, rec->u.mmap.build_id_size);
-				err |= hwt_perf_buf_add(b, id, sizeof(id));
-			} else {
-				err |= hwt_perf_buf_u32(b, rec->u.mmap.maj);
-				err |= hwt_perf_buf_u32(b, rec->u.mmap.min);
-				err |= hwt_perf_buf_u64(b, rec->u.mmap.ino);
-				err |= hwt_perf_buf_u64(b, rec->u.mmap.ino_generation);
-			}
-			err |= hwt_perf_buf_u32(b, rec->u.mmap.prot);
-			err |= hwt_perf_buf_u32(b, rec->u.mmap.flags);
-		}
-		err |= add_string_padded(b, rec->u.mmap.filename ? rec->u.mmap.filename : "");
-		break;
+		return encode_mmap(rec, b);
 	case PERF_RECORD_COMM:
 		err |= hwt_perf_buf_u32(b, rec->u.comm.pid) | hwt_perf_buf_u32(b, rec->u.comm.tid);
-		err |= add_string_padded(b, rec->u.comm.comm ? rec->u.comm.comm : "");
-		break;
+		return err | add_string_padded(b, rec->u.comm.comm ? rec->u.comm.comm : "");
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		err |= hwt_perf_buf_u32(b, rec->u.task.pid) | hwt_perf_buf_u32(b, rec->u.task.ppid);
 		err |= hwt_perf_buf_u32(b, rec->u.task.tid) | hwt_perf_buf_u32(b, rec->u.task.ptid);
-		err |= hwt_perf_buf_u64(b, rec->u.task.time);
-		break;
+		return err | hwt_perf_buf_u64(b, rec->u.task.time);
 	case PERF_RECORD_LOST:
-		err |= hwt_perf_buf_u64(b, rec->u.lost.id) | hwt_perf_buf_u64(b, rec->u.lost.lost);
-		break;
+		return hwt_perf_buf_u64(b, rec->u.lost.id) | hwt_perf_buf_u64(b, rec->u.lost.lost);
 	case PERF_RECORD_LOST_SAMPLES:
-		err |= hwt_perf_buf_u64(b, rec->u.lost_samples.lost);
-		break;
+		return hwt_perf_buf_u64(b, rec->u.lost_samples.lost);
 	case PERF_RECORD_AUX:
 		err |= hwt_perf_buf_u64(b, rec->u.aux.offset) | hwt_perf_buf_u64(b, rec->u.aux.size);
-		err |= hwt_perf_buf_u64(b, rec->u.aux.flags);
-		break;
+		return err | hwt_perf_buf_u64(b, rec->u.aux.flags);
 	case PERF_RECORD_ITRACE_START:
 		err |= hwt_perf_buf_u32(b, rec->u.itrace_start.pid);
-		err |= hwt_perf_buf_u32(b, rec->u.itrace_start.tid);
-		break;
-	case PERF_RECORD_SWITCH:
-		break;
+		return err | hwt_perf_buf_u32(b, rec->u.itrace_start.tid);
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		err |= hwt_perf_buf_u32(b, rec->u.sw.next_prev_pid);
-		err |= hwt_perf_buf_u32(b, rec->u.sw.next_prev_tid);
-		break;
+		return err | hwt_perf_buf_u32(b, rec->u.sw.next_prev_tid);
 	case HWT_PERF_RECORD_AUXTRACE_INFO:
 		err |= hwt_perf_buf_u32(b, rec->u.auxtrace_info.type) | hwt_perf_buf_u32(b, 0);
 		if (rec->u.auxtrace_info.npriv)
 			err |= hwt_perf_buf_add(b, rec->u.auxtrace_info.priv,
 						rec->u.auxtrace_info.npriv * 8);
-		break;
+		return err;
 	case HWT_PERF_RECORD_AUXTRACE:
-		err |= hwt_perf_buf_u64(b, rec->u.auxtrace.size);
-		err |= hwt_perf_buf_u64(b, rec->u.auxtrace.offset);
-		err |= hwt_perf_buf_u64(b, rec->u.auxtrace.reference);
-		err |= hwt_perf_buf_u32(b, rec->u.auxtrace.idx) | hwt_perf_buf_u32(b, rec->u.auxtrace.tid);
-		err |= hwt_perf_buf_u32(b, rec->u.auxtrace.cpu) | hwt_perf_buf_u32(b, 0);
-		break;
-	case HWT_PERF_RECORD_AUXTRACE_ERROR: {
-		char msg[64] = { 0 };
-
-		/* fmt 1: with time, as perf 5.x and later write it. */
-		err |= hwt_perf_buf_u32(b, rec->u.auxtrace_error.type);
-		err |= hwt_perf_buf_u32(b, rec->u.auxtrace_error.code);
-		err |= hwt_perf_buf_u32(b, rec->u.auxtrace_error.cpu);
-		err |= hwt_perf_buf_u32(b, rec->u.auxtrace_error.pid);
-		err |= hwt_perf_buf_u32(b, rec->u.auxtrace_error.tid);
-		err |= hwt_perf_buf_u32(b, 1);
-		err |= hwt_perf_buf_u64(b, rec->u.auxtrace_error.ip);
-		err |= hwt_perf_buf_u64(b, rec->u.auxtrace_error.time);
-		memcpy(msg, rec->u.auxtrace_error.msg, strnlen(rec->u.auxtrace_error.msg, 63));
-		err |= hwt_perf_buf_add(b, msg, sizeof(msg));
-		break;
-	}
+		return encode_auxtrace(rec, b);
+	case HWT_PERF_RECORD_AUXTRACE_ERROR:
+		return encode_auxtrace_error(rec, b);
 	case HWT_PERF_RECORD_ID_INDEX:
 		err |= hwt_perf_buf_u64(b, rec->u.id_index.nr);
 		if (rec->u.id_index.nr)
 			err |= hwt_perf_buf_add(b, rec->u.id_index.entries,
 						(size_t)rec->u.id_index.nr * 32);
-		break;
+		return err;
 	case HWT_PERF_RECORD_TIME_CONV:
-		err |= hwt_perf_buf_u64(b, rec->u.time_conv.time_shift);
-		err |= hwt_perf_buf_u64(b, rec->u.time_conv.time_mult);
-		err |= hwt_perf_buf_u64(b, rec->u.time_conv.time_zero);
-		if (rec->u.time_conv.extended) {
-			uint8_t caps[8] = { rec->u.time_conv.cap_user_time_zero,
-					    rec->u.time_conv.cap_user_time_short };
-
-			err |= hwt_perf_buf_u64(b, rec->u.time_conv.time_cycles);
-			err |= hwt_perf_buf_u64(b, rec->u.time_conv.time_mask);
-			err |= hwt_perf_buf_add(b, caps, sizeof(caps));
-		}
-		break;
+		return encode_time_conv(rec, b);
+	case PERF_RECORD_SWITCH:
 	case HWT_PERF_RECORD_FINISHED_ROUND:
 	case HWT_PERF_RECORD_FINISHED_INIT:
-		break;
+		return 0;
 	default:
-		b->len = start;
 		return -hpf_invalid;
+	}
+}
+
+int hwt_perf_record_encode(const struct hwt_perf_layout *layout,
+			   const struct hwt_perf_record *rec, struct hwt_perf_buf *b)
+{
+	size_t start = b->len;
+	uint16_t size;
+	int err;
+
+	if (hwt_perf_buf_u32(b, rec->type) || hwt_perf_buf_u32(b, 0))
+		return -hpf_nomem;
+	err = encode_fields(rec, b);
+	if (err == -hpf_invalid) {
+		b->len = start;
+		return err;
 	}
 	if (!err && hwt_perf_type_has_trailer(rec->type) && layout->sample_id_all)
 		err |= trailer_encode(layout->sample_type, &rec->sample, b);
@@ -635,11 +792,8 @@ int hwt_perf_record_encode(const struct hwt_perf_layout *layout,
 		b->len = start;
 		return -hpf_invalid;
 	}
-	{
-		uint16_t size = (uint16_t)(b->len - start);
-
-		memcpy(b->data + start + 4, &rec->misc, 2);
-		memcpy(b->data + start + 6, &size, 2);
-	}
+	size = (uint16_t)(b->len - start);
+	memcpy(b->data + start + 4, &rec->misc, 2);
+	memcpy(b->data + start + 6, &size, 2);
 	return 0;
 }

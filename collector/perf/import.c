@@ -248,48 +248,58 @@ static int take_aux(struct import *im, const struct hwt_perf_record *rec)
 	return 0;
 }
 
-static int take_record(struct import *im, const struct hwt_perf_record *rec)
+/* AUXTRACE_INFO: Intel PT's here, CoreSight ETM's and Arm SPE's in their files. */
+static int take_auxtrace_info(struct import *im, const struct hwt_perf_record *rec)
 {
-	struct ievent *e;
+	if (rec->u.auxtrace_info.type == HWT_PERF_AUXTRACE_CS_ETM)
+		return hwt_import_etm_info(im, rec);
+	if (rec->u.auxtrace_info.type == HWT_PERF_AUXTRACE_ARM_SPE) {
+		hwt_import_spe_info(im, rec);
+		return 0;
+	}
+	if (rec->u.auxtrace_info.type != HWT_PERF_AUXTRACE_INTEL_PT) {
+		hwt_import_warn(im, "%s: AUXTRACE_INFO of type %u, not Intel PT (1), "
+				"CoreSight ETM (3) or Arm SPE (4): ignored", im->perf_path,
+				rec->u.auxtrace_info.type);
+		return 0;
+	}
+	take_info(im, rec);
+	return 0;
+}
 
+/* Whether rec is a sideband event the import keeps. */
+static int keeps_event(const struct hwt_perf_record *rec)
+{
 	switch (rec->type) {
-	case HWT_PERF_RECORD_AUXTRACE_INFO:
-		if (rec->u.auxtrace_info.type == HWT_PERF_AUXTRACE_CS_ETM)
-			return hwt_import_etm_info(im, rec);
-		if (rec->u.auxtrace_info.type == HWT_PERF_AUXTRACE_ARM_SPE) {
-			hwt_import_spe_info(im, rec);
-			return 0;
-		}
-		if (rec->u.auxtrace_info.type != HWT_PERF_AUXTRACE_INTEL_PT) {
-			hwt_import_warn(im, "%s: AUXTRACE_INFO of type %u, not Intel PT (1), "
-					"CoreSight ETM (3) or Arm SPE (4): ignored", im->perf_path,
-					rec->u.auxtrace_info.type);
-			return 0;
-		}
-		take_info(im, rec);
-		return 0;
-	case HWT_PERF_RECORD_TIME_CONV:
-		/* AUXTRACE_INFO's conversion is the one perf's decoder uses; this one
-		   stands in when there is none. */
-		if (!im->pt.have_info && !im->pt.time_mult && rec->u.time_conv.time_shift < 64) {
-			im->pt.time_shift = rec->u.time_conv.time_shift;
-			im->pt.time_mult = rec->u.time_conv.time_mult;
-			im->pt.time_zero = rec->u.time_conv.time_zero;
-		}
-		return 0;
-	case HWT_PERF_RECORD_AUXTRACE:
-		return take_aux(im, rec);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		/* Kernel maps and maps that are not code give the decoder nothing. */
-		if ((rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
-		    rec->u.mmap.pid == UINT32_MAX ||
-		    (rec->type == PERF_RECORD_MMAP2 && !(rec->u.mmap.prot & 4u)) ||
-		    (rec->type == PERF_RECORD_MMAP && (rec->misc & PERF_RECORD_MISC_MMAP_DATA)))
-			return 0;
-		e = new_event(im, rec);
-		if (!e)
-			return -1;
+		return !((rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
+			 rec->u.mmap.pid == UINT32_MAX ||
+			 (rec->type == PERF_RECORD_MMAP2 && !(rec->u.mmap.prot & 4u)) ||
+			 (rec->type == PERF_RECORD_MMAP && (rec->misc & PERF_RECORD_MISC_MMAP_DATA)));
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_ITRACE_START:
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_AUX: /* all of them: they say what the AUX data should hold (check_coverage) */
+	case HWT_PERF_RECORD_AUXTRACE_ERROR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The fields of event e from its record rec. 0, or -1 when out of memory. */
+static int event_fields(struct import *im, struct ievent *e, const struct hwt_perf_record *rec)
+{
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
 		e->type = PERF_RECORD_MMAP2;
 		e->u.mmap.pid = rec->u.mmap.pid;
 		e->u.mmap.tid = rec->u.mmap.tid;
@@ -302,58 +312,37 @@ static int take_record(struct import *im, const struct hwt_perf_record *rec)
 		e->u.mmap.filename = dup_string(im, rec->u.mmap.filename);
 		return e->u.mmap.filename ? 0 : -1;
 	case PERF_RECORD_COMM:
-		e = new_event(im, rec);
-		if (!e)
-			return -1;
 		e->u.comm.pid = rec->u.comm.pid;
 		e->u.comm.tid = rec->u.comm.tid;
 		e->u.comm.comm = dup_string(im, rec->u.comm.comm);
 		return e->u.comm.comm ? 0 : -1;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		e = new_event(im, rec);
-		if (!e)
-			return -1;
 		e->u.task.pid = rec->u.task.pid;
 		e->u.task.ppid = rec->u.task.ppid;
 		e->u.task.tid = rec->u.task.tid;
 		e->u.task.ptid = rec->u.task.ptid;
 		return 0;
 	case PERF_RECORD_ITRACE_START:
-	case PERF_RECORD_SWITCH:
+		e->u.sw.pid = rec->u.itrace_start.pid;
+		e->u.sw.tid = rec->u.itrace_start.tid;
+		return 0;
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		e = new_event(im, rec);
-		if (!e)
-			return -1;
-		if (rec->type == PERF_RECORD_ITRACE_START) {
-			e->u.sw.pid = rec->u.itrace_start.pid;
-			e->u.sw.tid = rec->u.itrace_start.tid;
-		} else if (rec->type == PERF_RECORD_SWITCH_CPU_WIDE) {
-			e->u.sw.pid = rec->u.sw.next_prev_pid;
-			e->u.sw.tid = rec->u.sw.next_prev_tid;
-		}
+		e->u.sw.pid = rec->u.sw.next_prev_pid;
+		e->u.sw.tid = rec->u.sw.next_prev_tid;
 		return 0;
 	case PERF_RECORD_LOST:
+		e->u.lost.count = rec->u.lost.lost;
+		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
-		e = new_event(im, rec);
-		if (!e)
-			return -1;
-		e->u.lost.count = rec->type == PERF_RECORD_LOST ? rec->u.lost.lost
-								: rec->u.lost_samples.lost;
+		e->u.lost.count = rec->u.lost_samples.lost;
 		return 0;
 	case PERF_RECORD_AUX:
-		/* All of them: they say what the AUX data should hold (check_coverage). */
-		e = new_event(im, rec);
-		if (!e)
-			return -1;
 		e->u.aux.offset = rec->u.aux.offset;
 		e->u.aux.size = rec->u.aux.size;
 		e->u.aux.flags = rec->u.aux.flags;
 		return 0;
 	case HWT_PERF_RECORD_AUXTRACE_ERROR:
-		e = new_event(im, rec);
-		if (!e)
-			return -1;
 		e->u.error.code = rec->u.auxtrace_error.code;
 		e->u.error.cpu = rec->u.auxtrace_error.cpu;
 		e->u.error.pid = rec->u.auxtrace_error.pid;
@@ -364,7 +353,33 @@ static int take_record(struct import *im, const struct hwt_perf_record *rec)
 			e->time = rec->u.auxtrace_error.time;
 		return 0;
 	default:
+		return 0; /* PERF_RECORD_SWITCH: no fields */
+	}
+}
+
+static int take_record(struct import *im, const struct hwt_perf_record *rec)
+{
+	struct ievent *e;
+
+	switch (rec->type) {
+	case HWT_PERF_RECORD_AUXTRACE_INFO:
+		return take_auxtrace_info(im, rec);
+	case HWT_PERF_RECORD_TIME_CONV:
+		/* AUXTRACE_INFO's conversion is the one perf's decoder uses; this one
+		   stands in when there is none. */
+		if (!im->pt.have_info && !im->pt.time_mult && rec->u.time_conv.time_shift < 64) {
+			im->pt.time_shift = rec->u.time_conv.time_shift;
+			im->pt.time_mult = rec->u.time_conv.time_mult;
+			im->pt.time_zero = rec->u.time_conv.time_zero;
+		}
 		return 0;
+	case HWT_PERF_RECORD_AUXTRACE:
+		return take_aux(im, rec);
+	default:
+		if (!keeps_event(rec))
+			return 0;
+		e = new_event(im, rec);
+		return e ? event_fields(im, e, rec) : -1;
 	}
 }
 

@@ -216,13 +216,259 @@ static void enter_kernel(struct walk *w, uint64_t off)
 	gap_begin(w, off, 0);
 }
 
+/* What the walk of one chunk carries from packet to packet. */
+struct chunk_walk {
+	struct walk *w;
+	int in_psb;                /* inside a PSB+ */
+	int psb_fup;               /* the PSB+ has a FUP (at fup_ip) */
+	uint64_t psb_off, fup_ip;
+	int ovf;                   /* after an OVF: its FUP says where tracing resumes */
+	uint64_t content_end;      /* after the last packet but PAD */
+};
+
+static void on_psb(struct chunk_walk *cw, uint64_t off)
+{
+	struct walk *w = cw->w;
+
+	cw->in_psb = 1;
+	cw->psb_fup = 0;
+	cw->psb_off = off;
+	w->last_ip = 0;
+	if (!w->open && w->gap_benign)
+		w->gap_psb = (int64_t)off;
+}
+
+/* The end of a PSB+: its FUP says whether tracing is on, in user or kernel code. */
+static int on_psbend(struct chunk_walk *cw)
+{
+	struct walk *w = cw->w;
+	uint64_t psb_off = cw->psb_off;
+
+	cw->in_psb = 0;
+	if (cw->psb_fup && !is_kernel(cw->fup_ip)) {
+		/* Tracing is on in user code here. */
+		cw->ovf = 0;
+		return w->open ? 0 : run_begin(w, psb_off, rs_psb, cw->fup_ip, 0);
+	}
+	if (w->open)
+		run_end(w, psb_off, re_damage, 0);
+	if (cw->psb_fup) {
+		if (w->state != ws_kernel)
+			enter_kernel(w, psb_off);
+	} else if (w->state != ws_disabled && w->state != ws_kernel) {
+		w->state = ws_disabled;
+		gap_begin(w, psb_off, 1);
+		w->gap_psb = (int64_t)psb_off;
+	} else if (w->state == ws_kernel) {
+		/* Disabled in the kernel: the gap stays not benign. */
+		w->kernel_bytes += psb_off - w->kernel_from;
+		w->state = ws_disabled;
+	}
+	return 0;
+}
+
+static int on_fup(struct chunk_walk *cw, const struct pt_packet *p, uint64_t off, uint64_t next)
+{
+	struct walk *w = cw->w;
+	int suppressed;
+	uint64_t ip = ip_of(w, &p->payload.ip, &suppressed);
+
+	if (cw->in_psb) {
+		cw->psb_fup = !suppressed;
+		cw->fup_ip = ip;
+	} else if (cw->ovf && !suppressed) {
+		/* Tracing resumes after an overflow. */
+		cw->ovf = 0;
+		if (!is_kernel(ip))
+			return run_begin(w, off, rs_ovf_fup, ip, next - off);
+		enter_kernel(w, off);
+	}
+	return 0;
+}
+
+/* A TIP: into kernel code ends the run, back from it begins one. */
+static int on_tip(struct chunk_walk *cw, const struct pt_packet *p, uint64_t off, uint64_t next)
+{
+	struct walk *w = cw->w;
+	int suppressed;
+	uint64_t ip = ip_of(w, &p->payload.ip, &suppressed);
+
+	if (suppressed)
+		return 0;
+	if (w->open && is_kernel(ip)) {
+		run_end(w, next, re_kernel_tip, off);
+		enter_kernel(w, next);
+	} else if (!w->open && !is_kernel(ip) && w->state == ws_kernel) {
+		return run_begin(w, off, rs_kernel_tip, ip, next - off);
+	}
+	return 0;
+}
+
+static int on_tip_pge(struct chunk_walk *cw, const struct pt_packet *p, uint64_t off,
+		      uint64_t next)
+{
+	struct walk *w = cw->w;
+	int suppressed;
+	uint64_t ip = ip_of(w, &p->payload.ip, &suppressed);
+
+	cw->ovf = 0;
+	if (w->open)
+		run_end(w, off, re_damage, 0);
+	if (!suppressed && !is_kernel(ip))
+		return run_begin(w, off, rs_pge, ip, next - off);
+	enter_kernel(w, next);
+	return 0;
+}
+
+static void on_tip_pgd(struct chunk_walk *cw, const struct pt_packet *p, uint64_t next)
+{
+	struct walk *w = cw->w;
+	int suppressed;
+
+	ip_of(w, &p->payload.ip, &suppressed);
+	if (w->open)
+		run_end(w, next, re_pgd, 0);
+	if (w->state == ws_kernel)
+		w->kernel_bytes += next - w->kernel_from;
+	if (w->state != ws_disabled) {
+		w->state = ws_disabled;
+		gap_begin(w, next, 1);
+	}
+}
+
+static void on_ovf(struct chunk_walk *cw, uint64_t next)
+{
+	struct walk *w = cw->w;
+
+	if (w->open)
+		run_end(w, next, re_ovf, 0);
+	if (w->state == ws_kernel)
+		w->kernel_bytes += next - w->kernel_from;
+	w->state = ws_unknown;
+	w->last_ip = 0;
+	cw->ovf = 1;
+	gap_begin(w, next, 0);
+}
+
+/* A PTW packet: left out of the copies. */
+static int on_ptw(struct walk *w, uint64_t off, uint64_t next)
+{
+	if (hwt_import_grow(w->im, (void **)&w->skip, &w->cap_skip, w->nskip + 1,
+			    sizeof(*w->skip)))
+		return -1;
+	w->skip[w->nskip].off = off;
+	w->skip[w->nskip].len = next - off;
+	w->nskip++;
+	w->skipped++;
+	return 0;
+}
+
+/* The packet p at [off, next). 0, or -1 when out of memory. */
+static int walk_packet(struct chunk_walk *cw, const struct pt_packet *p, uint64_t off,
+		       uint64_t next)
+{
+	struct walk *w = cw->w;
+
+	/* PAD fills the end of perf's AUX buffers: no part of a run. */
+	if (p->type != ppt_pad)
+		cw->content_end = next;
+	switch (p->type) {
+	case ppt_psb:
+		on_psb(cw, off);
+		return 0;
+	case ppt_psbend:
+		return on_psbend(cw);
+	case ppt_fup:
+		return on_fup(cw, p, off, next);
+	case ppt_tip:
+		return on_tip(cw, p, off, next);
+	case ppt_tip_pge:
+		return on_tip_pge(cw, p, off, next);
+	case ppt_tip_pgd:
+		on_tip_pgd(cw, p, next);
+		return 0;
+	case ppt_ovf:
+		on_ovf(cw, next);
+		return 0;
+	case ppt_mode:
+		if (p->payload.mode.leaf == pt_mol_exec) {
+			w->csl = (uint8_t)p->payload.mode.bits.exec.csl;
+			w->csd = (uint8_t)p->payload.mode.bits.exec.csd;
+		}
+		return 0;
+	case ppt_tsc:
+		clock_tsc(&w->clock, p->payload.tsc.tsc);
+		return timing_point(w, off);
+	case ppt_tma:
+		clock_tma(&w->clock, w->cfg, p->payload.tma.ctc, p->payload.tma.fc);
+		return 0;
+	case ppt_mtc:
+		clock_mtc(&w->clock, w->cfg, p->payload.mtc.ctc);
+		return timing_point(w, off);
+	case ppt_ptw:
+		return on_ptw(w, off, next);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Bytes at bad that are not packets: the open run ends there, and the walk
+ * goes on at the next PSB. Returns 0, or -1 when there is none (the rest of
+ * the chunk is damage).
+ */
+static int walk_damage(struct chunk_walk *cw, struct pt_packet_decoder *dec, uint64_t bad,
+		       uint64_t size)
+{
+	struct walk *w = cw->w;
+	uint64_t next;
+
+	if (w->open)
+		run_end(w, bad, re_damage, 0);
+	if (w->state == ws_kernel)
+		w->kernel_bytes += bad - w->kernel_from;
+	w->state = ws_unknown;
+	if (pt_pkt_sync_forward(dec) < 0) {
+		w->damaged += size - bad;
+		return -1;
+	}
+	pt_pkt_get_sync_offset(dec, &next);
+	w->damaged += next - bad;
+	gap_begin(w, next, 0);
+	cw->in_psb = cw->ovf = 0;
+	return 0;
+}
+
+/* The chunk's packets from its first PSB on. 0, or -1 when out of memory. */
+static int walk_packets(struct chunk_walk *cw, struct pt_packet_decoder *dec, uint64_t size)
+{
+	for (;;) {
+		struct pt_packet p;
+		uint64_t off;
+		int status;
+
+		pt_pkt_get_offset(dec, &off);
+		status = pt_pkt_next(dec, &p, sizeof(p));
+		if (status == -pte_eos)
+			return 0;
+		if (status < 0) {
+			if (walk_damage(cw, dec, off, size))
+				return 0;
+			continue;
+		}
+		if (walk_packet(cw, &p, off, off + (uint64_t)status))
+			return -1;
+	}
+}
+
 /* Walks one chunk [0, size). Returns 0, or -1 when out of memory. */
 static int walk_chunk(struct walk *w, const uint8_t *buf, uint64_t size)
 {
+	struct chunk_walk cw = { .w = w };
 	struct pt_packet_decoder *dec;
 	struct pt_config config;
-	uint64_t off = 0, psb_off = 0, fup_ip = 0, content_end = 0;
-	int in_psb = 0, psb_fup = 0, ovf = 0, status, err = 0;
+	uint64_t off = 0;
+	int err;
 
 	pt_config_init(&config);
 	config.begin = (uint8_t *)buf;
@@ -243,167 +489,10 @@ static int walk_chunk(struct walk *w, const uint8_t *buf, uint64_t size)
 	pt_pkt_get_sync_offset(dec, &off);
 	w->damaged += off;
 	gap_begin(w, off, 0);
-	for (;;) {
-		struct pt_packet p;
-		uint64_t ip, next;
-		int suppressed;
-
-		pt_pkt_get_offset(dec, &off);
-		status = pt_pkt_next(dec, &p, sizeof(p));
-		if (status == -pte_eos)
-			break;
-		if (status < 0) {
-			/* Not packets up to the next PSB: the open run ends here. */
-			uint64_t bad = off;
-
-			if (w->open)
-				run_end(w, bad, re_damage, 0);
-			if (w->state == ws_kernel)
-				w->kernel_bytes += bad - w->kernel_from;
-			w->state = ws_unknown;
-			if (pt_pkt_sync_forward(dec) < 0) {
-				w->damaged += size - bad;
-				off = size;
-				break;
-			}
-			pt_pkt_get_sync_offset(dec, &next);
-			w->damaged += next - bad;
-			gap_begin(w, next, 0);
-			in_psb = ovf = 0;
-			continue;
-		}
-		next = off + (uint64_t)status;
-		/* PAD fills the end of perf's AUX buffers: no part of a run. */
-		if (p.type != ppt_pad)
-			content_end = next;
-		switch (p.type) {
-		case ppt_psb:
-			in_psb = 1;
-			psb_fup = 0;
-			psb_off = off;
-			w->last_ip = 0;
-			if (!w->open && w->gap_benign)
-				w->gap_psb = (int64_t)off;
-			break;
-		case ppt_psbend:
-			in_psb = 0;
-			if (psb_fup && !is_kernel(fup_ip)) {
-				/* Tracing is on in user code here. */
-				if (!w->open)
-					err = run_begin(w, psb_off, rs_psb, fup_ip, 0);
-				ovf = 0;
-			} else if (psb_fup) {
-				if (w->open)
-					run_end(w, psb_off, re_damage, 0);
-				if (w->state != ws_kernel)
-					enter_kernel(w, psb_off);
-			} else {
-				if (w->open)
-					run_end(w, psb_off, re_damage, 0);
-				if (w->state != ws_disabled && w->state != ws_kernel) {
-					w->state = ws_disabled;
-					gap_begin(w, psb_off, 1);
-					w->gap_psb = (int64_t)psb_off;
-				} else if (w->state == ws_kernel) {
-					/* Disabled in the kernel: the gap stays not benign. */
-					w->kernel_bytes += psb_off - w->kernel_from;
-					w->state = ws_disabled;
-				}
-			}
-			break;
-		case ppt_fup:
-			ip = ip_of(w, &p.payload.ip, &suppressed);
-			if (in_psb) {
-				psb_fup = !suppressed;
-				fup_ip = ip;
-			} else if (ovf && !suppressed) {
-				/* Tracing resumes after an overflow. */
-				ovf = 0;
-				if (!is_kernel(ip))
-					err = run_begin(w, off, rs_ovf_fup, ip, next - off);
-				else
-					enter_kernel(w, off);
-			}
-			break;
-		case ppt_tip:
-			ip = ip_of(w, &p.payload.ip, &suppressed);
-			if (suppressed)
-				break;
-			if (w->open && is_kernel(ip)) {
-				run_end(w, next, re_kernel_tip, off);
-				enter_kernel(w, next);
-			} else if (!w->open && !is_kernel(ip) && w->state == ws_kernel) {
-				err = run_begin(w, off, rs_kernel_tip, ip, next - off);
-			}
-			break;
-		case ppt_tip_pge:
-			ip = ip_of(w, &p.payload.ip, &suppressed);
-			ovf = 0;
-			if (w->open)
-				run_end(w, off, re_damage, 0);
-			if (!suppressed && !is_kernel(ip))
-				err = run_begin(w, off, rs_pge, ip, next - off);
-			else
-				enter_kernel(w, next);
-			break;
-		case ppt_tip_pgd:
-			ip_of(w, &p.payload.ip, &suppressed);
-			if (w->open)
-				run_end(w, next, re_pgd, 0);
-			if (w->state == ws_kernel)
-				w->kernel_bytes += next - w->kernel_from;
-			if (w->state != ws_disabled) {
-				w->state = ws_disabled;
-				gap_begin(w, next, 1);
-			}
-			break;
-		case ppt_ovf:
-			if (w->open)
-				run_end(w, next, re_ovf, 0);
-			if (w->state == ws_kernel)
-				w->kernel_bytes += next - w->kernel_from;
-			w->state = ws_unknown;
-			w->last_ip = 0;
-			ovf = 1;
-			gap_begin(w, next, 0);
-			break;
-		case ppt_mode:
-			if (p.payload.mode.leaf == pt_mol_exec) {
-				w->csl = (uint8_t)p.payload.mode.bits.exec.csl;
-				w->csd = (uint8_t)p.payload.mode.bits.exec.csd;
-			}
-			break;
-		case ppt_tsc:
-			clock_tsc(&w->clock, p.payload.tsc.tsc);
-			err = timing_point(w, off);
-			break;
-		case ppt_tma:
-			clock_tma(&w->clock, w->cfg, p.payload.tma.ctc, p.payload.tma.fc);
-			break;
-		case ppt_mtc:
-			clock_mtc(&w->clock, w->cfg, p.payload.mtc.ctc);
-			err = timing_point(w, off);
-			break;
-		case ppt_ptw:
-			if (hwt_import_grow(w->im, (void **)&w->skip, &w->cap_skip, w->nskip + 1,
-					    sizeof(*w->skip))) {
-				err = -1;
-				break;
-			}
-			w->skip[w->nskip].off = off;
-			w->skip[w->nskip].len = next - off;
-			w->nskip++;
-			w->skipped++;
-			break;
-		default:
-			break;
-		}
-		if (err)
-			break;
-	}
+	err = walk_packets(&cw, dec, size);
 	/* A run open at the end goes on in data that is missing, or stops here. */
 	if (w->open)
-		run_end(w, content_end > w->runs[w->nruns - 1].start ? content_end : size,
+		run_end(w, cw.content_end > w->runs[w->nruns - 1].start ? cw.content_end : size,
 			w->lost_after ? re_damage : re_end, 0);
 	if (w->state == ws_kernel)
 		w->kernel_bytes += size - w->kernel_from;

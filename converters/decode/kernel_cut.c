@@ -99,15 +99,226 @@ static void copy_ip(struct cut *c, const uint8_t *raw, size_t n, uint8_t opcode,
 
 enum ring { ring_unknown, ring_user, ring_kernel, ring_off };
 
+/* Where the walk of the input is: the ring it traces, inside a PSB+ (with
+   a FUP or not), after an OVF (its FUP says where tracing resumes). */
+struct cut_walk {
+	struct cut c;
+	enum ring ring;
+	int in_psb, psb_fup, after_ovf;
+};
+
+/* One packet of the input: its bytes, and for an IP packet the IP, with
+   the IP compression state before it. */
+struct in_packet {
+	const uint8_t *raw;
+	size_t len;
+	uint64_t before, ip;
+	int suppressed, kernel;
+};
+
+/* A FUP: of a PSB+ or an OVF, it says where tracing is; a kernel one is left out. */
+static void cut_fup(struct cut_walk *cw, const struct in_packet *in)
+{
+	if (cw->in_psb || cw->after_ovf) {
+		cw->psb_fup = cw->in_psb && !in->suppressed;
+		cw->after_ovf = 0;
+		cw->ring = in->kernel ? ring_kernel : in->suppressed ? ring_off : ring_user;
+	}
+	if (cw->ring == ring_user && !in->kernel)
+		copy_ip(&cw->c, in->raw, in->len, 0x1d, in->before, in->ip, in->suppressed);
+	else
+		cw->c.kernel_bytes += in->len;
+}
+
+/* A TIP: one that changes rings becomes TIP.PGE or TIP.PGD. */
+static void cut_tip(struct cut_walk *cw, const struct in_packet *in)
+{
+	struct cut *c = &cw->c;
+
+	if (cw->ring == ring_kernel && !in->suppressed && !in->kernel) {
+		/* Back in user code: tracing (re)starts there. */
+		if (c->have_mode)
+			put(c, c->mode, 2);
+		c->kernel_bytes += in->len;
+		put_ip(c, 0x11, in->ip, 0);
+		cw->ring = ring_user;
+	} else if (cw->ring != ring_kernel && in->kernel) {
+		/* Into the kernel: tracing stops here, as far as the decoder knows. */
+		c->kernel_bytes += in->len;
+		put_ip(c, 0x01, 0, 1);
+		c->have_mode = 0;
+		cw->ring = ring_kernel;
+	} else if (cw->ring == ring_kernel) {
+		c->kernel_bytes += in->len;
+	} else {
+		copy_ip(c, in->raw, in->len, 0x0d, in->before, in->ip, in->suppressed);
+	}
+}
+
+static void cut_tip_pge(struct cut_walk *cw, const struct in_packet *in)
+{
+	struct cut *c = &cw->c;
+
+	cw->after_ovf = 0;
+	if (in->kernel) {
+		c->kernel_bytes += in->len;
+		c->have_mode = 0;
+		cw->ring = ring_kernel;
+		return;
+	}
+	if (cw->ring == ring_kernel && c->have_mode)
+		put(c, c->mode, 2);
+	copy_ip(c, in->raw, in->len, 0x11, in->before, in->ip, in->suppressed);
+	cw->ring = ring_user;
+}
+
+static void cut_tip_pgd(struct cut_walk *cw, const struct in_packet *in)
+{
+	if (cw->ring == ring_kernel)
+		cw->c.kernel_bytes += in->len;
+	else
+		copy_ip(&cw->c, in->raw, in->len, 0x01, in->before, in->ip, in->suppressed);
+	cw->ring = ring_off;
+}
+
+/* A MODE: the kernel part's last MODE.Exec is kept for the TIP.PGE back. */
+static void cut_mode(struct cut_walk *cw, const struct pt_packet *p, const struct in_packet *in)
+{
+	if (cw->ring != ring_kernel || cw->in_psb) {
+		put(&cw->c, in->raw, in->len);
+		return;
+	}
+	if (p->payload.mode.leaf == pt_mol_exec && in->len == 2) {
+		memcpy(cw->c.mode, in->raw, 2);
+		cw->c.have_mode = 1;
+	}
+	cw->c.kernel_bytes += in->len;
+}
+
+/* Packet p, of in->len bytes at in->raw, into the output. */
+static void cut_packet(struct cut_walk *cw, const struct pt_packet *p, struct in_packet *in)
+{
+	struct cut *c = &cw->c;
+
+	in->before = c->in_last_ip;
+	in->suppressed = 1;
+	in->kernel = 0;
+	if (p->type == ppt_tip || p->type == ppt_tip_pge || p->type == ppt_tip_pgd ||
+	    p->type == ppt_fup) {
+		in->suppressed = hwt_pt_ip_decompress(&c->in_last_ip, p->payload.ip.ipc,
+						      p->payload.ip.ip, &in->ip) < 0;
+		in->kernel = !in->suppressed && is_kernel(in->ip);
+	}
+	switch (p->type) {
+	case ppt_psb:
+		cw->in_psb = 1;
+		cw->psb_fup = 0;
+		c->in_last_ip = c->out_last_ip = 0;
+		put(c, in->raw, in->len);
+		break;
+	case ppt_psbend:
+		if (cw->in_psb && !cw->psb_fup)
+			cw->ring = ring_off; /* no FUP: tracing is off */
+		cw->in_psb = 0;
+		put(c, in->raw, in->len);
+		break;
+	case ppt_fup:
+		cut_fup(cw, in);
+		break;
+	case ppt_tip:
+		cut_tip(cw, in);
+		break;
+	case ppt_tip_pge:
+		cut_tip_pge(cw, in);
+		break;
+	case ppt_tip_pgd:
+		cut_tip_pgd(cw, in);
+		break;
+	case ppt_ovf:
+		/* Trace was dropped: the FUP after it says where tracing is. */
+		cw->after_ovf = 1;
+		cw->ring = ring_unknown;
+		put(c, in->raw, in->len);
+		break;
+	case ppt_mode:
+		cut_mode(cw, p, in);
+		break;
+	case ppt_ptw:
+		/* Left out, as the import does (collector/perf/split.c): nothing
+		   hwt reports uses PTWRITE's payloads. */
+		break;
+	case ppt_tsc:
+	case ppt_tma:
+	case ppt_mtc:
+	case ppt_cyc:
+	case ppt_cbr:
+	case ppt_pad:
+		put(c, in->raw, in->len);
+		break;
+	default:
+		/* TNT, PIP, VMCS, PTW, power events: the kernel's are left out. */
+		if (cw->ring == ring_kernel && !cw->in_psb)
+			c->kernel_bytes += in->len;
+		else
+			put(c, in->raw, in->len);
+		break;
+	}
+}
+
+/* Bytes at off that are not packets: copied up to the next PSB, where the
+   walk resumes. Returns that offset (size: none). */
+static uint64_t cut_damage(struct cut_walk *cw, struct pt_packet_decoder *dec,
+			   const uint8_t *buf, uint64_t off, size_t size)
+{
+	uint64_t next = size;
+
+	if (pt_pkt_sync_forward(dec) >= 0)
+		pt_pkt_get_sync_offset(dec, &next);
+	put(&cw->c, buf + off, (size_t)(next - off));
+	cw->ring = ring_unknown;
+	cw->in_psb = cw->after_ovf = 0;
+	cw->c.in_last_ip = cw->c.out_last_ip = 0;
+	return next;
+}
+
+/* The packets of buf from its first PSB on into the output. */
+static void cut_packets(struct cut_walk *cw, struct pt_packet_decoder *dec, const uint8_t *buf,
+			size_t size)
+{
+	uint64_t off = 0;
+
+	/* Bytes before the first PSB: copied for the decoder to report. */
+	if (pt_pkt_sync_forward(dec) < 0)
+		off = size;
+	else
+		pt_pkt_get_sync_offset(dec, &off);
+	put(&cw->c, buf, (size_t)off);
+	while (off < size && !cw->c.nomem) {
+		struct pt_packet p;
+		struct in_packet in = { .raw = buf + off };
+		int status = pt_pkt_next(dec, &p, sizeof(p));
+
+		if (status == -pte_eos)
+			break;
+		if (status < 0) {
+			off = cut_damage(cw, dec, buf, off, size);
+			continue;
+		}
+		in.len = (size_t)status;
+		cut_packet(cw, &p, &in);
+		off += (uint64_t)status;
+	}
+	/* A packet cut at the end: copied, for the decoder to report. */
+	if (off < size)
+		put(&cw->c, buf + off, (size_t)(size - off));
+}
+
 int hwt_kernel_cut(const uint8_t *buf, size_t size, uint8_t **out, size_t *out_size,
 		   uint64_t *kernel_bytes)
 {
 	struct pt_packet_decoder *dec;
 	struct pt_config config;
-	struct cut c = { 0 };
-	enum ring ring = ring_unknown;
-	int in_psb = 0, psb_fup = 0, after_ovf = 0;
-	uint64_t off = 0;
+	struct cut_walk cw = { .ring = ring_unknown };
 
 	*out = NULL;
 	*out_size = 0;
@@ -116,167 +327,21 @@ int hwt_kernel_cut(const uint8_t *buf, size_t size, uint8_t **out, size_t *out_s
 	config.begin = (uint8_t *)buf;
 	config.end = (uint8_t *)buf + size;
 	dec = pt_pkt_alloc_decoder(&config);
-	c.cap = size + size / 8 + 64;
-	c.out = malloc(c.cap);
-	if (!dec || !c.out) {
+	cw.c.cap = size + size / 8 + 64;
+	cw.c.out = malloc(cw.c.cap);
+	if (!dec || !cw.c.out) {
 		pt_pkt_free_decoder(dec);
-		free(c.out);
+		free(cw.c.out);
 		return -hbe_nomem;
 	}
-	/* Bytes before the first PSB: copied for the decoder to report. */
-	if (pt_pkt_sync_forward(dec) < 0)
-		off = size;
-	else
-		pt_pkt_get_sync_offset(dec, &off);
-	put(&c, buf, (size_t)off);
-	while (off < size && !c.nomem) {
-		struct pt_packet p;
-		const uint8_t *raw = buf + off;
-		uint64_t before = c.in_last_ip, ip = 0, next;
-		int status, suppressed = 1, kernel = 0;
-
-		status = pt_pkt_next(dec, &p, sizeof(p));
-		if (status == -pte_eos)
-			break;
-		if (status < 0) {
-			/* Not packets: copied up to the next PSB, where the walk resumes. */
-			next = size;
-			if (pt_pkt_sync_forward(dec) >= 0)
-				pt_pkt_get_sync_offset(dec, &next);
-			put(&c, raw, (size_t)(next - off));
-			off = next;
-			ring = ring_unknown;
-			in_psb = after_ovf = 0;
-			c.in_last_ip = c.out_last_ip = 0;
-			continue;
-		}
-		next = off + (uint64_t)status;
-		switch (p.type) {
-		case ppt_tip:
-		case ppt_tip_pge:
-		case ppt_tip_pgd:
-		case ppt_fup:
-			suppressed = hwt_pt_ip_decompress(&c.in_last_ip, p.payload.ip.ipc,
-							  p.payload.ip.ip, &ip) < 0;
-			kernel = !suppressed && is_kernel(ip);
-			break;
-		default:
-			break;
-		}
-		switch (p.type) {
-		case ppt_psb:
-			in_psb = 1;
-			psb_fup = 0;
-			c.in_last_ip = c.out_last_ip = 0;
-			put(&c, raw, (size_t)status);
-			break;
-		case ppt_psbend:
-			if (in_psb && !psb_fup)
-				ring = ring_off; /* no FUP: tracing is off */
-			in_psb = 0;
-			put(&c, raw, (size_t)status);
-			break;
-		case ppt_fup:
-			if (in_psb || after_ovf) {
-				/* Where tracing is: the PSB+'s or the overflow's FUP. */
-				psb_fup = in_psb && !suppressed;
-				after_ovf = 0;
-				ring = kernel ? ring_kernel : suppressed ? ring_off : ring_user;
-			}
-			if (ring == ring_user && !kernel)
-				copy_ip(&c, raw, (size_t)status, 0x1d, before, ip, suppressed);
-			else
-				c.kernel_bytes += (uint64_t)status;
-			break;
-		case ppt_tip:
-			if (ring == ring_kernel && !suppressed && !kernel) {
-				/* Back in user code: tracing (re)starts there. */
-				if (c.have_mode)
-					put(&c, c.mode, 2);
-				c.kernel_bytes += (uint64_t)status;
-				put_ip(&c, 0x11, ip, 0);
-				ring = ring_user;
-			} else if (ring != ring_kernel && kernel) {
-				/* Into the kernel: tracing stops here, as far as the decoder knows. */
-				c.kernel_bytes += (uint64_t)status;
-				put_ip(&c, 0x01, 0, 1);
-				c.have_mode = 0;
-				ring = ring_kernel;
-			} else if (ring == ring_kernel) {
-				c.kernel_bytes += (uint64_t)status;
-			} else {
-				copy_ip(&c, raw, (size_t)status, 0x0d, before, ip, suppressed);
-			}
-			break;
-		case ppt_tip_pge:
-			after_ovf = 0;
-			if (kernel) {
-				c.kernel_bytes += (uint64_t)status;
-				c.have_mode = 0;
-				ring = ring_kernel;
-			} else {
-				if (ring == ring_kernel && c.have_mode)
-					put(&c, c.mode, 2);
-				copy_ip(&c, raw, (size_t)status, 0x11, before, ip, suppressed);
-				ring = ring_user;
-			}
-			break;
-		case ppt_tip_pgd:
-			if (ring == ring_kernel)
-				c.kernel_bytes += (uint64_t)status;
-			else
-				copy_ip(&c, raw, (size_t)status, 0x01, before, ip, suppressed);
-			ring = ring_off;
-			break;
-		case ppt_ovf:
-			/* Trace was dropped: the FUP after it says where tracing is. */
-			after_ovf = 1;
-			ring = ring_unknown;
-			put(&c, raw, (size_t)status);
-			break;
-		case ppt_mode:
-			if (ring == ring_kernel && !in_psb) {
-				if (p.payload.mode.leaf == pt_mol_exec && status == 2) {
-					memcpy(c.mode, raw, 2);
-					c.have_mode = 1;
-				}
-				c.kernel_bytes += (uint64_t)status;
-			} else {
-				put(&c, raw, (size_t)status);
-			}
-			break;
-		case ppt_ptw:
-			/* Left out, as the import does (collector/perf/split.c): nothing
-			   hwt reports uses PTWRITE's payloads. */
-			break;
-		case ppt_tsc:
-		case ppt_tma:
-		case ppt_mtc:
-		case ppt_cyc:
-		case ppt_cbr:
-		case ppt_pad:
-			put(&c, raw, (size_t)status);
-			break;
-		default:
-			/* TNT, PIP, VMCS, PTW, power events: the kernel's are left out. */
-			if (ring == ring_kernel && !in_psb)
-				c.kernel_bytes += (uint64_t)status;
-			else
-				put(&c, raw, (size_t)status);
-			break;
-		}
-		off = next;
-	}
+	cut_packets(&cw, dec, buf, size);
 	pt_pkt_free_decoder(dec);
-	/* A packet cut at the end: copied, for the decoder to report. */
-	if (off < size)
-		put(&c, buf + off, (size_t)(size - off));
-	if (c.nomem) {
-		free(c.out);
+	if (cw.c.nomem) {
+		free(cw.c.out);
 		return -hbe_nomem;
 	}
-	*out = c.out;
-	*out_size = c.len;
-	*kernel_bytes = c.kernel_bytes;
+	*out = cw.c.out;
+	*out_size = cw.c.len;
+	*kernel_bytes = cw.c.kernel_bytes;
 	return 0;
 }

@@ -8,6 +8,7 @@
  * one-CPU form, all the AUX data first).
  */
 #include "export_int.h"
+#include "grow.h"
 #include "hwt_opencsd.h"
 #include "hwt_perf_intel_pt.h"
 #include "spe_packet.h"
@@ -147,9 +148,9 @@ static int load_image(struct xport *x, const struct hwt_bundle_image *bi,
 	return err == -hbe_nomem ? -hxe_nomem : 0;
 }
 
-static uint8_t *read_stream(const struct hwt_bundle_stream *s, size_t *size, size_t pad)
+uint8_t *hwt_xport_read_file(const char *path, size_t *size, size_t pad)
 {
-	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	uint8_t *buf;
 	size_t done = 0;
@@ -229,6 +230,53 @@ static uint64_t thread_fork_time(const struct xport_image *im,
 	return t;
 }
 
+/* Appends e to the n events at *ev (room for *cap), its seq the order of
+   appending. 0, or -1 when out of memory (*ev freed). */
+static int add_event(struct xevent **ev, size_t *n, size_t *cap, struct xevent e)
+{
+	struct xevent *p = hwt_grow_array(*ev, cap, *n + 1, sizeof(**ev));
+
+	if (!p) {
+		free(*ev);
+		*ev = NULL;
+		return -1;
+	}
+	*ev = p;
+	e.seq = *n;
+	p[(*n)++] = e;
+	return 0;
+}
+
+/* The kind of event of image record h, or -1 when perf.data has no place
+   for it (or another event says it). */
+static int event_kind(struct xport *x, const struct xport_image *im,
+		      const struct hwt_record_header *h)
+{
+	switch (h->type) {
+	case HWT_RECORD_PROCESS_START:
+		return xe_start;
+	case HWT_RECORD_MMAP:
+		return xe_mmap;
+	case HWT_RECORD_THREAD_CREATE:
+		return xe_thread_fork;
+	case HWT_RECORD_THREAD_EXIT:
+		/* The main thread's exit is the process's EXIT. */
+		return h->tid == im->bi->pid ? -1 : xe_thread_exit;
+	case HWT_RECORD_PROCESS_EXIT:
+		return xe_process_exit;
+	case HWT_RECORD_LOST:
+		return xe_lost;
+	case HWT_RECORD_EXEC:
+	case HWT_RECORD_FORK:
+		return -1; /* the new image's COMM / the child's FORK say it */
+	case HWT_RECORD_MUNMAP:
+		return -1; /* in hwt's section */
+	default:
+		x->stats.skipped_records++;
+		return -1;
+	}
+}
+
 /* The sideband records perf.data has a place for, in time order. */
 static struct xevent *collect_events(struct xport *x, size_t *count,
 				     const struct xport_cpu *cpu)
@@ -242,85 +290,31 @@ static struct xevent *collect_events(struct xport *x, size_t *count,
 		int out;
 		uint32_t a, b, c, d;
 
-		if (n == cap) {
-			void *p = realloc(ev, (cap = cap ? cap * 2 : 256) * sizeof(*ev));
-
-			if (!p) {
-				free(ev);
-				return NULL;
-			}
-			ev = p;
-		}
 		hwt_xport_one_cpu_switch(cpu, i, &t, &out, &a, &b, &c, &d);
-		ev[n] = (struct xevent){ t, n, NULL, NULL, xe_switch, i };
-		n++;
+		if (add_event(&ev, &n, &cap, (struct xevent){ t, 0, NULL, NULL, xe_switch, i }))
+			return NULL;
 	}
 	/* The AUX record the kernel writes for the data (not in one-CPU form). */
-	for (size_t i = 0; !cpu && i < x->naux; i++) {
-		if (n == cap) {
-			void *p = realloc(ev, (cap = cap ? cap * 2 : 256) * sizeof(*ev));
-
-			if (!p) {
-				free(ev);
-				return NULL;
-			}
-			ev = p;
-		}
-		ev[n] = (struct xevent){ x->aux[i].time, n, x->aux[i].image, NULL, xe_aux, i };
-		n++;
-	}
+	for (size_t i = 0; !cpu && i < x->naux; i++)
+		if (add_event(&ev, &n, &cap, (struct xevent){ x->aux[i].time, 0, x->aux[i].image,
+							     NULL, xe_aux, i }))
+			return NULL;
 
 	for (size_t i = 0; i < x->nimages; i++) {
 		const struct xport_image *im = &x->images[i];
 
 		for (size_t r = 0; r < im->nrecs; r++) {
 			const struct hwt_record_header *h = im->recs[r];
-			enum xevent_kind kind;
+			int kind = event_kind(x, im, h);
+			uint64_t t = im->times[r];
 
-			switch (h->type) {
-			case HWT_RECORD_PROCESS_START:
-				kind = xe_start;
-				break;
-			case HWT_RECORD_MMAP:
-				kind = xe_mmap;
-				break;
-			case HWT_RECORD_THREAD_CREATE:
-				kind = xe_thread_fork;
-				break;
-			case HWT_RECORD_THREAD_EXIT:
-				/* The main thread's exit is the process's EXIT. */
-				if (h->tid == im->bi->pid)
-					continue;
-				kind = xe_thread_exit;
-				break;
-			case HWT_RECORD_PROCESS_EXIT:
-				kind = xe_process_exit;
-				break;
-			case HWT_RECORD_LOST:
-				kind = xe_lost;
-				break;
-			case HWT_RECORD_EXEC:
-			case HWT_RECORD_FORK:
-				continue; /* the new image's COMM / the child's FORK say it */
-			case HWT_RECORD_MUNMAP:
-				continue; /* in hwt's section */
-			default:
-				x->stats.skipped_records++;
+			if (kind < 0)
 				continue;
-			}
-			if (n == cap) {
-				void *p = realloc(ev, (cap = cap ? cap * 2 : 256) * sizeof(*ev));
-
-				if (!p) {
-					free(ev);
-					return NULL;
-				}
-				ev = p;
-			}
-			ev[n] = (struct xevent){ im->times[r], n, im, h, kind, 0 };
 			if (kind == xe_thread_fork)
-				ev[n].time = thread_fork_time(im, h, ev[n].time);
-			n++;
+				t = thread_fork_time(im, h, t);
+			if (add_event(&ev, &n, &cap, (struct xevent){ t, 0, im, h,
+								     (enum xevent_kind)kind, 0 }))
+				return NULL;
 		}
 	}
 	if (n)
@@ -369,185 +363,224 @@ static void sample_of(struct hwt_perf_record *p, uint32_t pid, uint32_t tid, uin
 	p->sample.cpu = 0;
 }
 
-static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct xevent *e,
-		       const struct xport_cpu *cpu)
+/* A record of the sideband: cleared, with the tracking event's sample id. */
+static void record_of(struct hwt_perf_record *p, uint32_t pid, uint32_t tid, uint64_t time)
 {
-	const struct hwt_record_header *h = e->rec;
-	const struct xport_image *im = e->im;
-	struct hwt_perf_record p;
-	int err = 0;
+	memset(p, 0, sizeof(*p));
+	sample_of(p, pid, tid, time);
+}
 
-	memset(&p, 0, sizeof(p));
-	if (e->kind == xe_aux) {
-		const struct xport_aux *a = &x->aux[e->index];
+/* Writes p and counts it. */
+static int write_record(struct xport *x, struct hwt_perf_writer *w,
+			const struct hwt_perf_record *p)
+{
+	int err = hwt_perf_writer_write(w, p);
 
-		if (x->spe && !a->offset) {
-			/* Tracing starts on the thread's CPU: the kernel says whose trace
-			   follows there (perf and hwt import read it when a record has
-			   no Context packet). */
-			p.type = PERF_RECORD_ITRACE_START;
-			p.u.itrace_start.pid = a->stream->pid;
-			p.u.itrace_start.tid = a->stream->tid;
-			sample_of(&p, a->stream->pid, a->stream->tid, e->time);
-			p.sample.id = PT_ID;
-			p.sample.cpu = a->idx;
-			err = hwt_perf_writer_write(w, &p);
-			if (err)
-				return perf_error(err);
-			x->stats.records++;
-			memset(&p, 0, sizeof(p));
-		}
-		p.type = PERF_RECORD_AUX;
-		p.u.aux.offset = a->offset;
-		/* Intel PT's padding is PAD packets; ETMv4 has none: the AUX record
-		   says where the trace ends. */
-		p.u.aux.size = x->etm ? a->trace_size : a->size;
-		/* ETMv4 unformatted, as a TRBE writes it. */
-		p.u.aux.flags = x->etm ? HWT_PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW : 0;
-		sample_of(&p, a->stream->pid, a->stream->tid, e->time);
-		p.sample.id = PT_ID;
-		if (x->etm || x->spe)
-			p.sample.cpu = a->idx;
-		err = hwt_perf_writer_write(w, &p);
-		if (err)
-			return perf_error(err);
-		x->stats.records++;
-		return 0;
-	}
-	if (e->kind == xe_switch) {
-		uint64_t t;
-		int out;
-		uint32_t pid, tid, opid, otid;
-
-		hwt_xport_one_cpu_switch(cpu, e->index, &t, &out, &pid, &tid, &opid, &otid);
-		p.type = PERF_RECORD_SWITCH_CPU_WIDE;
-		p.misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0;
-		p.u.sw.next_prev_pid = opid;
-		p.u.sw.next_prev_tid = otid;
-		sample_of(&p, pid, tid, t);
-		err = hwt_perf_writer_write(w, &p);
-		if (err)
-			return perf_error(err);
-		x->stats.records++;
-		return 0;
-	}
-	sample_of(&p, h->pid, h->tid, e->time);
-	switch (e->kind) {
-	case xe_start: {
-		const struct hwt_record_process *s = (const void *)h;
-		char comm[16];
-
-		if (!im->exec_entered && im->parent >= 0) {
-			/* A fork child: the FORK perf would have seen in the parent. */
-			p.type = PERF_RECORD_FORK;
-			p.u.task.pid = p.u.task.tid = h->pid;
-			p.u.task.ppid = s->ppid;
-			p.u.task.ptid = im->fork_tid;
-			p.u.task.time = e->time;
-			sample_of(&p, s->ppid, im->fork_tid, e->time);
-			err = hwt_perf_writer_write(w, &p);
-			if (err)
-				return perf_error(err);
-			x->stats.records++;
-			memset(&p, 0, sizeof(p));
-			sample_of(&p, h->pid, h->tid, e->time);
-		}
-		snprintf(comm, sizeof(comm), "%s", base_name((const char *)(s + 1)));
-		p.type = PERF_RECORD_COMM;
-		if (im->exec_entered || im->parent < 0)
-			p.misc = PERF_RECORD_MISC_COMM_EXEC;
-		p.u.comm.pid = h->pid;
-		p.u.comm.tid = h->tid;
-		p.u.comm.comm = comm;
-		err = hwt_perf_writer_write(w, &p);
-		break;
-	}
-	case xe_mmap: {
-		const struct hwt_record_mmap *m = (const void *)h;
-		char *path = perf_path(x, (const char *)(m + 1), h->flags);
-
-		if (!path)
-			return -hxe_nomem;
-		p.type = PERF_RECORD_MMAP2;
-		p.misc = PERF_RECORD_MISC_USER;
-		p.u.mmap.pid = h->pid;
-		p.u.mmap.tid = h->tid;
-		p.u.mmap.addr = m->addr;
-		p.u.mmap.len = m->len;
-		p.u.mmap.pgoff = m->pgoff;
-		p.u.mmap.prot = (m->prot & HWT_PROT_READ ? 1u : 0u) |
-				(m->prot & HWT_PROT_WRITE ? 2u : 0u) |
-				(m->prot & HWT_PROT_EXEC ? 4u : 0u);
-		p.u.mmap.flags = 2; /* MAP_PRIVATE */
-		if (m->build_id_size && m->build_id_size <= HWT_BUILD_ID_MAX) {
-			p.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
-			p.u.mmap.build_id_size = (uint8_t)m->build_id_size;
-			memcpy(p.u.mmap.build_id, m->build_id, m->build_id_size);
-		}
-		p.u.mmap.filename = path;
-		err = hwt_perf_writer_write(w, &p);
-		free(path);
-		break;
-	}
-	case xe_thread_fork: {
-		const struct hwt_record_thread *t = (const void *)h;
-
-		p.type = PERF_RECORD_FORK;
-		p.u.task.pid = p.u.task.ppid = h->pid;
-		p.u.task.tid = t->child_tid;
-		p.u.task.ptid = h->tid;
-		p.u.task.time = e->time;
-		err = hwt_perf_writer_write(w, &p);
-		break;
-	}
-	case xe_thread_exit:
-	case xe_process_exit: {
-		uint32_t ppid = h->pid;
-
-		if (e->kind == xe_process_exit && im->nrecs &&
-		    im->recs[0]->type == HWT_RECORD_PROCESS_START)
-			ppid = ((const struct hwt_record_process *)(const void *)im->recs[0])->ppid;
-		p.type = PERF_RECORD_EXIT;
-		p.u.task.pid = h->pid;
-		p.u.task.tid = e->kind == xe_process_exit ? h->pid : h->tid;
-		p.u.task.ppid = p.u.task.ptid = ppid;
-		p.u.task.time = e->time;
-		sample_of(&p, h->pid, p.u.task.tid, e->time);
-		err = hwt_perf_writer_write(w, &p);
-		break;
-	}
-	case xe_switch:
-	case xe_aux:
-		break;
-	case xe_lost: {
-		const struct hwt_record_lost *l = (const void *)h;
-
-		if (l->records) {
-			p.type = PERF_RECORD_LOST;
-			p.u.lost.id = TRACKING_ID;
-			p.u.lost.lost = l->records;
-			err = hwt_perf_writer_write(w, &p);
-			if (err)
-				return perf_error(err);
-			x->stats.records++;
-		}
-		if (l->bytes) {
-			/* Trace the unit could not keep: an AUX record cut short. */
-			p.type = PERF_RECORD_AUX;
-			p.u.aux.offset = 0;
-			p.u.aux.size = l->bytes;
-			p.u.aux.flags = PERF_AUX_FLAG_TRUNCATED;
-			err = hwt_perf_writer_write(w, &p);
-		} else {
-			return 0;
-		}
-		break;
-	}
-	}
 	if (err)
 		return perf_error(err);
 	x->stats.records++;
 	return 0;
+}
+
+/* The kernel's AUX record of x->aux[e->index] (for SPE, after an ITRACE_START). */
+static int write_aux(struct xport *x, struct hwt_perf_writer *w, const struct xevent *e)
+{
+	const struct xport_aux *a = &x->aux[e->index];
+	struct hwt_perf_record p;
+	int err;
+
+	if (x->spe && !a->offset) {
+		/* Tracing starts on the thread's CPU: the kernel says whose trace
+		   follows there (perf and hwt import read it when a record has
+		   no Context packet). */
+		record_of(&p, a->stream->pid, a->stream->tid, e->time);
+		p.type = PERF_RECORD_ITRACE_START;
+		p.u.itrace_start.pid = a->stream->pid;
+		p.u.itrace_start.tid = a->stream->tid;
+		p.sample.id = PT_ID;
+		p.sample.cpu = a->idx;
+		err = write_record(x, w, &p);
+		if (err)
+			return err;
+	}
+	record_of(&p, a->stream->pid, a->stream->tid, e->time);
+	p.type = PERF_RECORD_AUX;
+	p.u.aux.offset = a->offset;
+	/* Intel PT's padding is PAD packets; ETMv4 has none: the AUX record
+	   says where the trace ends. */
+	p.u.aux.size = x->etm ? a->trace_size : a->size;
+	/* ETMv4 unformatted, as a TRBE writes it. */
+	p.u.aux.flags = x->etm ? HWT_PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW : 0;
+	p.sample.id = PT_ID;
+	if (x->etm || x->spe)
+		p.sample.cpu = a->idx;
+	return write_record(x, w, &p);
+}
+
+/* One-CPU form: the e->index-th SWITCH_CPU_WIDE. */
+static int write_switch(struct xport *x, struct hwt_perf_writer *w, const struct xevent *e,
+			const struct xport_cpu *cpu)
+{
+	struct hwt_perf_record p;
+	uint64_t t;
+	int out;
+	uint32_t pid, tid, opid, otid;
+
+	hwt_xport_one_cpu_switch(cpu, e->index, &t, &out, &pid, &tid, &opid, &otid);
+	record_of(&p, pid, tid, t);
+	p.type = PERF_RECORD_SWITCH_CPU_WIDE;
+	p.misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0;
+	p.u.sw.next_prev_pid = opid;
+	p.u.sw.next_prev_tid = otid;
+	return write_record(x, w, &p);
+}
+
+/* A FORK: thread tid of process pid made by thread ptid of process ppid. */
+static int write_fork(struct xport *x, struct hwt_perf_writer *w, uint64_t time, uint32_t pid,
+		      uint32_t tid, uint32_t ppid, uint32_t ptid)
+{
+	struct hwt_perf_record p;
+
+	record_of(&p, ppid, ptid, time);
+	p.type = PERF_RECORD_FORK;
+	p.u.task.pid = pid;
+	p.u.task.tid = tid;
+	p.u.task.ppid = ppid;
+	p.u.task.ptid = ptid;
+	p.u.task.time = time;
+	return write_record(x, w, &p);
+}
+
+/* PROCESS_START: a fork child's FORK (as perf saw it in the parent), then COMM. */
+static int write_start(struct xport *x, struct hwt_perf_writer *w, const struct xevent *e)
+{
+	const struct hwt_record_header *h = e->rec;
+	const struct hwt_record_process *s = (const void *)h;
+	const struct xport_image *im = e->im;
+	struct hwt_perf_record p;
+	char comm[16];
+	int err;
+
+	if (!im->exec_entered && im->parent >= 0) {
+		err = write_fork(x, w, e->time, h->pid, h->pid, s->ppid, im->fork_tid);
+		if (err)
+			return err;
+	}
+	snprintf(comm, sizeof(comm), "%s", base_name((const char *)(s + 1)));
+	record_of(&p, h->pid, h->tid, e->time);
+	p.type = PERF_RECORD_COMM;
+	if (im->exec_entered || im->parent < 0)
+		p.misc = PERF_RECORD_MISC_COMM_EXEC;
+	p.u.comm.pid = h->pid;
+	p.u.comm.tid = h->tid;
+	p.u.comm.comm = comm;
+	return write_record(x, w, &p);
+}
+
+static int write_mmap(struct xport *x, struct hwt_perf_writer *w, const struct xevent *e)
+{
+	const struct hwt_record_header *h = e->rec;
+	const struct hwt_record_mmap *m = (const void *)h;
+	char *path = perf_path(x, (const char *)(m + 1), h->flags);
+	struct hwt_perf_record p;
+	int err;
+
+	if (!path)
+		return -hxe_nomem;
+	record_of(&p, h->pid, h->tid, e->time);
+	p.type = PERF_RECORD_MMAP2;
+	p.misc = PERF_RECORD_MISC_USER;
+	p.u.mmap.pid = h->pid;
+	p.u.mmap.tid = h->tid;
+	p.u.mmap.addr = m->addr;
+	p.u.mmap.len = m->len;
+	p.u.mmap.pgoff = m->pgoff;
+	p.u.mmap.prot = (m->prot & HWT_PROT_READ ? 1u : 0u) |
+			(m->prot & HWT_PROT_WRITE ? 2u : 0u) |
+			(m->prot & HWT_PROT_EXEC ? 4u : 0u);
+	p.u.mmap.flags = 2; /* MAP_PRIVATE */
+	if (m->build_id_size && m->build_id_size <= HWT_BUILD_ID_MAX) {
+		p.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+		p.u.mmap.build_id_size = (uint8_t)m->build_id_size;
+		memcpy(p.u.mmap.build_id, m->build_id, m->build_id_size);
+	}
+	p.u.mmap.filename = path;
+	err = write_record(x, w, &p);
+	free(path);
+	return err;
+}
+
+/* A thread's EXIT, or the process's (the main thread's, with its parent). */
+static int write_exit(struct xport *x, struct hwt_perf_writer *w, const struct xevent *e)
+{
+	const struct hwt_record_header *h = e->rec;
+	const struct xport_image *im = e->im;
+	struct hwt_perf_record p;
+	uint32_t ppid = h->pid;
+	uint32_t tid = e->kind == xe_process_exit ? h->pid : h->tid;
+
+	if (e->kind == xe_process_exit && im->nrecs &&
+	    im->recs[0]->type == HWT_RECORD_PROCESS_START)
+		ppid = ((const struct hwt_record_process *)(const void *)im->recs[0])->ppid;
+	record_of(&p, h->pid, tid, e->time);
+	p.type = PERF_RECORD_EXIT;
+	p.u.task.pid = h->pid;
+	p.u.task.tid = tid;
+	p.u.task.ppid = p.u.task.ptid = ppid;
+	p.u.task.time = e->time;
+	return write_record(x, w, &p);
+}
+
+/* Records lost: a LOST record; trace lost: an AUX record cut short. */
+static int write_lost(struct xport *x, struct hwt_perf_writer *w, const struct xevent *e)
+{
+	const struct hwt_record_header *h = e->rec;
+	const struct hwt_record_lost *l = (const void *)h;
+	struct hwt_perf_record p;
+	int err;
+
+	if (l->records) {
+		record_of(&p, h->pid, h->tid, e->time);
+		p.type = PERF_RECORD_LOST;
+		p.u.lost.id = TRACKING_ID;
+		p.u.lost.lost = l->records;
+		err = write_record(x, w, &p);
+		if (err)
+			return err;
+	}
+	if (!l->bytes)
+		return 0;
+	record_of(&p, h->pid, h->tid, e->time);
+	p.type = PERF_RECORD_AUX;
+	p.u.aux.offset = 0;
+	p.u.aux.size = l->bytes;
+	p.u.aux.flags = PERF_AUX_FLAG_TRUNCATED;
+	return write_record(x, w, &p);
+}
+
+static int write_event(struct xport *x, struct hwt_perf_writer *w, const struct xevent *e,
+		       const struct xport_cpu *cpu)
+{
+	switch (e->kind) {
+	case xe_aux:
+		return write_aux(x, w, e);
+	case xe_switch:
+		return write_switch(x, w, e, cpu);
+	case xe_start:
+		return write_start(x, w, e);
+	case xe_mmap:
+		return write_mmap(x, w, e);
+	case xe_thread_fork:
+		return write_fork(x, w, e->time, e->rec->pid,
+				  ((const struct hwt_record_thread *)(const void *)e->rec)->child_tid,
+				  e->rec->pid, e->rec->tid);
+	case xe_thread_exit:
+	case xe_process_exit:
+		return write_exit(x, w, e);
+	case xe_lost:
+		return write_lost(x, w, e);
+	}
+	return -hxe_internal;
 }
 
 /* ----- The header ------------------------------------------------------- */
@@ -622,6 +655,71 @@ static void attrs_of(struct perf_event_attr *pt, struct perf_event_attr *trackin
 	tracking->context_switch = one_cpu;
 }
 
+/* PMU_MAPPINGS: the trace unit's PMU and software. */
+static int write_pmu_mappings(const struct xport *x, struct hwt_perf_writer *w)
+{
+	uint8_t buf[4 + 2 * (4 + 4 + 64)];
+	size_t at = 0;
+	uint32_t v;
+
+	memset(buf, 0, sizeof(buf));
+	v = 2;
+	memcpy(buf + at, &v, 4), at += 4;
+	v = x->spe ? HWT_PERF_EXPORT_ARM_SPE_PMU_TYPE
+	    : x->etm ? HWT_PERF_EXPORT_CS_ETM_PMU_TYPE : HWT_PERF_EXPORT_PMU_TYPE;
+	memcpy(buf + at, &v, 4), at += 4;
+	v = 64;
+	memcpy(buf + at, &v, 4), at += 4;
+	strcpy((char *)buf + at, x->spe ? "arm_spe_0" : x->etm ? "cs_etm" : "intel_pt"), at += 64;
+	v = PERF_TYPE_SOFTWARE;
+	memcpy(buf + at, &v, 4), at += 4;
+	v = 64;
+	memcpy(buf + at, &v, 4), at += 4;
+	memcpy(buf + at, "software", 8), at += 64;
+	return hwt_perf_writer_feature(w, HWT_PERF_FEAT_PMU_MAPPINGS, buf, at);
+}
+
+/* Whether a mapping before record r of image i has m's build-id. */
+static int build_id_before(const struct xport *x, size_t i, size_t r,
+			   const struct hwt_record_mmap *m)
+{
+	for (size_t k = 0; k <= i; k++)
+		for (size_t q = 0; q < x->images[k].nrecs && !(k == i && q >= r); q++) {
+			const struct hwt_record_mmap *o = (const void *)x->images[k].recs[q];
+
+			if (o->hdr.type == HWT_RECORD_MMAP && o->build_id_size == m->build_id_size &&
+			    !memcmp(o->build_id, m->build_id, m->build_id_size))
+				return 1;
+		}
+	return 0;
+}
+
+/* Build-ids of every file a mapping names, each once. */
+static int write_build_ids(struct xport *x, struct hwt_perf_writer *w)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < x->nimages; i++) {
+		const struct xport_image *im = &x->images[i];
+
+		for (size_t r = 0; !err && r < im->nrecs; r++) {
+			const struct hwt_record_mmap *m = (const void *)im->recs[r];
+			char *path;
+
+			if (m->hdr.type != HWT_RECORD_MMAP || !m->build_id_size ||
+			    m->build_id_size > HWT_BUILD_ID_MAX || build_id_before(x, i, r, m))
+				continue;
+			path = perf_path(x, (const char *)(m + 1), m->hdr.flags);
+			if (!path)
+				return -hxe_nomem;
+			err = hwt_perf_writer_build_id(w, -1, PERF_RECORD_MISC_USER, m->build_id,
+						       (uint8_t)m->build_id_size, path);
+			free(path);
+		}
+	}
+	return err;
+}
+
 static int write_features(struct xport *x, struct hwt_perf_writer *w)
 {
 	const struct hwt_perf_export_options *o = x->options;
@@ -660,62 +758,8 @@ static int write_features(struct xport *x, struct hwt_perf_writer *w)
 	if (!err && o && o->argv && o->argc)
 		err = hwt_perf_writer_feature_cmdline(w, o->argc, o->argv);
 	err = err ? err : hwt_perf_writer_feature_event_desc(w, names);
-	if (!err) {
-		/* PMU_MAPPINGS: intel_pt and software. */
-		uint8_t buf[4 + 2 * (4 + 4 + 64)];
-		size_t at = 0;
-		uint32_t v;
-
-		memset(buf, 0, sizeof(buf));
-		v = 2;
-		memcpy(buf + at, &v, 4), at += 4;
-		v = x->spe ? HWT_PERF_EXPORT_ARM_SPE_PMU_TYPE
-		    : x->etm ? HWT_PERF_EXPORT_CS_ETM_PMU_TYPE : HWT_PERF_EXPORT_PMU_TYPE;
-		memcpy(buf + at, &v, 4), at += 4;
-		v = 64;
-		memcpy(buf + at, &v, 4), at += 4;
-		strcpy((char *)buf + at, x->spe ? "arm_spe_0" : x->etm ? "cs_etm" : "intel_pt"),
-			at += 64;
-		v = PERF_TYPE_SOFTWARE;
-		memcpy(buf + at, &v, 4), at += 4;
-		v = 64;
-		memcpy(buf + at, &v, 4), at += 4;
-		memcpy(buf + at, "software", 8), at += 64;
-		err = hwt_perf_writer_feature(w, HWT_PERF_FEAT_PMU_MAPPINGS, buf, at);
-	}
-	/* Build-ids of every file a mapping names. */
-	for (size_t i = 0; !err && i < x->nimages; i++) {
-		const struct xport_image *im = &x->images[i];
-
-		for (size_t r = 0; !err && r < im->nrecs; r++) {
-			const struct hwt_record_mmap *m = (const void *)im->recs[r];
-			int seen = 0;
-			char *path;
-
-			if (m->hdr.type != HWT_RECORD_MMAP || !m->build_id_size ||
-			    m->build_id_size > HWT_BUILD_ID_MAX)
-				continue;
-			for (size_t k = 0; k <= i && !seen; k++)
-				for (size_t q = 0; q < x->images[k].nrecs && !seen; q++) {
-					const struct hwt_record_mmap *o2 =
-						(const void *)x->images[k].recs[q];
-
-					if (k == i && q >= r)
-						break;
-					seen = o2->hdr.type == HWT_RECORD_MMAP &&
-					       o2->build_id_size == m->build_id_size &&
-					       !memcmp(o2->build_id, m->build_id, m->build_id_size);
-				}
-			if (seen)
-				continue;
-			path = perf_path(x, (const char *)(m + 1), m->hdr.flags);
-			if (!path)
-				return -hxe_nomem;
-			err = hwt_perf_writer_build_id(w, -1, PERF_RECORD_MISC_USER, m->build_id,
-						       (uint8_t)m->build_id_size, path);
-			free(path);
-		}
-	}
+	err = err ? err : write_pmu_mappings(x, w);
+	err = err ? err : write_build_ids(x, w);
 	if (!err)
 		err = hwt_xport_note(x, &note, &note_len) ? -hpf_nomem : 0;
 	if (!err)
@@ -923,6 +967,96 @@ static int plan_aux(struct xport *x)
 	return 0;
 }
 
+/* Stream s's trace moved onto the export's clock into *buf (of *size bytes,
+   room for a->size: ETMv4's is rewritten into a buffer of its own);
+   *damaged counts the bytes that are not packets. */
+static int retime_stream(struct xport *x, const struct xport_aux *a, uint8_t **buf,
+			 size_t *size, uint64_t *damaged)
+{
+	uint64_t min = UINT64_MAX, max = 0, out_size = 0;
+	uint8_t *out;
+	int err;
+
+	if (x->spe) {
+		hwt_xport_spe_stream(x, a->image, *buf, *size, &min, &max, damaged);
+		return 0;
+	}
+	if (!x->etm)
+		return hwt_xport_stream_tsc(x, a->image, *buf, *size, NULL, &max, damaged);
+	out = malloc(a->size ? a->size : 1);
+	err = out ? hwt_xport_etm_stream(x, a->image, *buf, *size, NULL, &out_size, &min, &max,
+					 damaged) : -hxe_nomem;
+	if (!err && ((out_size + 7) & ~(uint64_t)7) != a->size)
+		err = -hxe_io;
+	if (!err)
+		err = hwt_xport_etm_stream(x, a->image, *buf, *size, out, &out_size, &min, &max,
+					   damaged);
+	free(*buf);
+	*buf = out;
+	*size = (size_t)out_size;
+	if (!err)
+		memset(*buf + *size, 0, a->size - *size);
+	return err;
+}
+
+/* The AUXTRACE record of a's stream, its data after it. */
+static int write_stream(struct xport *x, struct hwt_perf_writer *w, const struct xport_aux *a)
+{
+	const struct hwt_bundle_stream *s = a->stream;
+	struct hwt_perf_record p;
+	uint64_t damaged;
+	size_t size, padded;
+	uint8_t *buf = hwt_xport_read_file(s->path, &size, 8);
+	int err;
+
+	if (!buf) {
+		hwt_xport_warn(x, "%s: cannot read it: %s", s->path, strerror(errno));
+		return 0;
+	}
+	err = retime_stream(x, a, &buf, &size, &damaged);
+	if (err) {
+		if (err == -hxe_io)
+			hwt_xport_warn(x, "%s: changed while exported", s->path);
+		free(buf);
+		return err;
+	}
+	if (damaged) {
+		x->stats.damaged_bytes += damaged;
+		hwt_xport_warn(x, "%s: %" PRIu64 " bytes are not %s packets: exported "
+			       "as they are", s->path, damaged,
+			       x->spe ? "SPE" : x->etm ? "ETMv4" : "Intel PT");
+	}
+	/* perf pads AUX data to 8 bytes; zero bytes are PAD packets. */
+	padded = (size + 7) & ~(size_t)7;
+	if (padded != a->size) {
+		free(buf);
+		hwt_xport_warn(x, "%s: changed while exported", s->path);
+		return -hxe_io;
+	}
+	memset(&p, 0, sizeof(p));
+	p.type = HWT_PERF_RECORD_AUXTRACE;
+	p.u.auxtrace.size = padded;
+	p.u.auxtrace.offset = a->offset;
+	p.u.auxtrace.reference = a->image->base;
+	p.u.auxtrace.idx = a->idx;
+	p.u.auxtrace.tid = s->tid;
+	/* perf's cs_etm (6.1) finds a buffer by the CPU of its AUX records
+	   and decodes a CPU's trace unit once: each thread's ETMv4 trace
+	   is a CPU's of its own (cs_etm_export.c). perf 6.1's arm_spe gives
+	   samples a thread by their Context packets in per-CPU buffers only:
+	   the same for SPE. */
+	p.u.auxtrace.cpu = x->etm || x->spe ? a->idx : UINT32_MAX;
+	p.u.auxtrace.data = buf;
+	p.u.auxtrace.data_size = padded;
+	err = hwt_perf_writer_write(w, &p);
+	free(buf);
+	if (err)
+		return perf_error(err);
+	x->stats.streams++;
+	x->stats.trace_bytes += size;
+	return 0;
+}
+
 /* The AUX data of the streams of image im (NULL: of all), FINISHED_ROUND after. */
 static int write_streams(struct xport *x, struct hwt_perf_writer *w, const struct xport_image *only)
 {
@@ -930,91 +1064,175 @@ static int write_streams(struct xport *x, struct hwt_perf_writer *w, const struc
 
 	for (size_t i = 0; i < x->naux; i++) {
 		struct xport_aux *a = &x->aux[i];
+		int err;
 
 		if ((only && a->image != only) || a->written)
 			continue;
 		a->written = 1;
-		{
-		const struct hwt_bundle_stream *s = a->stream;
-		const struct xport_image *im = a->image;
-		struct hwt_perf_record p;
-		uint64_t damaged, max = 0;
-		size_t size, padded;
-		uint8_t *buf;
-		int err;
-
-		buf = read_stream(s, &size, 8);
-		if (!buf) {
-			hwt_xport_warn(x, "%s: cannot read it: %s", s->path, strerror(errno));
-			continue;
-		}
-		if (x->etm) {
-			uint64_t min = UINT64_MAX, out_size = 0;
-			uint8_t *out = malloc(a->size ? a->size : 1);
-
-			err = out ? hwt_xport_etm_stream(x, im, buf, size, NULL, &out_size, &min,
-							 &max, &damaged) : -hxe_nomem;
-			if (!err && ((out_size + 7) & ~(uint64_t)7) != a->size)
-				err = -hxe_io;
-			if (!err)
-				err = hwt_xport_etm_stream(x, im, buf, size, out, &out_size, &min,
-							   &max, &damaged);
-			free(buf);
-			buf = out;
-			size = (size_t)out_size;
-			if (!err)
-				memset(buf + size, 0, a->size - size);
-		} else if (x->spe) {
-			uint64_t min = UINT64_MAX;
-
-			hwt_xport_spe_stream(x, im, buf, size, &min, &max, &damaged);
-			err = 0;
-		} else {
-			err = hwt_xport_stream_tsc(x, im, buf, size, NULL, &max, &damaged);
-		}
-		if (err) {
-			if (err == -hxe_io)
-				hwt_xport_warn(x, "%s: changed while exported", s->path);
-			free(buf);
-			return err;
-		}
-		if (damaged) {
-			x->stats.damaged_bytes += damaged;
-			hwt_xport_warn(x, "%s: %" PRIu64 " bytes are not %s packets: exported "
-				       "as they are", s->path, damaged,
-				       x->spe ? "SPE" : x->etm ? "ETMv4" : "Intel PT");
-		}
-		/* perf pads AUX data to 8 bytes; zero bytes are PAD packets. */
-		padded = (size + 7) & ~(size_t)7;
-		if (padded != a->size) {
-			free(buf);
-			hwt_xport_warn(x, "%s: changed while exported", s->path);
-			return -hxe_io;
-		}
-		memset(&p, 0, sizeof(p));
-		p.type = HWT_PERF_RECORD_AUXTRACE;
-		p.u.auxtrace.size = padded;
-		p.u.auxtrace.offset = a->offset;
-		p.u.auxtrace.reference = im->base;
-		p.u.auxtrace.idx = a->idx;
-		p.u.auxtrace.tid = s->tid;
-		/* perf's cs_etm (6.1) finds a buffer by the CPU of its AUX records
-		   and decodes a CPU's trace unit once: each thread's ETMv4 trace
-		   is a CPU's of its own (cs_etm_export.c). perf 6.1's arm_spe gives
-		   samples a thread by their Context packets in per-CPU buffers only:
-		   the same for SPE. */
-		p.u.auxtrace.cpu = x->etm || x->spe ? a->idx : UINT32_MAX;
-		p.u.auxtrace.data = buf;
-		p.u.auxtrace.data_size = padded;
-		err = hwt_perf_writer_write(w, &p);
-		free(buf);
+		err = write_stream(x, w, a);
 		if (err)
-			return perf_error(err);
-		x->stats.streams++;
-		x->stats.trace_bytes += size;
-		}
+			return err;
 	}
 	return perf_error(hwt_perf_writer_write(w, &round));
+}
+
+/* The images with streams (SPE streams for an SPE export), their records
+   read: x->images, and x->image_of for every image of the bundle. */
+static int load_images(struct xport *x)
+{
+	size_t nimages = hwt_bundle_image_count(x->bundle);
+	int spe = x->options && (x->options->flags & HWT_PERF_EXPORT_SPE);
+
+	x->images = calloc(nimages ? nimages : 1, sizeof(*x->images));
+	x->image_of = calloc(nimages ? nimages : 1, sizeof(*x->image_of));
+	if (!x->images || !x->image_of)
+		return -hxe_nomem;
+	for (size_t i = 0; i < nimages; i++) {
+		const struct hwt_bundle_image *bi = hwt_bundle_image_at(x->bundle, i);
+		int err;
+
+		x->image_of[i] = -1;
+		if (bi->native || (!bi->streams && !(spe && has_spe(x->bundle, i))))
+			continue;
+		err = load_image(x, bi, &x->images[x->nimages]);
+		if (err)
+			return err;
+		x->image_of[i] = (long)x->nimages++;
+	}
+	return x->nimages ? 0 : -hxe_empty;
+}
+
+/* Thread tid's trace in image im begins at TSC tsc. */
+static int add_first(struct xport_image *im, uint32_t tid, uint64_t tsc)
+{
+	void *p = realloc(im->first, (im->nfirst + 1) * sizeof(*im->first));
+
+	if (!p)
+		return -hxe_nomem;
+	im->first = p;
+	im->first[im->nfirst].tid = tid;
+	im->first[im->nfirst].tsc = tsc;
+	im->first[im->nfirst].time = 0;
+	im->nfirst++;
+	return 0;
+}
+
+/* Each stream's smallest and largest TSC: the largest extends its image's
+   time, the smallest is where its thread's trace begins; an ETMv4 stream's
+   size once exported. */
+static int scan_streams(struct xport *x)
+{
+	for (size_t i = 0; i < hwt_xport_stream_count(x); i++) {
+		const struct hwt_bundle_stream *s = hwt_xport_stream_at(x, i);
+		struct xport_image *im;
+		uint64_t damaged, max = 0, min = UINT64_MAX;
+		size_t size;
+		uint8_t *buf;
+		int err = 0;
+
+		if (s->image < 0 || x->image_of[s->image] < 0)
+			continue;
+		im = &x->images[x->image_of[s->image]];
+		buf = hwt_xport_read_file(s->path, &size, 0);
+		if (!buf)
+			continue;
+		if (x->spe)
+			hwt_xport_spe_stream(x, NULL, buf, size, &min, &max, &damaged);
+		else if (x->etm)
+			err = hwt_xport_etm_stream(x, NULL, buf, size, NULL, &x->etm_sizes[i], &min,
+						   &max, &damaged);
+		else
+			err = hwt_xport_stream_tsc(x, NULL, buf, size, &min, &max, &damaged);
+		free(buf);
+		if (err)
+			return err;
+		if (max > im->max_time)
+			im->max_time = max;
+		err = add_first(im, s->tid, min);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The images placed on one clock (timeline.c), and every record's time and
+   thread's first trace on it. */
+static int place_images(struct xport *x)
+{
+	int err = hwt_xport_timeline(x);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < x->nimages; i++) {
+		struct xport_image *im = &x->images[i];
+
+		im->times = calloc(im->nrecs ? im->nrecs : 1, sizeof(*im->times));
+		if (!im->times)
+			return -hxe_nomem;
+		for (size_t r = 0; r < im->nrecs; r++)
+			im->times[r] = hwt_xport_record_time(x, im, im->recs[r]->time);
+		for (size_t k = 0; k < im->nfirst; k++)
+			im->first[k].time = hwt_xport_tsc(x, im, im->first[k].tsc);
+	}
+	return 0;
+}
+
+/* Opens the file at path and writes what comes before the sideband: the
+   attributes, the header's features, AUXTRACE_INFO and TIME_CONV. */
+static int write_head(struct xport *x, const char *path, struct hwt_perf_writer *w)
+{
+	const struct hwt_perf_export_options *o = x->options;
+	struct perf_event_attr pt, tracking;
+	uint64_t pt_id = PT_ID, tracking_id = TRACKING_ID;
+	struct pt_claim claim;
+	unsigned flags = 0;
+	int err;
+
+	if (o && o->flags & HWT_PERF_EXPORT_PIPE)
+		flags |= HWT_PERF_WRITE_PIPE;
+	if (o && o->flags & HWT_PERF_EXPORT_COMPRESS)
+		flags |= HWT_PERF_WRITE_COMPRESS;
+	pt_claim_of(x->bundle, &claim);
+	/* A CTC tick is a step of the bundle's clock: scaled with it. */
+	if ((uint64_t)claim.ctc_n * x->scale <= UINT32_MAX)
+		claim.ctc_n *= (uint32_t)x->scale;
+	attrs_of(&pt, &tracking, x->one_cpu, &claim, x->etm, x->spe);
+	err = hwt_perf_writer_open(w, path, flags);
+	if (!err)
+		err = hwt_perf_writer_add_attr(w, &pt, &pt_id, 1);
+	if (!err)
+		err = hwt_perf_writer_add_attr(w, &tracking, &tracking_id, 1);
+	if (!err)
+		err = write_features(x, w);
+	if (!err)
+		err = write_preamble(x, w, x->one_cpu, &claim);
+	return perf_error(err);
+}
+
+/*
+ * The sideband events and the AUX data. On the sequential clock each
+ * image's records are together: its streams follow them, then
+ * FINISHED_ROUND, as perf record writes data it has read (a file cut short
+ * keeps whole images). Otherwise (one CPU, a TSC clock) all of the AUX data
+ * first: then a reader of a pipe has it queued before the sideband asks to
+ * decode.
+ */
+static int write_body(struct xport *x, struct hwt_perf_writer *w, const struct xevent *events,
+		      size_t nevents, struct xport_cpu *cpu)
+{
+	int err = 0;
+
+	if (x->one_cpu)
+		err = hwt_xport_one_cpu_write(x, cpu, w);
+	else if (x->identity)
+		err = write_streams(x, w, NULL);
+	for (size_t i = 0; !err && i < nevents; i++) {
+		err = write_event(x, w, &events[i], cpu);
+		if (!err && !x->one_cpu && !x->identity && events[i].im &&
+		    (i + 1 == nevents || events[i + 1].im != events[i].im))
+			err = write_streams(x, w, events[i].im);
+	}
+	return err;
 }
 
 int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
@@ -1022,172 +1240,38 @@ int hwt_perf_export(struct hwt_bundle *bundle, const char *path,
 		    struct hwt_perf_export_stats *stats)
 {
 	struct xport x = { 0 };
-	struct perf_event_attr pt, tracking;
 	struct hwt_perf_writer *w = NULL;
 	struct xevent *events = NULL;
 	struct xport_cpu *cpu = NULL;
-	struct pt_claim claim;
-	size_t nimages = hwt_bundle_image_count(bundle), nevents = 0;
-	uint64_t pt_id = PT_ID, tracking_id = TRACKING_ID;
-	unsigned flags = 0;
-	int err = 0, spe;
+	size_t nevents = 0;
+	int err;
 
 	if (!bundle || !path)
 		return -hxe_invalid;
-	spe = options && (options->flags & HWT_PERF_EXPORT_SPE);
 	x.bundle = bundle;
 	x.options = options;
-	x.images = calloc(nimages ? nimages : 1, sizeof(*x.images));
-	x.image_of = calloc(nimages ? nimages : 1, sizeof(*x.image_of));
-	if (!x.images || !x.image_of) {
+	err = load_images(&x);
+	if (!err)
+		err = trace_kind(&x);
+	if (!err)
+		err = scan_streams(&x);
+	if (!err) {
+		x.stats.images = x.nimages;
+		x.one_cpu = options && (options->flags & HWT_PERF_EXPORT_ONE_CPU);
+		err = x.one_cpu && (x.etm || x.spe) ? -hxe_one_cpu : place_images(&x);
+	}
+	if (!err)
+		err = x.one_cpu ? hwt_xport_one_cpu_plan(&x, &cpu) : plan_aux(&x);
+	if (!err && !(events = collect_events(&x, &nevents, cpu)))
 		err = -hxe_nomem;
-		goto out;
-	}
-	for (size_t i = 0; i < nimages; i++) {
-		const struct hwt_bundle_image *bi = hwt_bundle_image_at(bundle, i);
-
-		x.image_of[i] = -1;
-		if (bi->native || (!bi->streams && !(spe && has_spe(bundle, i))))
-			continue;
-		err = load_image(&x, bi, &x.images[x.nimages]);
-		if (err)
-			goto out;
-		x.image_of[i] = (long)x.nimages++;
-	}
-	if (!x.nimages) {
-		err = -hxe_empty;
-		goto out;
-	}
-	err = trace_kind(&x);
-	if (err)
-		goto out;
-	/* The largest TSC of each image's streams extends its time. */
-	for (size_t i = 0; i < hwt_xport_stream_count(&x); i++) {
-		const struct hwt_bundle_stream *s = hwt_xport_stream_at(&x, i);
-		struct xport_image *im;
-		uint64_t damaged, max = 0, min = UINT64_MAX;
-		size_t size;
-		uint8_t *buf;
-
-		if (s->image < 0 || x.image_of[s->image] < 0)
-			continue;
-		im = &x.images[x.image_of[s->image]];
-		buf = read_stream(s, &size, 0);
-		if (!buf)
-			continue;
-		if (x.spe)
-			hwt_xport_spe_stream(&x, NULL, buf, size, &min, &max, &damaged);
-		else if (x.etm)
-			err = hwt_xport_etm_stream(&x, NULL, buf, size, NULL, &x.etm_sizes[i], &min,
-						   &max, &damaged);
-		else
-			err = hwt_xport_stream_tsc(&x, NULL, buf, size, &min, &max, &damaged);
-		free(buf);
-		if (err)
-			goto out;
-		if (max > im->max_time)
-			im->max_time = max;
-		{
-			void *p = realloc(im->first, (im->nfirst + 1) * sizeof(*im->first));
-
-			if (!p) {
-				err = -hxe_nomem;
-				goto out;
-			}
-			im->first = p;
-			im->first[im->nfirst].tid = s->tid;
-			im->first[im->nfirst].tsc = min;
-			im->first[im->nfirst].time = 0;
-			im->nfirst++;
-		}
-	}
-	x.stats.images = x.nimages;
-	x.one_cpu = options && (options->flags & HWT_PERF_EXPORT_ONE_CPU);
-	if (x.one_cpu && (x.etm || x.spe)) {
-		err = -hxe_one_cpu;
-		goto out;
-	}
-	err = hwt_xport_timeline(&x);
-	if (err)
-		goto out;
-	for (size_t i = 0; i < x.nimages; i++) {
-		struct xport_image *im = &x.images[i];
-
-		im->times = calloc(im->nrecs ? im->nrecs : 1, sizeof(*im->times));
-		if (!im->times) {
-			err = -hxe_nomem;
-			goto out;
-		}
-		for (size_t r = 0; r < im->nrecs; r++)
-			im->times[r] = hwt_xport_record_time(&x, im, im->recs[r]->time);
-		for (size_t k = 0; k < im->nfirst; k++)
-			im->first[k].time = hwt_xport_tsc(&x, im, im->first[k].tsc);
-	}
-	if (x.one_cpu) {
-		err = hwt_xport_one_cpu_plan(&x, &cpu);
-		if (err)
-			goto out;
-	} else {
-		err = plan_aux(&x);
-		if (err)
-			goto out;
-	}
-	events = collect_events(&x, &nevents, cpu);
-	if (!events) {
+	if (!err && !(w = hwt_perf_writer_alloc()))
 		err = -hxe_nomem;
-		goto out;
-	}
-
-	if (options && options->flags & HWT_PERF_EXPORT_PIPE)
-		flags |= HWT_PERF_WRITE_PIPE;
-	if (options && options->flags & HWT_PERF_EXPORT_COMPRESS)
-		flags |= HWT_PERF_WRITE_COMPRESS;
-	w = hwt_perf_writer_alloc();
-	if (!w) {
-		err = -hxe_nomem;
-		goto out;
-	}
-	pt_claim_of(bundle, &claim);
-	/* A CTC tick is a step of the bundle's clock: scaled with it. */
-	if ((uint64_t)claim.ctc_n * x.scale <= UINT32_MAX)
-		claim.ctc_n *= (uint32_t)x.scale;
-	attrs_of(&pt, &tracking, x.one_cpu, &claim, x.etm, x.spe);
-	err = hwt_perf_writer_open(w, path, flags);
 	if (!err)
-		err = hwt_perf_writer_add_attr(w, &pt, &pt_id, 1);
+		err = write_head(&x, path, w);
 	if (!err)
-		err = hwt_perf_writer_add_attr(w, &tracking, &tracking_id, 1);
+		err = write_body(&x, w, events, nevents, cpu);
 	if (!err)
-		err = write_features(&x, w);
-	if (!err)
-		err = write_preamble(&x, w, x.one_cpu, &claim);
-	if (err) {
-		err = perf_error(err);
-		goto out;
-	}
-	/*
-	 * Where the AUX data goes. On the sequential clock each image's records
-	 * are together: its streams follow them, then FINISHED_ROUND, as perf
-	 * record writes data it has read (a file cut short keeps whole images).
-	 * Otherwise (one CPU, a TSC clock) all of it first: then a reader of a
-	 * pipe has it queued before the sideband asks to decode.
-	 */
-	if (x.one_cpu)
-		err = hwt_xport_one_cpu_write(&x, cpu, w);
-	else if (x.identity)
-		err = write_streams(&x, w, NULL);
-	for (size_t i = 0; !err && i < nevents; i++) {
-		err = write_event(&x, w, &events[i], cpu);
-		if (!err && !x.one_cpu && !x.identity && events[i].im &&
-		    (i + 1 == nevents || events[i + 1].im != events[i].im))
-			err = write_streams(&x, w, events[i].im);
-	}
-	if (err)
-		goto out;
-	err = hwt_perf_writer_close(w);
-	if (err)
-		err = perf_error(err);
-out:
+		err = perf_error(hwt_perf_writer_close(w));
 	hwt_perf_writer_free(w);
 	hwt_xport_one_cpu_free(cpu);
 	free(events);

@@ -65,6 +65,11 @@ struct xport {
 size_t hwt_xport_stream_count(const struct xport *x);
 const struct hwt_bundle_stream *hwt_xport_stream_at(const struct xport *x, size_t i);
 
+/* The file at path into memory, pad zero bytes and a NUL after it; its
+   size (what could be read) into *size. NULL when it cannot be opened or
+   out of memory. */
+uint8_t *hwt_xport_read_file(const char *path, size_t *size, size_t pad);
+
 /* A warning through the caller's callback. */
 void hwt_xport_warn(struct xport *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

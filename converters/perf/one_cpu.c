@@ -17,12 +17,9 @@
 #include "pt_encoder.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <intel-pt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Kernel addresses of x86-64 Linux (kernel-mode trace: pt_kernel=1). */
 #define KERNEL_START 0xffff800000000000ull
@@ -111,29 +108,16 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static uint8_t *read_all(const char *path, size_t *size)
+/* A packet decoder of bytes [from, to) of stream cs (a piece of it, or all). */
+static struct pt_packet_decoder *bytes_decoder(const struct cpu_stream *cs, uint64_t from,
+					       uint64_t to)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	uint8_t *buf;
-	size_t done = 0;
+	struct pt_config config;
 
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || !(buf = malloc((size_t)st.st_size + 1))) {
-		close(fd);
-		return NULL;
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + done, (size_t)st.st_size - done);
-
-		if (n <= 0)
-			break;
-		done += (size_t)n;
-	}
-	close(fd);
-	*size = done;
-	return buf;
+	pt_config_init(&config);
+	config.begin = cs->buf + from;
+	config.end = cs->buf + to;
+	return pt_pkt_alloc_decoder(&config);
 }
 
 /* Cuts one stream into pieces; returns the largest TSC count of a piece. */
@@ -141,16 +125,12 @@ static int cut(struct xport *x, struct xport_cpu *c, size_t si, size_t *cap, siz
 {
 	struct cpu_stream *cs = &c->streams[si];
 	struct pt_packet_decoder *dec;
-	struct pt_config config;
 	uint64_t off = 0, from = 0, cur = 0, last_ip = 0, piece_ip = 0;
 	size_t ntsc = 0;
 	int have = 0, piece_has = 0, in_kernel = 0, into_kernel;
 	uint64_t piece_orig = 0;
 
-	pt_config_init(&config);
-	config.begin = cs->buf;
-	config.end = cs->buf + cs->size;
-	dec = pt_pkt_alloc_decoder(&config);
+	dec = bytes_decoder(cs, 0, cs->size);
 	if (!dec)
 		return -hxe_nomem;
 	if (pt_pkt_sync_forward(dec) >= 0) {
@@ -244,23 +224,19 @@ static uint64_t map_time(const struct xport_cpu *c, uint64_t t)
 	return c->points[lo].time - 3;
 }
 
-int hwt_xport_one_cpu_plan(struct xport *x, struct xport_cpu **out)
+/* Every stream with sideband read and cut into pieces (cut); the CPU's
+   clock step c->q from the largest TSC count of a piece. */
+static int cut_streams(struct xport *x, struct xport_cpu *c)
 {
-	struct xport_cpu *c = calloc(1, sizeof(*c));
-	size_t cap_pieces = 0, cap_points = 0, cap_sw = 0, max_tsc = 0;
-	size_t *next = NULL;
-	size_t done = 0;
-	int err = 0;
+	size_t cap_pieces = 0, max_tsc = 0;
 
-	*out = c;
-	if (!c)
-		return -hxe_nomem;
 	c->streams = calloc(hwt_bundle_stream_count(x->bundle) + 1, sizeof(*c->streams));
 	if (!c->streams)
 		return -hxe_nomem;
 	for (size_t i = 0; i < hwt_bundle_stream_count(x->bundle); i++) {
 		const struct hwt_bundle_stream *s = hwt_bundle_stream_at(x->bundle, i);
 		struct cpu_stream *cs;
+		int err;
 
 		if (s->image < 0 || x->image_of[s->image] < 0)
 			continue;
@@ -268,7 +244,7 @@ int hwt_xport_one_cpu_plan(struct xport *x, struct xport_cpu **out)
 		cs->s = s;
 		cs->image = &x->images[x->image_of[s->image]];
 		cs->im = cs->image;
-		cs->buf = read_all(s->path, &cs->size);
+		cs->buf = hwt_xport_read_file(s->path, &cs->size, 0);
 		if (!cs->buf) {
 			hwt_xport_warn(x, "%s: cannot read it: %s", s->path, strerror(errno));
 			continue;
@@ -279,11 +255,17 @@ int hwt_xport_one_cpu_plan(struct xport *x, struct xport_cpu **out)
 			return err;
 	}
 	c->q = 4 * ((uint64_t)max_tsc + 2);
+	return 0;
+}
 
-	/* Pieces in the order they began; pieces that began at the same time (no
-	   record between them) take turns, so that threads switch often. */
+/* Pieces in the order they began; pieces that began at the same time (no
+   record between them) take turns, so that threads switch often. */
+static int order_pieces(struct xport_cpu *c)
+{
+	size_t *next = calloc(c->nstreams + 1, sizeof(*next));
+	size_t cur = SIZE_MAX;
+
 	c->order = calloc(c->npieces + 1, sizeof(*c->order));
-	next = calloc(c->nstreams + 1, sizeof(*next));
 	if (!c->order || !next) {
 		free(next);
 		return -hxe_nomem;
@@ -293,82 +275,81 @@ int hwt_xport_one_cpu_plan(struct xport *x, struct xport_cpu **out)
 		while (p < c->npieces && c->pieces[p].stream == si)
 			p++;
 	}
-	{
-		size_t cur = SIZE_MAX;
+	for (size_t done = 0; done < c->npieces; done++) {
+		size_t best = SIZE_MAX;
 
-		while (done < c->npieces) {
-			size_t best = SIZE_MAX;
+		for (size_t k = 1; k <= c->nstreams; k++) {
+			/* Streams from the one after cur on: ties go to the next one. */
+			size_t si = cur == SIZE_MAX ? k - 1 : (cur + k) % c->nstreams;
+			size_t p = next[si];
 
-			for (size_t k = 1; k <= c->nstreams; k++) {
-				/* Streams from the one after cur on: ties go to the next one. */
-				size_t si = cur == SIZE_MAX ? k - 1 : (cur + k) % c->nstreams;
-				size_t p = next[si];
-
-				if (p >= c->npieces || c->pieces[p].stream != si)
-					continue;
-				if (best == SIZE_MAX || c->pieces[p].orig < c->pieces[next[best]].orig)
-					best = si;
-			}
-			c->order[done] = next[best]++;
-			c->pieces[c->order[done]].time = (done + 1) * c->q;
-			cur = best;
-			done++;
+			if (p >= c->npieces || c->pieces[p].stream != si)
+				continue;
+			if (best == SIZE_MAX || c->pieces[p].orig < c->pieces[next[best]].orig)
+				best = si;
 		}
+		c->order[done] = next[best]++;
+		c->pieces[c->order[done]].time = (done + 1) * c->q;
+		cur = best;
 	}
 	free(next);
+	return 0;
+}
 
-	/* The TSC points, in the CPU's order. */
+/* A TSC point: original time orig (no earlier than the last point's) is
+   time t on the CPU's clock. */
+static int add_point(struct xport_cpu *c, size_t *cap, uint64_t orig, uint64_t t)
+{
+	uint64_t run = c->npoints ? c->points[c->npoints - 1].orig : 0;
+
+	if (grow((void **)&c->points, cap, c->npoints + 1, sizeof(*c->points)))
+		return -hxe_nomem;
+	c->points[c->npoints].orig = orig > run ? orig : run;
+	c->points[c->npoints].time = t;
+	c->npoints++;
+	return 0;
+}
+
+/* The TSC points, in the CPU's order: each piece's start and its TSC packets. */
+static int time_points(struct xport *x, struct xport_cpu *c)
+{
+	size_t cap = 0;
+
 	for (size_t k = 0; k < c->npieces; k++) {
 		const struct cpu_piece *pc = &c->pieces[c->order[k]];
 		const struct cpu_stream *cs = &c->streams[pc->stream];
 		struct pt_packet_decoder *dec;
-		struct pt_config config;
-		uint64_t orig = pc->orig, t = pc->time;
-		uint64_t run = c->npoints ? c->points[c->npoints - 1].orig : 0;
+		uint64_t t = pc->time;
+		int err = add_point(c, &cap, pc->orig, t);
 
-		if (grow((void **)&c->points, &cap_points, c->npoints + 1, sizeof(*c->points)))
-			return -hxe_nomem;
-		c->points[c->npoints].orig = orig > run ? orig : run;
-		c->points[c->npoints].time = t;
-		c->npoints++;
-		pt_config_init(&config);
-		config.begin = cs->buf + pc->from;
-		config.end = cs->buf + pc->to;
-		dec = pt_pkt_alloc_decoder(&config);
+		if (err)
+			return err;
+		dec = bytes_decoder(cs, pc->from, pc->to);
 		if (!dec)
 			return -hxe_nomem;
 		/* A piece starts at a packet: decode from its first byte. */
 		if (pt_pkt_sync_set(dec, 0) >= 0) {
-			for (;;) {
-				struct pt_packet p;
-				int status = pt_pkt_next(dec, &p, sizeof(p));
+			struct pt_packet p;
 
-				if (status < 0)
-					break;
-				if (p.type != ppt_tsc)
-					continue;
-				orig = hwt_xport_tsc(x, cs->im, p.payload.tsc.tsc);
-				run = c->points[c->npoints - 1].orig;
-				t += 4;
-				if (grow((void **)&c->points, &cap_points, c->npoints + 1,
-					 sizeof(*c->points))) {
-					pt_pkt_free_decoder(dec);
-					return -hxe_nomem;
+			while (!err && pt_pkt_next(dec, &p, sizeof(p)) >= 0)
+				if (p.type == ppt_tsc) {
+					t += 4;
+					err = add_point(c, &cap, hwt_xport_tsc(x, cs->im, p.payload.tsc.tsc),
+							t);
 				}
-				c->points[c->npoints].orig = orig > run ? orig : run;
-				c->points[c->npoints].time = t;
-				c->npoints++;
-			}
 		}
 		pt_pkt_free_decoder(dec);
+		if (err)
+			return err;
 	}
+	return 0;
+}
 
-	/* Every record on the CPU's clock. */
-	for (size_t i = 0; i < x->nimages; i++)
-		for (size_t r = 0; r < x->images[i].nrecs; r++)
-			x->images[i].times[r] = map_time(c, x->images[i].times[r]);
+/* The switches, and where each thread's trace begins. */
+static int plan_switches(struct xport_cpu *c)
+{
+	size_t cap = 0;
 
-	/* The switches, and where each thread's trace begins. */
 	for (size_t k = 0; k < c->npieces; k++) {
 		const struct cpu_piece *pc = &c->pieces[c->order[k]];
 		const struct cpu_stream *cs = &c->streams[pc->stream];
@@ -380,7 +361,7 @@ int hwt_xport_one_cpu_plan(struct xport *x, struct xport_cpu **out)
 				cs->image->first[f].time = pc->time;
 		if (prev && prev->s->tid == cs->s->tid && prev->s->pid == cs->s->pid)
 			continue;
-		if (grow((void **)&c->switches, &cap_sw, c->nswitches + 2, sizeof(*c->switches)))
+		if (grow((void **)&c->switches, &cap, c->nswitches + 2, sizeof(*c->switches)))
 			return -hxe_nomem;
 		if (prev)
 			c->switches[c->nswitches++] = (struct cpu_switch){
@@ -390,6 +371,28 @@ int hwt_xport_one_cpu_plan(struct xport *x, struct xport_cpu **out)
 			prev ? prev->s->pid : 0, prev ? prev->s->tid : 0 };
 	}
 	return 0;
+}
+
+int hwt_xport_one_cpu_plan(struct xport *x, struct xport_cpu **out)
+{
+	struct xport_cpu *c = calloc(1, sizeof(*c));
+	int err;
+
+	*out = c;
+	if (!c)
+		return -hxe_nomem;
+	err = cut_streams(x, c);
+	if (!err)
+		err = order_pieces(c);
+	if (!err)
+		err = time_points(x, c);
+	if (err)
+		return err;
+	/* Every record on the CPU's clock. */
+	for (size_t i = 0; i < x->nimages; i++)
+		for (size_t r = 0; r < x->images[i].nrecs; r++)
+			x->images[i].times[r] = map_time(c, x->images[i].times[r]);
+	return plan_switches(c);
 }
 
 /* Appends bytes to the CPU's buffer. */
@@ -415,7 +418,6 @@ static int put_piece(const struct xport_cpu *c, const struct cpu_piece *pc, int 
 {
 	const struct cpu_stream *cs = &c->streams[pc->stream];
 	struct pt_packet_decoder *dec;
-	struct pt_config config;
 	uint64_t t = pc->time, off = 0, copied = 0, last_ip = pc->last_ip;
 	uint8_t tsc[8];
 	int status;
@@ -427,10 +429,7 @@ static int put_piece(const struct xport_cpu *c, const struct cpu_piece *pc, int 
 		if (add(out, len, cap, tsc, sizeof(tsc)))
 			return -hxe_nomem;
 	}
-	pt_config_init(&config);
-	config.begin = cs->buf + pc->from;
-	config.end = cs->buf + pc->to;
-	dec = pt_pkt_alloc_decoder(&config);
+	dec = bytes_decoder(cs, pc->from, pc->to);
 	if (!dec)
 		return -hxe_nomem;
 	if (pt_pkt_sync_set(dec, 0) < 0) {
