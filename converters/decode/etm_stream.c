@@ -547,7 +547,7 @@ static struct etm_tree *tree_get(struct etm_ctx *s)
 	ocsd_etmv4_cfg cfg;
 	struct etm_tree *t;
 
-	hwt_etm_config(s->d->bundle, &cfg);
+	hwt_etm_config(s->d->shared->bundle, &cfg);
 	pthread_mutex_lock(&hwt_etm_ocsd_lock);
 	for (t = trees; t && (t->ctx || memcmp(&t->cfg, &cfg, sizeof(cfg))); t = t->next)
 		;
@@ -741,7 +741,7 @@ static int etm_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *str
 				"the stream does not start with an A-Sync" :
 				"no A-Sync in the whole stream (not ETMv4 trace?)", lost, owner);
 	}
-	if (s.enabled && !s.errors && !d->trace_cap)
+	if (s.enabled && !s.errors && !d->shared->trace_cap)
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, (int64_t)size,
 				"the trace ends at offset 0x%zx while the thread ran user code: the "
 				"stream was cut (recorder killed?) or the thread was killed", size);

@@ -627,7 +627,7 @@ static int take_events(struct stream_ctx *s, struct pt_block_decoder *dec, int s
 			   return resumes the block; elsewhere (a context switch of a
 			   CPU-mode stream) the block ends there, as the edge decoder
 			   ends it. */
-			if (s->d->pt_async_resume) {
+			if (s->d->shared->pt_async_resume) {
 				s->async_last = s->last;
 				s->async_target = s->last_target;
 				s->async_at = ev.variant.async_disabled.at;
@@ -725,7 +725,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 		return 0;
 	}
 	stream_size = size;
-	if (d->pt_kernel) {
+	if (d->shared->pt_kernel) {
 		/* Kernel-mode trace too: decoded is its user-mode part. */
 		uint8_t *user;
 		size_t user_size;
@@ -758,7 +758,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 	s->last_time = UINT64_MAX;
 	d->stats.streams++;
 	d->stats.trace_bytes += stream_size;
-	config = d->pt;
+	config = d->shared->pt;
 	config.begin = buf;
 	config.end = buf + size;
 	dec = pt_blk_alloc_decoder(&config);
@@ -896,7 +896,7 @@ static int pt_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stre
 		}
 	}
 	error_resolved(s, &err, size, 1);
-	if (s->enabled && !s->errors && !d->trace_cap)
+	if (s->enabled && !s->errors && !d->shared->trace_cap)
 		hwt_decode_diag(d, hwt_diag_stream, stream->path, (int64_t)end_offset,
 				    "the trace ends at offset 0x%" PRIx64 " while tracing was enabled: "
 				    "the stream was cut (recorder killed?) or the thread was killed",

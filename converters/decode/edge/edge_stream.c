@@ -928,7 +928,7 @@ static void layout_free(struct edge_layout *l)
 /* How many layouts d keeps (its options'). */
 static size_t layouts_kept(const struct hwt_decoder *d)
 {
-	unsigned n = d->options ? d->options->keep_layouts : 0;
+	unsigned n = d->shared->options ? d->shared->options->keep_layouts : 0;
 
 	return n && n < MAX_LAYOUTS ? n : MAX_LAYOUTS;
 }
@@ -2478,7 +2478,7 @@ static int edge_commit(struct edge_ctx *c, size_t size, int pooled)
 	for (uint64_t k = 0; k < c->overflows; k++)
 		hwt_decode_diag(d, hwt_diag_stream, c->stream->path, -1,
 				    "trace overflow: the trace unit dropped trace, counts are low");
-	if (c->enabled && !d->trace_cap)
+	if (c->enabled && !d->shared->trace_cap)
 		hwt_decode_diag(d, hwt_diag_stream, c->stream->path, (int64_t)size,
 				    "the trace ends at offset 0x%zx while tracing was enabled: "
 				    "the stream was cut (recorder killed?) or the thread was killed",
@@ -2520,7 +2520,7 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 	c->d = d;
 	c->stream = stream;
 	c->space = space;
-	if (d->pt_async_resume)
+	if (d->shared->pt_async_resume)
 		return 1; /* kernel-mode trace cut out: libipt decodes the user part (stream.c) */
 	buf = hwt_stream_bytes(d, stream, size);
 	if (!buf)
@@ -2528,7 +2528,7 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 	c->buf = c->pos = c->released = buf;
 	c->end = buf + *size;
 	parts = d->split > 1 ? d->split : 1;
-	segment = d->options && d->options->segment_bytes ? d->options->segment_bytes
+	segment = d->shared->options && d->shared->options->segment_bytes ? d->shared->options->segment_bytes
 							   : SEGMENT_BYTES;
 	if (parts > *size / segment)
 		parts = (unsigned)(*size / segment);
@@ -2556,7 +2556,7 @@ static int edge_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *st
 	int status = edge_try(d, stream, space, &c, &size);
 
 	if (status == 0)
-		status = d->options && d->options->decoder == hwt_decoder_check
+		status = d->shared->options && d->shared->options->decoder == hwt_decoder_check
 				 ? edge_check(d, stream, space, &c, size)
 				 : edge_commit(&c, size, 1);
 	else if (status == 1) {
