@@ -418,7 +418,7 @@ static int decode_sample(const struct body *b, uint64_t st, struct hwt_perf_reco
 {
 	struct hwt_perf_sample_id *sid = &rec->sample;
 	const uint8_t *q = b->at;
-	uint64_t v;
+	uint64_t v = 0; /* gcc cannot see that take() sets it whenever it returns 0 */
 
 	if (st & PERF_SAMPLE_IDENTIFIER) {
 		if (need(b, 8))

@@ -80,12 +80,16 @@ struct hwt_job_group {
 
 /* What the workers share. */
 struct hwt_par {
+	struct hwt_decoder *main;  /* the decode's: its settings, where the workers' counts go */
+	struct hwt_diag_list *const *earlier; /* hwt_decoder_run's done: images decoded before */
 	struct hwt_job *jobs;    /* bundle order */
 	struct hwt_job **order;  /* by group, then largest first */
-	size_t job_count;
+	size_t job_count;        /* loaded */
 	struct hwt_job_group *groups;
 	size_t group_count;
-	struct hwt_decoder *workers;
+	struct hwt_decoder *workers; /* worker_count made (worker_init) */
+	unsigned worker_count;
+	pthread_t *threads;      /* started of them run */
 	struct hwt_diag_list *end_diags; /* a worker's, from its end (worker_main) */
 	atomic_uint_least64_t done; /* trace bytes decoded */
 	atomic_int nomem;
@@ -129,7 +133,7 @@ void hwt_decode_diag(struct hwt_decoder *d, enum hwt_diag_kind kind, const char 
 		return;
 	}
 	if (!l) {
-		(void)hwt_bundle_diag_add(d->bundle, kind, path, offset, "%s", message);
+		(void)hwt_bundle_diag_add(d->shared->bundle, kind, path, offset, "%s", message);
 		free(message);
 		return;
 	}
@@ -175,7 +179,7 @@ void hwt_diag_list_flush(struct hwt_diag_list *list, struct hwt_bundle *bundle)
 
 void hwt_decode_progress(struct hwt_decoder *d, uint64_t done)
 {
-	const struct hwt_decode_options *o = d->options;
+	const struct hwt_decode_options *o = d->shared->options;
 
 	if (d->par) {
 		/* A worker: the main thread reports. */
@@ -187,7 +191,7 @@ void hwt_decode_progress(struct hwt_decoder *d, uint64_t done)
 	}
 
 	if (o && o->progress)
-		o->progress(done, d->total_bytes, o->progress_context);
+		o->progress(done, d->shared->total_bytes, o->progress_context);
 }
 
 static int file_path_cmp(const void *a, const void *b)
@@ -206,22 +210,22 @@ static int file_path_cmp(const void *a, const void *b)
  */
 static void report_files(struct hwt_decoder *d)
 {
-	struct hwt_file **failed = calloc(d->file_count + 1, sizeof(*failed));
+	struct hwt_file **failed = calloc(d->shared->file_count + 1, sizeof(*failed));
 	size_t n = 0;
 
 	if (!failed) {
 		d->nomem = 1;
 		return;
 	}
-	for (size_t i = 0; i < d->file_count; i++)
-		if (d->files[i]->fail.failures)
-			failed[n++] = d->files[i];
+	for (size_t i = 0; i < d->shared->file_count; i++)
+		if (d->shared->files[i]->fail.failures)
+			failed[n++] = d->shared->files[i];
 	qsort(failed, n, sizeof(*failed), file_path_cmp);
 	for (size_t i = 0; i < n; i++) {
 		const struct hwt_file *f = failed[i];
 
-		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, f->path[0] ? f->path : NULL, -1,
-				    "%strace entered it %" PRIu64 " times in %" PRIu64
+		hwt_bundle_diag_add(d->shared->bundle, hwt_diag_stream, f->path[0] ? f->path : NULL,
+				    -1, "%strace entered it %" PRIu64 " times in %" PRIu64
 				    " streams and could not be decoded there (%" PRIu64
 				    " trace bytes skipped up to the next PSB): %s",
 				    f->path[0] ? "" : "anonymous code: ", f->fail.failures,
@@ -330,13 +334,13 @@ void *hwt_table_calloc_huge(size_t size)
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		      struct hwt_space *space)
 {
+	const struct hwt_decode_options *o = d->shared->options;
 	const struct hwt_trace_decoder *td = &hwt_etm_decoder;
 
 	/* The edge decoder only counts: libipt's hands out the ordered flow. */
 	if (stream->trace != hwt_trace_etmv4)
-		td = d->options && (d->options->decoder == hwt_decoder_libipt || d->options->flow)
-			     ? &hwt_pt_decoder
-			     : &hwt_edge_decoder;
+		td = o && (o->decoder == hwt_decoder_libipt || o->flow) ? &hwt_pt_decoder
+								       : &hwt_edge_decoder;
 
 	return td->decode_stream(d, stream, space);
 }
@@ -444,12 +448,13 @@ static void *worker_main(void *arg)
 			break;
 		}
 		for (size_t k = 0; k < job->image->streams && !w->nomem; k++)
-			hwt_stream_decode(w, hwt_bundle_stream_at(w->bundle,
+			hwt_stream_decode(w, hwt_bundle_stream_at(w->shared->bundle,
 								  job->image->first_stream + k),
 					  &job->space);
 		w->diags = NULL;
 		hwt_space_fini(&job->space);
 		pt_iscache_free(w->iscache);
+		w->iscache = NULL;
 		if (w->nomem) {
 			atomic_store(&par->nomem, 1);
 			break;
@@ -558,119 +563,128 @@ struct hwt_profile *hwt_decoder_profile_like(struct hwt_decoder *d)
 /* Whether the options leave image i (nimages: the streams without sideband) to decode. */
 static int wants_image(const struct hwt_decoder *d, size_t i)
 {
-	return !d->options || !d->options->only_images || d->options->only_images[i];
+	const struct hwt_decode_options *o = d->shared->options;
+
+	return !o || !o->only_images || o->only_images[i];
 }
 
-/* The decode of every process image with streams, by jobs workers. */
-static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag_list *const *done)
+static void par_init(struct hwt_par *par, struct hwt_decoder *d,
+		     struct hwt_diag_list *const *done)
 {
-	struct hwt_par par;
-	struct hwt_decoder *workers = NULL;
-	pthread_t *threads = NULL;
-	size_t nimages = hwt_bundle_image_count(d->bundle), loaded = 0;
-	unsigned started = 0, all = jobs;
+	memset(par, 0, sizeof(*par));
+	par->main = d;
+	par->earlier = done;
+	pthread_mutex_init(&par->lock, NULL);
+	pthread_cond_init(&par->finished, NULL);
+	pthread_cond_init(&par->met, NULL);
+	par->starting = 1;
+	atomic_init(&par->done, 0);
+	atomic_init(&par->nomem, 0);
+}
+
+/*
+ * The jobs: the spaces of the process images to decode, loaded in bundle
+ * order, as the serial decode loads them. 0, or the error of a load (what
+ * was loaded before it is decoded: the serial decode stops there too).
+ */
+static int jobs_load(struct hwt_par *par)
+{
+	struct hwt_decoder *d = par->main;
+	size_t nimages = hwt_bundle_image_count(d->shared->bundle), loaded = 0;
 	int status = 0;
 
-	memset(&par, 0, sizeof(par));
-	pthread_mutex_init(&par.lock, NULL);
-	pthread_cond_init(&par.finished, NULL);
-	pthread_cond_init(&par.met, NULL);
-	par.starting = 1;
-	atomic_init(&par.done, 0);
-	atomic_init(&par.nomem, 0);
-	par.jobs = calloc(nimages + 1, sizeof(*par.jobs));
-	par.order = calloc(nimages + 1, sizeof(*par.order));
-	if (!par.jobs || !par.order) {
-		status = -hbe_nomem;
-		goto out;
-	}
-	/* The spaces, in bundle order, as the serial decode loads them. */
+	par->jobs = calloc(nimages + 1, sizeof(*par->jobs));
+	par->order = calloc(nimages + 1, sizeof(*par->order));
+	if (!par->jobs || !par->order)
+		return -hbe_nomem;
 	for (size_t i = 0; i < nimages; i++) {
-		const struct hwt_bundle_image *img = hwt_bundle_image_at(d->bundle, i);
-		struct hwt_job *job = &par.jobs[par.job_count];
+		const struct hwt_bundle_image *img = hwt_bundle_image_at(d->shared->bundle, i);
+		struct hwt_job *job = &par->jobs[par->job_count];
 
-		if (!img->streams || (done && done[i]) || !wants_image(d, i))
+		if (!img->streams || (par->earlier && par->earlier[i]) || !wants_image(d, i))
 			continue;
 		job->image = img;
 		for (size_t k = 0; k < img->streams; k++)
-			job->bytes += hwt_bundle_stream_at(d->bundle, img->first_stream + k)->size;
-		par.job_count++;
+			job->bytes +=
+				hwt_bundle_stream_at(d->shared->bundle, img->first_stream + k)->size;
+		par->job_count++;
 		status = hwt_space_load(d, img, &job->space);
 		if (status < 0)
 			break;
 		hwt_space_check(d, &job->space);
-		par.order[loaded++] = job;
+		par->order[loaded++] = job;
 	}
-	/* Decode what was loaded (the serial decode stops at a failed load too). */
-	par.job_count = loaded;
-	if (jobs_group(&par) < 0) {
-		d->nomem = 1;
-		goto out;
-	}
-	if (jobs > loaded)
-		jobs = (unsigned)loaded;
-	if (!jobs)
-		goto out;
-	workers = calloc(jobs + 1, sizeof(*workers));
-	threads = calloc(jobs + 1, sizeof(*threads));
-	par.workers = workers;
-	par.end_diags = calloc(jobs + 1, sizeof(*par.end_diags));
-	if (!workers || !threads || !par.end_diags) {
-		d->nomem = 1;
-		goto out;
-	}
-	for (unsigned i = 0; i < jobs; i++) {
-		struct hwt_decoder *w = &workers[i];
+	par->job_count = loaded;
+	return status;
+}
 
-		*w = *d;
-		w->code = NULL; /* each thread its own */
-		w->edge_pool = NULL;
-		w->edge_layouts = NULL;
-		w->edge_runs = NULL;
-		w->stream_buf = NULL;
-		memset(&w->stats, 0, sizeof(w->stats));
-		w->done_bytes = 0;
-		w->nomem = 0;
-		w->par = &par;
-		/* The threads the images leave go to their streams. */
-		w->split = all / jobs;
-		w->pool_parts = jobs;
-		/* The first counts into the caller's profile, which nothing
-		   else reads or writes until the join: one merge less. */
-		w->profile = i ? hwt_decoder_profile_like(d) : d->profile;
-		w->fails = calloc(d->file_count + 1, sizeof(*w->fails));
-		if (!w->profile || !w->fails) {
-			if (i)
-				hwt_profile_free(w->profile);
-			free(w->fails);
-			w->profile = NULL;
-			w->fails = NULL;
-			d->nomem = 1;
-			goto out;
+/*
+ * Worker i of par's: its own profile (the first the caller's, which
+ * nothing else reads or writes until the join: one merge less) and
+ * failure counts, over the main decoder's shared settings, with the
+ * threads the images leave (threads for jobs) for their streams.
+ * 0, or -1 when out of memory.
+ */
+static int worker_init(struct hwt_par *par, unsigned i, unsigned threads)
+{
+	struct hwt_decoder *d = par->main, *w = &par->workers[i];
+
+	hwt_decoder_init(w, d->shared, i ? hwt_decoder_profile_like(d) : d->profile);
+	w->par = par;
+	w->split = threads / par->worker_count;
+	w->pool_parts = par->worker_count;
+	w->fails = calloc(d->shared->file_count + 1, sizeof(*w->fails));
+	return w->profile && w->fails ? 0 : -1;
+}
+
+/* Makes a worker per job up to jobs and starts them. 0, or -1 when none
+   started (d->nomem set: out of memory or threads). */
+static int workers_start(struct hwt_par *par, unsigned jobs)
+{
+	unsigned n = jobs > par->job_count ? (unsigned)par->job_count : jobs, started = 0;
+
+	par->workers = calloc(n + 1, sizeof(*par->workers));
+	par->threads = calloc(n + 1, sizeof(*par->threads));
+	par->end_diags = calloc(n + 1, sizeof(*par->end_diags));
+	if (!par->workers || !par->threads || !par->end_diags) {
+		par->main->nomem = 1;
+		return -1;
+	}
+	par->worker_count = n;
+	for (unsigned i = 0; i < n; i++) {
+		if (worker_init(par, i, jobs) < 0) {
+			par->main->nomem = 1;
+			return -1;
 		}
 	}
-	par.running = (int)jobs;
-	for (; started < jobs; started++) {
-		if (pthread_create(&threads[started], NULL, worker_main, &workers[started])) {
+	par->running = (int)n;
+	for (; started < n; started++) {
+		if (pthread_create(&par->threads[started], NULL, worker_main,
+				   &par->workers[started])) {
 			/* Fewer workers still decode everything. */
-			pthread_mutex_lock(&par.lock);
-			par.running -= (int)(jobs - started);
-			pthread_mutex_unlock(&par.lock);
+			pthread_mutex_lock(&par->lock);
+			par->running -= (int)(n - started);
+			pthread_mutex_unlock(&par->lock);
 			break;
 		}
 	}
-	pthread_mutex_lock(&par.lock);
-	par.started = started;
-	par.starting = 0;
-	pthread_cond_broadcast(&par.met);
-	pthread_mutex_unlock(&par.lock);
+	pthread_mutex_lock(&par->lock);
+	par->started = started;
+	par->starting = 0;
+	pthread_cond_broadcast(&par->met);
+	pthread_mutex_unlock(&par->lock);
 	if (!started) {
-		d->nomem = 1;
-		goto out;
+		par->main->nomem = 1;
+		return -1;
 	}
-	/* Progress from here only, while the workers run. */
-	pthread_mutex_lock(&par.lock);
-	while (par.running > 0) {
+	return 0;
+}
+
+/* Reports progress while the workers run (from here only), then joins them. */
+static void workers_wait(struct hwt_par *par)
+{
+	pthread_mutex_lock(&par->lock);
+	while (par->running > 0) {
 		struct timespec t;
 
 		clock_gettime(CLOCK_REALTIME, &t);
@@ -679,61 +693,94 @@ static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag
 			t.tv_sec++;
 			t.tv_nsec -= 1000000000;
 		}
-		pthread_cond_timedwait(&par.finished, &par.lock, &t);
-		pthread_mutex_unlock(&par.lock);
-		hwt_decode_progress(d, atomic_load(&par.done));
-		pthread_mutex_lock(&par.lock);
+		pthread_cond_timedwait(&par->finished, &par->lock, &t);
+		pthread_mutex_unlock(&par->lock);
+		hwt_decode_progress(par->main, atomic_load(&par->done));
+		pthread_mutex_lock(&par->lock);
 	}
-	pthread_mutex_unlock(&par.lock);
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
-	d->done_bytes = atomic_load(&par.done);
-	/* Fixed orders from here on. */
-	for (unsigned i = 0; i < started; i++) {
-		struct hwt_decoder *w = &workers[i];
+	pthread_mutex_unlock(&par->lock);
+	for (unsigned i = 0; i < par->started; i++)
+		pthread_join(par->threads[i], NULL);
+	par->main->done_bytes = atomic_load(&par->done);
+}
 
-		hwt_diag_list_flush(&par.end_diags[i], d->bundle);
+/* Adds what the workers counted to the main decoder, in fixed orders:
+   worker by worker, the diagnostics of its end, its profile, stats and
+   failure counts. */
+static void workers_merge(struct hwt_par *par)
+{
+	struct hwt_decoder *d = par->main;
+
+	for (unsigned i = 0; i < par->started; i++) {
+		struct hwt_decoder *w = &par->workers[i];
+
+		hwt_diag_list_flush(&par->end_diags[i], d->shared->bundle);
 		if ((i && hwt_profile_merge(d->profile, w->profile) < 0) || w->nomem)
 			d->nomem = 1;
 		stats_add(&d->stats, &w->stats);
-		for (size_t k = 0; k < d->file_count; k++) {
-			struct hwt_file_fail *to = &d->files[k]->fail;
+		for (size_t k = 0; k < d->shared->file_count; k++) {
+			struct hwt_file_fail *to = &d->shared->files[k]->fail;
 
 			to->failures += w->fails[k].failures;
 			to->failed_bytes += w->fails[k].failed_bytes;
 			to->failed_streams += w->fails[k].failed_streams;
 		}
 	}
-	if (atomic_load(&par.nomem))
+	if (atomic_load(&par->nomem))
 		d->nomem = 1;
-out:
-	/* Diagnostics in bundle order; jobs are in bundle order too. */
-	for (size_t i = 0, j = 0; i < nimages; i++) {
-		const struct hwt_bundle_image *img = hwt_bundle_image_at(d->bundle, i);
+}
 
-		if (done && done[i]) {
-			hwt_diag_list_flush(done[i], d->bundle);
-		} else if (par.jobs && par.jobs[j].image == img) {
-			hwt_diag_list_flush(&par.jobs[j].diags, d->bundle);
-			hwt_space_fini(&par.jobs[j].space);
+/* Adds the jobs' diagnostics (and those of images decoded before) to the
+   bundle in bundle order, and frees the jobs and the workers. */
+static void par_fini(struct hwt_par *par)
+{
+	struct hwt_decoder *d = par->main;
+	size_t nimages = hwt_bundle_image_count(d->shared->bundle);
+
+	/* Jobs are in bundle order too. */
+	for (size_t i = 0, j = 0; i < nimages; i++) {
+		const struct hwt_bundle_image *img = hwt_bundle_image_at(d->shared->bundle, i);
+
+		if (par->earlier && par->earlier[i]) {
+			hwt_diag_list_flush(par->earlier[i], d->shared->bundle);
+		} else if (par->jobs && par->jobs[j].image == img) {
+			hwt_diag_list_flush(&par->jobs[j].diags, d->shared->bundle);
+			hwt_space_fini(&par->jobs[j].space);
 			j++;
 		}
 	}
-	for (unsigned i = 0; workers && i < jobs; i++) {
+	for (unsigned i = 0; i < par->worker_count; i++) {
 		if (i)
-			hwt_profile_free(workers[i].profile);
-		hwt_decoder_caches_free(&workers[i]);
-		free(workers[i].fails);
+			hwt_profile_free(par->workers[i].profile);
+		hwt_decoder_fini(&par->workers[i]);
 	}
-	free(workers);
-	free(threads);
-	free(par.jobs);
-	free(par.order);
-	free(par.groups);
-	free(par.end_diags);
-	pthread_cond_destroy(&par.finished);
-	pthread_cond_destroy(&par.met);
-	pthread_mutex_destroy(&par.lock);
+	free(par->workers);
+	free(par->threads);
+	free(par->jobs);
+	free(par->order);
+	free(par->groups);
+	free(par->end_diags);
+	pthread_cond_destroy(&par->finished);
+	pthread_cond_destroy(&par->met);
+	pthread_mutex_destroy(&par->lock);
+}
+
+/* The decode of every process image with streams, by jobs workers: load,
+   start, wait, merge. */
+static int decode_parallel(struct hwt_decoder *d, unsigned jobs, struct hwt_diag_list *const *done)
+{
+	struct hwt_par par;
+	int status;
+
+	par_init(&par, d, done);
+	status = jobs_load(&par);
+	if (par.job_count && jobs_group(&par) < 0)
+		d->nomem = 1;
+	else if (par.job_count && workers_start(&par, jobs) == 0) {
+		workers_wait(&par);
+		workers_merge(&par);
+	}
+	par_fini(&par);
 	return status;
 }
 
@@ -749,36 +796,60 @@ static unsigned decode_jobs(const struct hwt_decode_options *options)
 	return n > HWT_DECODE_MAX_AUTO_JOBS ? HWT_DECODE_MAX_AUTO_JOBS : (unsigned)n;
 }
 
-void hwt_decoder_init(struct hwt_decoder *d, struct hwt_profile *profile,
-		      const struct hwt_decode_options *options)
+void hwt_decode_shared_init(struct hwt_decode_shared *s, const struct hwt_decode_options *options)
+{
+	memset(s, 0, sizeof(*s));
+	s->bundle_start = -1;
+	s->options = options;
+}
+
+void hwt_decoder_init(struct hwt_decoder *d, struct hwt_decode_shared *shared,
+		      struct hwt_profile *profile)
 {
 	memset(d, 0, sizeof(*d));
+	d->shared = shared;
 	d->profile = profile;
-	d->bundle_start = -1;
-	hwt_decoder_set_options(d, options);
+}
+
+void hwt_decoder_caches_free(struct hwt_decoder *d)
+{
+	hwt_edge_pool_free(d);
+	hwt_edge_layouts_free(d);
+	hwt_edge_runs_free(d);
+	hwt_code_cache_free(d);
+	free(d->stream_buf);
+	d->stream_buf = NULL;
+}
+
+void hwt_decoder_fini(struct hwt_decoder *d)
+{
+	hwt_decoder_caches_free(d);
+	free(d->fails);
+	d->fails = NULL;
 }
 
 void hwt_decoder_set_options(struct hwt_decoder *d, const struct hwt_decode_options *options)
 {
-	d->options = options;
+	d->shared->options = options;
 }
 
 void hwt_decoder_set_bundle(struct hwt_decoder *d, struct hwt_bundle *bundle)
 {
+	struct hwt_decode_shared *s = d->shared;
 	const char *start = bundle ? hwt_bundle_key(bundle, "start") : NULL;
 	const char *clock = bundle ? hwt_bundle_key(bundle, "clock") : NULL;
 
-	d->bundle = bundle;
-	d->trace_cap = bundle && hwt_bundle_key(bundle, "max_trace_size") != NULL;
-	d->clock = clock && !strcmp(clock, "tsc") ? hwt_flow_clock_tsc : hwt_flow_clock_sequence;
+	s->bundle = bundle;
+	s->trace_cap = bundle && hwt_bundle_key(bundle, "max_trace_size") != NULL;
+	s->clock = clock && !strcmp(clock, "tsc") ? hwt_flow_clock_tsc : hwt_flow_clock_sequence;
 	if (bundle)
-		hwt_decoder_pt_config(d, bundle);
-	if (start && d->bundle_start < 0) {
+		hwt_decode_shared_pt_config(s, bundle);
+	if (start && s->bundle_start < 0) {
 		char *end;
 		long long v = strtoll(start, &end, 10);
 
 		if (end != start && !*end && v >= 0)
-			d->bundle_start = v;
+			s->bundle_start = v;
 	}
 }
 
@@ -792,7 +863,8 @@ int hwt_decoder_decode_image(struct hwt_decoder *d, const struct hwt_bundle_imag
 		return -hbe_nomem;
 	status = hwt_space_load(d, image, &space);
 	for (size_t k = 0; status >= 0 && k < image->streams && !d->nomem; k++)
-		hwt_stream_decode(d, hwt_bundle_stream_at(d->bundle, image->first_stream + k),
+		hwt_stream_decode(d,
+				  hwt_bundle_stream_at(d->shared->bundle, image->first_stream + k),
 				  &space);
 	hwt_space_fini(&space);
 	pt_iscache_free(d->iscache);
@@ -803,13 +875,13 @@ int hwt_decoder_decode_image(struct hwt_decoder *d, const struct hwt_bundle_imag
 int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
 		    struct hwt_diag_list *const *done)
 {
-	unsigned jobs = decode_jobs(d->options);
+	unsigned jobs = decode_jobs(d->shared->options);
 	size_t nimages = hwt_bundle_image_count(bundle), i = 0;
 	int status = 0;
 
-	d->run_began_ns = hwt_decode_now_ns();
+	d->shared->run_began_ns = hwt_decode_now_ns();
 	hwt_decoder_set_bundle(d, bundle);
-	d->total_bytes = d->done_bytes = 0;
+	d->shared->total_bytes = d->done_bytes = 0;
 	for (size_t k = 0; k < hwt_bundle_stream_count(bundle); k++) {
 		const struct hwt_bundle_stream *st = hwt_bundle_stream_at(bundle, k);
 
@@ -818,7 +890,7 @@ int hwt_decoder_run(struct hwt_decoder *d, struct hwt_bundle *bundle,
 				hwt_bundle_diag_add(bundle, hwt_diag_stream, st->path, -1,
 						    "not decoded: without sideband its code is unknown");
 		} else if ((!done || !done[st->image]) && wants_image(d, (size_t)st->image))
-			d->total_bytes += st->size;
+			d->shared->total_bytes += st->size;
 	}
 
 	if (jobs > 1) {
@@ -846,24 +918,26 @@ int hwt_decoder_finish(struct hwt_decoder *d, int status)
 	(void)hwt_edge_flush(d); /* sets d->nomem when it fails */
 	report_files(d);
 	if (d->nomem) {
-		hwt_bundle_diag_add(d->bundle, hwt_diag_stream, NULL, -1,
+		hwt_bundle_diag_add(d->shared->bundle, hwt_diag_stream, NULL, -1,
 				    "out of memory: the profile is incomplete");
 		status = -hbe_nomem;
 	}
 	hwt_files_free(d);
-	d->stats.wall_ns = (uint64_t)(hwt_decode_now_ns() - d->run_began_ns);
-	if (d->options && d->options->stats)
-		*d->options->stats = d->stats;
+	d->stats.wall_ns = (uint64_t)(hwt_decode_now_ns() - d->shared->run_began_ns);
+	if (d->shared->options && d->shared->options->stats)
+		*d->shared->options->stats = d->stats;
 	return status < 0 ? status : 0;
 }
 
 int hwt_decode(struct hwt_bundle *bundle, struct hwt_profile *profile,
 	       const struct hwt_decode_options *options)
 {
+	struct hwt_decode_shared shared;
 	struct hwt_decoder d;
 
 	if (!bundle || !profile)
 		return -hbe_invalid;
-	hwt_decoder_init(&d, profile, options);
+	hwt_decode_shared_init(&shared, options);
+	hwt_decoder_init(&d, &shared, profile);
 	return hwt_decoder_finish(&d, hwt_decoder_run(&d, bundle, NULL));
 }

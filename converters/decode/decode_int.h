@@ -39,7 +39,7 @@ struct hwt_file {
 	struct hwt_elf_file elf; /* mapped when ok */
 	int image;               /* profile image, -1 for anonymous code */
 	int trace_unit;          /* counts are not reported */
-	size_t index;            /* in hwt_decoder.files */
+	size_t index;            /* in hwt_decode_shared.files */
 	struct hwt_file_fail fail; /* serial decode; workers count in their own */
 };
 
@@ -66,33 +66,20 @@ struct hwt_space {
 	char *command;           /* PROCESS_START's path, or NULL */
 };
 
-/* The whole decode. */
-struct hwt_decoder {
+/*
+ * What every decoder of one decode shares: the bundle, the options, the
+ * settings of the bundle's header and the table of files. The main thread
+ * writes it (hwt_decoder_set_bundle, loading spaces) while no worker runs;
+ * workers only read it. Initialised by hwt_decode_shared_init; its files
+ * are freed by hwt_files_free.
+ */
+struct hwt_decode_shared {
 	struct hwt_bundle *bundle;
-	struct hwt_profile *profile;
 	const struct hwt_decode_options *options;
-	struct hwt_decode_stats stats;
-	int64_t run_began_ns;    /* hwt_decode_now_ns() at hwt_decoder_run: stats.wall_ns */
-	struct pt_image_section_cache *iscache; /* of the process image being decoded */
 	struct hwt_file **files;
 	size_t file_count, file_capacity;
 	int64_t bundle_start;    /* header key start (UNIX time), or -1 */
 	uint32_t clock;          /* enum hwt_flow_clock, from the header */
-	/* progress */
-	uint64_t total_bytes, done_bytes;
-	int nomem;               /* out of memory somewhere: fail the decode */
-	/* A worker of a parallel decode (decode.c); all NULL in the serial one. */
-	struct hwt_par *par;     /* shared by the workers */
-	struct hwt_file_fail *fails; /* this worker's, by hwt_file.index */
-	struct hwt_diag_list *diags; /* of the process image being decoded */
-	uint64_t reported;       /* bytes of done_bytes added to par's count */
-	unsigned split;          /* threads for one stream (edge decoder); 0 or 1: one */
-	unsigned pool_parts;     /* parts its edge pool keeps counts in (hwt_edge_pool_part) */
-	struct hwt_code_cache *code; /* this thread's (code_cache.c); NULL: empty */
-	struct hwt_edge_pool *edge_pool; /* this thread's counts not yet in profile (edge/) */
-	struct hwt_edge_layouts *edge_layouts; /* this thread's tables by layout (edge/) */
-	struct hwt_edge_runs *edge_runs; /* this thread's memoised runs of TNT bits (edge/) */
-	uint8_t *stream_buf;     /* this thread's, for short streams (hwt_stream_bytes) */
 	struct pt_config pt;     /* libipt's configuration from the bundle's header */
 	int pt_kernel;           /* header pt_streams_kernel=1: Intel PT streams hold kernel-mode trace (kernel_cut.c) */
 	/* Kernel-mode trace was cut out, here (pt_kernel) or at the import
@@ -103,7 +90,53 @@ struct hwt_decoder {
 	/* Recorded with --max-trace-size (header max_trace_size): a stream that
 	   ends while tracing is enabled was stopped at the cap, no warning. */
 	int trace_cap;
+	/* The run's progress, the main thread's (hwt_decoder_run). */
+	int64_t run_began_ns;    /* hwt_decode_now_ns() at hwt_decoder_run: stats.wall_ns */
+	uint64_t total_bytes;
 };
+
+/* Settings from options (NULL: none), no bundle yet, no files. */
+void hwt_decode_shared_init(struct hwt_decode_shared *s, const struct hwt_decode_options *options);
+
+/*
+ * One thread's decoder: what it counts into and what it keeps, over the
+ * settings it shares with the other threads of the decode. Made by
+ * hwt_decoder_init, never by copying another (their caches would be
+ * shared between threads): a field added here starts at zero in every
+ * decoder, and what it holds is freed in hwt_decoder_caches_free.
+ */
+struct hwt_decoder {
+	struct hwt_decode_shared *shared;
+	struct hwt_profile *profile;
+	struct hwt_decode_stats stats;
+	uint64_t done_bytes;     /* progress: trace bytes this decoder decoded */
+	int nomem;               /* out of memory somewhere: fail the decode */
+	struct pt_image_section_cache *iscache; /* of the process image being decoded */
+	struct hwt_diag_list *diags; /* of the process image being decoded; NULL: to the bundle */
+	/* A worker of a parallel decode (decode.c); all 0 in the serial one. */
+	struct hwt_par *par;     /* shared by the workers */
+	struct hwt_file_fail *fails; /* this worker's, by hwt_file.index */
+	uint64_t reported;       /* bytes of done_bytes added to par's count */
+	unsigned split;          /* threads for one stream (edge decoder); 0 or 1: one */
+	unsigned pool_parts;     /* parts its edge pool keeps counts in (hwt_edge_pool_part) */
+	/* Caches, this thread's (hwt_decoder_caches_free). */
+	struct hwt_code_cache *code; /* code_cache.c; NULL: empty */
+	struct hwt_edge_pool *edge_pool; /* counts not yet in profile (edge/) */
+	struct hwt_edge_layouts *edge_layouts; /* tables by layout (edge/) */
+	struct hwt_edge_runs *edge_runs; /* memoised runs of TNT bits (edge/) */
+	uint8_t *stream_buf;     /* for short streams (hwt_stream_bytes) */
+};
+
+/* A decoder over shared counting into profile, with nothing cached. */
+void hwt_decoder_init(struct hwt_decoder *d, struct hwt_decode_shared *shared,
+		      struct hwt_profile *profile);
+/* Frees what d keeps: its caches (counts not flushed are dropped; they
+   name the files, so before hwt_files_free frees those) and its failure
+   counts. Not its profile, nor what it shares. */
+void hwt_decoder_fini(struct hwt_decoder *d);
+/* The caches alone: the counts the edge decoder holds, code read, the
+   stream buffer. */
+void hwt_decoder_caches_free(struct hwt_decoder *d);
 
 /* A diagnostic held back until the workers are done. */
 struct hwt_diag_entry {
@@ -222,10 +255,9 @@ const struct hwt_mapping *hwt_epoch_find(const struct hwt_epoch *epoch, uint64_t
    Epochs of one layout hold the same code at the same addresses. */
 uint64_t hwt_epoch_layout_hash(const struct hwt_epoch *epoch);
 int hwt_epoch_layout_same(const struct hwt_epoch *a, const struct hwt_epoch *b);
-/* Frees the files, and first what the decoder keeps about their code
-   (hwt_decoder_caches_free: counts not flushed are dropped). */
+/* Frees the files of d's shared settings, and first what d keeps about
+   their code (hwt_decoder_caches_free: counts not flushed are dropped). */
 void hwt_files_free(struct hwt_decoder *d);
-void hwt_decoder_caches_free(struct hwt_decoder *d);
 /* Parallel decode: marks files shorter than a mapping of them replaced, as
    hwt_epoch_image would on first use, before the workers start. */
 void hwt_space_check(struct hwt_decoder *d, struct hwt_space *space);
@@ -264,7 +296,7 @@ struct hwt_flow_out {
 	struct hwt_flow_chunk *chunks;
 	uint32_t block_count;        /* blocks made: the next block's id */
 };
-/* Calls the consumer's begin (d->options->flow, or the profile accumulator
+/* Calls the consumer's begin (d->shared->options->flow, or the profile accumulator
    into d->profile). 0, or -1 when out of memory. */
 int hwt_flow_out_begin(struct hwt_flow_out *o, struct hwt_decoder *d,
 		       const struct hwt_bundle_stream *stream, const struct hwt_space *space);
@@ -405,21 +437,20 @@ void hwt_stream_bytes_done(struct hwt_decoder *d, uint8_t *bytes, size_t size);
 void hwt_file_failed(struct hwt_decoder *d, struct hwt_file *f,
 		     const struct hwt_bundle_stream *stream, uint64_t skipped);
 
-/* pt_config.c: d->pt from the bundle's header keys (pt_cpu, pt_mtc_freq, ...). */
-void hwt_decoder_pt_config(struct hwt_decoder *d, const struct hwt_bundle *bundle);
+/* pt_config.c: s->pt from the bundle's header keys (pt_cpu, pt_mtc_freq, ...). */
+void hwt_decode_shared_pt_config(struct hwt_decode_shared *s, const struct hwt_bundle *bundle);
 
 /* Decodes a stream with the decoder of its trace format (decode.c). */
 int hwt_stream_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *stream,
 		      struct hwt_space *space);
 
-/* decode.c: a decode's life, also driven by live.c */
-void hwt_decoder_init(struct hwt_decoder *d, struct hwt_profile *profile,
-		      const struct hwt_decode_options *options);
+/* decode.c: a decode's life, also driven by live.c; on the main decoder
+   (hwt_decoder_init), whose shared settings the workers read. */
 /* Options from now on (progress, jobs, stats; NULL: none). */
 void hwt_decoder_set_options(struct hwt_decoder *d, const struct hwt_decode_options *options);
 /* Sets the bundle read from now on (its "start" key, the first time). */
 void hwt_decoder_set_bundle(struct hwt_decoder *d, struct hwt_bundle *bundle);
-/* Decodes one process image of d->bundle, serially. 0 or a negative
+/* Decodes one process image of d->shared->bundle, serially. 0 or a negative
    enum hwt_bundle_error (its space cannot be loaded, out of memory). */
 int hwt_decoder_decode_image(struct hwt_decoder *d, const struct hwt_bundle_image *image);
 /*

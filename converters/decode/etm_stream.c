@@ -476,7 +476,7 @@ static struct etm_tree *tree_get(struct etm_ctx *s)
 	ocsd_etmv4_cfg cfg;
 	struct etm_tree *t;
 
-	hwt_etm_config(s->p.d->bundle, &cfg);
+	hwt_etm_config(s->p.d->shared->bundle, &cfg);
 	pthread_mutex_lock(&hwt_etm_ocsd_lock);
 	for (t = trees; t && (t->ctx || memcmp(&t->cfg, &cfg, sizeof(cfg))); t = t->next)
 		;

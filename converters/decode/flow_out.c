@@ -23,7 +23,8 @@ struct hwt_flow_chunk {
 int hwt_flow_out_begin(struct hwt_flow_out *o, struct hwt_decoder *d,
 		       const struct hwt_bundle_stream *stream, const struct hwt_space *space)
 {
-	const struct hwt_flow_consumer *consumer = d->options ? d->options->flow : NULL;
+	const struct hwt_flow_consumer *consumer =
+		d->shared->options ? d->shared->options->flow : NULL;
 
 	if (!consumer) {
 		o->counting = hwt_flow_profile_consumer;
@@ -32,14 +33,16 @@ int hwt_flow_out_begin(struct hwt_flow_out *o, struct hwt_decoder *d,
 	}
 	o->consumer = consumer;
 	/* A clock that only orders records (sequence) is no time. */
-	o->want_time = (consumer->flags & HWT_FLOW_WANT_TIME) && d->clock == hwt_flow_clock_tsc;
+	o->want_time = (consumer->flags & HWT_FLOW_WANT_TIME) &&
+		       d->shared->clock == hwt_flow_clock_tsc;
 	memset(&o->info, 0, sizeof(o->info));
 	o->info.stream = stream;
-	o->info.image = stream->image >= 0 ? hwt_bundle_image_at(d->bundle, (size_t)stream->image)
-					   : NULL;
+	o->info.image = stream->image >= 0
+				? hwt_bundle_image_at(d->shared->bundle, (size_t)stream->image)
+				: NULL;
 	o->info.command = space->command ? space->command : "";
 	o->info.profile = d->profile;
-	o->info.clock = d->clock;
+	o->info.clock = d->shared->clock;
 	o->context = consumer->begin(consumer->consumer, &o->info);
 	return o->context ? 0 : -1;
 }

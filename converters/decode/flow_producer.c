@@ -159,7 +159,7 @@ void hwt_flow_producer_overflow(struct hwt_flow_producer *p, int64_t offset)
 
 void hwt_flow_producer_cut(struct hwt_flow_producer *p, uint64_t offset, const char *what)
 {
-	if (p->enabled && !p->errors && !p->d->trace_cap)
+	if (p->enabled && !p->errors && !p->d->shared->trace_cap)
 		hwt_decode_diag(p->d, hwt_diag_stream, p->stream->path, (int64_t)offset,
 				"the trace ends at offset 0x%" PRIx64 " while %s: the stream was "
 				"cut (recorder killed?) or the thread was killed", offset, what);

@@ -68,6 +68,7 @@ struct live_image {
 
 struct hwt_decode_live {
 	char *dir;
+	struct hwt_decode_shared shared; /* d's */
 	struct hwt_decoder d;          /* thread, then hwt_decode_live_finish */
 	struct hwt_profile *profile;   /* d's */
 	struct hwt_decode_options options; /* the thread's (hwt_decode_live_run) */
@@ -223,7 +224,8 @@ struct hwt_decode_live *hwt_decode_live_alloc(const char *bundle_dir)
 		free(live);
 		return NULL;
 	}
-	hwt_decoder_init(&live->d, live->profile, &live->options);
+	hwt_decode_shared_init(&live->shared, &live->options);
+	hwt_decoder_init(&live->d, &live->shared, live->profile);
 	atomic_init(&live->stop, 0);
 	pthread_mutex_init(&live->lock, NULL);
 	pthread_cond_init(&live->wake, NULL);

@@ -14,7 +14,7 @@
 
 #include "decode_int.h"
 
-void hwt_decoder_pt_config(struct hwt_decoder *d, const struct hwt_bundle *bundle)
+void hwt_decode_shared_pt_config(struct hwt_decode_shared *s, const struct hwt_bundle *bundle)
 {
 	const char *cpu = hwt_bundle_key(bundle, "pt_cpu");
 	const char *mtc = hwt_bundle_key(bundle, "pt_mtc_freq");
@@ -25,26 +25,26 @@ void hwt_decoder_pt_config(struct hwt_decoder *d, const struct hwt_bundle *bundl
 	uint32_t n, dd;
 	char vendor[32];
 
-	pt_config_init(&d->pt);
-	d->pt_kernel = kernel && !strcmp(kernel, "1");
-	d->pt_async_resume = d->pt_kernel ||
+	pt_config_init(&s->pt);
+	s->pt_kernel = kernel && !strcmp(kernel, "1");
+	s->pt_async_resume = s->pt_kernel ||
 			     (hwt_bundle_key(bundle, "pt_kernel") &&
 			      !strcmp(hwt_bundle_key(bundle, "pt_kernel"), "1"));
 	if (cpu && sscanf(cpu, "%31[^,],%u,%u,%u", vendor, &family, &model, &stepping) == 4 &&
 	    !strcmp(vendor, "GenuineIntel") && family <= 0xffff && model <= 0xff &&
 	    stepping <= 0xff) {
-		d->pt.cpu.vendor = pcv_intel;
-		d->pt.cpu.family = (uint16_t)family;
-		d->pt.cpu.model = (uint8_t)model;
-		d->pt.cpu.stepping = (uint8_t)stepping;
-		pt_cpu_errata(&d->pt.errata, &d->pt.cpu);
+		s->pt.cpu.vendor = pcv_intel;
+		s->pt.cpu.family = (uint16_t)family;
+		s->pt.cpu.model = (uint8_t)model;
+		s->pt.cpu.stepping = (uint8_t)stepping;
+		pt_cpu_errata(&s->pt.errata, &s->pt.cpu);
 	}
 	if (mtc && sscanf(mtc, "%u", &v) == 1 && v < 16)
-		d->pt.mtc_freq = (uint8_t)v;
+		s->pt.mtc_freq = (uint8_t)v;
 	if (nom && sscanf(nom, "%u", &v) == 1 && v <= 0xff)
-		d->pt.nom_freq = (uint8_t)v;
+		s->pt.nom_freq = (uint8_t)v;
 	if (ctc && sscanf(ctc, "%" SCNu32 "/%" SCNu32, &n, &dd) == 2 && n && dd) {
-		d->pt.cpuid_0x15_ebx = n;
-		d->pt.cpuid_0x15_eax = dd;
+		s->pt.cpuid_0x15_ebx = n;
+		s->pt.cpuid_0x15_eax = dd;
 	}
 }

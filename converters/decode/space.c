@@ -13,30 +13,22 @@
 #include "grow.h"
 #include "decode_int.h"
 
-void hwt_decoder_caches_free(struct hwt_decoder *d)
-{
-	hwt_edge_pool_free(d);
-	hwt_edge_layouts_free(d);
-	hwt_edge_runs_free(d);
-	hwt_code_cache_free(d);
-	free(d->stream_buf);
-	d->stream_buf = NULL;
-}
-
 void hwt_files_free(struct hwt_decoder *d)
 {
+	struct hwt_decode_shared *s = d->shared;
+
 	hwt_decoder_caches_free(d); /* their keys name the files */
-	for (size_t i = 0; i < d->file_count; i++) {
-		struct hwt_file *f = d->files[i];
+	for (size_t i = 0; i < s->file_count; i++) {
+		struct hwt_file *f = s->files[i];
 
 		hwt_elf_file_close(&f->elf);
 		free(f->path);
 		free(f->open_path);
 		free(f);
 	}
-	free(d->files);
-	d->files = NULL;
-	d->file_count = d->file_capacity = 0;
+	free(s->files);
+	s->files = NULL;
+	s->file_count = s->file_capacity = 0;
 }
 
 static void hex(char *out, size_t size, const uint8_t *bytes, uint32_t n)
@@ -73,8 +65,8 @@ static void file_check(struct hwt_decoder *d, struct hwt_file *f)
 				 "file replaced since the recording (build-id %s, recorded %s)",
 				 f->elf.build_id_size ? have : "none", want);
 		}
-	} else if (d->bundle_start >= 0 &&
-		   f->elf.mtime_ns / 1000000000ull > (uint64_t)d->bundle_start + 1) {
+	} else if (d->shared->bundle_start >= 0 &&
+		   f->elf.mtime_ns / 1000000000ull > (uint64_t)d->shared->bundle_start + 1) {
 		f->state = hwt_file_replaced;
 		snprintf(f->why, sizeof(f->why),
 			 "file modified after the recording started (no build-id to check)");
@@ -86,13 +78,14 @@ static void file_check(struct hwt_decoder *d, struct hwt_file *f)
 static struct hwt_file *file_get(struct hwt_decoder *d, const struct hwt_record_mmap *r,
 				 const char *path)
 {
+	struct hwt_decode_shared *s = d->shared;
 	struct hwt_file *f;
 	uint32_t id_size = r->build_id_size <= HWT_BUILD_ID_MAX ? r->build_id_size : 0;
 	uint32_t flags;
 	int image;
 
-	for (size_t i = 0; i < d->file_count; i++) {
-		f = d->files[i];
+	for (size_t i = 0; i < s->file_count; i++) {
+		f = s->files[i];
 		if (f->build_id_size == id_size && !memcmp(f->build_id, r->build_id, id_size) &&
 		    !strcmp(f->path, path)) {
 			f->mmap_flags |= r->hdr.flags;
@@ -100,12 +93,12 @@ static struct hwt_file *file_get(struct hwt_decoder *d, const struct hwt_record_
 		}
 	}
 	{
-		void *p = hwt_grow_array(d->files, &d->file_capacity, d->file_count + 1,
-					 sizeof(*d->files));
+		void *p = hwt_grow_array(s->files, &s->file_capacity, s->file_count + 1,
+					 sizeof(*s->files));
 
 		if (!p)
 			return NULL;
-		d->files = p;
+		s->files = p;
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -113,7 +106,7 @@ static struct hwt_file *file_get(struct hwt_decoder *d, const struct hwt_record_
 	f->path = strdup(path);
 	if (path[0] != '/' && path[0]) {
 		/* A copy inside the bundle (the vDSO): relative to the bundle. */
-		const char *dir = hwt_bundle_dir(d->bundle);
+		const char *dir = hwt_bundle_dir(s->bundle);
 
 		f->open_path = malloc(strlen(dir) + strlen(path) + 2);
 		if (f->open_path)
@@ -132,8 +125,8 @@ static struct hwt_file *file_get(struct hwt_decoder *d, const struct hwt_record_
 	f->mmap_flags = r->hdr.flags;
 	f->image = -1;
 	file_check(d, f);
-	f->index = d->file_count;
-	d->files[d->file_count++] = f;
+	f->index = s->file_count;
+	s->files[s->file_count++] = f;
 found:
 	f->trace_unit = !!(f->mmap_flags & HWT_MMAP_TRACE_UNIT);
 	if (f->state == hwt_file_anon)

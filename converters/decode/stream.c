@@ -582,7 +582,7 @@ static int take_events(struct stream_ctx *s, int status)
 			   return resumes the block; elsewhere (a context switch of a
 			   CPU-mode stream) the block ends there, as the edge decoder
 			   ends it. */
-			if (p->d->pt_async_resume) {
+			if (p->d->shared->pt_async_resume) {
 				s->async_last = p->last;
 				s->async_target = s->last_target;
 				s->async_at = ev.variant.async_disabled.at;
@@ -642,7 +642,7 @@ static int pt_open(struct stream_ctx *s)
 	s->buf = hwt_flow_producer_map(&s->p, &s->size);
 	if (!s->buf)
 		return 0;
-	if (!d->pt_kernel)
+	if (!d->shared->pt_kernel)
 		return 1;
 	/* Kernel-mode trace too: decoded is its user-mode part. */
 	if (hwt_kernel_cut(s->buf, s->size, &user, &user_size, &kernel_bytes) < 0)
@@ -658,7 +658,7 @@ static int pt_open(struct stream_ctx *s)
 /* libipt's decoder over the trace, in epoch 0, and the consumer begun. 0 or -1. */
 static int pt_start(struct stream_ctx *s)
 {
-	struct pt_config config = s->p.d->pt;
+	struct pt_config config = s->p.d->shared->pt;
 
 	config.begin = s->buf;
 	config.end = s->buf + s->size;

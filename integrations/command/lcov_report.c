@@ -696,7 +696,7 @@ int hwt_lcov_report(const char *bundle_dir, const struct hwt_lcov_report_options
 	struct hwt_cov_files *files = NULL;
 	struct hwt_profile *profile;
 	struct hwt_coverage *cov;
-	size_t i, failed;
+	size_t failed;
 	int rc, ret = 0, warnings;
 
 	profile = hwt_profile_alloc();

@@ -93,6 +93,7 @@ int main(void)
 	struct hwt_flow_block block = { .vaddr = 0x1000 };
 	struct hwt_file file = { .image = -1 };
 	struct hwt_flow_producer p, q;
+	struct hwt_decode_shared shared;
 	struct hwt_decoder d;
 	uint8_t bytes[1000] = { 0 };
 	uint8_t *buf;
@@ -104,9 +105,10 @@ int main(void)
 		return 1;
 	}
 	close(fd);
-	hwt_decoder_init(&d, NULL, &options);
+	hwt_decode_shared_init(&shared, &options);
+	hwt_decoder_init(&d, &shared, NULL);
 	hwt_decoder_set_bundle(&d, bundle);
-	d.clock = hwt_flow_clock_tsc; /* a clock that is a time: time events wanted */
+	d.shared->clock = hwt_flow_clock_tsc; /* a clock that is a time: time events wanted */
 
 	/* A stream that cannot be read: said when the bundle says it has bytes. */
 	missing.path = "/nonexistent/stream.pt";
@@ -228,11 +230,11 @@ int main(void)
 	hwt_flow_producer_cut(&q, 0x3e8, "tracing was enabled");
 	CHECK(diags_with(bundle, "the trace ends at offset 0x3e8 while tracing was enabled: "
 				 "the stream was cut") == 1);
-	d.trace_cap = 1;
+	d.shared->trace_cap = 1;
 	hwt_flow_producer_cut(&q, 0x3e8, "tracing was enabled");
 	CHECK(diags_with(bundle, "the trace ends at offset") == 1);
 	q.enabled = 0;
-	d.trace_cap = 0;
+	d.shared->trace_cap = 0;
 	hwt_flow_producer_cut(&q, 0x3e8, "tracing was enabled");
 	CHECK(diags_with(bundle, "the trace ends at offset") == 1);
 	/* Ended without a consumer begun (hwt_pt_counts_add's way): nothing handed out. */

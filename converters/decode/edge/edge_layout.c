@@ -81,7 +81,7 @@ static void layout_free(struct edge_layout *l)
 /* How many layouts d keeps (its options'). */
 static size_t layouts_kept(const struct hwt_decoder *d)
 {
-	unsigned n = d->options ? d->options->keep_layouts : 0;
+	unsigned n = d->shared->options ? d->shared->options->keep_layouts : 0;
 
 	return n && n < MAX_LAYOUTS ? n : MAX_LAYOUTS;
 }

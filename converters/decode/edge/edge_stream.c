@@ -81,7 +81,7 @@ int edge_commit(struct edge_ctx *c, size_t size, int pooled)
 	for (uint64_t k = 0; k < c->out.overflows; k++)
 		hwt_decode_diag(d, hwt_diag_stream, c->stream->path, -1,
 				    "trace overflow: the trace unit dropped trace, counts are low");
-	if (c->ws.enabled && !d->trace_cap)
+	if (c->ws.enabled && !d->shared->trace_cap)
 		hwt_decode_diag(d, hwt_diag_stream, c->stream->path, (int64_t)size,
 				    "the trace ends at offset 0x%zx while tracing was enabled: "
 				    "the stream was cut (recorder killed?) or the thread was killed",
@@ -120,14 +120,14 @@ static int edge_try(struct hwt_decoder *d, const struct hwt_bundle_stream *strea
 	int status;
 
 	edge_ctx_init(c, d, stream, space);
-	if (d->pt_async_resume)
+	if (d->shared->pt_async_resume)
 		return 1; /* kernel-mode trace cut out: libipt decodes the user part (stream.c) */
 	buf = hwt_stream_bytes(d, stream, size);
 	if (!buf)
 		return 1; /* libipt reports it */
 	edge_reader_init(&c->rd, buf, *size, buf);
 	parts = d->split > 1 ? d->split : 1;
-	segment = d->options && d->options->segment_bytes ? d->options->segment_bytes
+	segment = d->shared->options && d->shared->options->segment_bytes ? d->shared->options->segment_bytes
 							   : SEGMENT_BYTES;
 	if (parts > *size / segment)
 		parts = (unsigned)(*size / segment);
@@ -151,7 +151,7 @@ static int edge_decode(struct hwt_decoder *d, const struct hwt_bundle_stream *st
 	int status = edge_try(d, stream, space, &c, &size);
 
 	if (status == 0)
-		status = d->options && d->options->decoder == hwt_decoder_check
+		status = d->shared->options && d->shared->options->decoder == hwt_decoder_check
 				 ? edge_check(d, stream, space, &c, size)
 				 : edge_commit(&c, size, 1);
 	else if (status == 1) {
