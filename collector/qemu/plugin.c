@@ -3,8 +3,7 @@
  * become sideband records or change a thread's tracing state.
  *
  *   qemu-x86_64 -plugin libhwt-qemu.so,bundle=DIR[,psb_period=N][,debug_blocks=on]
- *               [,fast_encode=off][,async_encode=off][,async_chunks=N][,filter=GLOB]...
- *               [,select_filter=on][,spe=INTERVAL]
+ *               [,fast_encode=off][,filter=GLOB]...[,select_filter=on][,spe=INTERVAL]
  *               [-0 ARGV0] -- PROGRAM ARGS...
  *   qemu-aarch64 -L SYSROOT -U LD_PRELOAD -plugin libhwt-qemu.so,... -- PROGRAM ARGS...
  *
@@ -41,8 +40,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 struct hwt_qemu_options hwt_qemu_opts = {
 	.psb_period = 4096,
 	.fast_encode = true,
-	.async_encode = true,
-	.async_chunks = 16,
 };
 bool hwt_qemu_etm;
 
@@ -519,14 +516,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			   parse_bool(v, &hwt_qemu_opts.debug_blocks)) {
 		} else if (klen == 11 && !strncmp(argv[i], "fast_encode", 11) &&
 			   parse_bool(v, &hwt_qemu_opts.fast_encode)) {
-		} else if (klen == 12 && !strncmp(argv[i], "async_encode", 12) &&
-			   parse_bool(v, &hwt_qemu_opts.async_encode)) {
-		} else if (klen == 12 && !strncmp(argv[i], "async_chunks", 12)) {
-			hwt_qemu_opts.async_chunks = strtol(v, &end, 0);
-			if (*end || hwt_qemu_opts.async_chunks < 1 || hwt_qemu_opts.async_chunks > 16) {
-				dprintf(2, "hwt: async_chunks wants 1..16, not '%s'\n", v);
-				return -1;
-			}
 		} else if (klen == 3 && !strncmp(argv[i], "spe", 3)) {
 			hwt_qemu_opts.spe_interval = strtol(v, &end, 0);
 			if (*end || hwt_qemu_opts.spe_interval < 1 ||
@@ -550,9 +539,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 				return -1;
 		} else {
 			dprintf(2, "hwt: unknown QEMU trace unit option '%s' (known: bundle=DIR, "
-				   "psb_period=N, debug_blocks=on|off, fast_encode=on|off, async_encode=on|off, "
-				   "async_chunks=N, filter=GLOB, select_filter=on|off, spe=N, etm=on|off)\n",
-				   argv[i]);
+				   "psb_period=N, debug_blocks=on|off, fast_encode=on|off, filter=GLOB, "
+				   "select_filter=on|off, spe=N, etm=on|off)\n", argv[i]);
 			return -1;
 		}
 	}

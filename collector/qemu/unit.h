@@ -27,10 +27,6 @@ struct hwt_qemu_options {
 	bool debug_blocks;      /* write blocks/<image>-<tid>.blk */
 	bool fast_encode;       /* x86-64: encode runs of plain blocks in one pass (off:
 	                           block by block, the reference the tests compare with) */
-	bool async_encode;      /* full logs are encoded on a thread of their own (off: by
-	                           the vCPU's thread, as they fill) */
-	long async_chunks;      /* async_chunks=N: a log goes to that thread every N chunks
-	                           of 2048 blocks (1 to 16; tests take 1) */
 	long spe_interval;      /* spe=N: aarch64 guests also write SPE records, one per N
 				   operations (0: no SPE) */
 	bool no_etm;            /* etm=off (aarch64, with spe=N): SPE alone, the ETMv4

@@ -5,14 +5,8 @@
  *
  * Translated code calls hwt_qemu_vcpu_block at the start of every block it
  * runs, which appends the block's description to the thread's log; the log
- * is turned into packets a chunk at a time (each chunk with the clock read
- * when it filled), before any record, at system calls and at the end.
- * Full logs go to the encoder thread (encoder_main) while the guest fills
- * the vCPU's other log, as trace hardware encodes beside the core it
- * traces: the packets and the order of every write are the same as when the
- * vCPU's own thread encodes (async_encode=off), and any other encode first
- * waits for the log in flight, so records and system calls see the stream
- * as before. A block's packets depend on where the next one starts:
+ * is turned into packets when it fills, before any record, at system calls
+ * and at the end. A block's packets depend on where the next one starts:
  * a conditional branch is taken when the next block is its target (TNT),
  * an indirect one went where the next block is (TIP). Tracing is enabled
  * (PacketEn) while the thread runs guest code; a system call disables it
@@ -32,14 +26,10 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <sched.h>
-#include <semaphore.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "etm4_sw_stream.h"
@@ -48,32 +38,15 @@
 #include "sw_stream.h"
 #include "unit.h"
 
-/* Blocks encoded with one reading of the clock (as when each chunk was
-   encoded as it filled), and chunks in a log handed to the encoder thread. */
-#define LOG_CHUNK 2048
-#define LOG_CHUNKS 16
-#define LOG_ENTRIES (LOG_CHUNK * LOG_CHUNKS)
+#define LOG_ENTRIES 2048
 #define MAX_VCPUS 4096
 #define BUFFER_SIZE (64 * 1024)
 #define MAX_PENDING 16
 #define MAX_HANDLERS 64
 
-/* Blocks a thread ran, in order, and the clock when each full chunk filled. */
-struct block_log {
-	const struct hwt_qemu_block *entries[LOG_ENTRIES];
-	uint64_t chunk_now[LOG_CHUNKS];
-};
-
 struct vcpu {
-	const struct hwt_qemu_block **log; /* the filling log's entries */
+	const struct hwt_qemu_block *log[LOG_ENTRIES];
 	unsigned nlog;
-	struct block_log *filling;
-	/* The log the encoder thread has (handed_n blocks, the last chunk's
-	   clock handed_now), while `handed` is set. */
-	struct block_log *handed;
-	unsigned handed_n;
-	uint64_t handed_now;
-	uint64_t now;            /* the clock of the blocks being encoded */
 	bool used;               /* a live thread's (else free for the next one) */
 	bool open;               /* stream file exists */
 	bool sigreturn;          /* the last system call was rt_sigreturn */
@@ -91,7 +64,6 @@ struct vcpu {
 	} st;                    /* hwt_qemu_etm says which */
 	uint8_t buf[BUFFER_SIZE];
 	struct hwt_sw_block_log blocks; /* --debug-blocks; kept when the state is reused */
-	struct block_log logs[2];
 };
 
 /*
@@ -247,13 +219,6 @@ static void open_stream(struct vcpu *v)
 				    (uint64_t)hwt_qemu_opts.psb_period, &pt_ops);
 }
 
-static void use_log(struct vcpu *v, struct block_log *log)
-{
-	v->filling = log;
-	v->log = log->entries;
-	v->nlog = 0;
-}
-
 /* Makes (or reuses) the calling thread's state, at its first block. */
 static __attribute__((noinline)) struct vcpu *make_mine(void)
 {
@@ -268,13 +233,10 @@ static __attribute__((noinline)) struct vcpu *make_mine(void)
 		memset(v, 0, offsetof(struct vcpu, blocks));
 		v->blocks.count = 0;
 	} else if (nall < MAX_VCPUS && (v = calloc(1, sizeof(*v))) != NULL) {
-		all[nall] = v;
-		__atomic_store_n(&nall, nall + 1, __ATOMIC_RELEASE); /* the encoder thread reads all[] */
+		all[nall++] = v;
 	}
-	if (v) {
+	if (v)
 		v->used = true;
-		use_log(v, &v->logs[0]);
-	}
 	pthread_mutex_unlock(&alloc_lock);
 	if (!v && !all_full) {
 		all_full = true;
@@ -300,9 +262,9 @@ static inline uint64_t here(const struct vcpu *v)
 static void enable(struct vcpu *v, uint64_t ip)
 {
 	if (hwt_qemu_etm)
-		hwt_etm4_sw_stream_enable(&v->st.etm, ip, v->now);
+		hwt_etm4_sw_stream_enable(&v->st.etm, ip, hwt_qemu_process_clock());
 	else
-		hwt_sw_stream_enable(&v->st.pt, ip, v->now);
+		hwt_sw_stream_enable(&v->st.pt, ip, hwt_qemu_process_clock());
 }
 
 /* A system call ends the last block (ETMv4 names where it returns to). */
@@ -338,9 +300,9 @@ static void leave(struct vcpu *v, const struct hwt_qemu_block *b, uint64_t next)
 static void interrupt(struct vcpu *v, uint64_t ip)
 {
 	if (hwt_qemu_etm)
-		hwt_etm4_sw_stream_interrupt(&v->st.etm, ip, v->now);
+		hwt_etm4_sw_stream_interrupt(&v->st.etm, ip, hwt_qemu_process_clock());
 	else
-		hwt_sw_stream_interrupt(&v->st.pt, ip, v->now);
+		hwt_sw_stream_interrupt(&v->st.pt, ip, hwt_qemu_process_clock());
 	v->prev = NULL;
 }
 
@@ -456,8 +418,7 @@ static void log_block(struct vcpu *v, const struct hwt_qemu_block *b)
  * encode() (anything else: a signal, a system call's return, a PSB+ that
  * is due, a full buffer), having encoded those before it.
  */
-static unsigned encode_pt_run(struct vcpu *v, const struct hwt_qemu_block *const *log, unsigned i,
-			      unsigned n, uint64_t now)
+static unsigned encode_pt_run(struct vcpu *v, unsigned i, unsigned n, uint64_t now)
 {
 	struct hwt_sw_stream *s = &v->st.pt;
 	struct hwt_pt_encoder *e = &s->enc;
@@ -478,7 +439,7 @@ static unsigned encode_pt_run(struct vcpu *v, const struct hwt_qemu_block *const
 	    s->bytes_out + pos >= s->psb_due)
 		return i;
 	for (; i < n && pos < limit && pos < psb_pos; i++) {
-		const struct hwt_qemu_block *b = log[i];
+		const struct hwt_qemu_block *b = v->log[i];
 		const uint64_t next = b->start;
 
 		if (__builtin_expect(b->untraced, 0))
@@ -567,21 +528,27 @@ out:
 	return i;
 }
 
-/* Packets for n logged blocks, with the clock at now. */
-static void encode_entries(struct vcpu *v, const struct hwt_qemu_block *const *log, unsigned n,
-			   uint64_t now)
+static void encode(struct vcpu *v)
 {
+	unsigned n = v->nlog;
+	/* Records other threads write meanwhile are not ordered with these blocks anyway. */
+	uint64_t now = hwt_qemu_process_clock();
 	bool debug_blocks = hwt_qemu_opts.debug_blocks;
 	bool fast = !hwt_qemu_etm && hwt_qemu_opts.fast_encode;
 
-	v->now = now;
+	v->nlog = 0;
+	if (n == 0)
+		return;
+	if (!v->open)
+		open_stream(v);
 	for (unsigned i = 0; i < n; i++) {
 		const struct hwt_qemu_block *b, *prev;
 
-		if (fast && (i = encode_pt_run(v, log, i, n, now)) == n)
+		if (fast && (i = encode_pt_run(v, i, n, now)) == n)
 			break;
-		b = log[i];
+		b = v->log[i];
 		prev = v->prev;
+
 		if (__builtin_expect(b->untraced, 0)) {
 			if (!enabled(v) && v->sigreturn) {
 				/* rt_sigreturn went back to untraced code: the branch a
@@ -620,127 +587,6 @@ static void encode_entries(struct vcpu *v, const struct hwt_qemu_block *const *l
 	}
 }
 
-/* n blocks of log: each full chunk with the clock when it filled, the rest with now. */
-static void encode_log(struct vcpu *v, struct block_log *log, unsigned n, uint64_t now)
-{
-	for (unsigned k = 0; k * LOG_CHUNK < n; k++) {
-		unsigned from = k * LOG_CHUNK, count = n - from < LOG_CHUNK ? n - from : LOG_CHUNK;
-
-		encode_entries(v, log->entries + from, count,
-			       count == LOG_CHUNK ? log->chunk_now[k] : now);
-	}
-}
-
-/* ---- the encoder thread: full logs, while their thread fills its other one ---- */
-
-static struct {
-	int state;               /* 0: not started yet, 1: running, -1: logs are encoded in place */
-	sem_t work;              /* posted for every log handed over */
-} encoder;
-
-static void *encoder_main(void *arg)
-{
-	(void)arg;
-	for (;;) {
-		unsigned n;
-
-		while (sem_wait(&encoder.work) != 0)
-			;
-		n = __atomic_load_n(&nall, __ATOMIC_ACQUIRE);
-		for (unsigned i = 0; i < n; i++) {
-			struct vcpu *v = all[i];
-			struct block_log *log = __atomic_load_n(&v->handed, __ATOMIC_ACQUIRE);
-
-			if (!log)
-				continue;
-			encode_log(v, log, v->handed_n, v->handed_now);
-			__atomic_store_n(&v->handed, NULL, __ATOMIC_RELEASE);
-		}
-	}
-	return NULL;
-}
-
-/* Whether full logs go to the encoder thread; started at the first full chunk. */
-static bool encoder_running(void)
-{
-	int state = __atomic_load_n(&encoder.state, __ATOMIC_ACQUIRE);
-
-	if (__builtin_expect(state == 0, 0)) {
-		pthread_mutex_lock(&alloc_lock);
-		state = encoder.state;
-		if (state == 0) {
-			sigset_t all_signals, old;
-			pthread_t thread;
-
-			state = -1;
-			if (hwt_qemu_opts.async_encode && sem_init(&encoder.work, 0, 0) == 0) {
-				/* Guest signals are QEMU's to take, on the guest's threads. */
-				sigfillset(&all_signals);
-				pthread_sigmask(SIG_SETMASK, &all_signals, &old);
-				if (pthread_create(&thread, NULL, encoder_main, NULL) == 0) {
-					pthread_detach(thread);
-					state = 1;
-				}
-				pthread_sigmask(SIG_SETMASK, &old, NULL);
-			}
-			__atomic_store_n(&encoder.state, state, __ATOMIC_RELEASE);
-		}
-		pthread_mutex_unlock(&alloc_lock);
-	}
-	return state > 0;
-}
-
-/* Until the encoder thread is done with v's log in flight (if any). */
-static void wait_handed(struct vcpu *v)
-{
-	for (unsigned spins = 0; __atomic_load_n(&v->handed, __ATOMIC_ACQUIRE); spins++) {
-		if (spins < 64) {
-			sched_yield();
-		} else {
-			struct timespec pause = { 0, 50 * 1000 };
-
-			nanosleep(&pause, NULL);
-		}
-	}
-}
-
-/* Everything v logged, as packets, now: the log in flight first. */
-static void encode(struct vcpu *v)
-{
-	unsigned n = v->nlog;
-
-	wait_handed(v);
-	if (n == 0)
-		return;
-	if (!v->open)
-		open_stream(v);
-	encode_log(v, v->filling, n, hwt_qemu_process_clock());
-	v->nlog = 0;
-}
-
-/* A chunk of v's log is full: its clock is kept, and a full log goes to the encoder thread. */
-static __attribute__((noinline)) void chunk_full(struct vcpu *v)
-{
-	unsigned n = v->nlog;
-
-	v->filling->chunk_now[n / LOG_CHUNK - 1] = hwt_qemu_process_clock();
-	if (!encoder_running()) {
-		encode(v); /* each chunk as it fills */
-		return;
-	}
-	/* Opened here, as encode() would: the stream is named after this thread. */
-	if (!v->open)
-		open_stream(v);
-	if (n < (unsigned)hwt_qemu_opts.async_chunks * LOG_CHUNK)
-		return;
-	wait_handed(v);
-	v->handed_n = n;
-	v->handed_now = v->filling->chunk_now[n / LOG_CHUNK - 1];
-	__atomic_store_n(&v->handed, v->filling, __ATOMIC_RELEASE);
-	sem_post(&encoder.work);
-	use_log(v, v->filling == &v->logs[0] ? &v->logs[1] : &v->logs[0]);
-}
-
 /* A thread's first block (its state is made here): out of the hot path. */
 static __attribute__((noinline)) void first_block(void *block)
 {
@@ -764,8 +610,8 @@ void hwt_qemu_vcpu_block(unsigned index, void *block)
 	n = v->nlog;
 	v->log[n++] = block;
 	v->nlog = n;
-	if (__builtin_expect(n % LOG_CHUNK == 0, 0))
-		chunk_full(v);
+	if (__builtin_expect(n == LOG_ENTRIES, 0))
+		encode(v);
 }
 
 void hwt_qemu_vcpu_outside(unsigned index, void *block)
@@ -775,13 +621,12 @@ void hwt_qemu_vcpu_outside(unsigned index, void *block)
 	(void)index;
 	if (__builtin_expect(v == NULL, 0))
 		return;
-	/* Only the first block out of traced code says something (in a chunk:
-	   the next chunk starts with whatever comes). */
-	if (v->nlog % LOG_CHUNK && v->log[v->nlog - 1]->untraced)
+	/* Only the first block out of traced code says something. */
+	if (v->nlog && v->log[v->nlog - 1]->untraced)
 		return;
 	v->log[v->nlog++] = block;
-	if (__builtin_expect(v->nlog % LOG_CHUNK == 0, 0))
-		chunk_full(v);
+	if (__builtin_expect(v->nlog == LOG_ENTRIES, 0))
+		encode(v);
 }
 
 void hwt_qemu_vcpu_flush_self(void)
@@ -853,7 +698,6 @@ void hwt_qemu_vcpu_die(void)
 			if (v->blocks.count &&
 			    v->blocks.entries[v->blocks.count - 1].start == v->prev->start)
 				v->blocks.count--;
-			v->now = hwt_qemu_process_clock();
 			interrupt(v, v->prev->start);
 		}
 	}
@@ -883,17 +727,13 @@ unsigned hwt_qemu_vcpu_others_busy(void)
 
 void hwt_qemu_vcpu_forget_all(void)
 {
-	/* The child's only thread is the caller: the others' state is free,
-	   and the encoder thread was not copied (the caller's log was drained
-	   at the system call; the others' logs in flight are dropped). */
+	/* The child's only thread is the caller: the others' state is free. */
 	pthread_mutex_init(&alloc_lock, NULL);
-	encoder.state = 0;
 	for (unsigned i = 0; i < nall; i++) {
 		struct vcpu *v = all[i];
 
 		v->used = v == self;
-		v->handed = NULL;
-		use_log(v, &v->logs[0]);
+		v->nlog = 0;
 		v->blocks.count = 0;
 		v->open = false;
 		stop(v);
