@@ -432,7 +432,7 @@ int hwt_afdo_debug_load_dirs(struct hwt_afdo_debug *debug, const char *path,
 		return -hae_invalid;
 	rc = hwt_elf_file_open(&elf, path);
 	if (rc < 0)
-		return rc == -hee_nomem ? -hae_nomem : -hae_io;
+		return hwt_elf_error_as(rc, hae_io);
 	if (!elf.is_elf) {
 		hwt_elf_file_close(&elf);
 		return -hae_not_elf;
@@ -444,7 +444,7 @@ int hwt_afdo_debug_load_dirs(struct hwt_afdo_debug *debug, const char *path,
 	found.crc_mismatch = NULL;
 	hwt_debug_file_fini(&found);
 	if (rc < 0)
-		return rc == -hee_nomem ? -hae_nomem : -hae_invalid;
+		return hwt_elf_error_as(rc, hae_invalid);
 	if (rc == 0)
 		return -hae_no_debug;
 	debug->dwarf_file = dwarf_path;

@@ -405,7 +405,7 @@ int hwt_bolt_write_fdata(const struct hwt_profile *profile, size_t image, const 
 	}
 	rc = hwt_elf_file_open(&w.elf, file ? file : img->path);
 	if (rc < 0) {
-		rc = rc == -hee_nomem ? -hboe_nomem : -hboe_io;
+		rc = hwt_elf_error_as(rc, hboe_io);
 		goto out;
 	}
 	if (!w.elf.is_elf || !hwt_insn_machine_known(w.elf.machine)) {

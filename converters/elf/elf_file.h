@@ -26,6 +26,12 @@ enum hwt_elf_error {
 
 /* A human readable string for an error code (negative or not). */
 const char *hwt_elf_errstr(int code);
+/*
+ * An error of this library as the caller's: -hwt_err_nomem stays (every
+ * library's nomem is that code), any other becomes -other (the caller's
+ * own io or invalid, as its callers expect); 0 and above pass through.
+ */
+int hwt_elf_error_as(int code, int other);
 
 #define HWT_ELF_BUILD_ID_MAX 20u
 

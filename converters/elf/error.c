@@ -14,3 +14,10 @@ const char *hwt_elf_errstr(int code)
 	}
 	return "unknown error";
 }
+
+int hwt_elf_error_as(int code, int other)
+{
+	if (code >= 0 || code == -hee_nomem)
+		return code;
+	return -other;
+}

@@ -601,7 +601,7 @@ int hwt_debuginfo_load_dirs(struct hwt_debuginfo *info, const char *path,
 		return -hle_invalid;
 	rc = hwt_elf_file_open(&info->elf, path);
 	if (rc < 0)
-		return rc == -hee_nomem ? -hle_nomem : -hle_io;
+		return hwt_elf_error_as(rc, hle_io);
 	info->loaded = 1;
 	if (!info->elf.is_elf)
 		return -hle_not_elf;
@@ -613,7 +613,7 @@ int hwt_debuginfo_load_dirs(struct hwt_debuginfo *info, const char *path,
 	found.crc_mismatch = NULL;
 	if (rc < 0) {
 		hwt_debug_file_fini(&found);
-		return rc == -hee_nomem ? -hle_nomem : -hle_invalid;
+		return hwt_elf_error_as(rc, hle_invalid);
 	}
 	if (rc == 0)
 		return -hle_no_debug;

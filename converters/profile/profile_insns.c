@@ -105,7 +105,7 @@ int hwt_profile_image_insns(const struct hwt_profile *profile, size_t image,
 		return status;
 	status = hwt_elf_file_open(&file, path ? path : img->path);
 	if (status < 0)
-		return status == -hee_nomem ? -hpe_nomem : -hpe_io;
+		return hwt_elf_error_as(status, hpe_io);
 	if (!file.is_elf || !hwt_insn_machine_known(file.machine)) {
 		status = -hpe_not_elf;
 		goto out;

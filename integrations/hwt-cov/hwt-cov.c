@@ -182,6 +182,10 @@ int main(int argc, char **argv)
 		code = hwt_command_usage_error(usage, PREFIX, "no command to run");
 		goto out;
 	}
+	/* Per test, a test is known by what calls it, often the framework's
+	   library (libcmocka, libcunit): that is traced too unless asked. */
+	if (opts.per_test && opts.common.unit.record_filter == HWT_RECORD_FILTER_DEFAULT)
+		opts.common.unit.record_filter = 0;
 	if (cfg.path && !opts.common.quiet)
 		fprintf(stderr, PREFIX ": options from %s\n", cfg.path);
 	/* Before anything runs: a report that could not be written, a command not found. */
