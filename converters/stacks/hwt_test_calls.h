@@ -80,7 +80,8 @@ struct hwt_test_call {
 	uint64_t calls;           /* times it was called */
 };
 
-/* After the decode: the test functions that ran, in the order first called. */
+/* After the decode: the test functions that ran, in the order the decode found them
+   (a parallel decode's threads find them in an order of their own making). */
 size_t hwt_test_calls_count(const struct hwt_test_calls *calls);
 const struct hwt_test_call *hwt_test_calls_at(const struct hwt_test_calls *calls, size_t i);
 

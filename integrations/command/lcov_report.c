@@ -606,26 +606,50 @@ static void test_call_name(const struct hwt_test_call *call, const struct hwt_co
 	snprintf(name, size, "%s", call->name);
 }
 
+/* A test inside a process, by its name (then by the order it was found). */
+struct named_call {
+	char *name;
+	size_t k;
+};
+
+static int named_call_cmp(const void *pa, const void *pb)
+{
+	const struct named_call *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->k > b->k) - (a->k < b->k);
+}
+
 /*
  * The tests inside processes into t, after its process tests (a name
- * already there is the same test), named from files (the whole run's):
- * 0, or -1 when out of memory (said).
+ * already there is the same test), named from files (the whole run's), in
+ * the order of their names: a parallel decode finds them in an order of
+ * its threads' making. 0, or -1 when out of memory (said).
  */
 static int per_test_add_calls(struct per_test *t, const struct hwt_test_calls *calls,
 			      const struct hwt_cov_files *files, const char *prefix)
 {
 	size_t before = t->split.count, n = hwt_test_calls_count(calls);
 	int32_t *group = calloc(n + 1, sizeof(*group));
+	struct named_call *named = calloc(n + 1, sizeof(*named));
 	struct hwt_profile *outside = t->profiles[before];
 	char *outside_tn = t->tn[before];
 	char name[1024];
 	int rc = -1;
 
-	if (!group)
+	if (!group || !named)
 		goto out;
 	for (size_t k = 0; k < n; k++) {
 		test_call_name(hwt_test_calls_at(calls, k), files, name, sizeof(name));
-		group[k] = hwt_test_split_name(&t->split, name, strlen(name));
+		named[k].k = k;
+		if (!(named[k].name = strdup(name)))
+			goto out;
+	}
+	qsort(named, n, sizeof(*named), named_call_cmp);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = named[i].k;
+
+		group[k] = hwt_test_split_name(&t->split, named[i].name, strlen(named[i].name));
 		if (group[k] < 0)
 			goto out;
 	}
@@ -655,6 +679,9 @@ static int per_test_add_calls(struct per_test *t, const struct hwt_test_calls *c
 out:
 	if (rc < 0)
 		fprintf(stderr, "%s: out of memory\n", prefix);
+	for (size_t k = 0; named && k < n; k++)
+		free(named[k].name);
+	free(named);
 	free(group);
 	return rc;
 }
