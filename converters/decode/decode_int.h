@@ -410,7 +410,7 @@ void hwt_edge_pool_free(struct hwt_decoder *d);
    reading their tables of its own part. */
 struct hwt_edge_pool *hwt_edge_pool_part(struct hwt_decoder *d, const struct hwt_decoder *workers,
 					 unsigned n, unsigned part);
-/* edge/edge_stream.c: the counts kept by layout into the edge pool, and
+/* edge/edge_layout.c: the counts kept by layout into the edge pool, and
    the pool into the profile (hwt_edge_pool_flush): before the profile is
    read or a file's state changes. 0 or -hbe_nomem (d->nomem set). */
 int hwt_edge_flush(struct hwt_decoder *d);
@@ -419,7 +419,7 @@ int hwt_edge_flush(struct hwt_decoder *d);
 int hwt_edge_drain(struct hwt_decoder *d);
 /* Forgets the blocks kept by layout and their counts (flushed first, or dropped). */
 void hwt_edge_layouts_free(struct hwt_decoder *d);
-/* Frees the runs of TNT bits that the tables of d's thread share (after
+/* edge/edge_runs.c: frees the runs of TNT bits that the tables of d's thread share (after
    the tables: hwt_decoder_caches_free). */
 void hwt_edge_runs_free(struct hwt_decoder *d);
 

@@ -63,5 +63,5 @@ int main(void)
 {
 	test_grow();
 	test_zeroed();
-	return unit_exit("grow.unit");
+	return unit_exit("grow_unit");
 }
