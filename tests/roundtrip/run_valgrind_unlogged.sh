@@ -5,7 +5,7 @@
 # logged block (collector/valgrind/instrument.c, thread.c). With
 # --debug-blocks every block is still logged, as before. Both recordings of
 # the same program must decode without error to the same lcov and the same
-# profile of the program's own image (image 0): a TIP.PGE at a later block
+# profile of the program's own image: a TIP.PGE at a later block
 # than the one the thread resumed at would lose that block's counts (a
 # signal handler, the code after a system call). Not the streams nor
 # libc's counts: --debug-blocks changes what libc sees (a string in its
@@ -39,7 +39,12 @@ for entry in "$@"; do
 				2>>"$work/$name.$side.err" ||
 				fail "$name ($side): hwt report $fmt: exit status $?: $(cat "$work/$name.$side.err")"
 		done
-		grep '^block 0 ' "$work/$name.$side.profile" >"$work/$name.$side.blocks"
+		# The program's image, by its path (the order of images is the
+		# order the unit mapped them: the preloaded library may come first).
+		image=$(awk -v p="$prog" '$1 == "image" && $NF == p { print $2; exit }' \
+			"$work/$name.$side.profile")
+		[ -n "$image" ] || fail "$name ($side): the profile has no image $prog"
+		grep "^block $image " "$work/$name.$side.profile" >"$work/$name.$side.blocks"
 	done
 	# The run must say something: more than the PSB+ a stream starts with.
 	bytes=$(cat "$work/$name.unlogged"/streams/* | wc -c)
